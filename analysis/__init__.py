@@ -1,0 +1,1 @@
+"""Analysis: parsing, aggregation, validation, factorial designs and queueing models."""

@@ -1,0 +1,2 @@
+/** JMH benchmarks of the middleware's hot paths. */
+package org.mwlab.bench;

@@ -1,0 +1,1 @@
+"""mwlab: the command-line front end of the memcached middleware study."""

@@ -1,0 +1,3 @@
+from mwlab.cli import main
+
+main()

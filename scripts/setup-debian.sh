@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the study needs, only those that are missing.
+# Idempotent: when everything is present it only queries dpkg.
+set -euo pipefail
+
+packages=(
+  openjdk-17-jdk-headless maven
+  memcached libmemcached-tools nutcracker
+  iperf3 iproute2 openssh-server openssh-client procps
+  python3 python3-venv
+  latexmk texlive-latex-base texlive-latex-recommended texlive-latex-extra
+  texlive-fonts-recommended texlive-science lmodern poppler-utils
+  octave octave-queueing
+  nix-bin
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "setup: all ${#packages[@]} Debian packages present"
+  exit 0
+fi
+
+if ! command -v apt-get >/dev/null; then
+  echo "setup: missing packages (${missing[*]}) and no apt-get; use 'nix develop' or install them by hand" >&2
+  exit 1
+fi
+sudo=()
+if ((EUID != 0)); then
+  command -v sudo >/dev/null || { echo "setup: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+  sudo=(sudo)
+fi
+
+echo "setup: installing ${#missing[@]} Debian packages: ${missing[*]}"
+start=$SECONDS
+"${sudo[@]}" apt-get update -q
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+echo "setup: Debian packages installed in $((SECONDS - start)) s"

@@ -1,0 +1,1 @@
+"""Testbed: hosts, services and runs of single experiment points."""
