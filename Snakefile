@@ -1,20 +1,29 @@
-# The study's pipeline. Rules live in workflows/rules/*.smk; profiles in workflows/profiles/.
+# The study's pipeline: runs every experiment family of workflows/catalogue.yaml, analyses
+# the runs and compiles the report. Rules live in workflows/rules/*.smk; profiles in
+# workflows/profiles/ (`snakemake --profile workflows/profiles/smoke`, or `--profile azure`).
 import glob
+import os
 
+import yaml
 from snakemake.utils import min_version, validate
 
 min_version("9.0")
 
-
-configfile: "workflows/profiles/default/study.yaml"
-
+if not config:
+    # No profile given: the default one.
+    with open("workflows/profiles/default/study.yaml") as handle:
+        config.update(yaml.safe_load(handle))
 
 validate(config, "workflows/config.schema.yaml")
 
 RESULTS = config["results"]
 
 
+include: "workflows/rules/common.smk"
 include: "workflows/rules/environment.smk"
+include: "workflows/rules/provision.smk"
+include: "workflows/rules/runs.smk"
+include: "workflows/rules/analysis.smk"
 include: "workflows/rules/paper.smk"
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import click
 
+from analysis.cli import register as register_analysis
 from testbed.cli import register as register_testbed
+from testbed.provision_cli import provision_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -14,3 +16,5 @@ def main() -> None:
 
 
 register_testbed(main)
+register_analysis(main)
+main.add_command(provision_command)

@@ -6,6 +6,7 @@ rule paper:
         tex="paper/report.tex",
         sections=sorted(glob.glob("paper/sections/*.tex")),
         environment=rules.environment_table.output.tex,
+        validation=rules.validation.output.tex,
     output:
         pdf="paper/report.pdf",
     params:

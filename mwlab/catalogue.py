@@ -1,0 +1,266 @@
+"""The experiment catalogue: families of runs, expanded into experiment points for a profile."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+CATALOGUE = ROOT / "workflows" / "catalogue.yaml"
+CATALOGUE_SCHEMA = ROOT / "workflows" / "catalogue.schema.yaml"
+PROFILE_SCHEMA = ROOT / "workflows" / "config.schema.yaml"
+
+
+class CatalogueError(ValueError):
+    """The catalogue or a profile is invalid; the message names the file and the problem."""
+
+
+@dataclass(frozen=True)
+class Factor:
+    """One swept factor of a family: level names in catalogue order and what each one sets."""
+
+    name: str
+    levels: tuple[str, ...]
+    overrides: dict[str, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    study: int
+    section: str
+    title: str
+    measured: tuple[str, ...]
+    design: str
+    split: str | None
+    factors: tuple[Factor, ...]
+    fixed: dict[str, Any]
+    repetitions: int
+    duration_s: float
+    warmup_s: float
+    cooldown_s: float
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    """One repetition of one experiment point."""
+
+    family: str
+    point: str
+    repetition: int
+    levels: dict[str, str]
+    spec: dict[str, Any] = field(repr=False)
+
+    @property
+    def path(self) -> str:
+        """Directory of the run below the profile's `runs/` folder."""
+        return f"{self.family}/{self.point}/rep{self.repetition}"
+
+
+def _read_yaml(path: Path) -> Any:
+    try:
+        return yaml.safe_load(path.read_text())
+    except OSError as err:
+        raise CatalogueError(f"{path}: cannot read: {err}") from err
+    except yaml.YAMLError as err:
+        raise CatalogueError(f"{path}: not valid YAML: {err}") from err
+
+
+def _validate(document: Any, schema_path: Path, source: Path | str) -> None:
+    schema = _read_yaml(schema_path)
+    try:
+        jsonschema.validate(document, schema)
+    except jsonschema.ValidationError as err:
+        where = "/".join(str(p) for p in err.absolute_path) or "(top level)"
+        raise CatalogueError(f"{source}: at {where}: {err.message}") from err
+
+
+def merge(base: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
+    """Deep merge: nested mappings merge, everything else is replaced."""
+    out = copy.deepcopy(base)
+    for key, value in update.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _set_path(path: str, value: Any) -> dict[str, Any]:
+    head, *rest = path.split(".")
+    return {head: _set_path(".".join(rest), value) if rest else value}
+
+
+def _level_name(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _factor(name: str, raw: dict[str, Any], source: str) -> Factor:
+    path = raw.get("path")
+    levels = raw["levels"]
+    overrides: dict[str, dict[str, Any]] = {}
+    if isinstance(levels, list):
+        if path is None:
+            raise CatalogueError(f"{source}: factor {name}: a list of levels needs a path")
+        for value in levels:
+            overrides[_level_name(value)] = _set_path(path, value)
+    else:
+        for level, value in levels.items():
+            if isinstance(value, dict):
+                if path is not None:
+                    raise CatalogueError(
+                        f"{source}: factor {name}: level {level} sets fields, so drop the path"
+                    )
+                overrides[str(level)] = value
+            elif path is None:
+                raise CatalogueError(f"{source}: factor {name}: level {level} needs a path")
+            else:
+                overrides[str(level)] = _set_path(path, value)
+    if len(overrides) != len(levels):
+        raise CatalogueError(f"{source}: factor {name}: level names are not unique")
+    return Factor(name, tuple(overrides), overrides)
+
+
+def load_catalogue(path: Path = CATALOGUE) -> dict[str, Family]:
+    """Reads and validates the catalogue."""
+    document = _read_yaml(path)
+    _validate(document, CATALOGUE_SCHEMA, path)
+    defaults = document["defaults"]
+    families: dict[str, Family] = {}
+    for name, raw in document["families"].items():
+        source = f"{path}: family {name}"
+        factors = tuple(_factor(f, spec, source) for f, spec in raw["factors"].items())
+        split = raw.get("split")
+        if split is not None and split not in raw["factors"]:
+            raise CatalogueError(f"{source}: split factor {split} is not a factor")
+        if raw.get("design") == "factorial" and any(
+            len(f.levels) != 2 for f in factors if f.name != split
+        ):
+            raise CatalogueError(f"{source}: a factorial design needs two levels per factor")
+        families[name] = Family(
+            name=name,
+            study=raw["study"],
+            section=raw["section"],
+            title=raw["title"],
+            measured=tuple(raw["measured"]),
+            design=raw.get("design", "sweep"),
+            split=split,
+            factors=factors,
+            fixed=merge(defaults["fixed"], raw.get("fixed", {})),
+            repetitions=defaults["repetitions"],
+            duration_s=defaults["duration_s"],
+            warmup_s=defaults["warmup_s"],
+            cooldown_s=defaults["cooldown_s"],
+        )
+    return families
+
+
+def load_profile(config: dict[str, Any], source: str = "profile") -> dict[str, Any]:
+    """Validates a profile configuration (the Snakemake config) and returns it."""
+    _validate(config, PROFILE_SCHEMA, source)
+    return config
+
+
+def _resolve_replication(spec: dict[str, Any], where: str) -> None:
+    middleware = spec.get("middleware", {})
+    replication = middleware.get("replication", "all")
+    servers = int(spec["servers"])
+    if replication == "all":
+        resolved = None
+    elif replication == "half":
+        resolved = math.ceil(servers / 2)
+    elif isinstance(replication, int) and 1 <= replication <= servers:
+        resolved = replication
+    else:
+        raise CatalogueError(
+            f"{where}: replication {replication!r} is not 1..{servers}, half or all"
+        )
+    middleware["replication"] = resolved
+    spec["middleware"] = middleware
+
+
+def family_settings(family: Family, profile: dict[str, Any]) -> dict[str, Any]:
+    """Run protocol of a family under a profile: repetitions, run length, trimmed edges."""
+    run = profile.get("run", {})
+    own = profile.get("families", {}).get(family.name, {})
+    return {
+        "repetitions": own.get("repetitions", run.get("repetitions", family.repetitions)),
+        "duration_s": own.get("duration_s", run.get("duration_s", family.duration_s)),
+        "warmup_s": run.get("warmup_s", family.warmup_s),
+        "cooldown_s": run.get("cooldown_s", family.cooldown_s),
+    }
+
+
+def enabled(family: Family, profile: dict[str, Any]) -> bool:
+    return bool(profile.get("families", {}).get(family.name, {}).get("enabled", True))
+
+
+def selected_levels(family: Family, profile: dict[str, Any]) -> list[tuple[str, ...]]:
+    """Level names per factor that the profile runs, in catalogue order."""
+    chosen = profile.get("families", {}).get(family.name, {}).get("levels", {})
+    out: list[tuple[str, ...]] = []
+    for factor in family.factors:
+        if factor.name not in chosen:
+            out.append(factor.levels)
+            continue
+        wanted = [_level_name(v) for v in chosen[factor.name]]
+        unknown = [w for w in wanted if w not in factor.levels]
+        if unknown:
+            raise CatalogueError(
+                f"profile {profile.get('profile')}: family {family.name}, factor {factor.name}:"
+                f" unknown levels {unknown}; the catalogue has {list(factor.levels)}"
+            )
+        out.append(tuple(level for level in factor.levels if level in wanted))
+    for name in chosen:
+        if name not in {f.name for f in family.factors}:
+            raise CatalogueError(
+                f"profile {profile.get('profile')}: family {family.name} has no factor {name}"
+            )
+    return out
+
+
+def point_name(levels: dict[str, str]) -> str:
+    return ",".join(f"{factor}={level}" for factor, level in levels.items())
+
+
+def expand(families: dict[str, Family], profile: dict[str, Any]) -> list[PlannedRun]:
+    """Every run of every enabled family under the profile."""
+    runs: list[PlannedRun] = []
+    for family in families.values():
+        if not enabled(family, profile):
+            continue
+        settings = family_settings(family, profile)
+        profile_fixed = profile.get("families", {}).get(family.name, {}).get("fixed", {})
+        for combination in itertools.product(*selected_levels(family, profile)):
+            levels = {f.name: level for f, level in zip(family.factors, combination, strict=True)}
+            spec = family.fixed
+            for factor, level in zip(family.factors, combination, strict=True):
+                spec = merge(spec, factor.overrides[level])
+            spec = merge(spec, profile_fixed)
+            name = point_name(levels)
+            _resolve_replication(spec, f"family {family.name}, point {name}")
+            spec["hosts"] = profile["hosts"]
+            inventory = profile.get("inventories", {}).get(str(family.study))
+            if inventory is not None:
+                spec["inventory"] = inventory
+            spec["duration_s"] = settings["duration_s"]
+            for rep in range(1, settings["repetitions"] + 1):
+                runs.append(
+                    PlannedRun(
+                        family=family.name,
+                        point=name,
+                        repetition=rep,
+                        levels=levels,
+                        spec={**spec, "name": f"{family.name}/{name}/rep{rep}", "repetition": rep},
+                    )
+                )
+    return runs

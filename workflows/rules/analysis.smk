@@ -1,0 +1,36 @@
+# From raw runs to tidy data, validation, analyses and the report's generated inputs.
+# Every analysis rule lists the analysis code as input: changing it reruns the analysis,
+# never a measurement.
+
+
+rule family_data:
+    input:
+        runs=lambda w: runs_of(w.family),
+        code=ANALYSIS_CODE,
+    output:
+        windows=f"{RESULTS}/data/{{family}}/windows.parquet",
+        runs=f"{RESULTS}/data/{{family}}/runs.parquet",
+        points=f"{RESULTS}/data/{{family}}/points.parquet",
+    params:
+        settings=lambda w: settings_of(w.family),
+        levels=lambda w: {r.path: r.levels for r in PLAN if r.family == w.family},
+    log:
+        f"{RESULTS}/logs/data/{{family}}.log",
+    script:
+        "../scripts/family_data.py"
+
+
+rule validation:
+    input:
+        runs=expand(f"{RESULTS}/data/{{family}}/runs.parquet", family=ACTIVE_FAMILIES),
+        code=ANALYSIS_CODE,
+    output:
+        table=f"{RESULTS}/data/validation.parquet",
+        tex=f"{RESULTS}/paper/validation.tex",
+        numbers=f"{RESULTS}/paper/validation-numbers.tex",
+    params:
+        failures=f"{RESULTS}/failures",
+    log:
+        f"{RESULTS}/logs/validation.log",
+    script:
+        "../scripts/validation.py"

@@ -1,0 +1,21 @@
+# The plan: every run of the profile, from the catalogue.
+from pathlib import Path
+
+from mwlab.catalogue import expand as plan_runs
+from mwlab.catalogue import family_settings, load_catalogue, load_profile
+
+FAMILIES = load_catalogue(Path(config.get("catalogue", "workflows/catalogue.yaml")))
+PROFILE = load_profile(config, source=f"profile {config['profile']}")
+PLAN = plan_runs(FAMILIES, PROFILE)
+RUNS = {run.path: run for run in PLAN}
+ACTIVE_FAMILIES = sorted({run.family for run in PLAN})
+# Python modules whose changes must rerun the analysis (and only the analysis).
+ANALYSIS_CODE = sorted(glob.glob("analysis/*.py")) + sorted(glob.glob("workflows/scripts/*.py"))
+
+
+def runs_of(family):
+    return [f"{RESULTS}/runs/{run.path}/run.json" for run in PLAN if run.family == family]
+
+
+def settings_of(family):
+    return family_settings(FAMILIES[family], PROFILE)
