@@ -1,0 +1,26 @@
+package org.mwlab.loadgen;
+
+import java.util.EnumMap;
+import java.util.Map;
+
+/** Statistics of one worker thread, merged into one for the report. */
+public final class RunStats {
+
+  private final Map<OpType, TypeStats> byType = new EnumMap<>(OpType.class);
+
+  public RunStats() {
+    for (final OpType t : OpType.values()) {
+      byType.put(t, new TypeStats());
+    }
+  }
+
+  public TypeStats of(final OpType type) {
+    return byType.get(type);
+  }
+
+  public void add(final RunStats other) {
+    for (final OpType t : OpType.values()) {
+      byType.get(t).add(other.byType.get(t));
+    }
+  }
+}
