@@ -14,8 +14,9 @@
         configureFlags = (old.configureFlags or [ ]) ++ [ "--enable-memaslap" ];
         buildInputs = (old.buildInputs or [ ]) ++ [ pkgs.libevent ];
         env = (old.env or { }) // {
-          # memaslap predates GCC 10's -fno-common default and links threads implicitly.
-          NIX_CFLAGS_COMPILE = "-fcommon -pthread";
+          # memaslap predates GCC 10's -fno-common default and links threads implicitly;
+          # keep the recipe's own flags (-fpermissive for the C++ clients).
+          NIX_CFLAGS_COMPILE = toString [ (old.env.NIX_CFLAGS_COMPILE or "") "-fcommon" "-pthread" ];
           NIX_LDFLAGS = "-lpthread";
         };
       });
@@ -47,8 +48,13 @@
           pname = "mwlab-middleware";
           version = "1.0.0";
           src = ./middleware;
-          # Fixed-output hash of the Maven dependency closure (see README, "Nix").
-          mvnHash = "sha256-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+          # The JDK the project targets; also what mvnHash below was computed with.
+          mvnJdk = pkgs.jdk17;
+          # NAR hash of the Maven dependency closure (fetchedMavenDeps: plugins, their
+          # dependencies, picocli, HdrHistogram, JUnit, JMH). Refresh it whenever a POM changes:
+          # `nix build .#middleware` fails with "hash mismatch ... got: sha256-..." (put that
+          # here), or without Nix run scripts/nix-mvn-hash.sh, which replays the same fetch.
+          mvnHash = "sha256-9ZnMl61t2RhEm+OyE8kziszKeYV6NXMsLCHwo9fBxl4=";
           mvnParameters = "-DskipTests";
           nativeBuildInputs = [ pkgs.makeWrapper ];
           installPhase = ''
