@@ -1,0 +1,36 @@
+"""Shared helpers for the analysis tests."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data"
+MARK = "@@JSON@@"
+
+
+def run_octave(body: str) -> object:
+    """Runs one Octave script with the queueing package; the script prints `MARK` + JSON."""
+    if shutil.which("octave") is None:
+        pytest.fail("GNU Octave is required (Debian packages octave octave-queueing)")
+    script = f"pkg load queueing;\nwarning('off', 'all');\n{body}\n"
+    proc = subprocess.run(
+        ["octave", "--no-gui", "--quiet", "--no-window-system", "--eval", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(MARK)]
+    assert lines, f"octave failed ({proc.returncode}): {proc.stderr[-2000:]}"
+    return json.loads(lines[-1][len(MARK) :])
+
+
+def rel_diff(a: float, b: float) -> float:
+    if a == b:
+        return 0.0
+    return abs(a - b) / max(abs(a), abs(b))
