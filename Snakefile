@@ -7,7 +7,7 @@ import os
 import yaml
 from snakemake.utils import min_version, validate
 
-min_version("9.0")
+min_version("8.20")
 
 if not config:
     # No profile given: the default one.
