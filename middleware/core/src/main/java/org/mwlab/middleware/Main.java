@@ -1,38 +1,177 @@
 package org.mwlab.middleware;
 
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /** Command-line entry point of the middleware. */
 @Command(
     name = "middleware",
     mixinStandardHelpOptions = true,
     version = "mwlab middleware 1.0.0",
-    description = "memcached middleware (text protocol).")
+    sortOptions = false,
+    usageHelpWidth = 100,
+    description = {
+      "memcached middleware (text protocol): get, multi-key get and set, forwarded to the"
+          + " memcached servers given with -m.",
+      "Writes are sent to every replica of the key; reads go to one replica. SIGTERM writes"
+          + " the remaining statistics and exits with status 0."
+    })
 public final class Main implements Callable<Integer> {
 
-  @Option(names = "-l", description = "Listen address.", defaultValue = "127.0.0.1")
+  @Spec private CommandSpec spec;
+
+  @Option(names = "-l", paramLabel = "IP", description = "Listen address (default: ${DEFAULT-VALUE}).",
+      defaultValue = "127.0.0.1")
   private String listenAddress;
 
-  @Option(names = "-p", description = "Listen port.", required = true)
+  @Option(names = "-p", paramLabel = "PORT", required = true,
+      description = "Listen port (0 = any free port).")
   private int port;
 
-  @Option(names = "-t", description = "Worker threads.", defaultValue = "8")
+  @Option(names = "-t", paramLabel = "WORKERS", defaultValue = "8",
+      description = "Worker threads (default: ${DEFAULT-VALUE}).")
   private int workers;
 
-  @Option(names = "-s", description = "Shard multi-key GETs (true|false).", defaultValue = "false", arity = "1")
+  @Option(names = "-s", paramLabel = "true|false", defaultValue = "false", arity = "1",
+      description = "Sharded multi-key GETs: split the keys over the servers (default: ${DEFAULT-VALUE}).")
   private boolean sharded;
 
-  @Option(names = "-m", description = "memcached servers as host:port.", required = true, arity = "1..*")
+  @Option(names = "-m", paramLabel = "HOST:PORT", required = true, arity = "1..*",
+      description = "memcached servers.")
   private List<String> servers;
+
+  @Option(names = "--replication", paramLabel = "R",
+      description = "Replicas per key on the consistent-hash ring (default: all servers).")
+  private Integer replication;
+
+  @Option(names = "--read-balance", paramLabel = "POLICY", defaultValue = "round-robin",
+      description = "How a GET picks a replica: round-robin or least-outstanding (default: ${DEFAULT-VALUE}).")
+  private String readBalance;
+
+  @Option(names = "--stats-window-ms", paramLabel = "MS", defaultValue = "1000",
+      description = "Statistics window (default: ${DEFAULT-VALUE}).")
+  private long statsWindowMs;
+
+  @Option(names = "--stats-dir", paramLabel = "DIR", defaultValue = "mw-stats",
+      description = "Statistics output directory (default: ${DEFAULT-VALUE}).")
+  private Path statsDir;
+
+  @Option(names = "--trace-sample", paramLabel = "N", defaultValue = "0",
+      description = "Trace one request in N to trace.csv (default: ${DEFAULT-VALUE} = off).")
+  private int traceSample;
+
+  @Option(names = "--server-timeout-ms", paramLabel = "MS", defaultValue = "1000",
+      description = "Time a server has to answer (and to accept a connection) (default: ${DEFAULT-VALUE}).")
+  private int serverTimeoutMs;
+
+  @Option(names = "--reconnect-min-ms", paramLabel = "MS", defaultValue = "50",
+      description = "First reconnect delay after a server failed; doubles per failure (default: ${DEFAULT-VALUE}).")
+  private int reconnectMinMs;
+
+  @Option(names = "--reconnect-max-ms", paramLabel = "MS", defaultValue = "2000",
+      description = "Longest reconnect delay (default: ${DEFAULT-VALUE}).")
+  private int reconnectMaxMs;
+
+  @Option(names = "--queue-capacity", paramLabel = "N", defaultValue = "4096",
+      description = "Bound of the request queue; when full the network thread stops reading"
+          + " (default: ${DEFAULT-VALUE}).")
+  private int queueCapacity;
+
+  @Option(names = "--max-key-length", paramLabel = "BYTES", defaultValue = "250",
+      description = "Longest key (default: ${DEFAULT-VALUE}, as memcached).")
+  private int maxKeyLength;
+
+  @Option(names = "--max-value-bytes", paramLabel = "BYTES", defaultValue = "1048576",
+      description = "Largest value (default: ${DEFAULT-VALUE}, memcached's item size limit).")
+  private int maxValueBytes;
+
+  @Option(names = "--max-line-length", paramLabel = "BYTES", defaultValue = "8192",
+      description = "Longest command line (default: ${DEFAULT-VALUE}).")
+  private int maxLineLength;
+
+  @Option(names = "--max-keys-per-get", paramLabel = "N", defaultValue = "1024",
+      description = "Most keys in one get (default: ${DEFAULT-VALUE}).")
+  private int maxKeysPerGet;
+
+  @Option(names = "--max-connections", paramLabel = "N", defaultValue = "1024",
+      description = "Most client connections (default: ${DEFAULT-VALUE}, as memcached -c).")
+  private int maxConnections;
+
+  @Option(names = "--max-pipeline", paramLabel = "N", defaultValue = "1024",
+      description = "Most unanswered requests per connection before reading from it pauses"
+          + " (default: ${DEFAULT-VALUE}).")
+  private int maxPipeline;
+
+  @Option(names = "--virtual-nodes", paramLabel = "N", defaultValue = "160",
+      description = "Points per server on the hash ring (default: ${DEFAULT-VALUE}).")
+  private int virtualNodes;
+
+  /** Builds the configuration from the parsed options; bad combinations are usage errors. */
+  Config config() {
+    try {
+      final List<HostPort> hosts = servers.stream().map(HostPort::parse).toList();
+      return new Config(
+          listenAddress, port, workers, sharded, hosts,
+          replication == null ? hosts.size() : replication,
+          ReadBalance.parse(readBalance), statsWindowMs, statsDir, traceSample, serverTimeoutMs,
+          reconnectMinMs, reconnectMaxMs, queueCapacity, maxKeyLength, maxValueBytes,
+          maxLineLength, maxKeysPerGet, maxConnections, maxPipeline, virtualNodes);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+    }
+  }
+
+  /** Parses a command line into a configuration (for tests and embedding). */
+  public static Config parse(final String... args) {
+    final Main main = new Main();
+    new CommandLine(main).parseArgs(args);
+    return main.config();
+  }
 
   @Override
   public Integer call() {
-    System.err.println("middleware: not implemented yet");
-    return 2;
+    final Config config = config();
+    final Middleware m;
+    try {
+      m = Middleware.start(config);
+    } catch (IOException e) {
+      final PrintWriter err = spec.commandLine().getErr();
+      err.println("middleware: cannot start: " + e.getMessage());
+      err.flush();
+      return 1;
+    }
+    final CountDownLatch done = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  m.shutdown(true);
+                  done.countDown();
+                  // SIGTERM is a normal end of a run: report success.
+                  Runtime.getRuntime().halt(0);
+                },
+                "shutdown"));
+    System.out.println(
+        "middleware: listening on " + config.listenAddress() + ":" + m.port() + ", "
+            + config.workers() + " workers, " + config.servers().size() + " servers, replication "
+            + config.replication() + ", sharded " + config.sharded());
+    System.out.flush();
+    try {
+      done.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return 0;
   }
 
   public static void main(final String[] args) {

@@ -1,0 +1,194 @@
+package org.mwlab.middleware;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayDeque;
+
+/**
+ * One client connection: its input buffer and decoder (net-thread only) and its ordered output.
+ *
+ * <p>Every decoded request takes a place in {@code pending} in arrival order. Workers complete
+ * requests in any order; replies leave strictly in that order. Output the socket does not take at
+ * once waits in {@code unsent} and is written by the net-thread when the socket is writable.
+ */
+final class ClientConnection {
+  final SocketChannel channel;
+  final RequestDecoder decoder;
+  private final NetThread net;
+  private final int maxPipeline;
+  SelectionKey key;
+
+  // Net-thread only.
+  ByteBuffer in;
+  long leftoverArrivalNs;
+
+  // Guarded by this.
+  private final ArrayDeque<Request> pending = new ArrayDeque<>();
+  private final ArrayDeque<ByteBuffer> unsent = new ArrayDeque<>();
+  private boolean readPaused;
+  private boolean inputEnded;
+  private boolean closing;
+  private boolean closed;
+
+  ClientConnection(
+      final SocketChannel channel,
+      final RequestDecoder decoder,
+      final NetThread net,
+      final int initialBuffer,
+      final int maxPipeline) {
+    this.channel = channel;
+    this.decoder = decoder;
+    this.net = net;
+    this.in = ByteBuffer.allocate(initialBuffer);
+    this.maxPipeline = maxPipeline;
+  }
+
+  /** Takes a place in the reply order; returns false if the connection is closed. */
+  synchronized boolean add(final Request r) {
+    if (closed) {
+      return false;
+    }
+    pending.addLast(r);
+    if (pending.size() + unsent.size() >= maxPipeline && !readPaused) {
+      readPaused = true;
+      updateInterest();
+    }
+    return true;
+  }
+
+  synchronized boolean readPaused() {
+    return readPaused || inputEnded || closing || closed;
+  }
+
+  synchronized boolean isClosed() {
+    return closed;
+  }
+
+  /** Sets a request's reply and writes every reply that is now in order. */
+  void complete(final Request r, final byte[] reply) {
+    boolean resume = false;
+    synchronized (this) {
+      r.reply = reply;
+      if (closed) {
+        return;
+      }
+      drain();
+      if (readPaused && !closed && pending.size() + unsent.size() <= maxPipeline / 2) {
+        readPaused = false;
+        resume = true;
+      }
+    }
+    if (resume) {
+      net.resume(this);
+    }
+  }
+
+  /** The client closed its side: finish the replies still owed, then close. */
+  synchronized void inputEnded() {
+    inputEnded = true;
+    if (pending.isEmpty() && unsent.isEmpty()) {
+      close();
+    } else {
+      updateInterest();
+    }
+  }
+
+  /** Net-thread: the socket can take more output. */
+  synchronized void onWritable() {
+    if (closed) {
+      return;
+    }
+    try {
+      while (!unsent.isEmpty()) {
+        final ByteBuffer b = unsent.peekFirst();
+        channel.write(b);
+        if (b.hasRemaining()) {
+          return;
+        }
+        unsent.pollFirst();
+      }
+    } catch (IOException e) {
+      close();
+      return;
+    }
+    drain();
+    if (!closed) {
+      updateInterest();
+    }
+  }
+
+  private void drain() {
+    while (!closing && !pending.isEmpty() && pending.peekFirst().reply != null) {
+      final Request head = pending.pollFirst();
+      if (head.reply.length > 0) {
+        final ByteBuffer b = ByteBuffer.wrap(head.reply);
+        if (unsent.isEmpty()) {
+          try {
+            channel.write(b);
+          } catch (IOException e) {
+            close();
+            return;
+          }
+        }
+        if (b.hasRemaining()) {
+          final boolean wasEmpty = unsent.isEmpty();
+          unsent.addLast(b);
+          if (wasEmpty) {
+            updateInterest();
+            net.wakeup();
+          }
+        }
+      }
+      if (head.closeAfter) {
+        closing = true;
+      }
+    }
+    if ((closing || inputEnded && pending.isEmpty()) && unsent.isEmpty()) {
+      close();
+    }
+  }
+
+  private void updateInterest() {
+    if (closed || key == null || !key.isValid()) {
+      return;
+    }
+    int ops = 0;
+    if (!readPaused && !inputEnded && !closing) {
+      ops |= SelectionKey.OP_READ;
+    }
+    if (!unsent.isEmpty()) {
+      ops |= SelectionKey.OP_WRITE;
+    }
+    try {
+      key.interestOps(ops);
+    } catch (java.nio.channels.CancelledKeyException e) {
+      // closed concurrently; nothing to update
+    }
+  }
+
+  synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    pending.clear();
+    unsent.clear();
+    try {
+      channel.close();
+    } catch (IOException e) {
+      // already gone
+    }
+    net.connectionClosed();
+  }
+
+  /** Requests parsed but not yet answered (for shutdown). */
+  synchronized int outstanding() {
+    return pending.size();
+  }
+
+  synchronized void restoreReadInterest() {
+    updateInterest();
+  }
+}

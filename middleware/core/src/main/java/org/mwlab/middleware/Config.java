@@ -1,0 +1,121 @@
+package org.mwlab.middleware;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Everything the middleware is configured with.
+ *
+ * @param replication replicas per key, already resolved (1..servers)
+ * @param traceSample 0 = no trace, otherwise one request in N is traced
+ */
+public record Config(
+    String listenAddress,
+    int port,
+    int workers,
+    boolean sharded,
+    List<HostPort> servers,
+    int replication,
+    ReadBalance readBalance,
+    long statsWindowMs,
+    Path statsDir,
+    int traceSample,
+    int serverTimeoutMs,
+    int reconnectMinMs,
+    int reconnectMaxMs,
+    int queueCapacity,
+    int maxKeyLength,
+    int maxValueBytes,
+    int maxLineLength,
+    int maxKeysPerGet,
+    int maxConnections,
+    int maxPipeline,
+    int virtualNodes) {
+
+  public Config {
+    servers = List.copyOf(servers);
+    if (servers.isEmpty()) {
+      throw new IllegalArgumentException("at least one server (-m) is required");
+    }
+    if (workers < 1) {
+      throw new IllegalArgumentException("workers (-t) must be >= 1");
+    }
+    if (replication < 1 || replication > servers.size()) {
+      throw new IllegalArgumentException(
+          "replication must be between 1 and the number of servers (" + servers.size() + ")");
+    }
+    if (new java.util.HashSet<>(servers).size() != servers.size()) {
+      throw new IllegalArgumentException("a server is listed twice: " + servers);
+    }
+    requirePositive("stats window", statsWindowMs);
+    requirePositive("server timeout", serverTimeoutMs);
+    requirePositive("reconnect min", reconnectMinMs);
+    requirePositive("reconnect max", reconnectMaxMs);
+    requirePositive("queue capacity", queueCapacity);
+    requirePositive("max key length", maxKeyLength);
+    requirePositive("max value bytes", maxValueBytes);
+    requirePositive("max keys per get", maxKeysPerGet);
+    requirePositive("max connections", maxConnections);
+    requirePositive("max pipeline", maxPipeline);
+    requirePositive("virtual nodes", virtualNodes);
+    if (maxLineLength < maxKeyLength + 64) {
+      throw new IllegalArgumentException("max line length must exceed the max key length + 64");
+    }
+    if (traceSample < 0) {
+      throw new IllegalArgumentException("trace sample must be >= 0");
+    }
+  }
+
+  private static void requirePositive(final String what, final long v) {
+    if (v <= 0) {
+      throw new IllegalArgumentException(what + " must be > 0, got " + v);
+    }
+  }
+
+  /** A configuration with the defaults of every option not given here. */
+  public static Config defaults(
+      final int port, final int workers, final boolean sharded, final List<HostPort> servers) {
+    return new Config(
+        "127.0.0.1", port, workers, sharded, servers, servers.size(), ReadBalance.ROUND_ROBIN,
+        1000, Path.of("mw-stats"), 0, 1000, 50, 2000, 4096, 250, 1 << 20, 8192, 1024, 1024, 1024,
+        160);
+  }
+
+  /** Flag names and values, for summary.json. */
+  public Map<String, Object> describe() {
+    final Map<String, Object> m = new LinkedHashMap<>();
+    m.put("listen", listenAddress);
+    m.put("port", port);
+    m.put("workers", workers);
+    m.put("sharded", sharded);
+    m.put("servers", servers.stream().map(HostPort::toString).toList());
+    m.put("replication", replication);
+    m.put("read_balance", readBalance.label());
+    m.put("stats_window_ms", statsWindowMs);
+    m.put("stats_dir", statsDir.toString());
+    m.put("trace_sample", traceSample);
+    m.put("server_timeout_ms", serverTimeoutMs);
+    m.put("reconnect_min_ms", reconnectMinMs);
+    m.put("reconnect_max_ms", reconnectMaxMs);
+    m.put("queue_capacity", queueCapacity);
+    m.put("max_key_length", maxKeyLength);
+    m.put("max_value_bytes", maxValueBytes);
+    m.put("max_line_length", maxLineLength);
+    m.put("max_keys_per_get", maxKeysPerGet);
+    m.put("max_connections", maxConnections);
+    m.put("max_pipeline", maxPipeline);
+    m.put("virtual_nodes", virtualNodes);
+    return m;
+  }
+
+  /** A copy with other limits, for tests. */
+  public Config withLimits(
+      final int keyLen, final int valueBytes, final int lineLen, final int keysPerGet) {
+    return new Config(listenAddress, port, workers, sharded, servers, replication, readBalance,
+        statsWindowMs, statsDir, traceSample, serverTimeoutMs, reconnectMinMs, reconnectMaxMs,
+        queueCapacity, keyLen, valueBytes, lineLen, keysPerGet, maxConnections, maxPipeline,
+        virtualNodes);
+  }
+}

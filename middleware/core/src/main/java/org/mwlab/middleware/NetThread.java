@@ -1,0 +1,267 @@
+package org.mwlab.middleware;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.Iterator;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.mwlab.middleware.stats.Recorder;
+import org.mwlab.middleware.stats.StatsClock;
+import org.mwlab.middleware.stats.StatsCollector;
+
+/**
+ * The single network thread: accepts clients, reads and decodes their requests, timestamps them
+ * and puts them on the shared queue. When the queue is full it waits, so it stops reading and the
+ * clients feel the backpressure.
+ */
+final class NetThread implements Runnable {
+  private static final byte[] TOO_MANY =
+      RequestDecoder.ascii("SERVER_ERROR too many open connections\r\n");
+
+  private final Config config;
+  private final Selector selector;
+  private final ServerSocketChannel server;
+  private final BlockingQueue<Request> queue;
+  private final StatsClock clock;
+  private final Recorder stats;
+  private final StatsCollector collector;
+  private final AtomicInteger connections = new AtomicInteger();
+  private final ConcurrentLinkedQueue<ClientConnection> resumes = new ConcurrentLinkedQueue<>();
+  private final int initialBuffer;
+  private volatile boolean running = true;
+  private long ticket;
+  private long nextId;
+
+  NetThread(
+      final Config config,
+      final BlockingQueue<Request> queue,
+      final StatsClock clock,
+      final StatsCollector collector)
+      throws IOException {
+    this.config = config;
+    this.queue = queue;
+    this.clock = clock;
+    this.collector = collector;
+    this.stats = collector.net();
+    this.initialBuffer = Math.max(16 * 1024, config.maxLineLength() + 4);
+    selector = Selector.open();
+    server = ServerSocketChannel.open();
+    server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+    server.bind(new InetSocketAddress(config.listenAddress(), config.port()), 1024);
+    server.configureBlocking(false);
+    server.register(selector, SelectionKey.OP_ACCEPT);
+  }
+
+  int localPort() {
+    return server.socket().getLocalPort();
+  }
+
+  void stop() {
+    running = false;
+    selector.wakeup();
+  }
+
+  void wakeup() {
+    selector.wakeup();
+  }
+
+  /** A worker freed room on a paused connection. */
+  void resume(final ClientConnection c) {
+    resumes.add(c);
+    selector.wakeup();
+  }
+
+  void connectionClosed() {
+    connections.decrementAndGet();
+  }
+
+  @Override
+  public void run() {
+    try {
+      while (running) {
+        selector.select(100);
+        final Iterator<SelectionKey> it = selector.selectedKeys().iterator();
+        while (it.hasNext() && running) {
+          final SelectionKey key = it.next();
+          it.remove();
+          if (!key.isValid()) {
+            continue;
+          }
+          if (key.isAcceptable()) {
+            accept();
+            continue;
+          }
+          final ClientConnection c = (ClientConnection) key.attachment();
+          if (key.isValid() && key.isWritable()) {
+            c.onWritable();
+          }
+          if (key.isValid() && key.isReadable()) {
+            read(c);
+          }
+        }
+        ClientConnection c;
+        while ((c = resumes.poll()) != null) {
+          if (!c.isClosed()) {
+            decodeBuffered(c, c.leftoverArrivalNs);
+            c.restoreReadInterest();
+          }
+        }
+      }
+    } catch (IOException e) {
+      System.err.println("middleware: network thread failed: " + e);
+    } finally {
+      try {
+        server.close();
+      } catch (IOException e) {
+        // shutting down
+      }
+    }
+  }
+
+  /** Closes every client connection (after the workers finished). */
+  void closeAll() {
+    for (final SelectionKey k : selector.keys()) {
+      if (k.attachment() instanceof ClientConnection c) {
+        c.close();
+      }
+    }
+    try {
+      selector.close();
+    } catch (IOException e) {
+      // shutting down
+    }
+  }
+
+  private void accept() throws IOException {
+    SocketChannel ch;
+    while ((ch = server.accept()) != null) {
+      if (connections.get() >= config.maxConnections()) {
+        try (SocketChannel refused = ch) {
+          refused.configureBlocking(false);
+          refused.write(ByteBuffer.wrap(TOO_MANY));
+        } catch (IOException e) {
+          // the client is gone already
+        }
+        continue;
+      }
+      connections.incrementAndGet();
+      ch.configureBlocking(false);
+      ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+      final ClientConnection c =
+          new ClientConnection(ch, RequestDecoder.of(config), this, initialBuffer,
+              config.maxPipeline());
+      c.key = ch.register(selector, SelectionKey.OP_READ, c);
+    }
+  }
+
+  private void read(final ClientConnection c) {
+    if (c.readPaused()) {
+      return;
+    }
+    final ByteBuffer in = c.in;
+    final int before = in.position();
+    final int n;
+    try {
+      n = c.channel.read(in);
+    } catch (IOException e) {
+      c.close();
+      return;
+    }
+    final long now = System.nanoTime();
+    if (before == 0) {
+      c.leftoverArrivalNs = now;
+    }
+    if (n > 0) {
+      decodeBuffered(c, now);
+    }
+    if (n < 0) {
+      c.inputEnded();
+    }
+  }
+
+  /** Decodes every complete request in the connection's buffer. */
+  private void decodeBuffered(final ClientConnection c, final long readNs) {
+    ByteBuffer in = c.in;
+    final byte[] a = in.array();
+    final int end = in.position();
+    int p = 0;
+    boolean first = true;
+    int needed = 0;
+    boolean needMore = false;
+    while (!c.readPaused()) {
+      final RequestDecoder.Result res = c.decoder.decode(a, p, end);
+      final long arrival = first ? c.leftoverArrivalNs : readNs;
+      p += res.consumed();
+      if (res instanceof RequestDecoder.NeedMore m) {
+        needed = m.needed();
+        needMore = true;
+        break;
+      }
+      first = false;
+      if (res instanceof RequestDecoder.Command cmd) {
+        final Request r = new Request(cmd.type(), cmd.keys(), cmd.payload(), cmd.noreply(), c);
+        r.arrivalNs = arrival;
+        r.id = nextId++;
+        if (r.type != RequestType.SET) {
+          r.ticket = ticket++;
+        }
+        clock.arrival(arrival);
+        if (c.add(r)) {
+          enqueue(r);
+        }
+      } else if (res instanceof RequestDecoder.Reply rep) {
+        collector.localReply();
+        final Request r = Request.local(c, null, rep.close());
+        if (c.add(r)) {
+          c.complete(r, rep.reply());
+        }
+        if (rep.close()) {
+          break;
+        }
+      }
+    }
+    final int left = end - p;
+    if (p > 0) {
+      System.arraycopy(a, p, a, 0, left);
+      in.position(left);
+      if (left > 0 && !first) {
+        c.leftoverArrivalNs = readNs;
+      }
+    }
+    if (needMore && (needed > in.capacity() || in.position() == in.capacity())) {
+      final int size =
+          Math.min(Math.max(needed, in.capacity() * 2), c.decoder.maxRequestBytes() + 1024);
+      if (size > in.capacity()) {
+        final ByteBuffer bigger = ByteBuffer.allocate(size);
+        bigger.put(a, 0, left);
+        c.in = bigger;
+      }
+    } else if (left == 0 && in.capacity() > 4 * initialBuffer) {
+      c.in = ByteBuffer.allocate(initialBuffer);
+    }
+  }
+
+  private void enqueue(final Request r) {
+    r.enqueueNs = System.nanoTime();
+    final long arrival = r.arrivalNs;
+    if (!queue.offer(r)) {
+      // Full: wait for the workers. Not reading meanwhile is the backpressure.
+      do {
+        if (!running) {
+          return;
+        }
+        LockSupport.parkNanos(20_000);
+        r.enqueueNs = System.nanoTime();
+      } while (!queue.offer(r));
+    }
+    stats.arrival(arrival, queue.size());
+  }
+}

@@ -1,0 +1,28 @@
+package org.mwlab.middleware.stats;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+
+/** One recorder's data since the collector last took it. Single writer. */
+final class Accumulator {
+  final TreeMap<Long, WindowData> windows = new TreeMap<>();
+  final List<long[]> trace = new ArrayList<>();
+  private final int workers;
+  private final int servers;
+  private long lastIndex = -1;
+  private WindowData last;
+
+  Accumulator(final int workers, final int servers) {
+    this.workers = workers;
+    this.servers = servers;
+  }
+
+  WindowData window(final long w) {
+    if (w != lastIndex) {
+      lastIndex = w;
+      last = windows.computeIfAbsent(w, k -> new WindowData(workers, servers));
+    }
+    return last;
+  }
+}

@@ -1,0 +1,338 @@
+package org.mwlab.middleware.stats;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramLogWriter;
+
+/**
+ * Merges the per-thread recorders off the request path and writes the statistics directory. A
+ * window is written a grace period after its end (one window, at most 500 ms).
+ */
+public final class StatsCollector {
+  private static final String[] TYPES = {"set", "get", "multiget"};
+
+  private final StatsClock clock;
+  private final List<String> servers;
+  private final int workers;
+  private final Recorder[] workerRecorders;
+  private final Recorder netRecorder;
+  private final TreeMap<Long, WindowData> pending = new TreeMap<>();
+  private final long[][] totals = new long[TYPES.length][4];
+  private final Path dir;
+  private final Map<String, Object> config;
+  private final AtomicLong localReplies = new AtomicLong();
+  private final BufferedWriter windowsCsv;
+  private final BufferedWriter queueCsv;
+  private final BufferedWriter serversCsv;
+  private final BufferedWriter workersCsv;
+  private final BufferedWriter histogramCsv;
+  private final BufferedWriter traceCsv;
+  private final PrintStream hlogStream;
+  private final HistogramLogWriter hlog;
+  private final Thread thread;
+  private volatile boolean running = true;
+  private long nextWindow;
+  private boolean finished;
+
+  public StatsCollector(
+      final StatsClock clock,
+      final Path dir,
+      final int workers,
+      final List<String> servers,
+      final boolean trace,
+      final Map<String, Object> config)
+      throws IOException {
+    this.clock = clock;
+    this.dir = dir;
+    this.workers = workers;
+    this.servers = List.copyOf(servers);
+    this.config = config;
+    Files.createDirectories(dir);
+    workerRecorders = new Recorder[workers];
+    for (int i = 0; i < workers; i++) {
+      workerRecorders[i] = new Recorder(clock, i, workers, servers.size());
+    }
+    netRecorder = new Recorder(clock, 0, workers, servers.size());
+    windowsCsv =
+        open(
+            "windows.csv",
+            "window,start_ms,end_ms,type,keys,count,throughput_ops,net_us_mean,net_us_var,"
+                + "queue_us_mean,queue_us_var,worker_us_mean,worker_us_var,server_us_mean,"
+                + "server_us_var,response_us_mean,response_us_var,response_us_p50,"
+                + "response_us_p90,response_us_p99,keys_requested,values_returned,misses,errors");
+    queueCsv =
+        open(
+            "queue.csv",
+            "window,start_ms,end_ms,arrivals,arrival_rate_ops,queue_length_mean,"
+                + "queue_length_max,workers_busy_mean");
+    serversCsv = open("servers.csv", "window,server,requests,keys,errors");
+    workersCsv = open("workers.csv", "window,worker,requests,busy_fraction");
+    histogramCsv = open("histogram.csv", "window,type,keys,bucket_us,count");
+    traceCsv =
+        trace
+            ? open(
+                "trace.csv",
+                "type,keys,arrival_ns,enqueue_ns,dequeue_ns,sent_ns,replied_ns,written_ns")
+            : null;
+    hlogStream =
+        new PrintStream(
+            Files.newOutputStream(dir.resolve("response_time.hlog")), false, StandardCharsets.UTF_8);
+    hlog = new HistogramLogWriter(hlogStream);
+    hlog.outputComment("mwlab middleware response time, microseconds, one interval per window"
+        + " and type, tagged <type>-<keys>");
+    hlog.outputLogFormatVersion();
+    hlog.outputStartTime(clock.startEpochMs());
+    hlog.setBaseTime(clock.startEpochMs());
+    hlog.outputLegend();
+    hlogStream.flush();
+    writeSummary(false, System.currentTimeMillis());
+    thread = new Thread(this::loop, "stats-collector");
+    thread.setDaemon(true);
+  }
+
+  private BufferedWriter open(final String name, final String header) throws IOException {
+    final BufferedWriter w =
+        Files.newBufferedWriter(
+            dir.resolve(name),
+            StandardCharsets.UTF_8,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.TRUNCATE_EXISTING,
+            StandardOpenOption.WRITE);
+    w.write(header);
+    w.write('\n');
+    w.flush();
+    return w;
+  }
+
+  public Recorder worker(final int i) {
+    return workerRecorders[i];
+  }
+
+  public Recorder net() {
+    return netRecorder;
+  }
+
+  /** A reply the middleware gave itself (protocol errors and the like). */
+  public void localReply() {
+    localReplies.incrementAndGet();
+  }
+
+  public void start() {
+    thread.start();
+  }
+
+  private void loop() {
+    final long tick = Math.max(10, Math.min(250, clock.windowNs() / 4_000_000L));
+    while (running) {
+      try {
+        Thread.sleep(tick);
+      } catch (InterruptedException e) {
+        return;
+      }
+      synchronized (this) {
+        if (finished) {
+          return;
+        }
+        collect();
+        if (clock.started()) {
+          // Requests still in flight at a window's end get a grace period to land in it.
+          final long lagNs = Math.min(clock.windowNs(), 500_000_000L);
+          final long complete = clock.window(System.nanoTime() - lagNs) - 1;
+          emitUpTo(complete, Long.MAX_VALUE);
+        }
+      }
+    }
+  }
+
+  private void collect() {
+    final List<Accumulator> taken = new ArrayList<>(workers + 1);
+    for (final Recorder r : workerRecorders) {
+      taken.add(r.swap());
+    }
+    taken.add(netRecorder.swap());
+    for (final Accumulator a : taken) {
+      a.windows.forEach(
+          (w, d) -> {
+            if (w >= nextWindow) {
+              pending.computeIfAbsent(w, k -> new WindowData(workers, servers.size())).merge(d);
+            }
+          });
+      if (traceCsv != null) {
+        try {
+          for (final long[] t : a.trace) {
+            traceCsv.write(TYPES[(int) t[0]]);
+            for (int i = 1; i < t.length; i++) {
+              traceCsv.write(',');
+              traceCsv.write(Long.toString(t[i]));
+            }
+            traceCsv.write('\n');
+          }
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      }
+    }
+  }
+
+  /** Writes windows {@code nextWindow..last}; the last one ends no later than {@code endNs}. */
+  private void emitUpTo(final long last, final long endNs) {
+    try {
+      for (; nextWindow <= last; nextWindow++) {
+        final WindowData d =
+            pending.containsKey(nextWindow)
+                ? pending.remove(nextWindow)
+                : new WindowData(workers, servers.size());
+        emit(nextWindow, d, endNs);
+      }
+      for (final BufferedWriter w :
+          new BufferedWriter[] {windowsCsv, queueCsv, serversCsv, workersCsv, histogramCsv}) {
+        w.flush();
+      }
+      if (traceCsv != null) {
+        traceCsv.flush();
+      }
+      hlogStream.flush();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private void emit(final long w, final WindowData d, final long endNs) throws IOException {
+    final long startNs = clock.windowStartNs(w);
+    final long stopNs = Math.max(startNs + 1, Math.min(startNs + clock.windowNs(), endNs));
+    final double seconds = (stopNs - startNs) / 1e9;
+    final long startMs = clock.epochMs(startNs);
+    final long endMs = clock.epochMs(stopNs);
+    final String head = w + "," + startMs + "," + endMs + ",";
+    for (final Map.Entry<Long, TypeStats> e : d.types.entrySet()) {
+      final int type = (int) (e.getKey() >>> 32);
+      final int keys = (int) (e.getKey() & 0xffff_ffffL);
+      final TypeStats s = e.getValue();
+      final String name = TYPES[type];
+      final Histogram h = s.histogram;
+      windowsCsv.write(
+          head + name + "," + keys + "," + s.count + "," + num(s.count / seconds) + ","
+              + welford(s.net) + "," + welford(s.queue) + "," + welford(s.worker) + ","
+              + welford(s.server) + "," + welford(s.response) + ","
+              + h.getValueAtPercentile(50) + "," + h.getValueAtPercentile(90) + ","
+              + h.getValueAtPercentile(99) + "," + s.keysRequested + "," + s.valuesReturned + ","
+              + (type == 0 ? 0 : s.keysRequested - s.valuesReturned) + "," + s.errors + "\n");
+      for (int b = 0; b < s.buckets.length; b++) {
+        if (s.buckets[b] > 0) {
+          histogramCsv.write(
+              w + "," + name + "," + keys + "," + (long) b * TypeStats.BUCKET_US + ","
+                  + s.buckets[b] + "\n");
+        }
+      }
+      h.setStartTimeStamp(startMs);
+      h.setEndTimeStamp(endMs);
+      h.setTag(name + "-" + keys);
+      hlog.outputIntervalHistogram(h);
+      totals[type][0] += s.count;
+      totals[type][1] += s.errors;
+      totals[type][2] += s.keysRequested;
+      totals[type][3] += s.valuesReturned;
+    }
+    final double windowNs = stopNs - startNs;
+    double busy = 0;
+    for (int i = 0; i < workers; i++) {
+      final double f = Math.min(1.0, d.workerBusyNs[i] / windowNs);
+      busy += f;
+      workersCsv.write(w + "," + i + "," + d.workerRequests[i] + "," + num(f) + "\n");
+    }
+    queueCsv.write(
+        head + d.arrivals + "," + num(d.arrivals / seconds) + "," + num(d.queueNs / windowNs)
+            + "," + d.maxQueue + "," + num(busy) + "\n");
+    for (int i = 0; i < servers.size(); i++) {
+      serversCsv.write(
+          w + "," + servers.get(i) + "," + d.serverRequests[i] + "," + d.serverKeys[i]
+              + "," + d.serverErrors[i] + "\n");
+    }
+  }
+
+  private static String welford(final Welford x) {
+    return num(x.mean()) + "," + num(x.variance());
+  }
+
+  private static String num(final double v) {
+    return String.format(Locale.ROOT, "%.3f", v);
+  }
+
+  /** Writes every remaining window and the summary; the statistics are complete afterwards. */
+  public synchronized void finish(final boolean clean) {
+    if (finished) {
+      return;
+    }
+    running = false;
+    thread.interrupt();
+    final long now = System.nanoTime();
+    collect();
+    if (clock.started()) {
+      long last = clock.window(now);
+      if (!pending.isEmpty()) {
+        last = Math.max(last, pending.lastKey());
+      }
+      emitUpTo(last, now);
+    }
+    finished = true;
+    try {
+      writeSummary(clean, System.currentTimeMillis());
+      for (final BufferedWriter w :
+          new BufferedWriter[] {windowsCsv, queueCsv, serversCsv, workersCsv, histogramCsv}) {
+        w.close();
+      }
+      if (traceCsv != null) {
+        traceCsv.close();
+      }
+      hlogStream.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private void writeSummary(final boolean clean, final long endMs) throws IOException {
+    final StringBuilder sb = new StringBuilder(1024);
+    sb.append("{\n  \"config\": ").append(Json.write(config)).append(",\n");
+    sb.append("  \"start_ms\": ").append(clock.startEpochMs()).append(",\n");
+    sb.append("  \"end_ms\": ").append(endMs).append(",\n");
+    sb.append("  \"windows\": ").append(nextWindow).append(",\n");
+    sb.append("  \"totals\": {");
+    for (int t = 0; t < TYPES.length; t++) {
+      sb.append(t == 0 ? "\n" : ",\n")
+          .append("    \"")
+          .append(TYPES[t])
+          .append("\": {\"count\": ")
+          .append(totals[t][0])
+          .append(", \"errors\": ")
+          .append(totals[t][1])
+          .append(", \"keys_requested\": ")
+          .append(totals[t][2])
+          .append(", \"values_returned\": ")
+          .append(totals[t][3])
+          .append('}');
+    }
+    sb.append("\n  },\n");
+    sb.append("  \"local_replies\": ").append(localReplies.get()).append(",\n");
+    sb.append("  \"clean_shutdown\": ").append(clean).append("\n}\n");
+    final Path tmp = dir.resolve("summary.json.tmp");
+    Files.writeString(tmp, sb.toString(), StandardCharsets.UTF_8);
+    Files.move(
+        tmp,
+        dir.resolve("summary.json"),
+        java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+  }
+}

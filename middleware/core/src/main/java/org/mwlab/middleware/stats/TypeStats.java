@@ -1,0 +1,76 @@
+package org.mwlab.middleware.stats;
+
+import java.util.Arrays;
+import org.HdrHistogram.Histogram;
+
+/** Statistics of one request type (and key count) in one window. */
+public final class TypeStats {
+  /** 100 µs buckets up to 10 s; slower requests land in the last bucket. */
+  static final int BUCKET_US = 100;
+
+  private static final int MAX_BUCKETS = 100_000;
+
+  long count;
+  final Welford net = new Welford();
+  final Welford queue = new Welford();
+  final Welford worker = new Welford();
+  final Welford server = new Welford();
+  final Welford response = new Welford();
+  final Histogram histogram = new Histogram(3);
+  long[] buckets = new long[64];
+  long keysRequested;
+  long valuesReturned;
+  long errors;
+
+  void add(
+      final double netUs,
+      final double queueUs,
+      final double workerUs,
+      final double serverUs,
+      final double responseUs,
+      final int keys,
+      final int values,
+      final boolean error) {
+    count++;
+    net.add(netUs);
+    queue.add(queueUs);
+    worker.add(workerUs);
+    server.add(serverUs);
+    response.add(responseUs);
+    final long us = Math.max(0L, Math.round(responseUs));
+    histogram.recordValue(us);
+    final int b = (int) Math.min(us / BUCKET_US, MAX_BUCKETS - 1);
+    if (b >= buckets.length) {
+      buckets = Arrays.copyOf(buckets, Math.min(MAX_BUCKETS, Math.max(b + 1, buckets.length * 2)));
+    }
+    buckets[b]++;
+    keysRequested += keys;
+    valuesReturned += values;
+    if (error) {
+      errors++;
+    }
+  }
+
+  void merge(final TypeStats o) {
+    count += o.count;
+    net.merge(o.net);
+    queue.merge(o.queue);
+    worker.merge(o.worker);
+    server.merge(o.server);
+    response.merge(o.response);
+    histogram.add(o.histogram);
+    if (o.buckets.length > buckets.length) {
+      buckets = Arrays.copyOf(buckets, o.buckets.length);
+    }
+    for (int i = 0; i < o.buckets.length; i++) {
+      buckets[i] += o.buckets[i];
+    }
+    keysRequested += o.keysRequested;
+    valuesReturned += o.valuesReturned;
+    errors += o.errors;
+  }
+
+  public long count() {
+    return count;
+  }
+}
