@@ -253,6 +253,8 @@ def expand(families: dict[str, Family], profile: dict[str, Any]) -> list[Planned
             if inventory is not None:
                 spec["inventory"] = inventory
             spec["duration_s"] = settings["duration_s"]
+            spec["warmup_s"] = settings["warmup_s"]
+            spec["cooldown_s"] = settings["cooldown_s"]
             for rep in range(1, settings["repetitions"] + 1):
                 runs.append(
                     PlannedRun(

@@ -154,13 +154,14 @@ def provision(settings: Settings, az: AzureCli, workdir: Path) -> dict[str, Any]
                 raise ProvisionError(f"az vm create {vm.name}: no {err} in its answer") from err
             hosts.append(
                 {"name": vm.name, "role": vm.role, "address": private,
-                 "ssh_host": public, "user": settings.admin_user}
+                 "ssh": f"{settings.admin_user}@{public}"}
             )  # fmt: skip
+    # The layout of testbed.inventory.Inventory, which the ssh hosts read.
     return {
-        "study": settings.study,
-        "resource_group": settings.resource_group,
-        "dry_run": isinstance(az, DryRunAz),
-        "hosts": hosts,
+        "user": settings.admin_user,
+        "identity": str(settings.ssh_public_key.expanduser().with_suffix("")),
+        "remote_dir": "/tmp/mwlab",
+        "machines": hosts,
     }
 
 
@@ -168,6 +169,13 @@ def deprovision_plan(settings: Settings) -> list[list[str]]:
     return [["group", "delete", "--name", settings.resource_group, "--yes", "--no-wait"]]
 
 
-def write_inventory(inventory: dict[str, Any], path: Path) -> None:
+def write_inventory(
+    inventory: dict[str, Any], path: Path, settings: Settings, dry_run: bool
+) -> None:
+    header = (
+        f"# Inventory of study {settings.study}, resource group {settings.resource_group}"
+        + (" (dry run: placeholder addresses)" if dry_run else "")
+        + "\n"
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump(inventory, sort_keys=False))
+    path.write_text(header + yaml.safe_dump(inventory, sort_keys=False))

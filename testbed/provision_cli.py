@@ -78,5 +78,5 @@ def provision_command(
     if isinstance(az, DryRunAz):
         for call in az.calls:
             click.echo(f"az {shlex.join(call)}")
-    write_inventory(inventory, inventory_path)
-    click.echo(f"provision: {len(inventory['hosts'])} VMs -> {inventory_path}", err=True)
+    write_inventory(inventory, inventory_path, settings, dry_run=isinstance(az, DryRunAz))
+    click.echo(f"provision: {len(inventory['machines'])} VMs -> {inventory_path}", err=True)

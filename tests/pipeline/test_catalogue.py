@@ -1,0 +1,82 @@
+"""The catalogue expands into valid testbed points; profiles narrow it with clear errors."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from mwlab.catalogue import CatalogueError, expand, load_catalogue, load_profile
+from testbed.point import Point
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def profile(name: str) -> dict[str, Any]:
+    return load_profile(
+        yaml.safe_load((ROOT / f"workflows/profiles/{name}/study.yaml").read_text())
+    )
+
+
+@pytest.mark.parametrize("name", ["smoke", "default", "azure"])
+def test_every_planned_point_is_a_valid_testbed_point(name: str) -> None:
+    runs = expand(load_catalogue(), profile(name))
+    assert runs
+    for run in runs:
+        Point.model_validate(run.spec)
+    assert len({run.path for run in runs}) == len(runs)
+
+
+def test_azure_runs_the_study_grid() -> None:
+    runs = expand(load_catalogue(), profile("azure"))
+    counts = Counter(run.family for run in runs)
+    # Seed 004, Table 2: 2 setups x 2 workloads x 9 client counts x 3 repetitions.
+    assert counts["baseline_direct"] == 2 * 2 * 9 * 3
+    # 2^3 designs for read-only and write-only, three repetitions each.
+    assert counts["factorial_2018"] == 8 * 2 * 3
+    assert {run.spec["duration_s"] for run in runs} == {80}
+
+
+def test_replication_levels_resolve_against_servers() -> None:
+    runs = expand(load_catalogue(), profile("azure"))
+    replication = {
+        (run.spec["servers"], run.levels["replication"]): run.spec["middleware"]["replication"]
+        for run in runs
+        if run.family == "replication_2016"
+    }
+    assert replication[(7, "half")] == 4
+    assert replication[(5, "none")] == 1
+    assert replication[(3, "full")] is None  # all servers
+
+
+def test_two_middleware_setup_targets_one_instance_per_middleware() -> None:
+    runs = expand(load_catalogue(), profile("azure"))
+    run = next(r for r in runs if r.levels.get("setup") == "two_middlewares")
+    assert (run.spec["middlewares"], run.spec["instances_per_client"], run.spec["threads"]) == (
+        2, 2, 1,
+    )  # fmt: skip
+
+
+def test_unknown_level_in_a_profile_is_named() -> None:
+    bad = profile("smoke")
+    bad["families"]["baseline_direct"]["levels"]["virtual_clients"] = [3]
+    with pytest.raises(CatalogueError, match=r"virtual_clients: unknown levels \['3'\]"):
+        expand(load_catalogue(), bad)
+
+
+def test_profile_schema_rejects_unknown_keys() -> None:
+    bad = profile("smoke") | {"hostz": "local"}
+    with pytest.raises(CatalogueError, match="hostz"):
+        load_profile(bad)
+
+
+def test_catalogue_errors_name_the_file(tmp_path: Path) -> None:
+    broken = yaml.safe_load((ROOT / "workflows/catalogue.yaml").read_text())
+    broken["families"]["multiget"]["factors"]["size"]["levels"] = []
+    path = tmp_path / "catalogue.yaml"
+    path.write_text(yaml.safe_dump(broken))
+    with pytest.raises(CatalogueError, match=str(path)):
+        load_catalogue(path)
