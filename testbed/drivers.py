@@ -1,0 +1,139 @@
+"""Load-generator drivers: how each client program is invoked and where its results land."""
+
+from __future__ import annotations
+
+import math
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from testbed.point import Point
+
+# Long enough that nothing expires during a run (the 2018 study's setting).
+EXPIRY_RANGE = "9999-10000"
+
+
+@dataclass(frozen=True)
+class Target:
+    address: str
+    port: int
+
+
+def resolve_driver(driver: str) -> str:
+    """`auto` means memtier_benchmark when it is installed, else the built-in generator."""
+    if driver == "auto":
+        return "memtier" if shutil.which("memtier_benchmark") else "builtin"
+    return driver
+
+
+def memaslap_binary() -> str:
+    """Debian ships memaslap as memcaslap."""
+    return "memaslap" if shutil.which("memaslap") else "memcaslap"
+
+
+def _seconds(duration_s: float) -> int:
+    return max(1, math.ceil(duration_s))
+
+
+def memtier_flags(point: Point, target: Target, json_out: str) -> list[str]:
+    """memtier_benchmark's flags; the built-in generator takes the same."""
+    w = point.workload
+    flags = [
+        "-s",
+        target.address,
+        "-p",
+        str(target.port),
+        "-P",
+        "memcache_text",
+        "-c",
+        str(point.virtual_clients),
+        "-t",
+        str(point.threads),
+        f"--test-time={_seconds(point.duration_s)}",
+        f"--ratio={w.ratio}",
+        f"--data-size={w.data_size}",
+        "--key-minimum=1",
+        f"--key-maximum={w.key_maximum}",
+        f"--key-pattern={w.key_pattern}",
+        f"--expiry-range={EXPIRY_RANGE}",
+        f"--json-out-file={json_out}",
+        "--hide-histogram",
+    ]
+    if w.multiget > 0:
+        flags.append(f"--multi-key-get={w.multiget}")
+    return flags
+
+
+def populate_flags(point: Point, target: Target, json_out: str) -> list[str]:
+    """Writes every key once, sequentially, so that GETs hit."""
+    w = point.workload
+    return [
+        "-s",
+        target.address,
+        "-p",
+        str(target.port),
+        "-P",
+        "memcache_text",
+        "-c",
+        "1",
+        "-t",
+        "1",
+        "--ratio=1:0",
+        "--key-pattern=S:S",
+        "--requests=allkeys",
+        f"--data-size={w.data_size}",
+        "--key-minimum=1",
+        f"--key-maximum={w.key_maximum}",
+        f"--expiry-range={EXPIRY_RANGE}",
+        f"--json-out-file={json_out}",
+    ]
+
+
+def memaslap_config(point: Point) -> str:
+    """memaslap's -F file: key and value sizes and the set/get proportions."""
+    w = point.workload
+    total = w.sets + w.gets
+    key = w.key_size or 16
+    return (
+        "key\n"
+        f"{key} {key} 1\n"
+        "value\n"
+        f"{w.data_size} {w.data_size} 1\n"
+        "cmd\n"
+        f"0 {w.sets / total:.4f}\n"
+        f"1 {w.gets / total:.4f}\n"
+    )
+
+
+def client_command(
+    driver: str, point: Point, target: Target, loadgen_jar: str, cfg_path: str
+) -> list[str]:
+    """The command of one client instance; it runs in its own working directory."""
+    if driver == "memtier":
+        return ["memtier_benchmark", *memtier_flags(point, target, "result.json")]
+    if driver == "builtin":
+        return ["java", "-jar", loadgen_jar, *memtier_flags(point, target, "result.json")]
+    if driver == "memaslap":
+        return [
+            memaslap_binary(),
+            "-s",
+            f"{target.address}:{target.port}",
+            "-T",
+            str(point.threads),
+            "-c",
+            str(point.threads * point.virtual_clients),
+            "-t",
+            f"{_seconds(point.duration_s)}s",
+            "-F",
+            cfg_path,
+            "-S",
+            "1s",
+        ]
+    raise ValueError(f"unknown driver {driver!r}")
+
+
+def result_file(driver: str, client_dir: Path) -> Path:
+    """Where a client's results are after the run (memaslap prints them on stdout)."""
+    if driver == "memaslap":
+        return client_dir / "memaslap.txt"
+    return client_dir / "result.json"

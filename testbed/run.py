@@ -1,0 +1,463 @@
+"""Runs one experiment point end to end and writes its run directory and manifest."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import os
+import secrets
+import shutil
+import signal
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+from testbed import drivers, emulation, linkcap
+from testbed.drivers import Target
+from testbed.hosts import Host, HostError, LocalHost, Proc, port_free
+from testbed.inventory import load_inventory
+from testbed.point import Point
+from testbed.tools import TOOLS, tool_version
+
+REPO = Path(__file__).resolve().parent.parent
+SCHEMA = 1
+# Exit codes that mean "stopped by our SIGTERM": 0 (clean), 143 (JVM), -15 (signal).
+TERMINATED_OK = {0, 143, -signal.SIGTERM}
+
+
+class RunError(RuntimeError):
+    """The run cannot go on; the message says why."""
+
+
+class RunInterruptedError(RunError):
+    """SIGINT or SIGTERM arrived during the run."""
+
+
+@dataclass
+class RunOptions:
+    out: Path
+    base_port: int = 21000
+    build_dir: Path = REPO / "build"
+    linkcap_cache: Path | None = Path.home() / ".cache" / "mwlab" / "linkcap.json"
+    netns_prefix: str | None = None
+    progress: bool = True
+    # Test hook: raise at the named stage ("servers", "clients", ...) to exercise teardown.
+    fail_at: str | None = None
+    client_timeout_s: float = 60.0
+
+
+@dataclass
+class Layout:
+    kind: str
+    servers: list[Host]
+    middlewares: list[Host]
+    clients: list[Host]
+    emulation: emulation.Emulation | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def all(self) -> list[Host]:
+        return [*self.servers, *self.middlewares, *self.clients]
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
+
+
+class Runner:
+    """One run of one point. `run()` always tears down and always writes run.json."""
+
+    def __init__(self, point: Point, options: RunOptions, console: Console | None = None) -> None:
+        self.point = point
+        self.opt = options
+        self.out = options.out.resolve()
+        self.console = console or Console(stderr=True)
+        self.layout: Layout | None = None
+        self.driver = drivers.resolve_driver(point.driver)
+        self.processes: list[Proc] = []
+        self.link_capacity: dict[str, float] = {}
+        self.warnings: list[str] = []
+        self.run_id = f"{int(time.time())}-{secrets.token_hex(3)}"
+
+    # --- stages ---------------------------------------------------------------------------
+
+    def _stage(self, name: str) -> None:
+        if self.opt.fail_at == name:
+            raise RunError(f"injected failure at stage {name}")
+
+    def _log(self, msg: str) -> None:
+        self.console.print(f"[dim]{self.point.name}[/dim] {msg}")
+
+    def _layout(self) -> Layout:
+        p = self.point
+        kind = p.hosts
+        if kind == "emulated":
+            reason = emulation.available()
+            if reason is not None:
+                warning = f"emulated hosts unavailable ({reason}); running on local hosts instead"
+                self.console.print(f"[yellow]warning:[/yellow] {warning}")
+                self.warnings.append(warning)
+                kind = "local"
+        if kind == "ssh":
+            assert p.inventory is not None
+            inv = load_inventory(p.inventory)
+            need = {"server": p.servers, "middleware": p.middlewares, "client": p.client_machines}
+            picked: dict[str, list[Host]] = {}
+            for role, n in need.items():
+                machines = inv.of_role(role)
+                if len(machines) < n:
+                    raise RunError(
+                        f"inventory {p.inventory} has {len(machines)} {role} machines,"
+                        f" the point needs {n}"
+                    )
+                picked[role] = [inv.ssh_host(m, self.run_id) for m in machines[:n]]
+            return Layout(kind, picked["server"], picked["middleware"], picked["client"])
+        names = (
+            [(f"server{i + 1}", "server") for i in range(p.servers)]
+            + [(f"middleware{i + 1}", "middleware") for i in range(p.middlewares)]
+            + [(f"client{i + 1}", "client") for i in range(p.client_machines)]
+        )
+        if kind == "emulated":
+            prefix = self.opt.netns_prefix or f"mw{secrets.token_hex(2)}"
+            emu = emulation.Emulation(prefix, p.caps_mbit.model_dump())
+            layout = Layout(kind, [], [], [], emulation=emu)
+            # Registered before anything is created, so teardown sees partial setups too.
+            self.layout = layout
+            for name, role in names:
+                host = emu.add_host(name, role, self.out)
+                getattr(layout, role + "s").append(host)
+            return layout
+        hosts = [LocalHost(name=n, role=r, address="127.0.0.1", base=self.out) for n, r in names]
+        return Layout(
+            kind,
+            [h for h in hosts if h.role == "server"],
+            [h for h in hosts if h.role == "middleware"],
+            [h for h in hosts if h.role == "client"],
+        )
+
+    def _server_port(self, i: int) -> int:
+        return self.opt.base_port + i
+
+    def _middleware_port(self, i: int) -> int:
+        return self.opt.base_port + 100 + i
+
+    def _jar(self, name: str) -> Path:
+        jar = self.opt.build_dir / name
+        if not jar.is_file():
+            raise RunError(f"{jar} is missing: run `make build` first")
+        return jar
+
+    def _check(self, layout: Layout) -> None:
+        needed: dict[str, list[Host]] = {"memcached": layout.servers}
+        if self.point.workload.populate and self.driver != "memaslap":
+            needed["java"] = list(layout.servers)
+        if layout.middlewares:
+            needed.setdefault("java", []).extend(layout.middlewares)
+        client_tool = {
+            "memtier": "memtier_benchmark",
+            "builtin": "java",
+            "memaslap": drivers.memaslap_binary(),
+        }[self.driver]
+        needed.setdefault(client_tool, []).extend(layout.clients)
+        if layout.kind != "local":
+            needed["iperf3"] = layout.all
+        missing = [
+            f"{tool} on {h.name}"
+            for tool, hosts in needed.items()
+            for h in hosts
+            if not h.has(tool)
+        ]
+        if missing:
+            raise RunError("missing tools: " + ", ".join(missing))
+        if "java" in needed:
+            self._jar("loadgen.jar")
+        if layout.middlewares:
+            self._jar("middleware.jar")
+        if layout.kind == "local":
+            ports = [self._server_port(i) for i in range(len(layout.servers))]
+            ports += [self._middleware_port(i) for i in range(len(layout.middlewares))]
+            busy = [str(port) for port in ports if not port_free("127.0.0.1", port)]
+            if busy:
+                raise RunError(f"ports already in use on 127.0.0.1: {', '.join(busy)}")
+
+    def _start(
+        self, host: Host, command: list[str], rel: str, role: str, instance: int = 0
+    ) -> Proc:
+        proc = host.start(command, rel, role, instance)
+        self.processes.append(proc)
+        return proc
+
+    def _start_servers(self, layout: Layout) -> list[Target]:
+        targets = []
+        user = ["-u", "root"] if os.geteuid() == 0 else []
+        procs = []
+        for i, host in enumerate(layout.servers):
+            port = self._server_port(i)
+            cmd = ["memcached", "-l", host.address, "-p", str(port), "-t", "1", "-m", "1024"]
+            cmd += ["-U", "0", "-c", "4096", *user]
+            procs.append(self._start(host, cmd, f"servers/{host.name}", "server", i))
+            targets.append(Target(host.address, port))
+        for host, proc, t in zip(layout.servers, procs, targets, strict=True):
+            host.wait_port(t.address, t.port, 15.0, proc)
+        return targets
+
+    def _populate(self, layout: Layout, targets: list[Target]) -> None:
+        w = self.point.workload
+        if not w.populate or w.gets == 0 or self.driver == "memaslap":
+            return
+        procs = []
+        for i, (host, t) in enumerate(zip(layout.servers, targets, strict=True)):
+            jar = host.stage(self._jar("loadgen.jar"))
+            cmd = ["java", "-jar", jar, *drivers.populate_flags(self.point, t, "result.json")]
+            procs.append(self._start(host, cmd, f"servers/{host.name}/populate", "populate", i))
+        for proc in procs:
+            if proc.wait(180.0) is None:
+                raise RunError(f"populating {proc.host.name} did not finish in 180 s")
+            if proc.exit_code != 0:
+                raise RunError(
+                    f"populating {proc.host.name} failed with exit code {proc.exit_code}"
+                    f" (see servers/{proc.host.name}/populate/stderr.log)"
+                )
+
+    def _start_middlewares(self, layout: Layout, servers: list[Target]) -> list[Target]:
+        m = self.point.middleware
+        jar_path = self._jar("middleware.jar")
+        procs, targets = [], []
+        for i, host in enumerate(layout.middlewares):
+            port = self._middleware_port(i)
+            cmd = ["java", "-jar", host.stage(jar_path), "-l", host.address, "-p", str(port)]
+            cmd += ["-t", str(m.workers), "-s", "true" if m.sharded else "false"]
+            cmd += ["-m", *[f"{s.address}:{s.port}" for s in servers]]
+            cmd += ["--stats-dir", "stats", "--read-balance", m.read_balance]
+            cmd += ["--stats-window-ms", str(m.window_ms)]
+            if m.replication is not None:
+                cmd += ["--replication", str(m.replication)]
+            procs.append(self._start(host, cmd, f"middlewares/{host.name}", "middleware", i))
+            targets.append(Target(host.address, port))
+        for host, proc, t in zip(layout.middlewares, procs, targets, strict=True):
+            host.wait_port(t.address, t.port, 30.0, proc)
+        return targets
+
+    def _run_clients(self, layout: Layout, frontends: list[Target]) -> None:
+        p = self.point
+        procs = []
+        for host in layout.clients:
+            jar = host.stage(self._jar("loadgen.jar")) if self.driver == "builtin" else ""
+            for i in range(p.instances_per_client):
+                rel = f"clients/{host.name}.{i}"
+                cfg = ""
+                if self.driver == "memaslap":
+                    cfg = host.put_text(rel, "memaslap.cfg", drivers.memaslap_config(p))
+                target = frontends[i % len(frontends)]
+                cmd = drivers.client_command(self.driver, p, target, jar, cfg)
+                procs.append(self._start(host, cmd, rel, "client", i))
+        self._wait_clients(procs)
+        bad = [q for q in procs if q.exit_code != 0]
+        if bad:
+            q = bad[0]
+            raise RunError(
+                f"client {q.host.name}.{q.instance} exited with {q.exit_code}"
+                f" (see clients/{q.host.name}.{q.instance}/stderr.log)"
+            )
+
+    def _wait_clients(self, procs: list[Proc]) -> None:
+        length = max(1, int(-(-self.point.duration_s // 1)))
+        deadline = time.monotonic() + length + self.opt.client_timeout_s
+        start = time.monotonic()
+        progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            TextColumn("{task.completed:.0f}/{task.total:.0f} s"),
+            TimeRemainingColumn(),
+            console=self.console,
+            transient=True,
+            disable=not self.opt.progress,
+        )
+        with progress:
+            task = progress.add_task(f"{self.point.name}: clients", total=length)
+            while any(q.poll() is None for q in procs):
+                if time.monotonic() > deadline:
+                    raise RunError(
+                        f"clients still running {self.opt.client_timeout_s:.0f} s after the"
+                        f" {length} s run length"
+                    )
+                progress.update(task, completed=min(length, time.monotonic() - start))
+                time.sleep(0.2)
+
+    def _stop_middlewares(self, layout: Layout) -> None:
+        procs = [q for q in self.processes if q.role == "middleware"]
+        for q in procs:
+            q.signal(signal.SIGTERM)
+        for q in procs:
+            if q.wait(20.0) is None:
+                q.signal(signal.SIGKILL)
+                q.wait(5.0)
+                raise RunError(f"middleware on {q.host.name} ignored SIGTERM for 20 s")
+            if q.exit_code not in TERMINATED_OK:
+                raise RunError(
+                    f"middleware on {q.host.name} exited with {q.exit_code} on SIGTERM"
+                    f" (see middlewares/{q.host.name}/stderr.log)"
+                )
+
+    def _server_stats(self, layout: Layout, targets: list[Target]) -> None:
+        for host, t in zip(layout.servers, targets, strict=True):
+            d = self.out / "servers" / host.name
+            d.mkdir(parents=True, exist_ok=True)
+            try:
+                (d / "stats.txt").write_text(host.memcached_stats(t.address, t.port))
+            except (OSError, HostError) as e:
+                self.warnings.append(f"no memcached stats from {host.name}: {e}")
+
+    def _collect(self, layout: Layout) -> None:
+        for q in self.processes:
+            with contextlib.suppress(HostError, OSError):
+                q.host.fetch(q.rel, self.out / q.rel)
+        if self.driver == "memaslap":
+            for d in (self.out / "clients").glob("*"):
+                if (d / "stdout.log").exists():
+                    shutil.copyfile(d / "stdout.log", d / "memaslap.txt")
+
+    def _teardown(self) -> list[str]:
+        problems: list[str] = []
+        layout = self.layout
+        if layout is None:
+            return problems
+        for host in layout.all:
+            try:
+                host.stop_all()
+            except Exception as e:  # teardown must go on
+                problems.append(f"{host.name}: {e}")
+        with contextlib.suppress(Exception):
+            self._collect(layout)
+        for host in layout.all:
+            if layout.kind == "ssh":
+                try:
+                    host.cleanup()
+                except Exception as e:
+                    problems.append(f"{host.name}: {e}")
+        if layout.emulation is not None:
+            problems += layout.emulation.teardown()
+        return problems
+
+    # --- the run --------------------------------------------------------------------------
+
+    def run(self) -> dict[str, Any]:
+        """Runs the point; returns the manifest (also written to run.json)."""
+        if (self.out / "run.json").exists():
+            raise RunError(f"{self.out} already holds a run (run.json); use another directory")
+        self.out.mkdir(parents=True, exist_ok=True)
+        (self.out / "point.yaml").write_text(
+            yaml.safe_dump(self.point.model_dump(mode="json"), sort_keys=False)
+        )
+        started, t0 = _now(), time.monotonic()
+        error: str | None = None
+        try:
+            with _signals_raise():
+                self._stage("layout")
+                self.layout = self._layout()
+                layout = self.layout
+                self._log(f"{layout.kind} hosts, driver {self.driver}")
+                self._check(layout)
+                self._stage("linkcap")
+                if layout.kind != "local":
+                    self.link_capacity = linkcap.measure(
+                        layout.kind,
+                        layout.all,
+                        self.point.caps_mbit.model_dump(),
+                        self.opt.base_port + 200,
+                        self.out,
+                        self.opt.linkcap_cache,
+                    )
+                self._stage("servers")
+                servers = self._start_servers(layout)
+                self._populate(layout, servers)
+                self._stage("middlewares")
+                frontends = servers
+                if layout.middlewares:
+                    frontends = self._start_middlewares(layout, servers)
+                self._stage("clients")
+                self._log(
+                    f"{self.point.clients_total} virtual clients for {self.point.duration_s} s"
+                )
+                self._run_clients(layout, frontends)
+                self._stage("stop")
+                self._stop_middlewares(layout)
+                self._server_stats(layout, servers)
+        except (RunError, HostError, emulation.EmulationError, ValueError, OSError) as e:
+            error = str(e)
+        except KeyboardInterrupt:
+            error = "interrupted (SIGINT)"
+        finally:
+            problems = self._teardown()
+        if problems:
+            error = (error + "; " if error else "") + "teardown: " + "; ".join(problems)
+        manifest = self._manifest(started, time.monotonic() - t0, error)
+        (self.out / "run.json").write_text(json.dumps(manifest, indent=2) + "\n")
+        return manifest
+
+    def _manifest(self, started: str, elapsed: float, error: str | None) -> dict[str, Any]:
+        layout = self.layout
+        tools = {t.name: tool_version(t) for t in TOOLS if t.name in _RUN_TOOLS}
+        return {
+            "schema": SCHEMA,
+            "status": "ok" if error is None else "failed",
+            "error": error,
+            "point": self.point.model_dump(mode="json"),
+            "started_at": started,
+            "finished_at": _now(),
+            "duration_s": round(elapsed, 3),
+            "host_kind": layout.kind if layout else self.point.hosts,
+            "driver": self.driver,
+            "hosts": [
+                {"name": h.name, "role": h.role, "address": h.address}
+                for h in (layout.all if layout else [])
+            ],
+            "link_capacity_mbit": self.link_capacity,
+            "tools": tools,
+            "processes": [
+                {
+                    "role": q.role,
+                    "host": q.host.name,
+                    "instance": q.instance,
+                    "command": q.command,
+                    "exit_code": q.exit_code,
+                    "dir": q.rel,
+                }
+                for q in self.processes
+            ],
+            "clients_total": self.point.clients_total,
+            "warnings": self.warnings,
+        }
+
+
+_RUN_TOOLS = {"java", "memcached", "memcaslap", "memtier_benchmark", "iperf3", "ip", "tc"}
+
+
+@contextlib.contextmanager
+def _signals_raise() -> Iterator[None]:
+    """SIGTERM and SIGHUP become exceptions, so teardown runs as it does for Ctrl-C."""
+
+    def handler(signum: int, _frame: object) -> None:
+        raise RunInterruptedError(f"interrupted ({signal.Signals(signum).name})")
+
+    previous: dict[int, Callable[..., Any] | int | None] = {}
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        with contextlib.suppress(ValueError):  # not the main thread
+            previous[sig] = signal.signal(sig, handler)
+    try:
+        yield
+    finally:
+        for sig, h in previous.items():
+            signal.signal(sig, h)
+
+
+def run_point(point: Point, options: RunOptions, console: Console | None = None) -> dict[str, Any]:
+    """Runs one point; see `Runner`."""
+    return Runner(point, options, console).run()
