@@ -28,7 +28,7 @@ def topology_key(kind: str, hosts: list[Host], caps: dict[str, float]) -> str:
 
 def _measure(sender: Host, receiver: Host, port: int, rel: str, run_dir: Path) -> float:
     server = receiver.start(
-        ["iperf3", "-s", "-1", "-B", receiver.address, "-p", str(port), "-J"],
+        ["iperf3", "-s", "-B", receiver.address, "-p", str(port)],
         f"{rel}/server",
         "iperf3",
     )
@@ -48,6 +48,8 @@ def _measure(sender: Host, receiver: Host, port: int, rel: str, run_dir: Path) -
             raise HostError(f"iperf3 from {sender.name} to {receiver.name}: {out['error']}")
         return float(out["end"]["sum_received"]["bits_per_second"]) / 1e6
     finally:
+        # Not `-1`: the readiness probe would use up its single connection.
+        server.signal(signal.SIGTERM)
         if server.wait(5.0) is None:
             server.signal(signal.SIGKILL)
         with contextlib.suppress(HostError, OSError):

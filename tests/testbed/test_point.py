@@ -1,0 +1,50 @@
+"""Validation of experiment points."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from testbed.point import Point, load_point
+
+
+def test_defaults_and_topology_counts():
+    p = Point.model_validate(
+        {"client_machines": 3, "instances_per_client": 2, "threads": 1, "virtual_clients": 8,
+         "middlewares": 2, "servers": 3}
+    )  # fmt: skip
+    assert p.clients_total == 48
+    assert p.frontends == 2
+    assert p.caps_mbit.server == 100 and p.caps_mbit.client == 200
+    assert p.caps_mbit.middleware == 800
+    assert Point(servers=2).frontends == 2
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ({"workload": {"ratio": "1/2"}}, "ratio must be 'S:G'"),
+        ({"servers": 0}, "greater than or equal to 1"),
+        ({"servers": 2, "middleware": {"replication": 3}}, "exceeds servers"),
+        ({"hosts": "ssh"}, "needs an inventory"),
+        ({"driver": "wrk"}, "driver"),
+        ({"threds": 2}, "threds"),
+    ],
+)
+def test_bad_points_say_what_is_wrong(spec, message):
+    with pytest.raises(ValidationError, match=message):
+        Point.model_validate(spec)
+
+
+def test_replication_all_means_every_server(tmp_path):
+    f = tmp_path / "p.yaml"
+    f.write_text("servers: 3\nmiddleware: {replication: all}\n")
+    assert load_point(f).middleware.replication is None
+    assert load_point(f, {"middleware.replication": 2}).middleware.replication == 2
+
+
+def test_unreadable_point_file(tmp_path):
+    f = tmp_path / "p.yaml"
+    f.write_text("- a list\n")
+    with pytest.raises(ValueError, match="must hold a mapping"):
+        load_point(f)
