@@ -7,10 +7,11 @@ import fcntl
 import hashlib
 import json
 import signal
+import time
 from pathlib import Path
 from typing import Any
 
-from testbed.hosts import Host, HostError, wait_for_port
+from testbed.hosts import Host, HostError
 
 IPERF_SECONDS = 1
 
@@ -28,22 +29,29 @@ def topology_key(kind: str, hosts: list[Host], caps: dict[str, float]) -> str:
 
 def _measure(sender: Host, receiver: Host, port: int, rel: str, run_dir: Path) -> float:
     server = receiver.start(
-        ["iperf3", "-s", "-B", receiver.address, "-p", str(port)],
+        ["iperf3", "-s", "-B", receiver.address, "-p", str(port), "-J"],
         f"{rel}/server",
         "iperf3",
     )
     try:
-        wait_for_port(receiver.address, port, 10.0, server)
-        client = sender.start(
-            ["iperf3", "-c", receiver.address, "-p", str(port), "-t", str(IPERF_SECONDS), "-J"],
-            f"{rel}/client",
-            "iperf3",
-        )
-        if client.wait(IPERF_SECONDS + 20) is None:
-            client.signal(signal.SIGKILL)
-            raise HostError(f"iperf3 from {sender.name} to {receiver.name} did not finish")
-        sender.fetch(f"{rel}/client", run_dir / rel / "client")
-        out = json.loads((run_dir / rel / "client" / "stdout.log").read_text())
+        # No connect probe for readiness: iperf3 takes any connection as a test's control
+        # channel. The client retries while the server is still starting instead.
+        out: dict[str, Any] = {}
+        for attempt in range(10):
+            time.sleep(0.3)
+            command = ["iperf3", "-c", receiver.address, "-p", str(port)]
+            command += ["-t", str(IPERF_SECONDS), "-J"]
+            client = sender.start(command, f"{rel}/client", "iperf3")
+            if client.wait(IPERF_SECONDS + 20) is None:
+                client.signal(signal.SIGKILL)
+                raise HostError(f"iperf3 from {sender.name} to {receiver.name} did not finish")
+            sender.fetch(f"{rel}/client", run_dir / rel / "client")
+            text = (run_dir / rel / "client" / "stdout.log").read_text()
+            out = json.loads(text) if text.strip() else {"error": "no output"}
+            if "error" not in out or server.poll() is not None:
+                break
+            if attempt == 9:
+                break
         if "error" in out:
             raise HostError(f"iperf3 from {sender.name} to {receiver.name}: {out['error']}")
         return float(out["end"]["sum_received"]["bits_per_second"]) / 1e6
