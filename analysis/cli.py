@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import sys
@@ -9,13 +10,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import click
-import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
-from analysis import factorial as fact
-from analysis import mva
-from analysis import queueing as q
+# The numerical modules load numpy, scipy and pandas; they are imported inside the commands
+# so that `mwlab --help` and the testbed's commands stay fast.
 
 
 def _json_safe(value: object) -> object:
@@ -71,6 +70,8 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON i
 @json_option
 def mm1_command(arrival_rate: float, service_rate: float, as_json: bool) -> None:
     """M/M/1 queue: every metric of Jain's Box 31.1 (times in seconds)."""
+    from analysis import queueing as q
+
     try:
         result = q.mm1(arrival_rate, service_rate)
     except ValueError as err:
@@ -86,6 +87,8 @@ def mm1_command(arrival_rate: float, service_rate: float, as_json: bool) -> None
 @json_option
 def mmm_command(arrival_rate: float, service_rate: float, servers: int, as_json: bool) -> None:
     """M/M/m queue with Erlang C (times in seconds)."""
+    from analysis import queueing as q
+
     try:
         result = q.mmm(arrival_rate, service_rate, servers)
     except ValueError as err:
@@ -106,6 +109,8 @@ def mmm_command(arrival_rate: float, service_rate: float, servers: int, as_json:
 @json_option
 def mva_command(network_file: Path, clients: int, think_time: float, as_json: bool) -> None:
     """Exact MVA of a closed network, with multi-server stations and bounds."""
+    from analysis import mva
+
     try:
         network = mva.Network.load(network_file)
         result = mva.solve(network, clients, think_time)
@@ -181,6 +186,10 @@ def factorial_command(
     as_json: bool,
 ) -> None:
     """2^k·r factorial analysis: effects, allocation of variation, confidence intervals."""
+    import pandas as pd
+
+    from analysis import factorial as fact
+
     try:
         df = pd.read_csv(data_file)
     except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as err:
@@ -219,7 +228,31 @@ def factorial_command(
     Console().print(table)
 
 
+@click.command("tidy")
+@click.argument("runs", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Output dir."
+)
+@click.option("--warmup", type=float, default=0.0, show_default=True, help="Seconds cut first.")
+@click.option("--cooldown", type=float, default=0.0, show_default=True, help="Seconds cut last.")
+def tidy_command(runs: tuple[Path, ...], out: Path, warmup: float, cooldown: float) -> None:
+    """Parse run directories into Parquet tables (windows, tidy, runs, ...)."""
+    from analysis import aggregate, parse
+
+    try:
+        tables = parse.load_runs(list(runs))
+    except (parse.ParseError, ValueError) as err:
+        _fail(str(err))
+    if warmup or cooldown:
+        tables = dataclasses.replace(
+            tables, windows=aggregate.trim(tables.windows, warmup, cooldown)
+        )
+    for name, path in tables.write_parquet(out).items():
+        click.echo(f"{name}: {path}")
+
+
 def register(group: click.Group) -> None:
     """Attach the analysis subcommands to the top-level group."""
     group.add_command(model_group)
     group.add_command(factorial_command)
+    group.add_command(tidy_command)

@@ -32,11 +32,21 @@ def test_model_mm1_json() -> None:
     out = json.loads(proc.stdout)
     expected = queueing.mm1(125, 500)
     for key in (
-        "utilization", "prob_queueing", "mean_jobs_in_system", "std_jobs_in_system",
-        "mean_jobs_in_queue", "std_jobs_in_queue", "mean_response_time", "std_response_time",
-        "mean_waiting_time", "std_waiting_time", "mean_busy_period", "std_busy_period",
-        "mean_jobs_per_busy_period", "std_jobs_per_busy_period",
-    ):  # fmt: skip
+        "utilization",
+        "prob_queueing",
+        "mean_jobs_in_system",
+        "std_jobs_in_system",
+        "mean_jobs_in_queue",
+        "std_jobs_in_queue",
+        "mean_response_time",
+        "std_response_time",
+        "mean_waiting_time",
+        "std_waiting_time",
+        "mean_busy_period",
+        "std_busy_period",
+        "mean_jobs_per_busy_period",
+        "std_jobs_per_busy_period",
+    ):
         assert out[key] == pytest.approx(getattr(expected, key)), key
     assert set(out["response_time_quantiles"]) >= {"0.5", "0.9", "0.95", "0.99"}
     assert out["response_time_quantiles"]["0.9"] == pytest.approx(2.3026 / 375, rel=1e-4)
@@ -48,8 +58,15 @@ def test_model_mmm_json() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    for key in ("utilization", "prob_queueing", "p0", "mean_jobs_in_system",
-                "mean_jobs_in_queue", "mean_response_time", "mean_waiting_time"):  # fmt: skip
+    for key in (
+        "utilization",
+        "prob_queueing",
+        "p0",
+        "mean_jobs_in_system",
+        "mean_jobs_in_queue",
+        "mean_response_time",
+        "mean_waiting_time",
+    ):
         assert key in out
     assert out["prob_queueing"] == pytest.approx(0.6577216521967902, rel=1e-9)
 
@@ -93,8 +110,16 @@ def test_model_errors_are_reported(tmp_path) -> None:
 def test_factorial_json_and_table(tmp_path) -> None:
     data = tmp_path / "jain.csv"
     JAIN.to_csv(data, index=False)
-    proc = mwlab("factorial", "--data", str(data), "--response", "perf",
-                 "--factors", "memory,cache", "--json")  # fmt: skip
+    proc = mwlab(
+        "factorial",
+        "--data",
+        str(data),
+        "--response",
+        "perf",
+        "--factors",
+        "memory,cache",
+        "--json",
+    )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert set(out["effects"]) == {"mean", "memory", "cache", "memory:cache"}
@@ -104,9 +129,21 @@ def test_factorial_json_and_table(tmp_path) -> None:
     lo, hi = out["confidence_intervals"]["memory"]
     assert lo == pytest.approx(19.58, abs=0.011) and hi == pytest.approx(23.41, abs=0.011)
 
-    proc = mwlab("factorial", "--data", str(data), "--response", "perf", "--factors",
-                 "memory,cache", "--high", "cache=1", "--alpha", "0.05",
-                 "--plot", str(tmp_path / "d.png"))  # fmt: skip
+    proc = mwlab(
+        "factorial",
+        "--data",
+        str(data),
+        "--response",
+        "perf",
+        "--factors",
+        "memory,cache",
+        "--high",
+        "cache=1",
+        "--alpha",
+        "0.05",
+        "--plot",
+        str(tmp_path / "d.png"),
+    )
     assert proc.returncode == 0, proc.stderr
     assert "memory:cache" in proc.stdout and "-9.5" in proc.stdout
     assert (tmp_path / "d.png").stat().st_size > 0

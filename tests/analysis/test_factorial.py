@@ -39,8 +39,12 @@ def test_jain_example_18_1() -> None:
     assert res.std_error == pytest.approx(3.57, abs=0.005)
     assert res.std_effect == pytest.approx(1.03, abs=0.005)
     # Jain's 90% intervals use t[0.95; 8] = 1.86; the exact quantile is 1.8595.
-    printed_ci = {"mean": (39.08, 42.91), "memory": (19.58, 23.41), "cache": (7.58, 11.41),
-                  "memory:cache": (3.08, 6.91)}  # fmt: skip
+    printed_ci = {
+        "mean": (39.08, 42.91),
+        "memory": (19.58, 23.41),
+        "cache": (7.58, 11.41),
+        "memory:cache": (3.08, 6.91),
+    }
     for term, (lo, hi) in printed_ci.items():
         assert res.confidence_intervals[term] == pytest.approx((lo, hi), abs=0.011)
     assert all(res.significant().values())

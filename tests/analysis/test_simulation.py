@@ -60,9 +60,11 @@ def simulate(horizon: float, warmup: float, seed: int) -> dict[str, float]:
     return {
         "throughput": len(completions) / span,
         "response_time": float(np.mean([r for _, r in completions])),
-        **{f"U_{k}": v / span / NETWORK.stations[i].servers
-           for i, (k, v) in enumerate(busy_area.items())},
-    }  # fmt: skip
+        **{
+            f"U_{k}": v / span / NETWORK.stations[i].servers
+            for i, (k, v) in enumerate(busy_area.items())
+        },
+    }
 
 
 def test_mva_within_simulation_confidence_intervals() -> None:

@@ -1,0 +1,108 @@
+"""Stable windows, per-run summaries, and per-point statistics across repetitions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+RUN_KEYS = ["run", "point", "repetition", "side", "type", "keys"]
+
+
+def trim(windows: pd.DataFrame, warmup_s: float, cooldown_s: float) -> pd.DataFrame:
+    """Drops the windows that start within `warmup_s` of a source's first window or end within
+    `cooldown_s` of its last one (per run, side and source). Windows without timestamps
+    (memaslap) are cut by index, assuming one-second windows."""
+    if warmup_s < 0 or cooldown_s < 0:
+        raise ValueError("warm-up and cool-down must be >= 0")
+    if windows.empty:
+        return windows
+    group = [c for c in ("run", "side", "source") if c in windows.columns]
+    w = windows
+    timed = w["start_ms"].notna()
+    first = w.groupby(group)["start_ms"].transform("min")
+    last = w.groupby(group)["end_ms"].transform("max")
+    keep_timed = (w["start_ms"] >= first + warmup_s * 1000) & (
+        w["end_ms"] <= last - cooldown_s * 1000
+    )
+    lo = w.groupby(group)["window"].transform("min")
+    hi = w.groupby(group)["window"].transform("max")
+    keep_index = (w["window"] >= lo + warmup_s) & (w["window"] <= hi - cooldown_s)
+    return w[np.where(timed, keep_timed, keep_index)].reset_index(drop=True)
+
+
+def summarise_runs(tidy: pd.DataFrame) -> pd.DataFrame:
+    """One row per run × side × type × keys over the (already trimmed) windows: mean
+    throughput, count-weighted mean response time, and the stability of the throughput
+    (coefficient of variation across windows)."""
+    if tidy.empty:
+        return pd.DataFrame()
+    t = tidy.copy()
+    t["_rw"] = t["response_us_mean"] * t["count"]
+    t["_nw"] = t["count"].where(t["response_us_mean"].notna(), 0)
+    g = t.groupby(RUN_KEYS, sort=True)
+    out = g.agg(
+        windows=("window", "nunique"),
+        count=("count", "sum"),
+        throughput_ops=("throughput_ops", "mean"),
+        throughput_std=("throughput_ops", "std"),
+        throughput_max=("throughput_ops", "max"),
+        _rw=("_rw", "sum"),
+        _nw=("_nw", "sum"),
+        **{
+            c: (c, "mean")
+            for c in ("net_us_mean", "queue_us_mean", "worker_us_mean", "server_us_mean")
+        },
+    ).reset_index()
+    out["response_us_mean"] = out["_rw"] / out["_nw"].where(out["_nw"] > 0)
+    out["throughput_cv"] = out["throughput_std"] / out["throughput_ops"]
+    return out.drop(columns=["_rw", "_nw"])
+
+
+def confidence_interval(values: Sequence[float], level: float = 0.95) -> tuple[float, float]:
+    """Student-t interval of the mean; NaN bounds with fewer than two values."""
+    x = np.asarray(values, dtype=float)
+    x = x[~np.isnan(x)]
+    if len(x) < 2:
+        return (float("nan"), float("nan"))
+    half = stats.t.ppf(0.5 + level / 2, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x))
+    return (float(x.mean() - half), float(x.mean() + half))
+
+
+def aggregate_points(
+    runs: pd.DataFrame,
+    by: Sequence[str] = ("point", "side", "type", "keys"),
+    metrics: Sequence[str] = ("throughput_ops", "response_us_mean"),
+    level: float = 0.95,
+) -> pd.DataFrame:
+    """Mean, standard deviation and confidence interval of each metric across repetitions."""
+    rows = []
+    for key, grp in runs.groupby(list(by), sort=True):
+        row = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
+        row["repetitions"] = grp["repetition"].nunique() if "repetition" in grp else len(grp)
+        for m in metrics:
+            x = grp[m].astype(float)
+            lo, hi = confidence_interval(x, level)
+            row.update(
+                {
+                    f"{m}_mean": x.mean(),
+                    f"{m}_std": x.std(ddof=1),
+                    f"{m}_ci_low": lo,
+                    f"{m}_ci_high": hi,
+                }
+            )
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def side_by_side(
+    table: pd.DataFrame,
+    index: Sequence[str] = ("point", "type", "keys"),
+    values: Sequence[str] = ("throughput_ops_mean", "response_us_mean_mean"),
+) -> pd.DataFrame:
+    """Client and middleware views of the same points in one row: columns `<side>_<value>`."""
+    wide = table.pivot_table(index=list(index), columns="side", values=list(values))
+    wide.columns = [f"{side}_{value}" for value, side in wide.columns]
+    return wide.reset_index()

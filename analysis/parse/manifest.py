@@ -1,0 +1,46 @@
+"""The testbed's run.json manifest."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from analysis.parse.errors import ParseError
+
+REQUIRED = {
+    "schema": int,
+    "status": str,
+    "point": dict,
+    "started_at": str,
+    "finished_at": str,
+    "duration_s": (int, float),
+    "host_kind": str,
+    "hosts": list,
+    "link_capacity_mbit": dict,
+    "tools": dict,
+    "processes": list,
+    "clients_total": int,
+}
+
+
+def read_manifest(path: str | Path) -> dict[str, object]:
+    """Reads and checks run.json (schema 1)."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ParseError(path, "missing (the run never finished writing its manifest)") from None
+    except json.JSONDecodeError as err:
+        raise ParseError(path, f"not valid JSON (truncated?): {err}") from None
+    if not isinstance(data, dict):
+        raise ParseError(path, "expected a JSON object")
+    for key, kind in REQUIRED.items():
+        if key not in data:
+            raise ParseError(path, f"lacks {key!r}")
+        if not isinstance(data[key], kind) or isinstance(data[key], bool):
+            raise ParseError(path, f"{key!r} has the wrong type: {data[key]!r}")
+    if data["schema"] != 1:
+        raise ParseError(path, f"unsupported schema {data['schema']} (expected 1)")
+    if data["status"] not in ("ok", "failed"):
+        raise ParseError(path, f"status must be 'ok' or 'failed', got {data['status']!r}")
+    return data

@@ -1,0 +1,146 @@
+"""Checks on measurements: interactive response time law, bandwidth bounds, stability."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class InteractiveLaw:
+    clients: int
+    throughput: float  # measured X, requests per second
+    response_time: float  # measured R, seconds
+    think_time: float  # assumed Z, seconds
+    predicted_response_time: float  # N/X − Z
+    predicted_throughput: float  # N/(R + Z)
+    relative_error: float  # (X − N/(R + Z)) / X
+    fitted_think_time: float  # the Z that makes the law exact: N/X − R
+
+    def holds(self, tolerance: float = 0.05) -> bool:
+        return abs(self.relative_error) <= tolerance
+
+
+def interactive_law(
+    clients: int, throughput: float, response_time: float, think_time: float = 0.0
+) -> InteractiveLaw:
+    """R = N/X − Z for a closed system of N clients (Jain §33.3)."""
+    if clients < 1 or throughput <= 0 or response_time < 0:
+        raise ValueError("need clients >= 1, throughput > 0 and response time >= 0")
+    predicted_x = clients / (response_time + think_time)
+    return InteractiveLaw(
+        clients=clients,
+        throughput=throughput,
+        response_time=response_time,
+        think_time=think_time,
+        predicted_response_time=clients / throughput - think_time,
+        predicted_throughput=predicted_x,
+        relative_error=(throughput - predicted_x) / throughput,
+        fitted_think_time=clients / throughput - response_time,
+    )
+
+
+def interactive_law_table(
+    summary: pd.DataFrame,
+    clients: str = "clients_total",
+    throughput: str = "throughput_ops",
+    response_us: str = "response_us_mean",
+    think_time: float = 0.0,
+) -> pd.DataFrame:
+    """Adds the law's columns to a per-run (or per-point) table of all request types."""
+    rows = []
+    for _, r in summary.iterrows():
+        law = interactive_law(
+            int(r[clients]), float(r[throughput]), float(r[response_us]) / 1e6, think_time
+        )
+        rows.append(
+            {
+                "predicted_response_us": law.predicted_response_time * 1e6,
+                "predicted_throughput_ops": law.predicted_throughput,
+                "relative_error": law.relative_error,
+                "fitted_think_us": law.fitted_think_time * 1e6,
+            }
+        )
+    return pd.concat([summary.reset_index(drop=True), pd.DataFrame(rows)], axis=1)
+
+
+def message_sizes(data_size: int, key_size: int, multiget: int = 0) -> dict[str, int]:
+    """Bytes on the wire in memcached's text protocol (no TCP/IP overhead), for a value of
+    `data_size` bytes and keys of `key_size` bytes."""
+    value_line = len(f"VALUE {'k' * key_size} 0 {data_size}\r\n") + data_size + 2
+    sizes = {
+        "set_request": len(f"set {'k' * key_size} 0 0 {data_size}\r\n") + data_size + 2,
+        "set_reply": len("STORED\r\n"),
+        "get_request": len(f"get {'k' * key_size}\r\n"),
+        "get_reply": value_line + len("END\r\n"),
+    }
+    if multiget > 0:
+        sizes["multiget_request"] = len("get\r\n") + multiget * (key_size + 1)
+        sizes["multiget_reply"] = multiget * value_line + len("END\r\n")
+    return sizes
+
+
+@dataclass(frozen=True)
+class BandwidthBound:
+    per_role: dict[str, float]  # ops/s each role's egress capacity allows
+    bound: float  # the smallest
+    binding: str  # the role that binds
+
+
+def bandwidth_bound(
+    capacity_mbit: dict[str, float],
+    machines: dict[str, int],
+    sizes: dict[str, int],
+    set_fraction: float,
+    replication: int = 1,
+    servers: int = 1,
+    via_middleware: bool = True,
+) -> BandwidthBound:
+    """Throughput bound (ops/s) from each role's egress capacity, every machine of a role
+    sharing the load evenly. Writes go to `replication` of `servers` servers; reads to one."""
+    if not 0 <= set_fraction <= 1:
+        raise ValueError("set_fraction must lie in [0, 1]")
+    fs, fg = set_fraction, 1 - set_fraction
+    get_req = sizes.get("multiget_request", sizes["get_request"])
+    get_rep = sizes.get("multiget_reply", sizes["get_reply"])
+    per_op = {
+        "client": fs * sizes["set_request"] + fg * get_req,
+        "server": fs * replication * sizes["set_reply"] + fg * get_rep,
+    }
+    if via_middleware:
+        per_op["middleware"] = (
+            fs * sizes["set_reply"]
+            + fg * get_rep
+            + fs * replication * sizes["set_request"]
+            + fg * get_req
+        )
+    per_role = {}
+    for role, nbytes in per_op.items():
+        count = machines.get(role, servers if role == "server" else 1)
+        cap = capacity_mbit.get(role)
+        if cap is None or nbytes <= 0:
+            continue
+        per_role[role] = count * cap * 1e6 / (8 * nbytes)
+    if not per_role:
+        raise ValueError("no role has both a capacity and traffic")
+    binding = min(per_role, key=per_role.__getitem__)
+    return BandwidthBound(per_role, per_role[binding], binding)
+
+
+def coefficient_of_variation(values: pd.Series) -> float:
+    """Standard deviation over mean (NaN for fewer than two values or a zero mean)."""
+    x = values.dropna().astype(float)
+    if len(x) < 2 or x.mean() == 0:
+        return math.nan
+    return float(x.std(ddof=1) / x.mean())
+
+
+def stability(tidy: pd.DataFrame, threshold: float = 0.1) -> pd.DataFrame:
+    """CV of the window throughputs per run × side × type × keys, and whether it is below
+    `threshold` (a stable window)."""
+    g = tidy.groupby(["run", "side", "type", "keys"])["throughput_ops"]
+    out = g.apply(coefficient_of_variation).rename("throughput_cv").reset_index()
+    out["stable"] = out["throughput_cv"] <= threshold
+    return out
