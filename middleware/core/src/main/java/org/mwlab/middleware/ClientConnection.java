@@ -9,8 +9,10 @@ import java.util.ArrayDeque;
 /**
  * One client connection: its input buffer and decoder (net-thread only) and its ordered output.
  *
- * <p>Every decoded request takes a place in {@code pending} in arrival order. Workers complete
- * requests in any order; replies leave strictly in that order. Output the socket does not take at
+ * <p>Every decoded request takes a place in {@code pending} in arrival order, and replies leave
+ * strictly in that order. As in memcached, a connection's requests are executed one after the
+ * other: a pipelined request waits in {@code waiting} until its predecessor is answered, so a
+ * {@code get} after a {@code set} of the same key sees the new value. Output the socket does not take at
  * once waits in {@code unsent} and is written by the net-thread when the socket is writable.
  */
 final class ClientConnection {
@@ -27,6 +29,8 @@ final class ClientConnection {
   // Guarded by this.
   private final ArrayDeque<Request> pending = new ArrayDeque<>();
   private final ArrayDeque<ByteBuffer> unsent = new ArrayDeque<>();
+  private final ArrayDeque<Request> waiting = new ArrayDeque<>();
+  private boolean inFlight;
   private boolean readPaused;
   private boolean inputEnded;
   private boolean closing;
@@ -58,6 +62,19 @@ final class ClientConnection {
     return true;
   }
 
+  /** True if {@code r} may be queued now; otherwise it waits for its predecessor. */
+  synchronized boolean dispatchOrWait(final Request r) {
+    if (closed) {
+      return false;
+    }
+    if (inFlight) {
+      waiting.addLast(r);
+      return false;
+    }
+    inFlight = true;
+    return true;
+  }
+
   synchronized boolean readPaused() {
     return readPaused || inputEnded || closing || closed;
   }
@@ -69,16 +86,24 @@ final class ClientConnection {
   /** Sets a request's reply and writes every reply that is now in order. */
   void complete(final Request r, final byte[] reply) {
     boolean resume = false;
+    Request next = null;
     synchronized (this) {
       r.reply = reply;
       if (closed) {
         return;
+      }
+      if (r.type != null) {
+        next = waiting.pollFirst();
+        inFlight = next != null;
       }
       drain();
       if (readPaused && !closed && pending.size() + unsent.size() <= maxPipeline / 2) {
         readPaused = false;
         resume = true;
       }
+    }
+    if (next != null) {
+      net.dispatch(next);
     }
     if (resume) {
       net.resume(this);
@@ -175,6 +200,7 @@ final class ClientConnection {
     closed = true;
     pending.clear();
     unsent.clear();
+    waiting.clear();
     try {
       channel.close();
     } catch (IOException e) {

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLongArray;
 import org.mwlab.middleware.stats.StatsClock;
 import org.mwlab.middleware.stats.StatsCollector;
 
@@ -34,8 +35,10 @@ public final class Middleware implements AutoCloseable {
     final HashRing ring =
         new HashRing(config.servers(), config.replication(), config.virtualNodes());
     final AtomicIntegerArray outstanding = new AtomicIntegerArray(config.servers().size());
+    final AtomicLongArray connectedAt = new AtomicLongArray(config.servers().size());
     for (int i = 0; i < config.workers(); i++) {
-      final Worker w = new Worker(config, queue, ring, collector.worker(i), outstanding);
+      final Worker w = new Worker(config, queue, ring, collector.worker(i), outstanding,
+          connectedAt);
       final String failed = w.connect();
       if (!failed.isEmpty() && i == 0) {
         System.err.println("middleware: warning: cannot reach " + failed + "; will retry");

@@ -35,6 +35,7 @@ final class NetThread implements Runnable {
   private final StatsCollector collector;
   private final AtomicInteger connections = new AtomicInteger();
   private final ConcurrentLinkedQueue<ClientConnection> resumes = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<Request> dispatches = new ConcurrentLinkedQueue<>();
   private final int initialBuffer;
   private volatile boolean running = true;
   private long ticket;
@@ -79,6 +80,12 @@ final class NetThread implements Runnable {
     selector.wakeup();
   }
 
+  /** A request whose predecessor on its connection was just answered. */
+  void dispatch(final Request r) {
+    dispatches.add(r);
+    selector.wakeup();
+  }
+
   void connectionClosed() {
     connections.decrementAndGet();
   }
@@ -106,6 +113,10 @@ final class NetThread implements Runnable {
           if (key.isValid() && key.isReadable()) {
             read(c);
           }
+        }
+        Request next;
+        while ((next = dispatches.poll()) != null) {
+          enqueue(next);
         }
         ClientConnection c;
         while ((c = resumes.poll()) != null) {
@@ -214,7 +225,7 @@ final class NetThread implements Runnable {
           r.ticket = ticket++;
         }
         clock.arrival(arrival);
-        if (c.add(r)) {
+        if (c.add(r) && c.dispatchOrWait(r)) {
           enqueue(r);
         }
       } else if (res instanceof RequestDecoder.Reply rep) {

@@ -111,6 +111,10 @@ public final class RequestDecoder {
         return new NeedMore(p - start, 0);
       }
       if (startsWith(buf, p, end, "get ")) {
+        final int later = indexOf(buf, window, end, (byte) '\n');
+        if (later >= 0) {
+          return new Reply(LINE_TOO_LONG, false, later + 1 - start);
+        }
         discardingLine = true;
         return new NeedMore(end - start, 0);
       }

@@ -6,6 +6,7 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * One worker's blocking connection to one memcached server, with deadlines on every read and
@@ -38,6 +39,9 @@ final class ServerConnection {
 
   private long backoffNs;
   private long nextAttemptNs;
+  private long failedAtNs;
+  /** Per server, when some worker last connected; shared by all workers. */
+  private final AtomicLongArray connectedAt;
   private String lastFailure = "not connected";
 
   ServerConnection(
@@ -45,8 +49,10 @@ final class ServerConnection {
       final HostPort address,
       final int timeoutMs,
       final int backoffMinMs,
-      final int backoffMaxMs) {
+      final int backoffMaxMs,
+      final AtomicLongArray connectedAt) {
     this.index = index;
+    this.connectedAt = connectedAt;
     this.address = address;
     this.timeoutMs = timeoutMs;
     this.backoffMinNs = backoffMinMs * 1_000_000L;
@@ -58,7 +64,8 @@ final class ServerConnection {
     if (socket != null) {
       return true;
     }
-    if (now < nextAttemptNs) {
+    // Another worker reaching the server since this one failed ends the backoff early.
+    if (now < nextAttemptNs && connectedAt.get(index) - failedAtNs <= 0) {
       return false;
     }
     try {
@@ -71,6 +78,7 @@ final class ServerConnection {
       pos = 0;
       lim = 0;
       backoffNs = 0;
+      connectedAt.set(index, System.nanoTime());
       return true;
     } catch (IOException e) {
       markFailed("connect failed: " + describe(e));
@@ -91,7 +99,8 @@ final class ServerConnection {
     lastFailure = reason;
     close();
     backoffNs = backoffNs == 0 ? backoffMinNs : Math.min(backoffMaxNs, backoffNs * 2);
-    nextAttemptNs = System.nanoTime() + backoffNs;
+    failedAtNs = System.nanoTime();
+    nextAttemptNs = failedAtNs + backoffNs;
   }
 
   void close() {

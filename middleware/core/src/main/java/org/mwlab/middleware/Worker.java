@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLongArray;
 import org.mwlab.middleware.ServerConnection.ServerException;
 import org.mwlab.middleware.stats.Recorder;
 
@@ -50,7 +51,8 @@ final class Worker implements Runnable {
       final BlockingQueue<Request> queue,
       final HashRing ring,
       final Recorder stats,
-      final AtomicIntegerArray outstanding) {
+      final AtomicIntegerArray outstanding,
+      final AtomicLongArray connectedAt) {
     this.queue = queue;
     this.ring = ring;
     this.stats = stats;
@@ -64,7 +66,7 @@ final class Worker implements Runnable {
     for (int i = 0; i < n; i++) {
       conns[i] =
           new ServerConnection(i, config.servers().get(i), config.serverTimeoutMs(),
-              config.reconnectMinMs(), config.reconnectMaxMs());
+              config.reconnectMinMs(), config.reconnectMaxMs(), connectedAt);
     }
     sentTo = new boolean[n];
     failedServer = new boolean[n];

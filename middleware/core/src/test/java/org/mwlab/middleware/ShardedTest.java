@@ -1,0 +1,112 @@
+package org.mwlab.middleware;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(60)
+class ShardedTest {
+  @TempDir Path dir;
+
+  private static long[] hits(final Cluster c) {
+    final long[] h = new long[c.servers.size()];
+    for (int i = 0; i < h.length; i++) {
+      h[i] = c.servers.get(i).stat("get_hits") + c.servers.get(i).stat("get_misses");
+    }
+    return h;
+  }
+
+  @Test
+  void shardedMultiGetIsSplitEvenlyAndReassembledInKeyOrder() {
+    try (Cluster c = new Cluster(3, dir, "-t", "4", "-s", "true"); TextClient client = c.client()) {
+      for (int i = 0; i < 9; i++) {
+        assertEquals("STORED", client.set("k" + i, "value-" + i));
+      }
+      final long[] before = hits(c);
+      final List<String> r = client.get("k5", "k1", "k8", "k0", "k7", "k2", "k3", "k6", "k4");
+      final List<String> expected = new ArrayList<>();
+      for (final String k : List.of("k5", "k1", "k8", "k0", "k7", "k2", "k3", "k6", "k4")) {
+        expected.add(k);
+        expected.add("value-" + k.substring(1));
+      }
+      assertEquals(expected, r);
+      final long[] after = hits(c);
+      for (int s = 0; s < 3; s++) {
+        assertEquals(3, after[s] - before[s], "keys looked up on server " + s);
+      }
+    }
+  }
+
+  @Test
+  void shardedReplySkipsMissesAndKeepsDuplicatesInOrder() {
+    try (Cluster c = new Cluster(3, dir, "-s", "true"); TextClient client = c.client()) {
+      assertEquals("STORED", client.set("a", "1"));
+      assertEquals("STORED", client.set("b", "22"));
+      assertEquals("STORED", client.set("c", "333"));
+      assertEquals(
+          List.of("c", "333", "a", "1", "c", "333", "b", "22"),
+          client.get("c", "nope", "a", "c", "missing", "b"));
+      assertEquals(List.of(), client.get("x", "y", "z", "w"));
+    }
+  }
+
+  @Test
+  void shardingWithOneReplicaFetchesEachKeyFromItsOwner() {
+    try (Cluster c = new Cluster(3, dir, "-s", "true", "--replication", "1");
+        TextClient client = c.client()) {
+      final List<String> keys = new ArrayList<>();
+      final List<String> expected = new ArrayList<>();
+      for (int i = 0; i < 12; i++) {
+        keys.add("item:" + i);
+        expected.add("item:" + i);
+        expected.add("v" + i);
+        assertEquals("STORED", client.set("item:" + i, "v" + i));
+      }
+      assertEquals(expected, client.get(keys.toArray(String[]::new)));
+    }
+  }
+
+  @Test
+  void nonShardedMultiGetGoesToOneServer() {
+    try (Cluster c = new Cluster(3, dir, "-s", "false"); TextClient client = c.client()) {
+      for (int i = 0; i < 6; i++) {
+        assertEquals("STORED", client.set("m" + i, "x" + i));
+      }
+      for (int round = 0; round < 3; round++) {
+        final long[] before = hits(c);
+        assertEquals(12, client.get("m0", "m1", "m2", "m3", "m4", "m5").size());
+        final long[] after = hits(c);
+        int servers = 0;
+        for (int s = 0; s < 3; s++) {
+          final long d = after[s] - before[s];
+          if (d > 0) {
+            servers++;
+            assertEquals(6, d);
+          }
+        }
+        assertEquals(1, servers);
+      }
+    }
+  }
+
+  @Test
+  void nonShardedMultiGetWithoutACommonReplicaStillReturnsEveryKey() {
+    try (Cluster c = new Cluster(3, dir, "-s", "false", "--replication", "1");
+        TextClient client = c.client()) {
+      final List<String> expected = new ArrayList<>();
+      final String[] keys = new String[10];
+      for (int i = 0; i < 10; i++) {
+        keys[i] = "spread" + i;
+        expected.add(keys[i]);
+        expected.add("v" + i);
+        assertEquals("STORED", client.set(keys[i], "v" + i));
+      }
+      assertEquals(expected, client.get(keys));
+    }
+  }
+}

@@ -1,0 +1,211 @@
+package org.mwlab.middleware;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.EncodableHistogram;
+import org.HdrHistogram.HistogramLogReader;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(60)
+class StatsTest {
+  @TempDir Path dir;
+
+  private static List<Map<String, String>> csv(final Path file) throws IOException {
+    final List<String> lines = Files.readAllLines(file);
+    final String[] head = lines.get(0).split(",");
+    final List<Map<String, String>> rows = new ArrayList<>();
+    for (final String l : lines.subList(1, lines.size())) {
+      final String[] v = l.split(",", -1);
+      assertEquals(head.length, v.length, file + ": " + l);
+      final Map<String, String> row = new HashMap<>();
+      for (int i = 0; i < head.length; i++) {
+        row.put(head[i], v[i]);
+      }
+      rows.add(row);
+    }
+    return rows;
+  }
+
+  private static long sum(final List<Map<String, String>> rows, final String col) {
+    return rows.stream().mapToLong(r -> Long.parseLong(r.get(col))).sum();
+  }
+
+  /** Sends a known mix over three connections across several windows. */
+  private static Map<String, Long> drive(final int port) throws InterruptedException {
+    final Map<String, Long> sent = new HashMap<>();
+    final List<TextClient> clients = List.of(new TextClient(port), new TextClient(port),
+        new TextClient(port));
+    try {
+      for (int round = 0; round < 5; round++) {
+        for (int i = 0; i < 10; i++) {
+          assertEquals("STORED", clients.get(i % 3).set("s" + i, "value" + i));
+        }
+        for (int i = 0; i < 10; i++) {
+          final TextClient c = clients.get(i % 3);
+          assertEquals(2, c.get("s" + i).size());
+          assertEquals(0, c.get("missing" + i).size());
+          assertEquals(6, c.get("s1", "s2", "s3").size());
+        }
+        clients.get(0).get("s1", "s2", "nope", "s3", "s4");
+        sent.merge("set-1", 10L, Long::sum);
+        sent.merge("get-1", 20L, Long::sum);
+        sent.merge("multiget-3", 10L, Long::sum);
+        sent.merge("multiget-5", 1L, Long::sum);
+        Thread.sleep(60);
+      }
+    } finally {
+      clients.forEach(TextClient::close);
+    }
+    return sent;
+  }
+
+  @Test
+  void windowCountsEqualTheRequestsSentAndEveryFileAgrees() throws Exception {
+    final Path stats = dir.resolve("stats");
+    final Map<String, Long> sent;
+    final int perTrace = 7;
+    try (Cluster c =
+        new Cluster(3, stats, "-t", "4", "--stats-window-ms", "100", "--trace-sample",
+            Integer.toString(perTrace), "--replication", "2")) {
+      sent = drive(c.middleware.port());
+    }
+    final long total = sent.values().stream().mapToLong(Long::longValue).sum();
+
+    final List<Map<String, String>> windows = csv(stats.resolve("windows.csv"));
+    final Map<String, Long> counted = new HashMap<>();
+    for (final Map<String, String> r : windows) {
+      counted.merge(r.get("type") + "-" + r.get("keys"), Long.parseLong(r.get("count")), Long::sum);
+    }
+    assertEquals(sent, counted);
+    final long windowCount = windows.stream().map(r -> r.get("window")).distinct().count();
+    assertTrue(windowCount >= 3, "the run spans several 100 ms windows");
+    // 50 single-key misses, and one per five-key get.
+    final long misses = sum(windows, "misses");
+    assertEquals(50 + 5, misses);
+    assertEquals(0, sum(windows, "errors"));
+
+    final List<Map<String, String>> queue = csv(stats.resolve("queue.csv"));
+    assertEquals(total, sum(queue, "arrivals"));
+    for (int i = 0; i < queue.size(); i++) {
+      assertEquals(Integer.toString(i), queue.get(i).get("window"), "windows are consecutive");
+    }
+
+    final List<Map<String, String>> workers = csv(stats.resolve("workers.csv"));
+    assertEquals(total, sum(workers, "requests"));
+
+    // Replication 2: every set reaches two servers; reads go to one.
+    final List<Map<String, String>> servers = csv(stats.resolve("servers.csv"));
+    assertEquals(2 * sent.get("set-1") + sent.get("get-1") + sent.get("multiget-3")
+        + sent.get("multiget-5") + 0, sum(servers, "requests") - splitExtra(servers, sent));
+    assertEquals(0, sum(servers, "errors"));
+
+    final List<Map<String, String>> hist = csv(stats.resolve("histogram.csv"));
+    assertEquals(total, sum(hist, "count"));
+    for (final Map<String, String> h : hist) {
+      assertEquals(0, Long.parseLong(h.get("bucket_us")) % 100);
+    }
+
+    long logged = 0;
+    final HistogramLogReader reader =
+        new HistogramLogReader(stats.resolve("response_time.hlog").toFile());
+    EncodableHistogram h;
+    final Map<String, Long> byTag = new HashMap<>();
+    while ((h = reader.nextIntervalHistogram()) != null) {
+      final long n = ((org.HdrHistogram.Histogram) h).getTotalCount();
+      logged += n;
+      byTag.merge(h.getTag(), n, Long::sum);
+    }
+    assertEquals(total, logged);
+    assertEquals(sent, byTag);
+
+    final List<String> trace = Files.readAllLines(stats.resolve("trace.csv"));
+    assertEquals("type,keys,arrival_ns,enqueue_ns,dequeue_ns,sent_ns,replied_ns,written_ns",
+        trace.get(0));
+    assertEquals((total + perTrace - 1) / perTrace, trace.size() - 1);
+    for (final String row : trace.subList(1, trace.size())) {
+      final String[] f = row.split(",");
+      long prev = 0;
+      for (int i = 2; i < f.length; i++) {
+        final long t = Long.parseLong(f[i]);
+        assertTrue(t >= prev, "timestamps in order: " + row);
+        prev = t;
+      }
+    }
+    final String summary = Files.readString(stats.resolve("summary.json"));
+    assertTrue(summary.contains("\"set\": {\"count\": " + sent.get("set-1")), summary);
+  }
+
+  /**
+   * Multi-gets whose keys have no common replica are split; count the extra server requests from
+   * the recorded keys instead of assuming.
+   */
+  private static long splitExtra(
+      final List<Map<String, String>> servers, final Map<String, Long> sent) {
+    final long keys = sum(servers, "keys");
+    final long expectedKeys = 2 * sent.get("set-1") + sent.get("get-1")
+        + 3 * sent.get("multiget-3") + 5 * sent.get("multiget-5");
+    assertEquals(expectedKeys, keys);
+    final long requests = sum(servers, "requests");
+    final long minimum = 2 * sent.get("set-1") + sent.get("get-1") + sent.get("multiget-3")
+        + sent.get("multiget-5");
+    assertTrue(requests >= minimum);
+    return requests - minimum;
+  }
+
+  @Test
+  void sigtermWritesTheStatisticsAndExitsZero() throws Exception {
+    try (Memcached m = new Memcached(Ports.next())) {
+      final int port = Ports.next();
+      final Path stats = dir.resolve("sigterm");
+      final Process p =
+          new ProcessBuilder(
+                  Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                  System.getProperty("java.class.path"), Main.class.getName(), "-p",
+                  Integer.toString(port), "-t", "2", "--stats-dir", stats.toString(), "-m",
+                  m.address().toString())
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("mw.log").toFile())
+              .start();
+      try {
+        Ports.awaitListening(port, 20_000);
+        try (TextClient c = new TextClient(port)) {
+          for (int i = 0; i < 25; i++) {
+            assertEquals("STORED", c.set("k" + i, "v"));
+            assertEquals(2, c.get("k" + i).size());
+          }
+        }
+        p.destroy(); // SIGTERM
+        assertTrue(p.waitFor(20, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue());
+      } finally {
+        p.destroyForcibly();
+      }
+      final String summary = Files.readString(stats.resolve("summary.json"));
+      assertTrue(summary.contains("\"clean_shutdown\": true"), summary);
+      final List<Map<String, String>> windows = csv(stats.resolve("windows.csv"));
+      assertEquals(50, sum(windows, "count"));
+    }
+  }
+
+  @Test
+  void usageErrorsExitWithStatusTwo() {
+    assertEquals(2, new picocli.CommandLine(new Main()).execute(
+        "-p", "1", "-m", "127.0.0.1:1", "--replication", "2"));
+    assertEquals(2, new picocli.CommandLine(new Main()).execute(
+        "-p", "1", "-m", "nonsense"));
+    assertEquals(2, new picocli.CommandLine(new Main()).execute(
+        "-p", "1", "-m", "127.0.0.1:1", "--read-balance", "random"));
+    assertEquals(0, new picocli.CommandLine(new Main()).execute("--help"));
+  }
+}
