@@ -20,7 +20,8 @@ def trim(windows: pd.DataFrame, warmup_s: float, cooldown_s: float) -> pd.DataFr
     if windows.empty:
         return windows
     group = [c for c in ("run", "side", "source") if c in windows.columns]
-    w = windows
+    w = windows if group else windows.assign(_all=0)
+    group = group or ["_all"]
     timed = w["start_ms"].notna()
     first = w.groupby(group)["start_ms"].transform("min")
     last = w.groupby(group)["end_ms"].transform("max")
@@ -30,7 +31,8 @@ def trim(windows: pd.DataFrame, warmup_s: float, cooldown_s: float) -> pd.DataFr
     lo = w.groupby(group)["window"].transform("min")
     hi = w.groupby(group)["window"].transform("max")
     keep_index = (w["window"] >= lo + warmup_s) & (w["window"] <= hi - cooldown_s)
-    return w[np.where(timed, keep_timed, keep_index)].reset_index(drop=True)
+    kept = w[np.where(timed, keep_timed, keep_index)].reset_index(drop=True)
+    return kept.drop(columns="_all", errors="ignore")
 
 
 def summarise_runs(tidy: pd.DataFrame) -> pd.DataFrame:
