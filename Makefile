@@ -102,6 +102,11 @@ paper: setup build
 bench: setup build
 	@java -jar build/benchmarks.jar -f 1 -wi 3 -i 5 -w 1s -r 1s
 
+# memcaslap against direct memcached, twemproxy and the middleware (replication 1).
+.PHONY: bench-middleware
+bench-middleware: setup build
+	@$(PY) scripts/bench_middleware.py
+
 clean:
 	@rm -rf build results paper/build paper/report.pdf .snakemake
 	@$(MVN) clean
