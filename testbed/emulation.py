@@ -137,6 +137,8 @@ class Emulation:
             for pid in pids:
                 with contextlib.suppress(ProcessLookupError, ValueError):
                     os.kill(int(pid), signal.SIGKILL)
+            # Deleting the veth end first makes its removal synchronous.
+            _ip("link", "del", f"{self.prefix}h{self.hosts.index(host)}", check=False)
             proc = _ip("netns", "del", host.netns, check=False)
             if proc.returncode != 0 and "No such file" not in proc.stderr:
                 problems.append(f"netns del {host.netns}: {proc.stderr.strip()}")

@@ -1,0 +1,123 @@
+"""A point over ssh: sshd runs inside emulated hosts, reached with a generated key."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from testbed.emulation import Emulation
+from testbed.hosts import HostError, wait_for_port
+from testbed.point import Point
+from testbed.run import RunOptions, run_point
+
+from .conftest import have, no_leftovers
+
+pytestmark = [pytest.mark.netns, pytest.mark.timeout(300)]
+
+ROLES = [("server1", "server"), ("server2", "server"), ("client1", "client")]
+
+
+def _keygen(path: Path) -> None:
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(path)], check=True, timeout=30
+    )
+
+
+@pytest.fixture
+def ssh_machines(tmp_path, netns_prefix) -> Iterator[tuple[Path, Path]]:
+    """Emulated hosts each running sshd; yields (inventory, remote_dir)."""
+    if not have("sshd") or not have("ssh"):
+        pytest.skip("openssh server or client not installed")
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    _keygen(keys / "id")
+    _keygen(keys / "host")
+    (keys / "authorized_keys").write_text((keys / "id.pub").read_text())
+    Path("/run/sshd").mkdir(exist_ok=True)  # sshd's privilege separation directory
+    emu = Emulation(netns_prefix, {"server": 100, "client": 200})
+    remote = tmp_path / "remote"
+    try:
+        machines = []
+        for name, role in ROLES:
+            host = emu.add_host(name, role, tmp_path / "sshd")
+            sshd = host.start(
+                ["/usr/sbin/sshd", "-D", "-e", "-f", "/dev/null",
+                 "-o", f"ListenAddress={host.address}", "-o", "Port=22",
+                 "-o", f"HostKey={keys / 'host'}",
+                 "-o", f"AuthorizedKeysFile={keys}/authorized_keys",
+                 "-o", "StrictModes=no", "-o", "PermitRootLogin=prohibit-password",
+                 "-o", "PasswordAuthentication=no", "-o", "KbdInteractiveAuthentication=no",
+                 "-o", "UsePAM=no", "-o", "PidFile=none",
+                 "-o", "Subsystem=sftp internal-sftp"],
+                name, "sshd",
+            )  # fmt: skip
+            wait_for_port(host.address, 22, 10.0, sshd)
+            machines.append({"name": name, "role": role, "address": host.address})
+        inventory = tmp_path / "inventory.yaml"
+        options = ["-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null"]
+        inventory.write_text(
+            yaml.safe_dump(
+                {
+                    "user": "root",
+                    "port": 22,
+                    "identity": str(keys / "id"),
+                    "ssh_options": [*options, "-o", "LogLevel=ERROR"],
+                    "remote_dir": str(remote),
+                    "machines": machines,
+                }
+            )
+        )
+        yield inventory, remote
+    finally:
+        problems = emu.teardown()
+        assert problems == []
+        no_leftovers(netns_prefix)
+
+
+def test_point_over_ssh(tmp_path, base_port, ssh_machines, loadgen_jar):
+    inventory, remote = ssh_machines
+    point = Point.model_validate(
+        {
+            "name": "ssh",
+            "hosts": "ssh",
+            "inventory": str(inventory),
+            "servers": 2,
+            "client_machines": 1,
+            "instances_per_client": 2,
+            "threads": 1,
+            "virtual_clients": 2,
+            "driver": "builtin",
+            "workload": {"ratio": "1:1", "data_size": 512, "key_maximum": 500},
+            "duration_s": 2,
+        }
+    )
+    out = tmp_path / "run"
+    opts = RunOptions(
+        out=out, base_port=base_port, progress=False, linkcap_cache=tmp_path / "lc.json"
+    )
+    t0 = time.monotonic()
+    manifest = run_point(point, opts)
+    assert manifest["status"] == "ok", manifest["error"]
+    assert time.monotonic() - t0 < 120
+    assert manifest["host_kind"] == "ssh"
+    assert {h["name"] for h in manifest["hosts"]} == {"server1", "server2", "client1"}
+    # Measured over the emulated links underneath the ssh hosts.
+    assert 80 <= manifest["link_capacity_mbit"]["server"] <= 100
+    for i, server in enumerate(("server1", "server2")):
+        result = json.loads((out / f"clients/client1.{i}/result.json").read_text())
+        sets = result["ALL STATS"]["Sets"]["Count"]
+        assert sets > 0 and result["mwlab"]["counts"]["misses"] == 0
+        stats = (out / "servers" / server / "stats.txt").read_text()
+        cmd_set = int(next(ln.split()[2] for ln in stats.splitlines() if " cmd_set " in ln))
+        assert 0 <= cmd_set - 500 - sets <= 2
+        assert (out / "servers" / server / "populate" / "result.json").exists()
+    # The remote scratch directories are gone, and nothing runs there any more.
+    assert not any(remote.iterdir()) if remote.exists() else True
+    with pytest.raises(HostError):
+        wait_for_port(manifest["hosts"][0]["address"], base_port, 0.5)
