@@ -89,15 +89,19 @@ test-python:
 	@$(PY) -m pytest -q
 
 test-workflow:
-	@echo "test: workflow"
-	@$(BIN)snakemake --profile workflows/profiles/smoke --dry-run --quiet rules
-	@echo "test: workflow dry run passed"
+	@echo "test: workflow (azure plan, then the smoke profile end to end)"
+	@$(BIN)snakemake --profile azure --dry-run --quiet rules
+	@rm -rf results/smoke
+	@$(BIN)snakemake --profile workflows/profiles/smoke --cores $(CORES) results/smoke/report.pdf
+	@test -s results/smoke/report.pdf
+	@echo "test: workflow passed: results/smoke/report.pdf"
 
 # --- products ----------------------------------------------------------------------------
 
 paper: setup build
-	@$(BIN)snakemake --profile workflows/profiles/$(PROFILE) --cores $(CORES) paper/report.pdf
-	@echo "paper: paper/report.pdf"
+	@$(BIN)snakemake --profile workflows/profiles/$(PROFILE) --cores $(CORES) results/$(PROFILE)/report.pdf
+	@cp results/$(PROFILE)/report.pdf paper/report.pdf
+	@echo "paper: paper/report.pdf (profile $(PROFILE))"
 
 bench: setup build
 	@java -jar build/benchmarks.jar -f 1 -wi 3 -i 5 -w 1s -r 1s

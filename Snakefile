@@ -24,10 +24,12 @@ include: "workflows/rules/environment.smk"
 include: "workflows/rules/provision.smk"
 include: "workflows/rules/runs.smk"
 include: "workflows/rules/analysis.smk"
+include: "workflows/rules/report2018.smk"
+include: "workflows/rules/report2016.smk"
 include: "workflows/rules/paper.smk"
 
 
 rule all:
     default_target: True
     input:
-        "paper/report.pdf",
+        f"{RESULTS}/report.pdf",

@@ -11,7 +11,11 @@ rule family_data:
         windows=f"{RESULTS}/data/{{family}}/windows.parquet",
         runs=f"{RESULTS}/data/{{family}}/runs.parquet",
         points=f"{RESULTS}/data/{{family}}/points.parquet",
+        manifests=f"{RESULTS}/data/{{family}}/manifests.parquet",
+        histograms=f"{RESULTS}/data/{{family}}/histograms.parquet",
+        queue=f"{RESULTS}/data/{{family}}/queue.parquet",
     params:
+        results=RESULTS,
         settings=lambda w: settings_of(w.family),
         levels=lambda w: {r.path: r.levels for r in PLAN if r.family == w.family},
     log:
@@ -23,6 +27,7 @@ rule family_data:
 rule validation:
     input:
         runs=expand(f"{RESULTS}/data/{{family}}/runs.parquet", family=ACTIVE_FAMILIES),
+        manifests=expand(f"{RESULTS}/data/{{family}}/manifests.parquet", family=ACTIVE_FAMILIES),
         code=ANALYSIS_CODE,
     output:
         table=f"{RESULTS}/data/validation.parquet",

@@ -10,7 +10,9 @@ PLAN = plan_runs(FAMILIES, PROFILE)
 RUNS = {run.path: run for run in PLAN}
 ACTIVE_FAMILIES = sorted({run.family for run in PLAN})
 # Python modules whose changes must rerun the analysis (and only the analysis).
-ANALYSIS_CODE = sorted(glob.glob("analysis/*.py")) + sorted(glob.glob("workflows/scripts/*.py"))
+ANALYSIS_CODE = sorted(glob.glob("analysis/**/*.py", recursive=True)) + sorted(
+    p for p in glob.glob("workflows/scripts/*.py") if not p.endswith("run_point.py")
+)
 
 
 def runs_of(family):

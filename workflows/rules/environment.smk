@@ -19,3 +19,30 @@ rule environment_table:
         f"{RESULTS}/logs/environment_table.log",
     shell:
         "python3 -m analysis.environment_table {input.json} {output.tex} 2> {log}"
+
+
+rule setup_tables:
+    input:
+        catalogue=config.get("catalogue", "workflows/catalogue.yaml"),
+        code=ANALYSIS_CODE,
+    output:
+        tex=f"{RESULTS}/paper/setup.tex",
+    log:
+        f"{RESULTS}/logs/setup_tables.log",
+    script:
+        "../scripts/setup_tables.py"
+
+
+rule reproduction_tables:
+    input:
+        runs=[f"{RESULTS}/runs/{run.path}/run.json" for run in PLAN],
+        code=ANALYSIS_CODE,
+    output:
+        table=f"{RESULTS}/paper/reproduction.tex",
+        numbers=f"{RESULTS}/paper/reproduction-numbers.tex",
+    params:
+        results=RESULTS,
+    log:
+        f"{RESULTS}/logs/reproduction_tables.log",
+    script:
+        "../scripts/reproduction.py"

@@ -1,21 +1,31 @@
-# Compiles the report from paper/ sources and the generated inputs.
+# Compiles the report from the paper/ sources and the profile's generated inputs.
+# Only the prose and the generated inputs are inputs: editing prose reruns only this rule.
+
+PAPER_GENERATED = [
+    rules.environment_table.output.tex,
+    rules.setup_tables.output.tex,
+    rules.reproduction_tables.output.table,
+    rules.reproduction_tables.output.numbers,
+    rules.validation.output.tex,
+    rules.validation.output.numbers,
+]
 
 
 rule paper:
     input:
         tex="paper/report.tex",
         sections=sorted(glob.glob("paper/sections/*.tex")),
-        environment=rules.environment_table.output.tex,
-        validation=rules.validation.output.tex,
+        generated=PAPER_GENERATED + REPORT_2018 + REPORT_2016,
     output:
-        pdf="paper/report.pdf",
+        pdf=f"{RESULTS}/report.pdf",
     params:
-        generated=lambda w, input: os.path.dirname(input.environment),
+        generated=f"{RESULTS}/paper",
+        build=f"{RESULTS}/paper-build",
     log:
         f"{RESULTS}/logs/paper.log",
     shell:
-        "mkdir -p paper/build && "
-        "TEXINPUTS=paper:{params.generated}: latexmk -pdf -interaction=nonstopmode -halt-on-error "
-        "-output-directory=paper/build paper/report.tex > {log} 2>&1 "
+        "mkdir -p {params.build} && "
+        "TEXINPUTS=paper:{params.generated}: latexmk -pdf -interaction=nonstopmode "
+        "-halt-on-error -output-directory={params.build} paper/report.tex > {log} 2>&1 "
         "|| (tail -40 {log} >&2; exit 1); "
-        "cp paper/build/report.pdf {output.pdf}"
+        "cp {params.build}/report.pdf {output.pdf}"

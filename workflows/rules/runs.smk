@@ -29,5 +29,7 @@ rule run_point:
     retries: PROFILE.get("run", {}).get("retries", 1)
     log:
         f"{RESULTS}/logs/runs/{{family}}/{{point}}/rep{{rep}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/runs/{{family}}/{{point}}/rep{{rep}}.tsv"
     script:
         "../scripts/run_point.py"

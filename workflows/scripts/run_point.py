@@ -5,8 +5,6 @@ Snakemake retries it. The last attempt is kept as the run, with `status: failed`
 manifest, so the pipeline goes on and the validation appendix shows the failure.
 """
 
-from __future__ import annotations
-
 import json
 import shutil
 import subprocess

@@ -1,0 +1,100 @@
+"""Snakemake script of rule family_data: one family's runs as tidy tables.
+
+Writes the stable windows (warm-up and cool-down cut), one summary row per run × side ×
+request type (plus `type = all`, every request type together), and per-point statistics
+across repetitions, each row carrying the family's factor levels as `level_<factor>`.
+"""
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from analysis.aggregate import aggregate_points, summarise_runs, trim
+from analysis.parse import RunTables, load_run, tidy
+
+METRICS = (
+    "throughput_ops",
+    "response_us_mean",
+    "net_us_mean",
+    "queue_us_mean",
+    "worker_us_mean",
+    "server_us_mean",
+)
+
+
+def _load(run_dir: Path, key: str) -> RunTables:
+    """One run, identified by its path below runs/ (family/point/repN)."""
+    tables = load_run(run_dir)
+    point = key.split("/")[1]
+    for frame in (tables.runs, tables.windows, tables.client_totals, tables.queue,
+                  tables.servers, tables.workers, tables.histograms):  # fmt: skip
+        if "run" in frame.columns:
+            frame["run"] = key
+            frame["point"] = point
+    return tables
+
+
+def all_types(stable: pd.DataFrame) -> pd.DataFrame:
+    """Every request type of a window together: summed throughput, count-weighted times."""
+    if stable.empty:
+        return stable
+    t = stable.copy()
+    timed = [c for c in METRICS if c != "throughput_ops" and c in t.columns]
+    for column in timed:
+        t[f"_w_{column}"] = t[column] * t["count"]
+        t[f"_n_{column}"] = t["count"].where(t[column].notna(), 0)
+    keys = ["run", "point", "repetition", "side", "window"]
+    agg: dict[str, Any] = {"count": ("count", "sum"), "throughput_ops": ("throughput_ops", "sum")}
+    for column in timed:
+        agg[f"_w_{column}"] = (f"_w_{column}", "sum")
+        agg[f"_n_{column}"] = (f"_n_{column}", "sum")
+    out = t.groupby(keys, sort=True).agg(**agg).reset_index()
+    for column in timed:
+        out[column] = out[f"_w_{column}"] / out[f"_n_{column}"].where(out[f"_n_{column}"] > 0)
+        out = out.drop(columns=[f"_w_{column}", f"_n_{column}"])
+    out["type"] = "all"
+    out["keys"] = 0
+    return out
+
+
+def build(
+    run_keys: list[str], results: Path, settings: dict[str, Any], levels: dict[str, dict]
+) -> dict[str, pd.DataFrame]:
+    tables = RunTables.concat([_load(results / "runs" / key, key) for key in run_keys])
+    stable = tidy(trim(tables.windows, settings["warmup_s"], settings["cooldown_s"]))
+    stable = pd.concat([stable, all_types(stable)], ignore_index=True)
+    runs = tables.runs.copy()
+    level_frame = pd.DataFrame(
+        [{"run": key, **{f"level_{k}": v for k, v in levels[key].items()}} for key in run_keys]
+    )
+    runs = runs.merge(level_frame, on="run", how="left")
+    summary = summarise_runs(stable)
+    summary = summary.merge(runs.drop(columns=["point", "repetition"]), on="run", how="left")
+    ok = summary[summary["status"] == "ok"]
+    metrics = [m for m in METRICS if m in ok.columns]
+    points = aggregate_points(ok, by=("point", "side", "type", "keys"), metrics=metrics)
+    point_info = runs.drop_duplicates("point").drop(
+        columns=["run", "repetition", "status", "error", "started_at", "finished_at"]
+    )
+    points = points.merge(point_info, on="point", how="left")
+    hist = tables.histograms
+    if not hist.empty:
+        hist = hist[(hist["window"] < 0) | hist["run"].isin(stable["run"].unique())]
+    return {
+        "windows": stable,
+        "runs": summary if not summary.empty else runs,
+        "manifests": runs,
+        "points": points,
+        "histograms": hist,
+        "queue": tables.queue,
+    }
+
+
+if __name__ == "__main__":
+    sm = snakemake  # type: ignore[name-defined]  # noqa: F821
+    results = Path(sm.params.results)
+    keys = [str(Path(p).parent.relative_to(results / "runs")) for p in sm.input.runs]
+    frames = build(keys, results, dict(sm.params.settings), dict(sm.params.levels))
+    for name, frame in frames.items():
+        frame.to_parquet(sm.output[name], index=False)

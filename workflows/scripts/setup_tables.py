@@ -1,0 +1,73 @@
+"""Snakemake script: the experimental-setup section's tables, from the catalogue and profile."""
+
+from pathlib import Path
+from typing import Any
+
+from analysis.latex import escape
+from mwlab.catalogue import Family, PlannedRun, family_settings, selected_levels
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "all"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def _topology(spec: dict[str, Any]) -> str:
+    clients = (
+        f"{spec['client_machines']} clients $\\times$ {spec['instances_per_client']} inst."
+        f" $\\times$ {spec['threads']} thr."
+    )
+    return f"{spec['servers']} srv, {spec['middlewares']} mw, {clients}"
+
+
+def family_rows(family: Family, runs: list[PlannedRun], profile: dict[str, Any]) -> list[str]:
+    settings = family_settings(family, profile)
+    levels = selected_levels(family, profile)
+    factors = "; ".join(
+        f"{escape(f.name)}: {escape(', '.join(chosen))}"
+        + ("" if len(chosen) == len(f.levels) else f" (of {len(f.levels)})")
+        for f, chosen in zip(family.factors, levels, strict=True)
+    )
+    spec = runs[0].spec
+    workload = spec["workload"]
+    return [
+        rf"\multicolumn{{2}}{{@{{}}l}}{{\textbf{{{escape(family.title)}}} "
+        rf"(\texttt{{{escape(family.name)}}}, {family.study} study)}} \\",
+        rf"\quad Machines (first point) & {_topology(spec)} \\",
+        rf"\quad Workload & {workload['data_size']}-byte values, keys 1..{workload['key_maximum']},"
+        rf" driver {escape(spec['driver'])} \\",
+        (
+            rf"\quad Middleware & {spec['middleware']['workers']} workers, replication "
+            rf"{_fmt(spec['middleware']['replication'])}, sharded "
+            rf"{_fmt(spec['middleware']['sharded'])} \\"
+            if spec["middlewares"]
+            else r"\quad Middleware & none: clients talk to the servers \\"
+        ),
+        rf"\quad Factors & {factors} \\",
+        rf"\quad Protocol & {len(runs)} runs: {settings['repetitions']} repetitions of "
+        rf"{settings['duration_s']:g}\,s, first {settings['warmup_s']:g}\,s and last "
+        rf"{settings['cooldown_s']:g}\,s cut \\",
+        r"\addlinespace",
+    ]
+
+
+def render(families: dict[str, Family], plan: list[PlannedRun], profile: dict[str, Any]) -> str:
+    lines = [r"\begin{longtable}{@{}p{0.22\textwidth}p{0.74\textwidth}@{}}", r"\toprule"]
+    for name, family in families.items():
+        runs = [r for r in plan if r.family == name]
+        if runs:
+            lines += family_rows(family, runs, profile)
+    lines += [r"\bottomrule", r"\end{longtable}", ""]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    from mwlab.catalogue import expand, load_catalogue, load_profile
+
+    sm = snakemake  # type: ignore[name-defined]  # noqa: F821
+    profile = load_profile(dict(sm.config))
+    families = load_catalogue(Path(sm.input.catalogue))
+    Path(sm.output.tex).write_text(render(families, expand(families, profile), profile))
