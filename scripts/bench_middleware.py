@@ -34,6 +34,7 @@ class Result:
     latency_avg_us: float
     latency_std_us: float
     get_misses: int
+    frontend_cpu_us_per_op: float | None
 
 
 def wait_port(port: int, timeout: float = 20.0) -> None:
@@ -45,6 +46,12 @@ def wait_port(port: int, timeout: float = 20.0) -> None:
         except OSError:
             time.sleep(0.05)
     raise RuntimeError(f"nothing listens on port {port}")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process and its threads."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def start(cmd: list[str], log: Path) -> subprocess.Popen[bytes]:
@@ -73,12 +80,12 @@ def memcached(port: int, log: Path) -> subprocess.Popen[bytes]:
 
 def memaslap_config(path: Path, workload: str) -> None:
     set_share = 1.0 if workload == "write" else 0.0
-    path.write_text(
-        f"key\n64 64 1\nvalue\n4096 4096 1\ncmd\n0 {set_share}\n1 {1.0 - set_share}\n"
-    )
+    path.write_text(f"key\n64 64 1\nvalue\n4096 4096 1\ncmd\n0 {set_share}\n1 {1.0 - set_share}\n")
 
 
-GLOBAL = re.compile(r"^Global\s+(\S+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\S+)")
+GLOBAL = re.compile(
+    r"^Global\s+(\S+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\S+)"
+)
 TPS = re.compile(r"TPS:\s*(\d+)")
 
 
@@ -105,8 +112,6 @@ def run_memaslap(
         f"{seconds}s",
     ]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 120).stdout
-    total = out.split("Total Statistics")
-    m = GLOBAL.search(total[1], re.M) if len(total) > 1 else None
     m = None
     for line in out.splitlines():
         g = GLOBAL.match(line)
@@ -181,20 +186,24 @@ def main(argv: list[str] | None = None) -> int:
                         else:
                             front = middleware(BASE_PORT + 60, ports, args.workers, work, args.jar)
                             endpoints = [BASE_PORT + 60]
+                        cpu0 = cpu_seconds(front.pid) if front else 0.0
                         tps, avg, std, misses = run_memaslap(
                             endpoints, cfg, args.seconds, args.threads, args.concurrency
                         )
+                        cpu = cpu_seconds(front.pid) - cpu0 if front else None
                     finally:
                         if front is not None:
                             stop(front)
                         for p in procs:
                             stop(p)
-                    r = Result(n_servers, workload, target, tps, avg, std, misses)
+                    per_op = cpu * 1e6 / (tps * args.seconds) if cpu is not None else None
+                    r = Result(n_servers, workload, target, tps, avg, std, misses, per_op)
                     results.append(r)
                     print(
                         f"{n_servers} server(s) {workload:5s} {target:10s} "
                         f"{tps:10.0f} ops/s  avg {avg:7.0f} us  std {std:8.0f} us  "
-                        f"misses {misses}",
+                        f"misses {misses}"
+                        + (f"  front-end CPU {per_op:.1f} us/op" if per_op is not None else ""),
                         flush=True,
                     )
 
