@@ -1,0 +1,1 @@
+"""Figures, tables and number macros for the report's generated sections."""

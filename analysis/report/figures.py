@@ -1,0 +1,141 @@
+"""Generic report helpers: figures with error bars per measuring side, booktabs tables and
+number macros. Every value is formatted here, so NaN (one repetition, a missing side) is
+rendered the same way everywhere."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from analysis.latex import escape
+
+# Which side measured is shown by line style and marker; colours distinguish the series.
+SIDE_STYLE = {
+    "client": {"linestyle": "-", "marker": "o"},
+    "middleware": {"linestyle": "--", "marker": "s"},
+}
+MISSING = "--"
+_MACRO_NAME = re.compile(r"^[A-Za-z]+$")
+
+
+def figure(ncols: int = 1, nrows: int = 1, width: float = 6.4, height: float = 2.8) -> tuple:
+    plt.rcParams.update({"font.size": 8, "axes.grid": True, "grid.alpha": 0.3})
+    return plt.subplots(nrows, ncols, figsize=(width, height), squeeze=False, layout="constrained")
+
+
+def save(fig: plt.Figure, path: str | Path) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def error_lines(
+    ax: plt.Axes,
+    data: pd.DataFrame,
+    x: str,
+    metric: str,
+    series: str | None = None,
+    scale: float = 1.0,
+    label: str = "",
+) -> None:
+    """One line per value of `series` and per side, with the metric's confidence interval as
+    error bars (absent where there is a single repetition). `metric` names the columns
+    `<metric>_mean`, `_ci_low`, `_ci_high` of a points table."""
+    groups = data.groupby([series, "side"] if series else ["side"], sort=True, dropna=False)
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    names = sorted({k[0] for k in groups.groups} if series else {""}, key=_order)
+    for key, g in groups:
+        name, side = (key[0], key[1]) if series else ("", key[0])
+        g = g.sort_values(x)
+        y = g[f"{metric}_mean"].to_numpy(float) * scale
+        if np.all(np.isnan(y)):
+            continue
+        lo = g[f"{metric}_ci_low"].to_numpy(float) * scale
+        hi = g[f"{metric}_ci_high"].to_numpy(float) * scale
+        yerr = np.vstack([np.nan_to_num(y - lo), np.nan_to_num(hi - y)])
+        text = f"{label}{name}, {side}" if series else side
+        ax.errorbar(
+            g[x].to_numpy(float),
+            y,
+            yerr=yerr,
+            capsize=2,
+            markersize=3,
+            linewidth=1,
+            color=colours[names.index(name) % len(colours)],
+            label=text,
+            **SIDE_STYLE.get(side, {}),
+        )
+
+
+def _order(value: object) -> tuple[int, object]:
+    try:
+        return (0, float(value))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return (1, str(value))
+
+
+def levels_sorted(values: Iterable[object]) -> list:
+    return sorted(set(values), key=_order)
+
+
+def num(value: object, digits: int = 0) -> str:
+    """A number for LaTeX; NaN, None and infinities become a dash."""
+    try:
+        v = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return escape(str(value))
+    if not math.isfinite(v):
+        return MISSING
+    return f"{v:,.{digits}f}".replace(",", "{,}")
+
+
+def pct(value: object, digits: int = 1) -> str:
+    try:
+        v = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return MISSING
+    return MISSING if not math.isfinite(v) else f"{100 * v:.{digits}f}\\,\\%"
+
+
+def macro(name: str, value: str) -> str:
+    if not _MACRO_NAME.match(name):
+        raise ValueError(f"macro name {name!r}: letters only")
+    return f"\\newcommand{{\\{name}}}{{{value}}}\n"
+
+
+def table(
+    header: Sequence[str], rows: Sequence[Sequence[str]], spec: str, caption: str, label: str
+) -> str:
+    """A small booktabs table float; cells are already LaTeX."""
+    lines = [
+        r"\begin{table}[htbp]",
+        r"\centering\small",
+        rf"\caption{{{caption}}}\label{{{label}}}",
+        r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%",
+        rf"\begin{{tabular}}{{{spec}}}",
+        r"\toprule",
+        " & ".join(header) + r" \\",
+        r"\midrule",
+    ]
+    if rows:
+        lines += [" & ".join(r) + r" \\" for r in rows]
+    else:
+        lines.append(rf"\multicolumn{{{len(header)}}}{{c}}{{no data}} \\")
+    lines += [r"\bottomrule", r"\end{tabular}}", r"\end{table}", ""]
+    return "\n".join(lines)
+
+
+def write(path: str | Path, text: str) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
