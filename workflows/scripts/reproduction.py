@@ -47,7 +47,7 @@ def _minutes(seconds: float) -> str:
     return f"{seconds / 60:.1f}"
 
 
-def render(families: dict[str, FamilyTime]) -> tuple[str, str]:
+def render(families: dict[str, FamilyTime], profile: str) -> tuple[str, str]:
     rows = [
         rf"\texttt{{{escape(name)}}} & {t.runs} & {t.failed} & {_minutes(t.measured_s)} & "
         rf"{_minutes(t.wall_s)} \\"
@@ -76,6 +76,7 @@ def render(families: dict[str, FamilyTime]) -> tuple[str, str]:
     )
     numbers = "\n".join(
         [
+            rf"\newcommand{{\ProfileName}}{{{escape(profile)}}}",
             rf"\newcommand{{\RunsTotal}}{{{total.runs}}}",
             rf"\newcommand{{\RunsFailed}}{{{total.failed}}}",
             rf"\newcommand{{\RunMinutesTotal}}{{{_minutes(total.wall_s)}}}",
@@ -87,6 +88,8 @@ def render(families: dict[str, FamilyTime]) -> tuple[str, str]:
 
 if __name__ == "__main__":
     sm = snakemake  # type: ignore[name-defined]  # noqa: F821
-    table, numbers = render(collect(Path(sm.params.results), [Path(p) for p in sm.input.runs]))
+    table, numbers = render(
+        collect(Path(sm.params.results), [Path(p) for p in sm.input.runs]), sm.config["profile"]
+    )
     Path(sm.output.table).write_text(table)
     Path(sm.output.numbers).write_text(numbers)
