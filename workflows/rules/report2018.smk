@@ -30,7 +30,24 @@ rule r2018_baselines:
         "../scripts/r2018_baselines.py"
 
 
-R2018_SECTIONS = [rules.r2018_baselines]
+rule r2018_writes:
+    input:
+        points=data_2018("write_throughput"),
+        queue=data_2018("write_throughput", "queue"),
+        windows=data_2018("write_throughput", "windows"),
+        reference=REFERENCE_2018,
+        code=ANALYSIS_CODE,
+    output:
+        fig=f"{R2018}/writes.pdf",
+        table=f"{R2018}/writes-max.tex",
+        numbers=f"{R2018}/numbers-writes.tex",
+    log:
+        f"{RESULTS}/logs/r2018/writes.log",
+    script:
+        "../scripts/r2018_writes.py"
+
+
+R2018_SECTIONS = [rules.r2018_baselines, rules.r2018_writes]
 
 
 rule r2018_numbers:
