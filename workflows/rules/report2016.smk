@@ -1,2 +1,48 @@
 # The 2016 study's sections: maximum throughput, replication, writes and their models.
-REPORT_2016 = []
+# Each script writes its figures and tables, and its numbers as JSON; one rule turns all
+# numbers into the macro file numbers2016.tex.
+
+REFERENCE_2016 = "workflows/reference2016.yaml"
+PAPER_2016 = f"{RESULTS}/paper/2016"
+NUMBERS_2016 = f"{RESULTS}/data/2016"
+
+
+def data_2016(family, *tables):
+    return {t: f"{RESULTS}/data/{family}/{t}.parquet" for t in tables}
+
+
+rule r2016_max_throughput:
+    input:
+        **data_2016("max_throughput_2016", "points", "windows", "histograms"),
+        reference=REFERENCE_2016,
+        code=ANALYSIS_CODE,
+    output:
+        throughput=f"{PAPER_2016}/max-throughput.pdf",
+        percentiles=f"{PAPER_2016}/max-percentiles.pdf",
+        breakdown=f"{PAPER_2016}/max-breakdown.pdf",
+        table=f"{PAPER_2016}/max-config.tex",
+        numbers=f"{NUMBERS_2016}/max_throughput.json",
+    log:
+        f"{RESULTS}/logs/2016/max_throughput.log",
+    script:
+        "../scripts/r2016_max_throughput.py"
+
+
+rule r2016_numbers:
+    input:
+        numbers=[
+            rules.r2016_max_throughput.output.numbers,
+        ],
+        code=ANALYSIS_CODE,
+    output:
+        tex=f"{RESULTS}/paper/numbers2016.tex",
+    log:
+        f"{RESULTS}/logs/2016/numbers.log",
+    script:
+        "../scripts/r2016_numbers.py"
+
+
+REPORT_2016 = [
+    rules.r2016_numbers.output.tex,
+    *rules.r2016_max_throughput.output,
+]

@@ -1,0 +1,103 @@
+"""Computations behind the 2016 study's section: response-time percentiles from the
+middleware's histograms, the choice of the maximum-throughput configuration and throughput
+changes relative to a base case."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from analysis.aggregate import confidence_interval
+
+
+def histogram_quantiles(buckets: pd.Series, counts: pd.Series, qs: Sequence[float]) -> list[float]:
+    """Quantiles of a bucketed distribution, interpolated linearly inside the bucket that
+    holds the quantile (buckets are lower bounds of equal-width 100 µs bins)."""
+    order = np.argsort(buckets.to_numpy(float))
+    lower = buckets.to_numpy(float)[order]
+    n = counts.to_numpy(float)[order]
+    total = n.sum()
+    if total <= 0:
+        return [math.nan for _ in qs]
+    width = float(np.min(np.diff(np.unique(lower)))) if len(np.unique(lower)) > 1 else 100.0
+    cum = np.cumsum(n)
+    out = []
+    for q in qs:
+        target = q * total
+        i = int(np.searchsorted(cum, target, side="left"))
+        before = cum[i - 1] if i > 0 else 0.0
+        frac = (target - before) / n[i] if n[i] > 0 else 0.0
+        out.append(float(lower[i] + frac * width))
+    return out
+
+
+def run_percentiles(
+    histograms: pd.DataFrame,
+    windows: pd.DataFrame,
+    qs: Sequence[float] = (0.5, 0.9),
+    types: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Per run: response-time quantiles (µs) over the middleware's stable windows, every
+    request type in `types` (default: all) pooled. Columns run, point, p50, p90, ..."""
+    h = histograms[(histograms["side"] == "middleware") & (histograms["window"] >= 0)]
+    if types is not None:
+        h = h[h["type"].isin(types)]
+    stable = windows.loc[windows["side"] == "middleware", ["run", "window"]].drop_duplicates()
+    h = h.merge(stable, on=["run", "window"], how="inner")
+    names = [f"p{round(100 * q):d}" for q in qs]
+    rows = []
+    for (run, point), g in h.groupby(["run", "point"], sort=True):
+        pooled = g.groupby("bucket_us")["count"].sum()
+        values = histogram_quantiles(pooled.index.to_series(), pooled, qs)
+        rows.append({"run": run, "point": point, **dict(zip(names, values, strict=True))})
+    return pd.DataFrame(rows, columns=["run", "point", *names])
+
+
+def point_statistics(per_run: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
+    """Mean and 95 % confidence interval over repetitions of each point (NaN with one)."""
+    rows = []
+    for point, g in per_run.groupby("point", sort=True):
+        row: dict[str, object] = {"point": point, "repetitions": len(g)}
+        for m in metrics:
+            values = g[m].dropna().to_numpy(float)
+            row[f"{m}_mean"] = float(values.mean()) if len(values) else math.nan
+            lo, hi = confidence_interval(values) if len(values) > 1 else (math.nan, math.nan)
+            row[f"{m}_ci_low"], row[f"{m}_ci_high"] = lo, hi
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def choose_max(
+    points: pd.DataFrame, tolerance: float = 0.05, x: str = "clients_total", w: str = "workers"
+) -> pd.Series:
+    """The maximum-throughput configuration: among points whose mean throughput is within
+    `tolerance` of the highest, the one with the fewest workers, then the fewest clients."""
+    if points.empty:
+        raise ValueError("no points to choose from")
+    best = points["throughput_ops_mean"].max()
+    near = points[points["throughput_ops_mean"] >= (1 - tolerance) * best]
+    return near.sort_values([w, x]).iloc[0]
+
+
+def relative_change(
+    points: pd.DataFrame, value: str, keys: Sequence[str], base: Mapping[str, object]
+) -> pd.Series:
+    """(value − value at the base) / value at the base, in percent. Rows are matched to the
+    base on `keys`; factors named in `base` take the base's level. NaN where no base row."""
+    base_rows = points.copy()
+    for k, v in base.items():
+        base_rows = base_rows[base_rows[k].astype(str) == str(v)]
+    other = [k for k in keys if k not in base]
+    ref = base_rows.set_index(other)[value] if other else None
+    out = []
+    for _, row in points.iterrows():
+        if ref is None:
+            b = base_rows[value].iloc[0] if len(base_rows) else math.nan
+        else:
+            idx = tuple(row[k] for k in other) if len(other) > 1 else row[other[0]]
+            b = ref.get(idx, math.nan)
+        out.append(100 * (row[value] - b) / b if b and math.isfinite(b) else math.nan)
+    return pd.Series(out, index=points.index, dtype=float)
