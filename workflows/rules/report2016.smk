@@ -28,10 +28,42 @@ rule r2016_max_throughput:
         "../scripts/r2016_max_throughput.py"
 
 
+rule r2016_replication:
+    input:
+        **data_2016("replication_2016", "points"),
+        reference=REFERENCE_2016,
+        code=ANALYSIS_CODE,
+    output:
+        figure=f"{PAPER_2016}/replication.pdf",
+        table=f"{PAPER_2016}/replication.tex",
+        numbers=f"{NUMBERS_2016}/replication.json",
+    log:
+        f"{RESULTS}/logs/2016/replication.log",
+    script:
+        "../scripts/r2016_replication.py"
+
+
+rule r2016_writes:
+    input:
+        **data_2016("writes_2016", "points"),
+        reference=REFERENCE_2016,
+        code=ANALYSIS_CODE,
+    output:
+        figure=f"{PAPER_2016}/writes.pdf",
+        table=f"{PAPER_2016}/writes.tex",
+        numbers=f"{NUMBERS_2016}/writes.json",
+    log:
+        f"{RESULTS}/logs/2016/writes.log",
+    script:
+        "../scripts/r2016_writes.py"
+
+
 rule r2016_numbers:
     input:
         numbers=[
             rules.r2016_max_throughput.output.numbers,
+            rules.r2016_replication.output.numbers,
+            rules.r2016_writes.output.numbers,
         ],
         code=ANALYSIS_CODE,
     output:
@@ -45,4 +77,6 @@ rule r2016_numbers:
 REPORT_2016 = [
     rules.r2016_numbers.output.tex,
     *rules.r2016_max_throughput.output,
+    *rules.r2016_replication.output,
+    *rules.r2016_writes.output,
 ]

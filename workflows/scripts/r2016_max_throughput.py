@@ -172,6 +172,8 @@ def main(sm) -> None:  # noqa: ANN001
         "SixteenOrigMaxThroughput": fg.num(mx["throughput_ops"]),
         "SixteenOrigMaxClients": fg.num(mx["clients"]),
         "SixteenOrigMaxThreads": fg.num(mx["threads_per_pool"]),
+        "SixteenOrigServers": fg.num(mx["servers"]),
+        "SixteenOrigReadThreads": fg.num(mx["servers"] * mx["threads_per_pool"]),
         "SixteenMaxPoints": fg.num(client["point"].nunique()),
         "SixteenMaxWorkerLevels": fg.num(client["workers"].nunique()),
     }

@@ -1,0 +1,127 @@
+"""Snakemake script: the 2016 replication family. Throughput and response time of set and
+get requests against the number of servers, one line per replication level, and a table."""
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from analysis.report import figures as fg
+
+ORDER = {"none": 0, "half": 1, "full": 2}
+
+
+def write_share(ratio: str) -> float:
+    """Percentage of writes of a memtier-style "S:G" ratio."""
+    sets, gets = (float(v) for v in str(ratio).split(":"))
+    return 100 * sets / (sets + gets)
+
+
+def replicas(level: str, servers: int) -> int:
+    return {"none": 1, "half": math.ceil(servers / 2), "full": servers}[level]
+
+
+def figure(points: pd.DataFrame, path: str) -> None:
+    fig, axes = fg.figure(ncols=2, nrows=2, height=4.4)
+    for j, kind in enumerate(("set", "get")):
+        d = points[points["type"] == kind]
+        for i, (metric, scale, label) in enumerate(
+            (
+                ("throughput_ops", 1.0, "throughput (ops/s)"),
+                ("response_us_mean", 1e-3, "mean response time (ms)"),
+            )
+        ):
+            ax = axes[i][j]
+            fg.error_lines(
+                ax, d, "servers", metric, series="level_replication", scale=scale, label="R="
+            )
+            ax.set_title(f"{kind} requests", fontsize=8)
+            ax.set_xlabel("servers")
+            ax.set_ylabel(label)
+            ax.set_xticks(sorted(points["servers"].unique()))
+            ax.legend(fontsize=6)
+    fg.save(fig, path)
+
+
+def main(sm) -> None:  # noqa: ANN001
+    design = yaml.safe_load(Path(sm.input.reference).read_text())["design"]["replication"]
+    points = pd.read_parquet(sm.input.points)
+    points = points[points["type"].isin(["set", "get"])].copy()
+    figure(points, sm.output.figure)
+
+    def cell(side: str, kind: str, metric: str, scale: float, digits: int, row: pd.Series) -> str:
+        m = points[
+            (points["point"] == row["point"]) & (points["side"] == side) & (points["type"] == kind)
+        ]
+        return fg.num(m[f"{metric}_mean"].iloc[0] * scale, digits) if len(m) else fg.MISSING
+
+    keys = points.drop_duplicates("point")[["point", "servers", "level_replication"]].copy()
+    keys["order"] = keys["level_replication"].map(ORDER)
+    keys = keys.sort_values(["servers", "order"])
+    rows = []
+    for _, k in keys.iterrows():
+        s = int(k["servers"])
+        rows.append(
+            [
+                str(s),
+                f"{k['level_replication']} ({replicas(k['level_replication'], s)})",
+                cell("client", "set", "throughput_ops", 1, 0, k),
+                cell("client", "get", "throughput_ops", 1, 0, k),
+                cell("client", "set", "response_us_mean", 1e-3, 2, k),
+                cell("client", "get", "response_us_mean", 1e-3, 2, k),
+                cell("middleware", "set", "response_us_mean", 1e-3, 2, k),
+                cell("middleware", "get", "response_us_mean", 1e-3, 2, k),
+                cell("middleware", "set", "server_us_mean", 1e-3, 2, k),
+            ]
+        )
+    fg.write(
+        sm.output.table,
+        fg.table(
+            [
+                "$S$",
+                "$R$",
+                "$X_\\mathrm{set}$",
+                "$X_\\mathrm{get}$",
+                "$R_\\mathrm{set}$",
+                "$R_\\mathrm{get}$",
+                "$R^{mw}_\\mathrm{set}$",
+                "$R^{mw}_\\mathrm{get}$",
+                "$T^{mw}_\\mathrm{server,set}$",
+            ],
+            rows,
+            "rlrrrrrrr",
+            "Effect of replication (means over repetitions). $X$: throughput in ops/s and $R$: "
+            "mean response time in ms, both measured at the clients; $R^{mw}$ and "
+            "$T^{mw}_\\mathrm{server}$: the middleware's response time and its time waiting "
+            "for the servers, in ms. $R$ column: replication level (replicas per key).",
+            "tab:sixteen-replication",
+        ),
+    )
+    cl = points[points["side"] == "client"]
+    sets = cl[cl["type"] == "set"].set_index("point")
+    by_level = sets.groupby("level_replication")["response_us_mean_mean"].mean()
+    numbers = {
+        "SixteenOrigReplServers": ", ".join(str(v) for v in design["servers"]),
+        "SixteenOrigReplWrites": (
+            ", ".join(str(v) for v in design["writes_percent"])
+            if isinstance(design["writes_percent"], list)
+            else str(design["writes_percent"])
+        ),
+        "SixteenOrigReplClients": fg.num(design["clients"]),
+        "SixteenOrigReplThreads": fg.num(design["threads_per_pool"]),
+        "SixteenReplPoints": fg.num(points["point"].nunique()),
+        "SixteenReplServerLevels": fg.num(points["servers"].nunique()),
+        "SixteenReplLevels": fg.num(points["level_replication"].nunique()),
+        "SixteenReplSetResponseNone": fg.num(by_level.get("none", math.nan) / 1e3, 2),
+        "SixteenReplSetResponseFull": fg.num(by_level.get("full", math.nan) / 1e3, 2),
+        "SixteenReplServers": ", ".join(str(v) for v in fg.levels_sorted(points["servers"])),
+        "SixteenReplWorkers": fg.num(points["middleware.workers"].iloc[0]),
+        "SixteenReplClients": fg.num(points["clients_total"].iloc[0]),
+        "SixteenReplWrites": fg.num(write_share(points["workload.ratio"].iloc[0]), 0),
+    }
+    Path(sm.output.numbers).write_text(json.dumps(numbers, indent=1))
+
+
+main(snakemake)  # type: ignore[name-defined]  # noqa: F821
