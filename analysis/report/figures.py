@@ -18,6 +18,8 @@ import pandas as pd
 
 from analysis.latex import escape
 
+__all__ = ["escape"]
+
 # Which side measured is shown by line style and marker; colours distinguish the series.
 SIDE_STYLE = {
     "client": {"linestyle": "-", "marker": "o"},

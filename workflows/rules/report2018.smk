@@ -47,7 +47,69 @@ rule r2018_writes:
         "../scripts/r2018_writes.py"
 
 
-R2018_SECTIONS = [rules.r2018_baselines, rules.r2018_writes]
+rule r2018_multiget:
+    input:
+        points=data_2018("multiget"),
+        histograms=data_2018("multiget", "histograms"),
+        reference=REFERENCE_2018,
+        code=ANALYSIS_CODE,
+    output:
+        fig_percentiles=f"{R2018}/mget-percentiles.pdf",
+        fig_hist=f"{R2018}/mget-hist.pdf",
+        table=f"{R2018}/mget.tex",
+        numbers=f"{R2018}/numbers-multiget.tex",
+    log:
+        f"{RESULTS}/logs/r2018/multiget.log",
+    script:
+        "../scripts/r2018_multiget.py"
+
+
+rule r2018_factorial:
+    input:
+        runs=data_2018("factorial_2018", "runs"),
+        reference=REFERENCE_2018,
+        code=ANALYSIS_CODE,
+    output:
+        table_read=f"{R2018}/fact-read.tex",
+        table_write=f"{R2018}/fact-write.tex",
+        fig_read=f"{R2018}/fact-read.pdf",
+        fig_write=f"{R2018}/fact-write.pdf",
+        numbers=f"{R2018}/numbers-factorial.tex",
+    log:
+        f"{RESULTS}/logs/r2018/factorial.log",
+    script:
+        "../scripts/r2018_factorial.py"
+
+
+rule r2018_models:
+    input:
+        write_points=data_2018("write_throughput"),
+        write_windows=data_2018("write_throughput", "windows"),
+        write_queue=data_2018("write_throughput", "queue"),
+        base_points=data_2018("baseline_middleware"),
+        base_windows=data_2018("baseline_middleware", "windows"),
+        direct_points=data_2018("baseline_direct"),
+        reference=REFERENCE_2018,
+        code=ANALYSIS_CODE,
+    output:
+        table_mm=f"{R2018}/models-mm.tex",
+        fig_mm=f"{R2018}/models-mm.pdf",
+        table_mva=f"{R2018}/models-mva.tex",
+        table_util=f"{R2018}/models-util.tex",
+        numbers=f"{R2018}/numbers-models.tex",
+    log:
+        f"{RESULTS}/logs/r2018/models.log",
+    script:
+        "../scripts/r2018_models.py"
+
+
+R2018_SECTIONS = [
+    rules.r2018_baselines,
+    rules.r2018_writes,
+    rules.r2018_multiget,
+    rules.r2018_factorial,
+    rules.r2018_models,
+]
 
 
 rule r2018_numbers:

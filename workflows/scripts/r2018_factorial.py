@@ -1,0 +1,137 @@
+"""Snakemake script: the 2^k r section: per workload, effects, allocation of variation and
+confidence intervals of throughput and response time (client side), diagnostics plots, and
+the study's Table 11 beside ours."""
+
+import math
+
+import pandas as pd
+from r2018_common import camel, log_to, reference
+
+from analysis import factorial
+from analysis.report import figures as rf
+
+sm = snakemake  # type: ignore[name-defined]  # noqa: F821
+log_to(sm.log[0])
+ref = reference(sm.input.reference)["factorial"]
+out = sm.output
+# The study's letters: A servers (1/3), B middlewares (1/2), C workers (8/32).
+FACTORS = {"servers": "A", "middlewares": "B", "workers": "C"}
+RESPONSES = [("throughput_ops", 1.0, "throughput", 0), ("response_ms", 1.0, "response", 2)]
+ALPHA = 0.05
+numbers = []
+
+runs = pd.read_parquet(sm.input.runs)
+runs = runs[(runs["side"] == "client") & (runs["type"] == "all") & (runs["status"] == "ok")]
+runs = runs.assign(
+    workers=runs["middleware.workers"].astype(int),
+    response_ms=runs["response_us_mean"] / 1e3,
+)
+
+
+def letters(term: str) -> str:
+    return "".join(FACTORS[f] for f in term.split(":"))
+
+
+def study_term(term: str) -> str:
+    """Our term's name in the reference file (`servers:workers` -> `A:C`)."""
+    if term in ("mean", "error"):
+        return term
+    return ":".join(FACTORS[f] for f in term.split(":"))
+
+
+for workload, tex_path, fig_path in [
+    ("read-only", out.table_read, out.fig_read),
+    ("write-only", out.table_write, out.fig_write),
+]:
+    d = runs[runs["level_workload"] == workload].reset_index(drop=True)
+    theirs = ref[workload]
+    key = camel("Fact", workload)
+    study_var = theirs["throughput"]["variation"]
+    study_top = max((t for t in study_var if t != "error"), key=study_var.get)
+    numbers.append(
+        rf.macro(
+            f"{key}StudySummary",
+            f"In the study, $q_{{{study_top.replace(':', '')}}}$ explained "
+            f"{rf.pct(study_var[study_top])} of the throughput variation.",
+        )
+    )
+    try:
+        results = {
+            name: factorial.analyse(d, col, list(FACTORS), alpha=ALPHA, order="started_at")
+            for col, _, name, _ in RESPONSES
+        }
+    except factorial.DesignError as err:
+        note = (
+            f"Not enough levels or repetitions for the {workload} design in this profile "
+            f"({rf.escape(str(err))}, {len(d)} runs)."
+        )
+        rf.write(tex_path, note + "\n")
+        fig, axes = rf.figure(width=4, height=1.2)
+        axes[0][0].text(0.5, 0.5, "not enough levels", ha="center", va="center")
+        axes[0][0].set_axis_off()
+        rf.save(fig, fig_path)
+        numbers.append(rf.macro(f"{key}Summary", "The design is incomplete in this profile."))
+        continue
+    rows = []
+    x, r = results["throughput"], results["response"]
+    for term in ["mean", *x.terms, "error"]:
+        label = (
+            "$q_0$"
+            if term == "mean"
+            else ("error" if term == "error" else f"$q_{{{letters(term)}}}$")
+        )
+        cells = [label]
+        for res, (_, _, name, digits) in zip((x, r), RESPONSES, strict=True):
+            th = theirs[name]
+            eff = res.effects.get(term, math.nan)
+            lo, hi = res.confidence_intervals.get(term, (math.nan, math.nan))
+            ci = rf.MISSING if math.isnan(lo) else f"[{rf.num(lo, digits)}, {rf.num(hi, digits)}]"
+            var = res.variation.get(term, math.nan) if term != "mean" else math.nan
+            sig = "*" if res.significant().get(term, False) else ""
+            cells += [
+                rf.num(eff, digits) + sig if term != "error" else "",
+                ci if term != "error" else "",
+                rf.pct(var) if term != "mean" else "",
+                rf.num(th["effects"].get(study_term(term), math.nan), digits)
+                if term != "error"
+                else "",
+                rf.pct(th["variation"].get(study_term(term), math.nan)) if term != "mean" else "",
+            ]
+        rows.append(cells)
+    header = [
+        "",
+        "X effect",
+        f"{int(100 * (1 - ALPHA))}\\,\\% CI",
+        "var.",
+        "study",
+        "var.",
+        "R effect [ms]",
+        "CI",
+        "var.",
+        "study",
+        "var.",
+    ]
+    rf.write(
+        tex_path,
+        rf.table(
+            header,
+            rows,
+            "l" + "rrrrr" * 2,
+            f"2$^3$ r design, {workload} ({x.replications} repetitions, client side): effects, "
+            "confidence intervals (* excludes zero) and fraction of variation explained, for "
+            "throughput X (ops/s) and response time R, beside the study's "
+            f"({rf.escape(ref['source'])}).",
+            f"tab:fact-{workload}",
+        ),
+    )
+    factorial.plot_diagnostics(x, fig_path)
+    top = max(x.terms, key=lambda t: x.variation[t])
+    top_r = max(r.terms, key=lambda t: r.variation[t])
+    summary = (
+        f"With {x.replications} repetitions, $q_{{{letters(top)}}}$ explains most of the "
+        f"throughput variation ({rf.pct(x.variation[top])}) and $q_{{{letters(top_r)}}}$ most "
+        f"of the response-time variation ({rf.pct(r.variation[top_r])}); the experimental "
+        f"error explains {rf.pct(x.variation['error'])} of the throughput variation."
+    )
+    numbers.append(rf.macro(f"{key}Summary", summary))
+rf.write(out.numbers, "".join(numbers))
