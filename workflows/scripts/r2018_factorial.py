@@ -60,34 +60,34 @@ for workload, tex_path, fig_path in [
             name: factorial.analyse(d, col, list(FACTORS), alpha=ALPHA, order="started_at")
             for col, _, name, _ in RESPONSES
         }
+        note = ""
     except factorial.DesignError as err:
+        results = {}
         note = (
-            f"Not enough levels or repetitions for the {workload} design in this profile "
-            f"({rf.escape(str(err))}, {len(d)} runs)."
+            f" Not enough levels or repetitions for this design in the profile "
+            f"({rf.escape(str(err))}, {len(d)} runs): only the study's values are shown."
         )
-        rf.write(tex_path, note + "\n")
-        fig, axes = rf.figure(width=4, height=1.2)
-        axes[0][0].text(0.5, 0.5, "not enough levels", ha="center", va="center")
-        axes[0][0].set_axis_off()
-        rf.save(fig, fig_path)
-        numbers.append(rf.macro(f"{key}Summary", "The design is incomplete in this profile."))
-        continue
+    terms = [":".join(t) for t in factorial.terms(list(FACTORS))]
     rows = []
-    x, r = results["throughput"], results["response"]
-    for term in ["mean", *x.terms, "error"]:
+    for term in ["mean", *terms, "error"]:
         label = (
             "$q_0$"
             if term == "mean"
             else ("error" if term == "error" else f"$q_{{{letters(term)}}}$")
         )
         cells = [label]
-        for res, (_, _, name, digits) in zip((x, r), RESPONSES, strict=True):
+        for _, _, name, digits in RESPONSES:
             th = theirs[name]
-            eff = res.effects.get(term, math.nan)
-            lo, hi = res.confidence_intervals.get(term, (math.nan, math.nan))
-            ci = rf.MISSING if math.isnan(lo) else f"[{rf.num(lo, digits)}, {rf.num(hi, digits)}]"
-            var = res.variation.get(term, math.nan) if term != "mean" else math.nan
-            sig = "*" if res.significant().get(term, False) else ""
+            res = results.get(name)
+            eff = res.effects.get(term, math.nan) if res else math.nan
+            lo, hi = res.confidence_intervals.get(term, (math.nan, math.nan)) if res else (0, 0)
+            ci = (
+                rf.MISSING
+                if not res or math.isnan(lo)
+                else f"[{rf.num(lo, digits)}, {rf.num(hi, digits)}]"
+            )
+            var = res.variation.get(term, math.nan) if res and term != "mean" else math.nan
+            sig = "*" if res and res.significant().get(term, False) else ""
             cells += [
                 rf.num(eff, digits) + sig if term != "error" else "",
                 ci if term != "error" else "",
@@ -98,6 +98,7 @@ for workload, tex_path, fig_path in [
                 rf.pct(th["variation"].get(study_term(term), math.nan)) if term != "mean" else "",
             ]
         rows.append(cells)
+    reps = results["throughput"].replications if results else d["repetition"].nunique()
     header = [
         "",
         "X effect",
@@ -117,13 +118,21 @@ for workload, tex_path, fig_path in [
             header,
             rows,
             "l" + "rrrrr" * 2,
-            f"2$^3$ r design, {workload} ({x.replications} repetitions, client side): effects, "
+            f"2$^3$ r design, {workload} ({reps} repetitions, client side): effects, "
             "confidence intervals (* excludes zero) and fraction of variation explained, for "
             "throughput X (ops/s) and response time R, beside the study's "
-            f"({rf.escape(ref['source'])}).",
+            f"({rf.escape(ref['source'])}).{note}",
             f"tab:fact-{workload}",
         ),
     )
+    if not results:
+        fig, axes = rf.figure(width=4, height=1.2)
+        axes[0][0].text(0.5, 0.5, "not enough levels", ha="center", va="center")
+        axes[0][0].set_axis_off()
+        rf.save(fig, fig_path)
+        numbers.append(rf.macro(f"{key}Summary", "The design is incomplete in this profile."))
+        continue
+    x, r = results["throughput"], results["response"]
     factorial.plot_diagnostics(x, fig_path)
     top = max(x.terms, key=lambda t: x.variation[t])
     top_r = max(r.terms, key=lambda t: r.variation[t])
