@@ -102,23 +102,24 @@ rf.write(
             "$\\lambda$",
             "$\\mu$",
             "$\\rho$",
-            "R M/M/1",
-            "R M/M/m",
-            "R meas.",
-            "W M/M/1",
-            "W M/M/m",
-            "W meas.",
-            "$n_q$ M/M/1",
-            "$n_q$ M/M/m",
-            "$n_q$ meas.",
+            "R$_1$",
+            "R$_m$",
+            "R",
+            "W$_1$",
+            "W$_m$",
+            "W",
+            "$n_{q,1}$",
+            "$n_{q,m}$",
+            "$n_q$",
         ],
         rows,
         "rr" + "r" * 12,
         "M/M/1 and M/M/m ($m$ = workers of both middlewares) of the write experiment: "
         "$\\lambda$ the mean window throughput of the middlewares, $\\mu$ the highest window "
         "throughput of the worker count ($\\mu/m$ per server for M/M/m); response time R, "
-        "waiting time W (ms) and queue length $n_q$ predicted beside the middlewares' "
-        "measurements (-- where $\\rho \\ge 1$). The study's tables: "
+        "waiting time W (ms) and queue length $n_q$ measured at the middlewares, beside the "
+        "M/M/1 (subscript 1) and M/M/m (subscript $m$) predictions (-- where $\\rho \\ge 1$). "
+        "The study's tables: "
         f"{rf.escape(ref['source'])}.",
         "tab:mm",
     ),
