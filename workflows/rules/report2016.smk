@@ -58,12 +58,62 @@ rule r2016_writes:
         "../scripts/r2016_writes.py"
 
 
+rule r2016_queueing:
+    input:
+        **data_2016("max_throughput_2016", "points", "windows", "histograms", "queue"),
+        code=ANALYSIS_CODE,
+    output:
+        open_table=f"{PAPER_2016}/open-models.tex",
+        mva_table=f"{PAPER_2016}/mva.tex",
+        mva_figure=f"{PAPER_2016}/mva.pdf",
+        numbers=f"{NUMBERS_2016}/queueing.json",
+    log:
+        f"{RESULTS}/logs/2016/queueing.log",
+    script:
+        "../scripts/r2016_queueing.py"
+
+
+rule r2016_factorial:
+    input:
+        **data_2016("factorial_2016", "runs"),
+        code=ANALYSIS_CODE,
+    output:
+        table=f"{PAPER_2016}/factorial.tex",
+        diagnostics=f"{PAPER_2016}/factorial-diagnostics.pdf",
+        numbers=f"{NUMBERS_2016}/factorial.json",
+    log:
+        f"{RESULTS}/logs/2016/factorial.log",
+    script:
+        "../scripts/r2016_factorial.py"
+
+
+rule r2016_interactive:
+    input:
+        runs=[
+            f"{RESULTS}/data/{family}/runs.parquet"
+            for family in ("max_throughput_2016", "replication_2016", "writes_2016", "factorial_2016")
+            if family in ACTIVE_FAMILIES
+        ],
+        code=ANALYSIS_CODE,
+    output:
+        figure=f"{PAPER_2016}/interactive-law.pdf",
+        table=f"{PAPER_2016}/interactive-law.tex",
+        numbers=f"{NUMBERS_2016}/interactive.json",
+    log:
+        f"{RESULTS}/logs/2016/interactive.log",
+    script:
+        "../scripts/r2016_interactive.py"
+
+
 rule r2016_numbers:
     input:
         numbers=[
             rules.r2016_max_throughput.output.numbers,
             rules.r2016_replication.output.numbers,
             rules.r2016_writes.output.numbers,
+            rules.r2016_queueing.output.numbers,
+            rules.r2016_factorial.output.numbers,
+            rules.r2016_interactive.output.numbers,
         ],
         code=ANALYSIS_CODE,
     output:
@@ -79,4 +129,7 @@ REPORT_2016 = [
     *rules.r2016_max_throughput.output,
     *rules.r2016_replication.output,
     *rules.r2016_writes.output,
+    *rules.r2016_queueing.output,
+    *rules.r2016_factorial.output,
+    *rules.r2016_interactive.output,
 ]

@@ -1,0 +1,79 @@
+"""Snakemake script: the interactive response time law on every run of the 2016 families.
+Throughput predicted from N and the client response time R (X = N/(R + Z), Z = 0 for
+memaslap), its relative error per run, and the think time Z that would make the law exact."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from analysis.report import figures as fg
+from analysis.validate import interactive_law_table
+
+TOLERANCE = 0.05  # the validation's tolerance for the law
+
+
+def main(sm) -> None:  # noqa: ANN001
+    frames = []
+    for path in sm.input.runs:
+        r = pd.read_parquet(path)
+        r = r[(r["side"] == "client") & (r["type"] == "all") & (r["status"] == "ok")]
+        frames.append(r.assign(family=Path(path).parent.name))
+    runs = pd.concat(frames, ignore_index=True)
+    runs = runs.dropna(subset=["throughput_ops", "response_us_mean"])
+    runs = runs[runs["throughput_ops"] > 0]
+    law = interactive_law_table(runs)
+
+    fig, axes = fg.figure(ncols=2, height=2.8)
+    families = sorted(law["family"].unique())
+    colours = fg.plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, fam in enumerate(families):
+        d = law[law["family"] == fam].reset_index(drop=True)
+        x = np.arange(len(d)) + sum((law["family"] == f).sum() for f in families[:i])
+        style = {"color": colours[i % len(colours)], "s": 10, "marker": "o"}
+        axes[0][0].scatter(x, 100 * d["relative_error"], label=f"{fam}, client", **style)
+        axes[0][1].scatter(x, d["fitted_think_us"] / 1e3, label=f"{fam}, client", **style)
+    axes[0][0].set_ylabel("relative error of $N/R$ (%)")
+    axes[0][1].set_ylabel("fitted think time $Z$ (ms)")
+    for ax in axes[0]:
+        ax.set_xlabel("run")
+        ax.axhline(0, color="grey", lw=0.8)
+    axes[0][0].legend(fontsize=6)
+    fg.save(fig, sm.output.figure)
+
+    rows = []
+    for fam in families:
+        d = law[law["family"] == fam]
+        rows.append([
+            fg.escape(fam),
+            fg.num(len(d)),
+            fg.pct(d["relative_error"].abs().mean()),
+            fg.pct(d["relative_error"].abs().max()),
+            fg.num(d["fitted_think_us"].mean() / 1e3, 3),
+            fg.num(d["fitted_think_us"].max() / 1e3, 3),
+        ])  # fmt: skip
+    fg.write(
+        sm.output.table,
+        fg.table(
+            ["Family", "Runs", "mean $|e|$", "max $|e|$", "mean $Z$ (ms)", "max $Z$ (ms)"],
+            rows,
+            "lrrrrr",
+            "Interactive response time law per 2016 family: relative error $e = (X - N/R)/X$ "
+            "of the throughput predicted from the clients $N$ and the client response time "
+            "$R$ with $Z = 0$, and the think time $Z = N/X - R$ that would make the law exact.",
+            "tab:sixteen-law",
+        ),
+    )
+    err = law["relative_error"].abs()
+    numbers = {
+        "SixteenLawRuns": fg.num(len(law)),
+        "SixteenLawMeanError": fg.pct(err.mean()),
+        "SixteenLawMaxError": fg.pct(err.max()),
+        "SixteenLawWithin": fg.num(int((err <= TOLERANCE).sum())),
+        "SixteenLawTolerance": fg.num(100 * TOLERANCE),
+    }
+    Path(sm.output.numbers).write_text(json.dumps(numbers, indent=1))
+
+
+main(snakemake)  # type: ignore[name-defined]  # noqa: F821
