@@ -13,6 +13,7 @@ import pandas as pd
 from analysis.aggregate import aggregate_points, summarise_runs, trim
 from analysis.parse import RunTables, load_run, tidy
 
+# `throughput_cv` of a run is the largest CV among its sources (each over its own windows).
 METRICS = (
     "throughput_ops",
     "response_us_mean",
@@ -58,11 +59,54 @@ def all_types(stable: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def _per_source(trimmed: pd.DataFrame) -> pd.DataFrame:
+    """Throughput, response time and CV per run × side × type × keys, summing sources.
+
+    Sources (load generators, middlewares) start a little apart, so their window indices do
+    not line up; each source is averaged over its own stable windows before they are added.
+    """
+    w = trimmed.copy()
+    per_window_all = (
+        w.groupby(["run", "side", "source", "window"], sort=True)
+        .agg(count=("count", "sum"), throughput_ops=("throughput_ops", "sum"))
+        .reset_index()
+        .assign(type="all", keys=0)
+    )
+    w["_rw"] = w["response_us_mean"] * w["count"]
+    w["_n"] = w["count"].where(w["response_us_mean"].notna(), 0)
+    per_window_all = per_window_all.merge(
+        w.groupby(["run", "side", "source", "window"])[["_rw", "_n"]].sum().reset_index(),
+        on=["run", "side", "source", "window"],
+    )
+    w = pd.concat([w, per_window_all], ignore_index=True)
+    keys = ["run", "side", "type", "keys"]
+    src = (
+        w.groupby([*keys, "source"], sort=True)
+        .agg(
+            thr=("throughput_ops", "mean"),
+            thr_std=("throughput_ops", "std"),
+            rw=("_rw", "sum"),
+            n=("_n", "sum"),
+        )
+        .reset_index()
+    )
+    src["cv"] = src["thr_std"] / src["thr"].where(src["thr"] > 0)
+    out = (
+        src.groupby(keys, sort=True)
+        .agg(throughput_ops=("thr", "sum"), rw=("rw", "sum"), n=("n", "sum"),
+             throughput_cv=("cv", "max"))
+        .reset_index()
+    )  # fmt: skip
+    out["response_us_mean"] = out["rw"] / out["n"].where(out["n"] > 0)
+    return out.drop(columns=["rw", "n"])
+
+
 def build(
     run_keys: list[str], results: Path, settings: dict[str, Any], levels: dict[str, dict]
 ) -> dict[str, pd.DataFrame]:
     tables = RunTables.concat([_load(results / "runs" / key, key) for key in run_keys])
-    stable = tidy(trim(tables.windows, settings["warmup_s"], settings["cooldown_s"]))
+    trimmed = trim(tables.windows, settings["warmup_s"], settings["cooldown_s"])
+    stable = tidy(trimmed)
     stable = pd.concat([stable, all_types(stable)], ignore_index=True)
     runs = tables.runs.copy()
     level_frame = pd.DataFrame(
@@ -70,6 +114,11 @@ def build(
     )
     runs = runs.merge(level_frame, on="run", how="left")
     summary = summarise_runs(stable)
+    if not summary.empty:
+        # Run-level throughput, response time and stability from each source's own windows.
+        exact = _per_source(trimmed)
+        summary = summary.drop(columns=["throughput_ops", "response_us_mean", "throughput_cv"])
+        summary = summary.merge(exact, on=["run", "side", "type", "keys"], how="left")
     summary = summary.merge(runs.drop(columns=["point", "repetition"]), on="run", how="left")
     ok = summary[summary["status"] == "ok"]
     metrics = [m for m in METRICS if m in ok.columns]
