@@ -35,6 +35,26 @@ def trim(windows: pd.DataFrame, warmup_s: float, cooldown_s: float) -> pd.DataFr
     return kept.drop(columns="_all", errors="ignore")
 
 
+def trim_to_clients(windows: pd.DataFrame, warmup_s: float, cooldown_s: float) -> pd.DataFrame:
+    """Keeps, for every side of a run, the windows that lie inside one stable interval: from
+    `warmup_s` after the first client window starts to `cooldown_s` before the last one ends.
+    Client and middleware windows then cover the same time, whatever their alignment. Runs
+    without timestamped client windows (memaslap) fall back to `trim`."""
+    if warmup_s < 0 or cooldown_s < 0:
+        raise ValueError("warm-up and cool-down must be >= 0")
+    if windows.empty:
+        return windows
+    clients = windows[(windows["side"] == "client") & windows["start_ms"].notna()]
+    bounds = clients.groupby("run").agg(first=("start_ms", "min"), last=("end_ms", "max"))
+    timed = windows[windows["run"].isin(bounds.index)].join(bounds, on="run")
+    keep = (timed["start_ms"] >= timed["first"] + warmup_s * 1000) & (
+        timed["end_ms"] <= timed["last"] - cooldown_s * 1000
+    )
+    kept = timed[keep].drop(columns=["first", "last"])
+    rest = trim(windows[~windows["run"].isin(bounds.index)], warmup_s, cooldown_s)
+    return pd.concat([kept, rest], ignore_index=True)
+
+
 def summarise_runs(tidy: pd.DataFrame) -> pd.DataFrame:
     """One row per run × side × type × keys over the (already trimmed) windows: mean
     throughput, count-weighted mean response time, and the stability of the throughput

@@ -115,3 +115,22 @@ def test_parameter_estimates_and_predictions(tables: parse.RunTables) -> None:
     assert row["relative_error"] == pytest.approx(row["predicted"] / 1e-3 - 1)
     mmm = estimate.mmm_vs_measured(lam, 1e6 / per_worker, 8, {})
     assert set(mmm["model"]) == {"M/M/8"} and mmm["measured"].isna().all()
+
+
+def test_trim_to_clients_keeps_one_interval_for_both_sides() -> None:
+    import pandas as pd
+
+    from analysis.aggregate import trim_to_clients
+
+    start = 1_000_000
+    rows = []
+    # The client's windows start 300 ms after the middleware's first window.
+    for i in range(6):
+        rows.append(("r", "client", i, start + 300 + 1000 * i, start + 1300 + 1000 * i))
+        rows.append(("r", "middleware", i, start + 1000 * i, start + 1000 + 1000 * i))
+    windows = pd.DataFrame(rows, columns=["run", "side", "window", "start_ms", "end_ms"])
+    kept = trim_to_clients(windows, warmup_s=1, cooldown_s=1)
+    # Stable interval: [start+1300, start+5300].
+    assert kept[kept.side == "client"]["window"].tolist() == [1, 2, 3, 4]
+    assert kept[kept.side == "middleware"]["window"].tolist() == [2, 3, 4]
+    assert (kept["start_ms"] >= start + 1300).all() and (kept["end_ms"] <= start + 5300).all()

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.aggregate import aggregate_points, summarise_runs, trim
+from analysis.aggregate import aggregate_points, summarise_runs, trim_to_clients
 from analysis.parse import RunTables, load_run, tidy
 
 # `throughput_cv` of a run is the largest CV among its sources (each over its own windows).
@@ -105,7 +105,7 @@ def build(
     run_keys: list[str], results: Path, settings: dict[str, Any], levels: dict[str, dict]
 ) -> dict[str, pd.DataFrame]:
     tables = RunTables.concat([_load(results / "runs" / key, key) for key in run_keys])
-    trimmed = trim(tables.windows, settings["warmup_s"], settings["cooldown_s"])
+    trimmed = trim_to_clients(tables.windows, settings["warmup_s"], settings["cooldown_s"])
     stable = tidy(trimmed)
     stable = pd.concat([stable, all_types(stable)], ignore_index=True)
     runs = tables.runs.copy()
