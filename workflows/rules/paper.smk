@@ -28,4 +28,5 @@ rule paper:
         "TEXINPUTS=paper:{params.generated}: latexmk -pdf -interaction=nonstopmode "
         "-halt-on-error -output-directory={params.build} paper/report.tex > {log} 2>&1 "
         "|| (tail -40 {log} >&2; exit 1); "
+        "python3 workflows/scripts/check_latex_log.py {params.build}/report.log && "
         "cp {params.build}/report.pdf {output.pdf}"
