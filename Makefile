@@ -3,7 +3,7 @@
 #   make build   build/middleware.jar, build/loadgen.jar, build/benchmarks.jar
 #   make test    Java, Python and workflow test suites
 #   make paper   run the pipeline on the default profile and build paper/report.pdf
-#   make bench   JMH benchmarks and the pipeline's benchmark targets
+#   make bench   JMH, loadgen vs memcaslap, middleware vs memcached and twemproxy
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -105,6 +105,8 @@ paper: setup build
 
 bench: setup build
 	@java -jar build/benchmarks.jar -f 1 -wi 3 -i 5 -w 1s -r 1s
+	@$(PY) scripts/bench_loadgen.py
+	@$(PY) scripts/bench_middleware.py
 
 # memcaslap against direct memcached, twemproxy and the middleware (replication 1).
 .PHONY: bench-middleware
