@@ -30,7 +30,7 @@ def read_only_point(**kw) -> Point:
         "virtual_clients": 8,
         "driver": "builtin",
         "workload": {"ratio": "0:1", "data_size": 4096, "key_maximum": 10000},
-        "duration_s": 3,
+        "duration_s": 5,
     }
     spec.update(kw)
     return Point.model_validate(spec)
@@ -57,7 +57,13 @@ def test_server_cap_bounds_read_only_throughput(tmp_path, base_port, netns_prefi
     reply = len(b"VALUE memtier-10000 0 4096\r\n") + 4096 + len(b"\r\nEND\r\n")
     bound = 100e6 / 8 / reply
     assert gets["Misses/sec"] == 0
-    assert 0.8 * bound <= gets["Ops/sec"] <= bound
+    # The stable seconds (the first, with connection set-up, and the partial last one cut):
+    # the link caps them, so they stay under the bound and, once it binds, close to it.
+    seconds = sorted(gets["Time-Serie"].items(), key=lambda kv: int(kv[0]))[1:-1]
+    rates = [float(s["Count"]) for _, s in seconds]
+    assert rates, gets["Time-Serie"]
+    assert max(rates) <= bound * 1.02  # a window boundary may shift a few replies
+    assert 0.8 * bound <= sorted(rates)[len(rates) // 2]
     # The second run of the same topology takes the capacities from the cache.
     cached = json.loads((tmp_path / "linkcap.json").read_text())
     assert list(cached.values()) == [manifest["link_capacity_mbit"]]
