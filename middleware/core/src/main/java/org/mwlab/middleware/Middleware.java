@@ -18,6 +18,8 @@ public final class Middleware implements AutoCloseable {
   private final List<Worker> workers = new ArrayList<>();
   private final List<Thread> threads = new ArrayList<>();
   private final Thread netThread;
+  private final Watchdog watchdog;
+  private final Thread watchdogThread;
   private boolean closed;
 
   private Middleware(final Config config) throws IOException {
@@ -36,9 +38,11 @@ public final class Middleware implements AutoCloseable {
         new HashRing(config.servers(), config.replication(), config.virtualNodes());
     final AtomicIntegerArray outstanding = new AtomicIntegerArray(config.servers().size());
     final AtomicLongArray connectedAt = new AtomicLongArray(config.servers().size());
+    watchdog = new Watchdog(config.serverTimeoutMs());
+    watchdogThread = new Thread(watchdog, "watchdog");
     for (int i = 0; i < config.workers(); i++) {
       final Worker w = new Worker(config, queue, ring, collector.worker(i), outstanding,
-          connectedAt);
+          connectedAt, watchdog);
       final String failed = w.connect();
       if (!failed.isEmpty() && i == 0) {
         System.err.println("middleware: warning: cannot reach " + failed + "; will retry");
@@ -52,6 +56,8 @@ public final class Middleware implements AutoCloseable {
   /** Starts a middleware; it serves until {@link #close()}. */
   public static Middleware start(final Config config) throws IOException {
     final Middleware m = new Middleware(config);
+    m.watchdogThread.setDaemon(true);
+    m.watchdogThread.start();
     for (int i = 0; i < m.workers.size(); i++) {
       final Thread t = new Thread(m.workers.get(i), "worker-" + i);
       t.setDaemon(true);
@@ -95,6 +101,7 @@ public final class Middleware implements AutoCloseable {
     for (final Thread t : threads) {
       join(t, 2L * config.serverTimeoutMs() + 2000);
     }
+    watchdog.stop();
     net.closeAll();
     collector.finish(clean);
   }

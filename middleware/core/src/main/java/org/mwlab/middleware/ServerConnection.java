@@ -4,13 +4,18 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * One worker's blocking connection to one memcached server, with deadlines on every read and
- * reconnection with exponential backoff after a failure.
+ * write and reconnection with exponential backoff after a failure.
+ *
+ * <p>Reads and writes block without a socket timeout, so each costs one system call. The deadline
+ * of the call in progress is published in {@code armed}; the {@link Watchdog} closes the socket
+ * once it has passed. Whoever moves {@code armed} away from the deadline first decides: the
+ * worker (the call finished in time) or the watchdog (timeout).
  */
 final class ServerConnection {
   /** A failed exchange; the message names the cause. */
@@ -28,7 +33,13 @@ final class ServerConnection {
   private final long backoffMinNs;
   private final long backoffMaxNs;
 
-  private Socket socket;
+  private static final long IDLE = Long.MIN_VALUE;
+  private static final long EXPIRED = Long.MIN_VALUE + 1;
+
+  /** Written by the worker before it publishes a deadline; read by the watchdog. */
+  private volatile Socket socket;
+  /** Deadline of the blocking call in progress, {@link #IDLE} or {@link #EXPIRED}. */
+  private final AtomicLong armed = new AtomicLong(IDLE);
   private InputStream in;
   private OutputStream out;
   private byte[] buf = new byte[16 * 1024];
@@ -104,9 +115,10 @@ final class ServerConnection {
   }
 
   void close() {
-    if (socket != null) {
+    final Socket s = socket;
+    if (s != null) {
       try {
-        socket.close();
+        s.close();
       } catch (IOException e) {
         // closing anyway
       }
@@ -114,14 +126,52 @@ final class ServerConnection {
     socket = null;
     in = null;
     out = null;
+    armed.set(IDLE);
   }
 
-  void send(final byte[] b, final int off, final int len) throws ServerException {
+  void send(final byte[] b, final int off, final int len, final long deadlineNs)
+      throws ServerException {
+    if (deadlineNs - System.nanoTime() <= 0) {
+      throw timeout();
+    }
+    armed.set(deadlineNs);
     try {
       out.write(b, off, len);
     } catch (IOException e) {
+      if (!disarm(deadlineNs)) {
+        throw timeout();
+      }
       throw fail("send failed: " + describe(e));
     }
+    if (!disarm(deadlineNs)) {
+      throw timeout();
+    }
+  }
+
+  /** Watchdog: ends the blocking call in progress if its deadline has passed. */
+  void expireIfLate(final long now) {
+    final long d = armed.get();
+    if (d == IDLE || d == EXPIRED || now - d < 0) {
+      return;
+    }
+    // Read after the deadline: the socket the late call uses, or a newer one it no longer needs.
+    final Socket s = socket;
+    if (s != null && armed.compareAndSet(d, EXPIRED)) {
+      try {
+        s.close();
+      } catch (IOException e) {
+        // the worker reports the timeout either way
+      }
+    }
+  }
+
+  /** True if the call finished before the watchdog expired it. */
+  private boolean disarm(final long deadlineNs) {
+    return armed.compareAndSet(deadlineNs, IDLE);
+  }
+
+  private ServerException timeout() {
+    return fail("timeout after " + timeoutMs + " ms");
   }
 
   /**
@@ -175,22 +225,26 @@ final class ServerConnection {
       }
       buf = Arrays.copyOf(buf, buf.length * 2);
     }
-    final long left = deadlineNs - System.nanoTime();
-    if (left <= 0) {
-      throw fail("timeout after " + timeoutMs + " ms");
+    if (deadlineNs - System.nanoTime() <= 0) {
+      throw timeout();
     }
+    armed.set(deadlineNs);
+    final int n;
     try {
-      socket.setSoTimeout((int) Math.max(1, left / 1_000_000L));
-      final int n = in.read(buf, lim, buf.length - lim);
-      if (n < 0) {
-        throw fail("connection closed by server");
-      }
-      lim += n;
-    } catch (SocketTimeoutException e) {
-      throw fail("timeout after " + timeoutMs + " ms");
+      n = in.read(buf, lim, buf.length - lim);
     } catch (IOException e) {
+      if (!disarm(deadlineNs)) {
+        throw timeout();
+      }
       throw fail("read failed: " + describe(e));
     }
+    if (!disarm(deadlineNs)) {
+      throw timeout();
+    }
+    if (n < 0) {
+      throw fail("connection closed by server");
+    }
+    lim += n;
   }
 
   private ServerException fail(final String reason) {

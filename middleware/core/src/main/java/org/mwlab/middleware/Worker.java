@@ -52,7 +52,8 @@ final class Worker implements Runnable {
       final HashRing ring,
       final Recorder stats,
       final AtomicIntegerArray outstanding,
-      final AtomicLongArray connectedAt) {
+      final AtomicLongArray connectedAt,
+      final Watchdog watchdog) {
     this.queue = queue;
     this.ring = ring;
     this.stats = stats;
@@ -67,6 +68,7 @@ final class Worker implements Runnable {
       conns[i] =
           new ServerConnection(i, config.servers().get(i), config.serverTimeoutMs(),
               config.reconnectMinMs(), config.reconnectMaxMs(), connectedAt);
+      watchdog.watch(conns[i]);
     }
     sentTo = new boolean[n];
     failedServer = new boolean[n];
@@ -153,7 +155,7 @@ final class Worker implements Runnable {
         continue;
       }
       try {
-        c.send(r.payload, 0, r.payload.length);
+        c.send(r.payload, 0, r.payload.length, deadline);
         sentTo[s] = true;
         outstanding.incrementAndGet(s);
       } catch (ServerException e) {
@@ -283,7 +285,7 @@ final class Worker implements Runnable {
       final int to,
       final long deadline) {
     try {
-      send(c, keys, positions, from, to);
+      send(c, keys, positions, from, to, deadline);
       return receive(c, keys, positions, from, to, deadline);
     } catch (ServerException e) {
       failure(c.index, e.getMessage());
@@ -296,7 +298,8 @@ final class Worker implements Runnable {
       final byte[][] keys,
       final int[] positions,
       final int from,
-      final int to)
+      final int to,
+      final long deadline)
       throws ServerException {
     cmd.reset();
     cmd.append(GET);
@@ -305,7 +308,7 @@ final class Worker implements Runnable {
       cmd.append(keys[positions == null ? i : positions[i]]);
     }
     cmd.crlf();
-    c.send(cmd.array(), 0, cmd.length());
+    c.send(cmd.array(), 0, cmd.length(), deadline);
   }
 
   private boolean receive(
@@ -443,7 +446,7 @@ final class Worker implements Runnable {
           continue;
         }
         try {
-          send(c, keys, order, groupStart[s], groupStart[s + 1]);
+          send(c, keys, order, groupStart[s], groupStart[s + 1], deadline);
           sentTo[s] = true;
           outstanding.incrementAndGet(s);
         } catch (ServerException e) {
