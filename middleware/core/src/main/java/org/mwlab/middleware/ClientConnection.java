@@ -85,12 +85,26 @@ final class ClientConnection {
 
   /** Sets a request's reply and writes every reply that is now in order. */
   void complete(final Request r, final byte[] reply) {
+    complete(r, reply, reply.length, false);
+  }
+
+  /**
+   * As {@link #complete(Request, byte[])} for the first {@code len} bytes of {@code reply}. With
+   * {@code borrowed} the caller reuses the array afterwards: it is written from directly when the
+   * reply is next in line and the socket takes it (the usual case), and copied only otherwise.
+   */
+  void complete(final Request r, final byte[] reply, final int len, final boolean borrowed) {
     boolean resume = false;
     Request next = null;
     synchronized (this) {
-      r.reply = reply;
       if (closed) {
         return;
+      }
+      r.reply = reply;
+      r.replyLength = len;
+      r.borrowed = borrowed && pending.peekFirst() == r && unsent.isEmpty() && !closing;
+      if (borrowed && !r.borrowed) {
+        r.reply = java.util.Arrays.copyOf(reply, len);
       }
       if (r.type != null) {
         next = waiting.pollFirst();
@@ -147,8 +161,8 @@ final class ClientConnection {
   private void drain() {
     while (!closing && !pending.isEmpty() && pending.peekFirst().reply != null) {
       final Request head = pending.pollFirst();
-      if (head.reply.length > 0) {
-        final ByteBuffer b = ByteBuffer.wrap(head.reply);
+      if (head.replyLength > 0) {
+        ByteBuffer b = ByteBuffer.wrap(head.reply, 0, head.replyLength);
         if (unsent.isEmpty()) {
           try {
             channel.write(b);
@@ -157,6 +171,13 @@ final class ClientConnection {
             return;
           }
         }
+        if (head.borrowed) {
+          head.borrowed = false;
+          if (b.hasRemaining()) {
+            b = ByteBuffer.wrap(java.util.Arrays.copyOfRange(head.reply, b.position(), b.limit()));
+          }
+        }
+        head.reply = null;
         if (b.hasRemaining()) {
           final boolean wasEmpty = unsent.isEmpty();
           unsent.addLast(b);

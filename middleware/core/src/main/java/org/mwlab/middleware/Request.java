@@ -25,8 +25,12 @@ public final class Request {
   long repliedNs;
   long writtenNs;
 
-  /** Bytes to send to the client; empty for noreply; null while not ready. */
+  /** Bytes to send to the client; empty for noreply; null while not ready and once written. */
   byte[] reply;
+  /** Bytes of {@link #reply} to send. */
+  int replyLength;
+  /** {@link #reply} is the worker's buffer: written before {@code complete} returns, or copied. */
+  boolean borrowed;
   /** Close the connection after this reply is written. */
   boolean closeAfter;
 
@@ -47,6 +51,7 @@ public final class Request {
   static Request local(final ClientConnection connection, final byte[] reply, final boolean close) {
     final Request r = new Request(null, null, null, false, connection);
     r.reply = reply;
+    r.replyLength = reply == null ? 0 : reply.length;
     r.closeAfter = close;
     return r;
   }

@@ -132,7 +132,11 @@ final class Worker implements Runnable {
     if (r.sentNs != 0 && r.repliedNs == 0) {
       r.repliedNs = System.nanoTime();
     }
-    r.connection.complete(r, out);
+    if (out == null) {
+      r.connection.complete(r, reply.array(), reply.length(), true);
+    } else {
+      r.connection.complete(r, out);
+    }
     r.writtenNs = System.nanoTime();
     stats.request(r.type.ordinal(), r.keys.length, r.arrivalNs, r.enqueueNs, r.dequeueNs,
         r.sentNs, r.repliedNs, r.writtenNs, valuesReturned, error,
@@ -190,6 +194,7 @@ final class Worker implements Runnable {
   }
 
   // --- GET and multi-GET --------------------------------------------------------------------
+  // A successful GET leaves its reply in {@link #reply} and returns null.
 
   private byte[] get(final Request r) {
     if (r.type == RequestType.MULTIGET && sharded) {
@@ -221,7 +226,7 @@ final class Worker implements Runnable {
       if (ok) {
         r.repliedNs = System.nanoTime();
         reply.append(END);
-        return reply.toByteArray();
+        return null;
       }
     }
     r.repliedNs = System.nanoTime();
@@ -514,7 +519,7 @@ final class Worker implements Runnable {
       }
     }
     reply.append(END);
-    return reply.toByteArray();
+    return null;
   }
 
   // --- helpers ------------------------------------------------------------------------------
