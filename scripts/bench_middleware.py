@@ -2,7 +2,9 @@
 
 Runs the same memcaslap load (4096-byte values, read-only and write-only, 1 and 3 servers)
 against direct memcached, twemproxy (nutcracker) and the middleware with replication 1, then
-prints each result and the ratios. Everything runs on loopback ports 21500-21599.
+prints each result and the ratios. Every target first gets the same load for --warmup seconds,
+unmeasured (the JVM compiles the middleware's hot code then, not during the measurement).
+Everything runs on loopback ports 21500-21599.
 """
 
 from __future__ import annotations
@@ -159,6 +161,9 @@ def middleware(
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=int, default=int(os.environ.get("BENCH_SECONDS", "8")))
+    ap.add_argument(
+        "--warmup", type=int, default=2, help="unmeasured seconds of the same load first"
+    )
     ap.add_argument("--threads", type=int, default=2, help="memcaslap threads")
     ap.add_argument("--concurrency", type=int, default=32, help="memcaslap connections")
     ap.add_argument("--workers", type=int, default=8, help="middleware worker threads")
@@ -186,6 +191,10 @@ def main(argv: list[str] | None = None) -> int:
                         else:
                             front = middleware(BASE_PORT + 60, ports, args.workers, work, args.jar)
                             endpoints = [BASE_PORT + 60]
+                        if args.warmup > 0:
+                            run_memaslap(
+                                endpoints, cfg, args.warmup, args.threads, args.concurrency
+                            )
                         cpu0 = cpu_seconds(front.pid) if front else 0.0
                         tps, avg, std, misses = run_memaslap(
                             endpoints, cfg, args.seconds, args.threads, args.concurrency
