@@ -94,6 +94,7 @@ test-workflow:
 	@rm -rf results/smoke
 	@$(BIN)snakemake --profile workflows/profiles/smoke --cores $(CORES) results/smoke/report.pdf
 	@test -s results/smoke/report.pdf
+	@$(PY) scripts/check_incremental.py smoke
 	@echo "test: workflow passed: results/smoke/report.pdf"
 
 # --- products ----------------------------------------------------------------------------
