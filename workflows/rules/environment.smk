@@ -27,6 +27,7 @@ rule setup_tables:
         code=ANALYSIS_CODE,
     output:
         tex=f"{RESULTS}/paper/setup.tex",
+        numbers=f"{RESULTS}/paper/catalogue-numbers.tex",
     log:
         f"{RESULTS}/logs/setup_tables.log",
     script:

@@ -4,6 +4,7 @@
 PAPER_GENERATED = [
     rules.environment_table.output.tex,
     rules.setup_tables.output.tex,
+    rules.setup_tables.output.numbers,
     rules.reproduction_tables.output.table,
     rules.reproduction_tables.output.numbers,
     rules.validation.output.tex,

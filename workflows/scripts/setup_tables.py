@@ -69,10 +69,59 @@ def render(families: dict[str, Family], plan: list[PlannedRun], profile: dict[st
     return "\n".join(lines)
 
 
+_NUMBER_WORDS = {"2016": "Sixteen", "2018": "Eighteen"}
+
+
+def macro_stem(name: str) -> str:
+    """`factorial_2018` -> `FactorialEighteen`: LaTeX macro names are letters only."""
+    words = [_NUMBER_WORDS.get(part, part) for part in name.split("_")]
+    if any(not w.isalpha() for w in words):
+        raise ValueError(f"cannot make a macro name of {name!r}")
+    return "".join(w[:1].upper() + w[1:] for w in words)
+
+
+def _join(values: list[str]) -> str:
+    return values[0] if len(values) == 1 else ", ".join(values[:-1]) + " and " + values[-1]
+
+
+def catalogue_macros(
+    families: dict[str, Family], plan: list[PlannedRun], profile: dict[str, Any]
+) -> str:
+    """Per family: its fixed parameters and the levels of each factor, as macros
+    `\\Cat<Family><What>`, so prose never types a configuration value by hand."""
+    lines = []
+    for name, family in families.items():
+        runs = [r for r in plan if r.family == name]
+        if not runs:
+            continue
+        stem = "Cat" + macro_stem(name)
+        spec = runs[0].spec
+        settings = family_settings(family, profile)
+        values = {
+            "Servers": spec["servers"],
+            "Middlewares": spec["middlewares"],
+            "ClientMachines": spec["client_machines"],
+            "Instances": spec["instances_per_client"],
+            "Threads": spec["threads"],
+            "VirtualClients": spec["virtual_clients"],
+            "Workers": spec["middleware"]["workers"],
+            "DataSize": spec["workload"]["data_size"],
+            "KeySize": spec["workload"].get("key_size") or "--",
+            "Repetitions": settings["repetitions"],
+            "Duration": f"{settings['duration_s']:g}",
+        }
+        for factor, chosen in zip(family.factors, selected_levels(family, profile), strict=True):
+            values["Levels" + macro_stem(factor.name)] = escape(_join(list(chosen)))
+        lines += [rf"\newcommand{{\{stem}{key}}}{{{value}}}" for key, value in values.items()]
+    return "\n".join(lines) + "\n"
+
+
 if __name__ == "__main__":
     from mwlab.catalogue import expand, load_catalogue, load_profile
 
     sm = snakemake  # type: ignore[name-defined]  # noqa: F821
     profile = load_profile(dict(sm.config))
     families = load_catalogue(Path(sm.input.catalogue))
-    Path(sm.output.tex).write_text(render(families, expand(families, profile), profile))
+    plan = expand(families, profile)
+    Path(sm.output.tex).write_text(render(families, plan, profile))
+    Path(sm.output.numbers).write_text(catalogue_macros(families, plan, profile))
