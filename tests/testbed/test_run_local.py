@@ -130,3 +130,27 @@ def test_injected_failure_tears_everything_down(tmp_path, base_port, loadgen_jar
     assert processes_matching(f"-p {base_port + 1}") == []
     for p in manifest["processes"]:
         assert p["exit_code"] is not None, p
+
+
+def test_memaslap_point_through_the_middleware(tmp_path, base_port, loadgen_jar):
+    """The 2016 study's driver: memaslap with many connections starts timing within seconds
+    (its key window is bounded) and every request it makes reaches the servers."""
+    out = tmp_path / "memaslap"
+    point = two_servers(
+        name="memaslap",
+        driver="memaslap",
+        middlewares=1,
+        instances_per_client=1,
+        virtual_clients=40,
+        workload={"ratio": "1:19", "data_size": 128, "key_size": 16, "key_maximum": 10000},
+        duration_s=2,
+    )
+    manifest = run_point(point, options(out, base_port))
+    assert manifest["status"] == "ok", manifest["error"]
+    assert manifest["driver"] == "memaslap"
+    text = (out / "clients" / "client1.0" / "memaslap.txt").read_text()
+    assert "TPS:" in text
+    servers = [parse_stats((d / "stats.txt").read_text()) for d in (out / "servers").iterdir()]
+    # Sets are replicated to both servers; gets land on one of them.
+    assert all(s["cmd_set"] > 0 for s in servers)
+    assert sum(s["cmd_get"] for s in servers) > 0
