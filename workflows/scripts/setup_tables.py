@@ -36,7 +36,7 @@ def family_rows(family: Family, runs: list[PlannedRun], profile: dict[str, Any])
     return [
         rf"\multicolumn{{2}}{{@{{}}l}}{{\textbf{{{escape(family.title)}}} "
         rf"(\texttt{{{escape(family.name)}}}, {family.study} study)}} \\",
-        rf"\quad Machines (first point) & {_topology(spec)} \\",
+        rf"\quad Machines & {_topology(spec)} \\",
         rf"\quad Workload & {workload['data_size']}-byte values, keys 1..{workload['key_maximum']},"
         rf" driver {escape(spec['driver'])} \\",
         (
