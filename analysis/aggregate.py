@@ -83,6 +83,48 @@ def summarise_runs(tidy: pd.DataFrame) -> pd.DataFrame:
     return out.drop(columns=["_rw", "_nw"])
 
 
+def per_source_totals(trimmed: pd.DataFrame) -> pd.DataFrame:
+    """Throughput, response time and CV per run × side × type × keys, summing sources.
+
+    Sources (load generators, middlewares) start a little apart, so their window indices do
+    not line up; each source is averaged over its own stable windows before they are added.
+    """
+    w = trimmed.copy()
+    per_window_all = (
+        w.groupby(["run", "side", "source", "window"], sort=True)
+        .agg(count=("count", "sum"), throughput_ops=("throughput_ops", "sum"))
+        .reset_index()
+        .assign(type="all", keys=0)
+    )
+    w["_rw"] = w["response_us_mean"] * w["count"]
+    w["_n"] = w["count"].where(w["response_us_mean"].notna(), 0)
+    per_window_all = per_window_all.merge(
+        w.groupby(["run", "side", "source", "window"])[["_rw", "_n"]].sum().reset_index(),
+        on=["run", "side", "source", "window"],
+    )
+    w = pd.concat([w, per_window_all], ignore_index=True)
+    keys = ["run", "side", "type", "keys"]
+    src = (
+        w.groupby([*keys, "source"], sort=True)
+        .agg(
+            thr=("throughput_ops", "mean"),
+            thr_std=("throughput_ops", "std"),
+            rw=("_rw", "sum"),
+            n=("_n", "sum"),
+        )
+        .reset_index()
+    )
+    src["cv"] = src["thr_std"] / src["thr"].where(src["thr"] > 0)
+    out = (
+        src.groupby(keys, sort=True)
+        .agg(throughput_ops=("thr", "sum"), rw=("rw", "sum"), n=("n", "sum"),
+             throughput_cv=("cv", "max"))
+        .reset_index()
+    )  # fmt: skip
+    out["response_us_mean"] = out["rw"] / out["n"].where(out["n"] > 0)
+    return out.drop(columns=["rw", "n"])
+
+
 def confidence_interval(values: Sequence[float], level: float = 0.95) -> tuple[float, float]:
     """Student-t interval of the mean; NaN bounds with fewer than two values."""
     x = np.asarray(values, dtype=float)

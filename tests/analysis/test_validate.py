@@ -134,3 +134,26 @@ def test_trim_to_clients_keeps_one_interval_for_both_sides() -> None:
     assert kept[kept.side == "client"]["window"].tolist() == [1, 2, 3, 4]
     assert kept[kept.side == "middleware"]["window"].tolist() == [2, 3, 4]
     assert (kept["start_ms"] >= start + 1300).all() and (kept["end_ms"] <= start + 5300).all()
+
+
+def test_per_source_totals_add_sources_over_their_own_windows() -> None:
+    import pandas as pd
+
+    from analysis.aggregate import per_source_totals
+
+    rows = []
+    # Two generators whose window indices do not line up: a runs in windows 1-2, b in 2-3.
+    for source, windows, rate in (("a", (1, 2), 100.0), ("b", (2, 3), 300.0)):
+        for w in windows:
+            rows.append(("r", "client", source, w, "get", 1, rate, rate, 1000.0))
+    tidy = pd.DataFrame(
+        rows,
+        columns=["run", "side", "source", "window", "type", "keys", "count",
+                 "throughput_ops", "response_us_mean"],
+    )  # fmt: skip
+    totals = per_source_totals(tidy).set_index("type")
+    # Summing by window index would give 100, 400 and 300 ops/s; per source it is 400.
+    assert totals.loc["get", "throughput_ops"] == 400.0
+    assert totals.loc["all", "throughput_ops"] == 400.0
+    assert totals.loc["get", "response_us_mean"] == 1000.0
+    assert totals.loc["get", "throughput_cv"] == 0.0

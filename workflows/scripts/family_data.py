@@ -10,7 +10,12 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.aggregate import aggregate_points, summarise_runs, trim_to_clients
+from analysis.aggregate import (
+    aggregate_points,
+    per_source_totals,
+    summarise_runs,
+    trim_to_clients,
+)
 from analysis.parse import RunTables, load_run, tidy
 
 # `throughput_cv` of a run is the largest CV among its sources (each over its own windows).
@@ -59,48 +64,6 @@ def all_types(stable: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _per_source(trimmed: pd.DataFrame) -> pd.DataFrame:
-    """Throughput, response time and CV per run × side × type × keys, summing sources.
-
-    Sources (load generators, middlewares) start a little apart, so their window indices do
-    not line up; each source is averaged over its own stable windows before they are added.
-    """
-    w = trimmed.copy()
-    per_window_all = (
-        w.groupby(["run", "side", "source", "window"], sort=True)
-        .agg(count=("count", "sum"), throughput_ops=("throughput_ops", "sum"))
-        .reset_index()
-        .assign(type="all", keys=0)
-    )
-    w["_rw"] = w["response_us_mean"] * w["count"]
-    w["_n"] = w["count"].where(w["response_us_mean"].notna(), 0)
-    per_window_all = per_window_all.merge(
-        w.groupby(["run", "side", "source", "window"])[["_rw", "_n"]].sum().reset_index(),
-        on=["run", "side", "source", "window"],
-    )
-    w = pd.concat([w, per_window_all], ignore_index=True)
-    keys = ["run", "side", "type", "keys"]
-    src = (
-        w.groupby([*keys, "source"], sort=True)
-        .agg(
-            thr=("throughput_ops", "mean"),
-            thr_std=("throughput_ops", "std"),
-            rw=("_rw", "sum"),
-            n=("_n", "sum"),
-        )
-        .reset_index()
-    )
-    src["cv"] = src["thr_std"] / src["thr"].where(src["thr"] > 0)
-    out = (
-        src.groupby(keys, sort=True)
-        .agg(throughput_ops=("thr", "sum"), rw=("rw", "sum"), n=("n", "sum"),
-             throughput_cv=("cv", "max"))
-        .reset_index()
-    )  # fmt: skip
-    out["response_us_mean"] = out["rw"] / out["n"].where(out["n"] > 0)
-    return out.drop(columns=["rw", "n"])
-
-
 def build(
     run_keys: list[str], results: Path, settings: dict[str, Any], levels: dict[str, dict]
 ) -> dict[str, pd.DataFrame]:
@@ -116,7 +79,7 @@ def build(
     summary = summarise_runs(stable)
     if not summary.empty:
         # Run-level throughput, response time and stability from each source's own windows.
-        exact = _per_source(trimmed)
+        exact = per_source_totals(trimmed)
         summary = summary.drop(columns=["throughput_ops", "response_us_mean", "throughput_cv"])
         summary = summary.merge(exact, on=["run", "side", "type", "keys"], how="left")
     summary = summary.merge(runs.drop(columns=["point", "repetition"]), on="run", how="left")
