@@ -241,5 +241,6 @@ in
   lib = (treeFor (head systems)).lib or { };
   legacyPackages = trees;
   # For eval-flake.nix: how many attributes the allowlist holds.
-  allowlistSize = length (attrNames byAttr);
+  # Every line parsed, used or not: a malformed one is an error even before the flake uses it.
+  allowlistSize = builtins.deepSeq entries (length (attrNames byAttr));
 }
