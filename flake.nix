@@ -31,7 +31,8 @@
           rev = "894d78378c0720642184e5bbfcb718bb179dd7ce";
           hash = "sha256-XdIBbNNfm6fthgPts3F79uxWMWQqUBABo+GM5F5Gc3A=";
         };
-        # configure.ac unpacks contrib/yaml-0.2.5 and configures it as a subproject.
+        # The git tree has no configure script. configure.ac unpacks the bundled libyaml
+        # (contrib/yaml-0.2.5.tar.gz) and configures it as a subproject.
         nativeBuildInputs = [ pkgs.autoreconfHook ];
         # nutcracker links contrib/yaml-0.2.5/src/.libs/libyaml.a: keep the static library that
         # stdenv's default --disable-static (passed on to the subproject) would drop.
