@@ -1,7 +1,7 @@
 # Entry points of the study. Every target is idempotent.
-#   make setup   install what is missing (Debian packages, .venv); in `nix develop` only check
+#   make setup   install what is missing (Debian packages unless in `nix develop`, .venv) and check
 #   make build   build/middleware.jar, build/loadgen.jar, build/benchmarks.jar
-#   make test    Java, Python and workflow test suites
+#   make test    Java, Python, flake (check-nix) and workflow test suites
 #   make paper   run the pipeline on the default profile and build paper/report.pdf
 #   make bench   JMH, loadgen vs memcaslap, middleware vs memcached and twemproxy
 
