@@ -4,6 +4,7 @@
 #   make test    Java, Python, flake (check-nix) and workflow test suites
 #   make paper   run the pipeline on the default profile and build paper/report.pdf
 #   make bench   JMH, loadgen vs memcaslap, middleware vs memcached and twemproxy
+#   make chaos   soak the middleware while servers fail (CHAOS_SECONDS=120, CHAOS_SEED to replay)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -135,6 +136,13 @@ bench: setup build
 .PHONY: bench-middleware
 bench-middleware: setup build
 	@$(PY) scripts/bench_middleware.py
+
+# Kills, restarts, SIGSTOPs and SIGCONTs memcached servers under load; one JSON line, exit 1 on a
+# lost, out-of-order, late or falsely STORED reply (ports 25500-25599).
+CHAOS_SECONDS ?= 120
+.PHONY: chaos
+chaos: setup build
+	@$(PY) -m mwlab chaos --seconds $(CHAOS_SECONDS) $(if $(CHAOS_SEED),--seed $(CHAOS_SEED))
 
 clean:
 	@rm -rf build results paper/build paper/report.pdf .snakemake
