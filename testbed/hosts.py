@@ -388,6 +388,41 @@ def memcached_answers(address: str, port: int, timeout: float = 2.0) -> bool:
     return data.startswith(b"VERSION ")
 
 
+def listening_pid(proc: Pollable) -> int | None:
+    """The pid of a process of this machine (local or in a namespace of it), else None."""
+    if isinstance(proc, Proc):
+        return proc.popen.pid if isinstance(proc.host, LocalHost) else None
+    pid = getattr(proc, "pid", None)
+    return pid if isinstance(pid, int) else None
+
+
+def owns_listener(pid: int, port: int) -> bool:
+    """Whether process `pid` holds a TCP socket listening on `port` (in its own network
+    namespace): the socket's inode is among the process's open files."""
+    inodes = set()
+    for table in ("tcp", "tcp6"):
+        try:
+            lines = Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            # local address "ADDR:PORT" in hex; state 0A is LISTEN
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "0A":
+                inodes.add(f"socket:[{fields[9]}]")
+    if not inodes:
+        return False
+    try:
+        fds = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return False
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            if str(fd.readlink()) in inodes:
+                return True
+    return False
+
+
 def wait_for_memcached(
     address: str,
     port: int,
@@ -395,9 +430,15 @@ def wait_for_memcached(
     proc: Pollable,
     interrupt: Callable[[], None] | None = None,
 ) -> None:
-    """Blocks until `proc` runs and `address:port` answers the memcached protocol. Anything
-    else listening there does not count, and `proc` exiting fails at once."""
-    _wait_until(address, port, timeout, proc, interrupt, memcached_answers, "answering memcached")
+    """Blocks until `proc` runs and `address:port` answers the memcached protocol; for a
+    process of this machine, the listening socket must also be its own. Anything else
+    listening there does not count, and `proc` exiting fails at once."""
+    pid = listening_pid(proc)
+
+    def ready(address: str, port: int) -> bool:
+        return (pid is None or owns_listener(pid, port)) and memcached_answers(address, port)
+
+    _wait_until(address, port, timeout, proc, interrupt, ready, "answering memcached")
 
 
 def wait_for_port(
