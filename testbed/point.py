@@ -58,6 +58,9 @@ class MiddlewareSettings(BaseModel):
     replication: int | None = Field(None, ge=1)
     read_balance: Literal["round-robin", "least-outstanding"] = "round-robin"
     window_ms: int = Field(1000, ge=1)
+    # How long a server has to answer before the middleware fails the request; None: the
+    # middleware's own default.
+    server_timeout_ms: int | None = Field(None, ge=1)
 
     @field_validator("replication", mode="before")
     @classmethod

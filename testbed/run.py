@@ -285,6 +285,8 @@ class Runner:
             cmd += ["--stats-window-ms", str(m.window_ms)]
             if m.replication is not None:
                 cmd += ["--replication", str(m.replication)]
+            if m.server_timeout_ms is not None:
+                cmd += ["--server-timeout-ms", str(m.server_timeout_ms)]
             procs.append(self._start(host, cmd, f"middlewares/{host.name}", "middleware", i))
             targets.append(Target(host.address, port))
         self._hook("middlewares")
