@@ -7,11 +7,10 @@ import sys
 from pathlib import Path
 
 import click
-from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
-from testbed.point import Point, apply_overrides, load_point
+from testbed.point import Point, apply_overrides, describe_error, load_point
 from testbed.run import STAGES, RunError, RunOptions, run_exit_code, run_point
 from testbed.signals import SignalRecorder
 from testbed.tools import (
@@ -237,8 +236,8 @@ def _run(
             point = load_point(point_file, overrides)
         else:
             point = Point.model_validate(apply_overrides({}, overrides))
-    except (ValueError, ValidationError) as e:
-        click.echo(f"invalid point: {e}", err=True)
+    except ValueError as e:  # pydantic's ValidationError too
+        click.echo(f"invalid point: {describe_error(e)}", err=True)
         return 2
     options = RunOptions(
         out=out,
