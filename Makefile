@@ -1,9 +1,10 @@
 # Entry points of the study. Every target is idempotent.
-#   make setup   install what is missing (Debian packages, .venv); in `nix develop` only check
+#   make setup   install what is missing (Debian packages unless in `nix develop`, .venv) and check
 #   make build   build/middleware.jar, build/loadgen.jar, build/benchmarks.jar
-#   make test    Java, Python and workflow test suites
+#   make test    Java, Python, flake (check-nix) and workflow test suites
 #   make paper   run the pipeline on the default profile and build paper/report.pdf
 #   make bench   JMH, loadgen vs memcaslap, middleware vs memcached and twemproxy
+#   make chaos   soak the middleware while servers fail (CHAOS_SECONDS=120, CHAOS_SEED to replay)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -13,46 +14,66 @@ MVN ?= mvn -B -q -f middleware/pom.xml
 PROFILE ?= default
 CORES ?= 2
 
-# In a Nix dev shell the flake provides Python and its packages; elsewhere the project venv does.
-ifdef IN_NIX_SHELL
-VENV_STAMP :=
-PY := python3
-BIN :=
-else
+# Both paths run the project venv, built from requirements.lock: Debian or, in `nix develop`, the
+# flake supplies only the interpreter and the system tools, so Python versions are the same.
 VENV_STAMP := .venv/.installed
 PY := .venv/bin/python
 BIN := .venv/bin/
-# Pipeline rules call python3 and mwlab; they must find the venv's.
+# python3 as the caller's PATH finds it (Debian's, or the flake's), and the venv's base interpreter:
+# a venv made by the other path's interpreter is rebuilt. Evaluated before PATH gets .venv/bin.
+HOST_PATH := $(subst $(CURDIR)/.venv/bin:,,$(PATH))
+HOST_PYTHON_BASE := $(shell PATH='$(HOST_PATH)' python3 -c 'import sys; print(sys.base_prefix)' 2>/dev/null)
+VENV_PYTHON_BASE := $(shell test -x $(PY) && $(PY) -c 'import sys; print(sys.base_prefix)' 2>/dev/null)
+# Pipeline rules call python3, mwlab and snakemake; they must find the venv's.
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
+# Prepended, never replacing: a PYTHONPATH set by the caller stays visible to every job.
+ifeq ($(filter $(CURDIR),$(subst :, ,$(PYTHONPATH))),)
+export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
 endif
-export PYTHONPATH := $(CURDIR)
 
 JAVA_SOURCES := $(shell find middleware -name '*.java' -o -name 'pom.xml' -o -path '*/src/main/resources/*' -type f 2>/dev/null)
 JARS := build/middleware.jar build/loadgen.jar build/benchmarks.jar
 
-.PHONY: help setup build test test-java test-python test-workflow lint paper bench clean
+.PHONY: help setup build test test-java test-python test-workflow lint check-nix paper bench clean
 
 help:
 	@sed -n 's/^#   //p' $(MAKEFILE_LIST)
 
 # --- setup -------------------------------------------------------------------------------
 
+# In `nix develop` the flake provides the system tools; elsewhere Debian's packages do.
 ifdef IN_NIX_SHELL
-setup:
-	@$(PY) -m mwlab tools --check >/dev/null && echo "setup: nix dev shell, all tools present"
+setup: $(VENV_STAMP)
+	@$(PY) -m mwlab tools --check >/dev/null && echo "setup: nix dev shell, tools and Python packages as pinned"
 else
 setup: debian-packages $(VENV_STAMP)
-
-$(VENV_STAMP): pyproject.toml requirements.lock | debian-packages
-	@echo "setup: creating .venv with pinned Python packages"
-	@test -x .venv/bin/python || python3 -m venv .venv
-	@.venv/bin/pip install -q --disable-pip-version-check -c requirements.lock -e '.[dev]'
-	@touch $@
+	@$(PY) -m mwlab tools --check >/dev/null
 
 .PHONY: debian-packages
 debian-packages:
 	@scripts/setup-debian.sh
+
+$(VENV_STAMP): | debian-packages
 endif
+
+ifneq ($(HOST_PYTHON_BASE),$(VENV_PYTHON_BASE))
+$(VENV_STAMP): FORCE
+endif
+
+$(VENV_STAMP): pyproject.toml requirements.lock
+	@export PATH='$(HOST_PATH)'; \
+	want=$$(python3 -c 'import sys; print(sys.base_prefix)'); \
+	have=$$(.venv/bin/python -c 'import sys; print(sys.base_prefix)' 2>/dev/null || true); \
+	if [ "$$want" != "$$have" ]; then \
+	  echo "setup: creating .venv on $$(command -v python3) ($$want)"; \
+	  python3 -m venv --clear .venv; \
+	fi
+	@echo "setup: installing the pinned Python packages into .venv"
+	@.venv/bin/pip install -q --disable-pip-version-check -c requirements.lock -e '.[dev]'
+	@touch $@
+
+.PHONY: FORCE
+FORCE:
 
 # --- build -------------------------------------------------------------------------------
 
@@ -69,7 +90,7 @@ $(JARS) &: $(JAVA_SOURCES)
 # --- tests -------------------------------------------------------------------------------
 
 test: setup build
-	@$(MAKE) --no-print-directory test-java lint test-python test-workflow
+	@$(MAKE) --no-print-directory test-java lint check-nix test-python test-workflow
 	@echo "test: all suites passed"
 
 test-java:
@@ -80,9 +101,11 @@ lint:
 	@echo "test: ruff"
 	@$(BIN)ruff check .
 	@$(BIN)ruff format --check .
-	@if command -v nix-instantiate >/dev/null; then \
-	  nix-instantiate --parse flake.nix >/dev/null && echo "test: flake.nix parses"; \
-	else echo "test: nix-instantiate not installed, flake syntax not checked"; fi
+
+# flake.nix evaluated offline against the nixpkgs attributes of nix/nixpkgs-allowlist.txt.
+check-nix:
+	@echo "test: flake.nix (offline evaluation)"
+	@$(PY) nix/check.py
 
 test-python:
 	@echo "test: Python (pytest)"
@@ -113,6 +136,13 @@ bench: setup build
 .PHONY: bench-middleware
 bench-middleware: setup build
 	@$(PY) scripts/bench_middleware.py
+
+# Kills, restarts, SIGSTOPs and SIGCONTs memcached servers under load; one JSON line, exit 1 on a
+# lost, out-of-order, late or falsely STORED reply (ports 25500-25599).
+CHAOS_SECONDS ?= 120
+.PHONY: chaos
+chaos: setup build
+	@$(PY) -m mwlab chaos --seconds $(CHAOS_SECONDS) $(if $(CHAOS_SEED),--seed $(CHAOS_SEED))
 
 clean:
 	@rm -rf build results paper/build paper/report.pdf .snakemake

@@ -21,26 +21,46 @@
         };
       });
 
-      pythonEnv = pkgs: pkgs.python3.withPackages (ps: with ps; [
-        click
-        jsonschema
-        matplotlib
-        numpy
-        pandas
-        pyarrow
-        pydantic
-        pymemcache
-        pytest
-        pytest-timeout
-        pyyaml
-        rich
-        scipy
-        seaborn
-        simpy
-        statsmodels
-      ]);
+      # twemproxy (nutcracker), the baseline proxy; nixpkgs does not package it. Release 0.5.0.
+      mkTwemproxy = pkgs: pkgs.stdenv.mkDerivation {
+        pname = "twemproxy";
+        version = "0.5.0";
+        src = pkgs.fetchFromGitHub {
+          owner = "twitter";
+          repo = "twemproxy";
+          rev = "894d78378c0720642184e5bbfcb718bb179dd7ce";
+          hash = "sha256-XdIBbNNfm6fthgPts3F79uxWMWQqUBABo+GM5F5Gc3A=";
+        };
+        # The git tree has no configure script. configure.ac unpacks the bundled libyaml
+        # (contrib/yaml-0.2.5.tar.gz) and configures it as a subproject.
+        nativeBuildInputs = [ pkgs.autoreconfHook ];
+        # nutcracker links contrib/yaml-0.2.5/src/.libs/libyaml.a: keep the static library that
+        # stdenv's default --disable-static (passed on to the subproject) would drop.
+        dontDisableStatic = true;
+        postInstall = ''
+          # Only nutcracker belongs on PATH: drop the unit-test binary and the bundled libyaml.
+          rm -f $out/bin/test_all
+          rm -rf $out/lib $out/include
+        '';
+        meta = {
+          description = "Fast, light-weight proxy for memcached and redis";
+          homepage = "https://github.com/twitter/twemproxy";
+          mainProgram = "nutcracker";
+        };
+      };
 
-      tex = pkgs: pkgs.texliveMedium.withPackages (ps: with ps; [ latexmk booktabs siunitx ]);
+      # Debian's names for libmemcached's clients, so that code and tests call one name on every
+      # path (testbed/tools.py). nixpkgs installs memaslap, memcp and memcat.
+      mkDebianNames = pkgs:
+        let memaslap = libmemcachedWithMemaslap pkgs; in
+        pkgs.linkFarm "mwlab-debian-names" [
+          { name = "bin/memcaslap"; path = "${memaslap}/bin/memaslap"; }
+          { name = "bin/memccp"; path = "${memaslap}/bin/memcp"; }
+          { name = "bin/memccat"; path = "${memaslap}/bin/memcat"; }
+        ];
+
+      # scheme-medium plus what paper/report.tex loads beyond it.
+      tex = pkgs: pkgs.texliveMedium.withPackages (ps: with ps; [ latexmk booktabs siunitx pgf caption ]);
     in
     {
       packages = forAllSystems (pkgs: rec {
@@ -70,33 +90,49 @@
           meta.description = "Java 17 NIO memcached middleware and its closed-loop load generator";
         };
         memaslap = libmemcachedWithMemaslap pkgs;
+        twemproxy = mkTwemproxy pkgs;
+        debian-names = mkDebianNames pkgs;
         default = middleware;
       });
 
       devShells = forAllSystems (pkgs: {
         default = pkgs.mkShell {
+          # System tools and the Python interpreter only. The Python packages (Snakemake and ruff
+          # too) come from .venv, which `make setup` builds from requirements.lock as on Debian, so
+          # both paths run the same versions; nixpkgs' own would shadow them.
           packages = with pkgs; [
             jdk17
             maven
             memcached
             memtier-benchmark
-            (libmemcachedWithMemaslap pkgs)
-            twemproxy
+            (mkDebianNames pkgs)
+            (mkTwemproxy pkgs)
             iperf3
             iproute2
             openssh
             procps
             gnumake
-            (pythonEnv pkgs)
-            snakemake
-            ruff
+            python311
             (tex pkgs)
             poppler_utils
             (octave.withPackages (ps: [ ps.queueing ]))
+            nix
           ];
           shellHook = ''
-            export PYTHONPATH="$PWD''${PYTHONPATH:+:$PYTHONPATH}"
-            export JAVA_HOME=${pkgs.jdk17}
+            # The project root is the directory of flake.nix, wherever the shell was entered.
+            mwlab_root=$PWD
+            while [ "$mwlab_root" != / ] && [ ! -e "$mwlab_root/flake.nix" ]; do
+              mwlab_root=$(dirname "$mwlab_root")
+            done
+            if [ -e "$mwlab_root/flake.nix" ]; then
+              export PATH="$mwlab_root/.venv/bin:$PATH"
+              export PYTHONPATH="$mwlab_root''${PYTHONPATH:+:$PYTHONPATH}"
+            fi
+            unset mwlab_root
+            # PyPI's manylinux wheels (numpy, pandas, scipy, pyarrow) load the C++ runtime and
+            # zlib from the system; in a Nix shell they are in the store.
+            export LD_LIBRARY_PATH="${pkgs.lib.makeLibraryPath [ pkgs.stdenv.cc.cc.lib pkgs.zlib ]}''${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+            export JAVA_HOME=${pkgs.jdk17.home}
           '';
         };
       });

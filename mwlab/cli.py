@@ -2,19 +2,35 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from analysis.cli import register as register_analysis
+from testbed.chaos import chaos_command
 from testbed.cli import register as register_testbed
 from testbed.provision_cli import provision_command
+from testbed.signals import Interrupted, install_raising
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option("1.0.0", prog_name="mwlab")
-def main() -> None:
+def cli() -> None:
     """Run and analyse the memcached middleware performance study."""
 
 
-register_testbed(main)
-register_analysis(main)
-main.add_command(provision_command)
+register_testbed(cli)
+register_analysis(cli)
+cli.add_command(provision_command)
+cli.add_command(chaos_command)
+
+
+def main() -> None:
+    """The `mwlab` command. SIGINT, SIGTERM and SIGHUP stop it with 128 + the signal's number
+    whatever dispositions it inherited; `mwlab run` records them instead (see its help)."""
+    install_raising()
+    try:
+        cli()
+    except Interrupted as e:
+        click.echo(f"mwlab: {e}", err=True)
+        sys.exit(e.exit_code)

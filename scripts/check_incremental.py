@@ -3,22 +3,62 @@
 1. With nothing changed, a dry run plans no job (no finished run is repeated).
 2. After the prose of a section changes, it plans only the `paper` job.
 3. After analysis code changes, it plans analysis jobs and no measurement.
+
+Every dry run happens in a copy of the checkout in a temporary directory (its files, the
+profile's results and Snakemake's records, with their times), and the edits are made there:
+the checkout is never modified, however the check ends. SIGINT, SIGTERM and SIGHUP remove the
+copy; after SIGKILL it stays in the temporary directory, named mwlab-incremental-*.
 """
 
 import re
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
+from types import FrameType
 
 ROOT = Path(__file__).resolve().parent.parent
 JOB_ROW = re.compile(r"^(\w+)\s+(\d+)$")
+# Snakemake's records the dry runs need; logs, locks and environments are left out.
+SNAKEMAKE_SKIP = ("log", "locks", "conda", "conda-archive", "singularity", "shadow")
 
 
-def planned_jobs(profile: str, target: str) -> dict[str, int]:
+def _stop(signum: int, _frame: FrameType | None) -> None:
+    # SystemExit unwinds through the `with` blocks: the dry run is killed, the copy removed.
+    raise SystemExit(128 + signum)
+
+
+def working_copy(root: Path, dest: Path, profile: str) -> None:
+    """Copies into `dest` what the dry runs read: the files git knows of (tracked, and
+    untracked ones it does not ignore), the profile's results and Snakemake's records."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=root, capture_output=True, check=True,
+    ).stdout  # fmt: skip
+    for rel in sorted(set(listed.decode().split("\0")) - {""}):
+        src = root / rel
+        if not src.exists() and not src.is_symlink():
+            continue  # deleted in the working tree
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dest / rel, follow_symlinks=False)
+    results = root / "results" / profile
+    if results.is_dir():
+        shutil.copytree(results, dest / "results" / profile, symlinks=True)
+    records = root / ".snakemake"
+    if records.is_dir():
+        shutil.copytree(
+            records, dest / ".snakemake", symlinks=True,
+            ignore=lambda d, names: SNAKEMAKE_SKIP if Path(d) == records else (),
+        )  # fmt: skip
+
+
+def planned_jobs(tree: Path, profile: str, target: str) -> dict[str, int]:
     proc = subprocess.run(
         ["snakemake", target, "--profile", f"workflows/profiles/{profile}", "--dry-run",
          "--quiet", "rules"],
-        cwd=ROOT, capture_output=True, text=True, check=False,
+        cwd=tree, capture_output=True, text=True, check=False,
     )  # fmt: skip
     if proc.returncode != 0:
         raise SystemExit(f"snakemake dry run failed:\n{proc.stderr}")
@@ -30,34 +70,37 @@ def planned_jobs(profile: str, target: str) -> dict[str, int]:
     return jobs
 
 
-def planned_after_edit(path: Path, edit: str, profile: str, target: str) -> dict[str, int]:
-    """The plan after appending `edit` to a file; the file is restored afterwards."""
-    original = path.read_text()
+def planned_after_edit(
+    tree: Path, rel: str, edit: str, profile: str, target: str
+) -> dict[str, int]:
+    """The plan after appending `edit` to a file of the copy `tree`; restored afterwards."""
+    path = tree / rel
+    original = path.read_bytes()
+    print(f"incremental: dry run after editing {rel} (in the copy)", flush=True)
     try:
         # Snakemake compares checksums of small inputs, so the edit must change the content.
-        path.write_text(original + edit)
-        return planned_jobs(profile, target)
+        path.write_bytes(original + edit.encode())
+        return planned_jobs(tree, profile, target)
     finally:
-        path.write_text(original)
+        path.write_bytes(original)
 
 
-def main(argv: list[str]) -> int:
-    profile = argv[0] if argv else "smoke"
+def check(tree: Path, profile: str) -> int:
     target = f"results/{profile}/report.pdf"
-    before = planned_jobs(profile, target)
+    before = planned_jobs(tree, profile, target)
     if before:
         print(f"incremental: a finished profile still plans jobs: {before}", file=sys.stderr)
         return 1
-    prose = ROOT / "paper" / "sections" / "overview.tex"
-    after = planned_after_edit(prose, "% an edit of the prose\n", profile, target)
+    prose = "paper/sections/overview.tex"
+    after = planned_after_edit(tree, prose, "% an edit of the prose\n", profile, target)
     if set(after) - {"paper", "all"}:
         print(f"incremental: editing prose plans more than the paper: {after}", file=sys.stderr)
         return 1
     if "paper" not in after:
         print("incremental: editing prose does not rebuild the paper", file=sys.stderr)
         return 1
-    code = ROOT / "analysis" / "latex.py"
-    analysis = planned_after_edit(code, "# an edit of the analysis\n", profile, target)
+    code = "analysis/latex.py"
+    analysis = planned_after_edit(tree, code, "# an edit of the analysis\n", profile, target)
     if "run_point" in analysis or "family_data" not in analysis:
         print(f"incremental: an analysis edit plans {analysis}", file=sys.stderr)
         return 1
@@ -66,6 +109,17 @@ def main(argv: list[str]) -> int:
         f" analysis edits rerun {sum(analysis.values())} analysis jobs and no run"
     )
     return 0
+
+
+def main(argv: list[str]) -> int:
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _stop)  # also when inherited as ignored
+    profile = argv[0] if argv else "smoke"
+    with tempfile.TemporaryDirectory(prefix="mwlab-incremental-") as tmp:
+        tree = Path(tmp)
+        working_copy(ROOT, tree, profile)
+        print(f"incremental: dry runs in a copy of the checkout at {tree}", flush=True)
+        return check(tree, profile)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,8 @@
 # Idempotent: when everything is present it only queries dpkg.
 set -euo pipefail
 
+# Each tool of testbed/tools.py names its package here (tests/nix/test_tool_layout.py checks);
+# nix-bin brings nix-instantiate for `make check-nix`.
 packages=(
   openjdk-17-jdk-headless maven
   memcached libmemcached-tools nutcracker

@@ -7,13 +7,23 @@ import sys
 from pathlib import Path
 
 import click
-from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
-from testbed.point import Point, apply_overrides, load_point
-from testbed.run import RunError, RunOptions, run_point
-from testbed.tools import TOOLS, tool_version
+from testbed.point import Point, apply_overrides, describe_error, load_point
+from testbed.run import STAGES, RunError, RunOptions, run_exit_code, run_point
+from testbed.signals import SignalRecorder
+from testbed.tools import (
+    PYTHON_PACKAGES,
+    TOOLS,
+    Found,
+    find_python_package,
+    find_tool,
+    interpreter,
+    lock_pins,
+    normalise,
+    python_mismatches,
+)
 
 # Flags that set fields of the point: option name -> dotted field path.
 _POINT_FLAGS: dict[str, str] = {
@@ -47,30 +57,67 @@ _POINT_FLAGS: dict[str, str] = {
 
 
 @click.command("tools")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
-@click.option("--check", is_flag=True, help="Exit 1 if a required tool is missing.")
+@click.option("--json", "as_json", is_flag=True, help="Print name -> version as JSON.")
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Exit 1 if a required tool is missing or a Python package is not the pinned version.",
+)
 def tools_command(as_json: bool, check: bool) -> None:
-    """List the external tools the study uses and their versions."""
-    found = {t.name: tool_version(t) for t in TOOLS}
+    """List the tools and Python packages the study uses: version and full path of each."""
+    found = {t.name: find_tool(t) for t in TOOLS}
+    python = {p.name: find_python_package(p) for p in PYTHON_PACKAGES}
+    pins = lock_pins()
     if as_json:
-        click.echo(json.dumps(found, indent=2, sort_keys=True))
+        versions = {name: f.version for name, f in (found | python).items()}
+        versions["python"] = interpreter().version
+        click.echo(json.dumps(versions, indent=2, sort_keys=True))
     else:
-        table = Table(title="tools")
-        for column in ("tool", "required", "version", "purpose"):
-            table.add_column(column)
-        for t in TOOLS:
-            version = found[t.name]
-            table.add_row(
-                t.name,
-                "yes" if t.required else "no",
-                version if version is not None else "[red]missing[/red]",
-                t.purpose,
-            )
-        Console().print(table)
-    missing = [t.name for t in TOOLS if t.required and found[t.name] is None]
+        _print_tools(found, python, pins)
+    missing = [t.name for t in TOOLS if t.required and found[t.name].path is None]
     if check and missing:
         click.echo(f"missing required tools: {', '.join(missing)}", err=True)
+    mismatched = python_mismatches(python, pins)
+    if check and mismatched:
+        click.echo(
+            f"Python packages differ from requirements.lock: {'; '.join(mismatched)}", err=True
+        )
+    if check and (missing or mismatched):
         sys.exit(1)
+
+
+def _print_tools(found: dict[str, Found], python: dict[str, Found], pins: dict[str, str]) -> None:
+    paths = [f.path or "" for f in (*found.values(), *python.values(), interpreter())]
+    console = Console()
+    # Full paths never wrap (they are to be copied); the other columns give way.
+    needed = max(map(len, paths)) + max(len(t.name) for t in TOOLS) + 48
+    if console.width < needed:
+        console = Console(width=needed)
+    table = Table(title="tools")
+    table.add_column("tool", no_wrap=True)
+    table.add_column("version")
+    table.add_column("path", no_wrap=True)
+    table.add_column("purpose")
+    for t in TOOLS:
+        f = found[t.name]
+        missing = "[red]missing[/red]" if t.required else "absent (optional)"
+        table.add_row(t.name, f.version or missing, f.path or "", t.purpose)
+    console.print(table)
+    table = Table(title="python")
+    table.add_column("package", no_wrap=True)
+    table.add_column("version")
+    table.add_column("pinned")
+    table.add_column("path", no_wrap=True)
+    py = interpreter()
+    table.add_row("(interpreter)", py.version, "", py.path)
+    for p in PYTHON_PACKAGES:
+        f = python[p.name]
+        pin = pins.get(normalise(p.name), "")
+        version = f.version or ("[red]missing[/red]" if pin else "absent")
+        if f.version and pin and f.version != pin:
+            version = f"[red]{f.version}[/red]"
+        table.add_row(p.name, version, pin, f.path or "")
+    console.print(table)
 
 
 @click.command("run")
@@ -137,6 +184,9 @@ def tools_command(as_json: bool, check: bool) -> None:
 )
 @click.option("--netns-prefix", help="Name prefix of emulated namespaces and links (<= 9 chars).")
 @click.option("--progress/--no-progress", default=True, help="Show a progress bar.")
+# Test hooks: fail at a stage, or wait at stages until a signal arrives.
+@click.option("--fail-at", type=click.Choice(STAGES), hidden=True)
+@click.option("--pause-at", type=click.Choice(STAGES), multiple=True, hidden=True)
 def run_command(
     point_file: Path | None,
     out: Path,
@@ -145,6 +195,8 @@ def run_command(
     linkcap_cache: Path | None,
     netns_prefix: str | None,
     progress: bool,
+    fail_at: str | None,
+    pause_at: tuple[str, ...],
     **fields: object,
 ) -> None:
     """Run one experiment point and write its run directory.
@@ -153,31 +205,62 @@ def run_command(
     Starts the memcached servers (and populates them), the middlewares and all clients for
     the run length, stops the middlewares with SIGTERM, collects every log into OUT and
     writes OUT/run.json (status ok or failed, with the reason). Teardown always happens.
-    Exit code: 0 ok, 1 the run failed, 2 bad input.
+    SIGINT, SIGTERM and SIGHUP stop the run: it tears down, writes run.json (failed, with
+    every signal received) and exits 128 + the signal's number.
+    Exit code: 0 ok, 1 the run failed, 2 bad input, 130/143/129 SIGINT/SIGTERM/SIGHUP.
     """
+    # Recorded from here on, whatever the inherited dispositions: a signal during teardown
+    # must not cut it short.
+    with SignalRecorder() as signals:
+        code = _run(point_file, out, base_port, build_dir, linkcap_cache, netns_prefix,
+                    progress, fail_at, pause_at, fields, signals)  # fmt: skip
+    sys.exit(code)
+
+
+def _run(
+    point_file: Path | None,
+    out: Path,
+    base_port: int,
+    build_dir: Path | None,
+    linkcap_cache: Path | None,
+    netns_prefix: str | None,
+    progress: bool,
+    fail_at: str | None,
+    pause_at: tuple[str, ...],
+    fields: dict[str, object],
+    signals: SignalRecorder,
+) -> int:
     overrides = {_POINT_FLAGS[k]: v for k, v in fields.items() if v is not None}
     try:
         if point_file is not None:
             point = load_point(point_file, overrides)
         else:
             point = Point.model_validate(apply_overrides({}, overrides))
-    except (ValueError, ValidationError) as e:
-        click.echo(f"invalid point: {e}", err=True)
-        sys.exit(2)
-    options = RunOptions(out=out, base_port=base_port, netns_prefix=netns_prefix, progress=progress)
+    except ValueError as e:  # pydantic's ValidationError too
+        click.echo(f"invalid point: {describe_error(e)}", err=True)
+        return 2
+    options = RunOptions(
+        out=out,
+        base_port=base_port,
+        netns_prefix=netns_prefix,
+        progress=progress,
+        fail_at=fail_at,
+        pause_at=pause_at,
+    )
     if build_dir is not None:
         options.build_dir = build_dir
     if linkcap_cache is not None:
         options.linkcap_cache = linkcap_cache
     try:
-        manifest = run_point(point, options)
+        manifest = run_point(point, options, signals=signals)
     except RunError as e:
         click.echo(f"run: {e}", err=True)
-        sys.exit(2)
+        return 2
     if manifest["status"] != "ok":
         click.echo(f"run failed: {manifest['error']} (manifest: {out / 'run.json'})", err=True)
-        sys.exit(1)
-    click.echo(f"run ok: {out / 'run.json'}")
+    else:
+        click.echo(f"run ok: {out / 'run.json'}")
+    return run_exit_code(manifest)
 
 
 def register(group: click.Group) -> None:

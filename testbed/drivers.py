@@ -27,8 +27,9 @@ def resolve_driver(driver: str) -> str:
 
 
 def memaslap_binary() -> str:
-    """Debian ships memaslap as memcaslap."""
-    return "memaslap" if shutil.which("memaslap") else "memcaslap"
+    """memaslap under its Debian name on every path (the Nix dev shell links it): one name, so
+    a run never picks a different build depending on which names happen to be installed."""
+    return "memcaslap"
 
 
 def _seconds(duration_s: float) -> int:

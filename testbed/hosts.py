@@ -17,8 +17,10 @@ import socket
 import subprocess
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 
 class HostError(RuntimeError):
@@ -86,9 +88,17 @@ class Host(ABC):
     def has(self, tool: str) -> bool:
         """Whether an executable is on the host's PATH."""
 
-    def wait_port(self, address: str, port: int, timeout: float, proc: Proc | None = None) -> None:
-        """Blocks until `address:port` accepts connections (as seen from the controller)."""
-        wait_for_port(address, port, timeout, proc)
+    def wait_memcached(
+        self,
+        address: str,
+        port: int,
+        timeout: float,
+        proc: Proc,
+        interrupt: Callable[[], None] | None = None,
+    ) -> None:
+        """Blocks until `proc` is running and `address:port` answers the memcached protocol
+        (as seen from the controller). `interrupt` runs between attempts; it may raise."""
+        wait_for_memcached(address, port, timeout, proc, interrupt)
 
     def memcached_stats(self, address: str, port: int) -> str:
         """The `stats` output of a memcached server."""
@@ -287,16 +297,46 @@ class SshHost(Host):
         proc = self.run(f"command -v {q} || test -x /usr/sbin/{q}")
         return proc.returncode == 0
 
-    def wait_port(self, address: str, port: int, timeout: float, proc: Proc | None = None) -> None:
-        # Checked from the remote machine: the controller may not see private addresses.
-        tries = max(1, int(timeout / 0.1))
-        script = (
-            f"for i in $(seq {tries}); do "
-            f"(exec 3<>/dev/tcp/{address}/{port}) 2>/dev/null && exit 0; sleep 0.1; done; exit 1"
+    def wait_memcached(
+        self,
+        address: str,
+        port: int,
+        timeout: float,
+        proc: Proc,
+        interrupt: Callable[[], None] | None = None,
+    ) -> None:
+        # Probed from the remote machine (the controller may not see private addresses), in
+        # rounds of about two seconds so `interrupt` gets its turn.
+        pidfile = shlex.quote(f"{self.remote_base}/{proc.rel}/pid")
+        probe = (
+            f"exec 3<>/dev/tcp/{address}/{port} && printf 'version\\r\\n' >&3"
+            " && IFS= read -r -t 2 line <&3 && [[ $line == 'VERSION '* ]]"
         )
-        proc_ = self.run(f"bash -c {shlex.quote(script)}", timeout=timeout + 20)
-        if proc_.returncode != 0:
-            raise HostError(f"{self.name}: nothing listens on {address}:{port} after {timeout} s")
+        script = (
+            "for i in $(seq 20); do "
+            f"if [ -s {pidfile} ] && ! kill -0 $(cat {pidfile}) 2>/dev/null; then exit 3; fi; "
+            f"( {probe} ) 2>/dev/null && exit 0; sleep 0.1; done; exit 1"
+        )
+        deadline = time.monotonic() + timeout
+        while True:
+            if interrupt is not None:
+                interrupt()
+            if proc.poll() is not None:
+                raise HostError(
+                    f"{self.name}: {proc.command[0]} exited with {proc.exit_code} before "
+                    f"answering on {address}:{port}"
+                )
+            code = self.run(f"bash -c {shlex.quote(script)}", timeout=60).returncode
+            if code == 0:
+                return
+            if code == 3:
+                raise HostError(
+                    f"{self.name}: {proc.command[0]} exited before answering on {address}:{port}"
+                )
+            if time.monotonic() > deadline:
+                raise HostError(
+                    f"{self.name}: no memcached answer on {address}:{port} after {timeout} s"
+                )
 
     def memcached_stats(self, address: str, port: int) -> str:
         script = (
@@ -319,26 +359,135 @@ class SshHost(Host):
             self.run(f"rm -rf {base}", timeout=20)
 
 
-def wait_for_port(address: str, port: int, timeout: float, proc: Proc | None = None) -> None:
-    """Blocks until a TCP connect succeeds; fails early if `proc` exits."""
-    deadline = time.monotonic() + timeout
-    last = ""
-    while time.monotonic() < deadline:
-        if proc is not None and proc.poll() is not None:
-            raise HostError(
-                f"{proc.host.name}: {proc.command[0]} exited with {proc.exit_code} before "
-                f"listening on {address}:{port}"
-            )
+class Pollable(Protocol):
+    """A started process: `Proc` or `subprocess.Popen`."""
+
+    def poll(self) -> int | None: ...
+
+
+def _describe(proc: Pollable) -> str:
+    if isinstance(proc, Proc):
+        return f"{proc.host.name}: {proc.command[0]}"
+    args = getattr(proc, "args", None)
+    return str(args[0] if isinstance(args, list | tuple) and args else args or "the process")
+
+
+def memcached_answers(address: str, port: int, timeout: float = 2.0) -> bool:
+    """Whether `address:port` answers `version` the way memcached does (`VERSION ...`)."""
+    data = b""
+    try:
+        with socket.create_connection((address, port), timeout=timeout) as s:
+            s.sendall(b"version\r\n")
+            while b"\r\n" not in data and len(data) < 1024:
+                chunk = s.recv(1024)
+                if not chunk:
+                    break
+                data += chunk
+    except OSError:
+        return False
+    return data.startswith(b"VERSION ")
+
+
+def listening_pid(proc: Pollable) -> int | None:
+    """The pid of a process of this machine (local or in a namespace of it), else None."""
+    if isinstance(proc, Proc):
+        return proc.popen.pid if isinstance(proc.host, LocalHost) else None
+    pid = getattr(proc, "pid", None)
+    return pid if isinstance(pid, int) else None
+
+
+def owns_listener(pid: int, port: int) -> bool:
+    """Whether process `pid` holds a TCP socket listening on `port` (in its own network
+    namespace): the socket's inode is among the process's open files."""
+    inodes = set()
+    for table in ("tcp", "tcp6"):
         try:
-            with socket.create_connection((address, port), timeout=1.0):
-                return
-        except OSError as e:
-            last = str(e)
-            time.sleep(0.05)
-    raise HostError(f"nothing listens on {address}:{port} after {timeout} s ({last})")
+            lines = Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            # local address "ADDR:PORT" in hex; state 0A is LISTEN
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "0A":
+                inodes.add(f"socket:[{fields[9]}]")
+    if not inodes:
+        return False
+    try:
+        fds = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return False
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            if str(fd.readlink()) in inodes:
+                return True
+    return False
 
 
-def memcached_stats(address: str, port: int, timeout: float = 5.0) -> str:
+def wait_for_memcached(
+    address: str,
+    port: int,
+    timeout: float,
+    proc: Pollable,
+    interrupt: Callable[[], None] | None = None,
+) -> None:
+    """Blocks until `proc` runs and `address:port` answers the memcached protocol; for a
+    process of this machine, the listening socket must also be its own. Anything else
+    listening there does not count, and `proc` exiting fails at once."""
+    pid = listening_pid(proc)
+
+    def ready(address: str, port: int) -> bool:
+        return (pid is None or owns_listener(pid, port)) and memcached_answers(address, port)
+
+    _wait_until(address, port, timeout, proc, interrupt, ready, "answering memcached")
+
+
+def wait_for_port(
+    address: str,
+    port: int,
+    timeout: float,
+    proc: Pollable,
+    interrupt: Callable[[], None] | None = None,
+) -> None:
+    """Blocks until `proc` runs and `address:port` accepts TCP connections (for services that
+    do not speak memcached, e.g. sshd)."""
+
+    def accepts(address: str, port: int) -> bool:
+        try:
+            with socket.create_connection((address, port), timeout=2.0):
+                return True
+        except OSError:
+            return False
+
+    _wait_until(address, port, timeout, proc, interrupt, accepts, "listening")
+
+
+def _wait_until(
+    address: str,
+    port: int,
+    timeout: float,
+    proc: Pollable,
+    interrupt: Callable[[], None] | None,
+    ready: Callable[[str, int], bool],
+    what: str,
+) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        if interrupt is not None:
+            interrupt()
+        # Alive before and after the probe: an answer from a process that then turns out to
+        # have exited (e.g. it could not bind the port) is someone else's.
+        if proc.poll() is None and ready(address, port) and proc.poll() is None:
+            return
+        if proc.poll() is not None:
+            raise HostError(
+                f"{_describe(proc)} exited with {proc.poll()} before {what} on {address}:{port}"
+            )
+        if time.monotonic() > deadline:
+            raise HostError(f"{_describe(proc)}: not {what} on {address}:{port} after {timeout} s")
+        time.sleep(0.05)
+
+
+def memcached_stats(address: str, port: int, timeout: float = 30.0) -> str:
     """Sends `stats` and reads up to END."""
     data = b""
     with socket.create_connection((address, port), timeout=timeout) as s:

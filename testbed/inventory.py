@@ -20,6 +20,9 @@ class Machine(BaseModel):
     address: str
     # How this machine reaches it over ssh; defaults to user@address.
     ssh: str | None = None
+    # Scratch directory on the machine; defaults to the inventory's `remote_dir`. Machines
+    # that share a file system need their own: a host's cleanup kills what runs under it.
+    remote_dir: str | None = None
 
 
 class Inventory(BaseModel):
@@ -46,7 +49,7 @@ class Inventory(BaseModel):
             address=machine.address,
             target=machine.ssh or f"{self.user}@{machine.address}",
             ssh_options=options,
-            remote_base=f"{self.remote_dir}/{run_id}",
+            remote_base=f"{machine.remote_dir or self.remote_dir}/{run_id}",
         )
 
 

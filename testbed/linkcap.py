@@ -8,6 +8,7 @@ import hashlib
 import json
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,14 @@ def topology_key(kind: str, hosts: list[Host], caps: dict[str, float]) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _measure(sender: Host, receiver: Host, port: int, rel: str, run_dir: Path) -> float:
+def _measure(
+    sender: Host,
+    receiver: Host,
+    port: int,
+    rel: str,
+    run_dir: Path,
+    interrupt: Callable[[], None],
+) -> float:
     server = receiver.start(
         ["iperf3", "-s", "-B", receiver.address, "-p", str(port), "-J"],
         f"{rel}/server",
@@ -38,13 +46,17 @@ def _measure(sender: Host, receiver: Host, port: int, rel: str, run_dir: Path) -
         # channel. The client retries while the server is still starting instead.
         out: dict[str, Any] = {}
         for attempt in range(10):
+            interrupt()
             time.sleep(0.3)
             command = ["iperf3", "-c", receiver.address, "-p", str(port)]
             command += ["-t", str(IPERF_SECONDS), "-J"]
             client = sender.start(command, f"{rel}/client", "iperf3")
-            if client.wait(IPERF_SECONDS + 20) is None:
-                client.signal(signal.SIGKILL)
-                raise HostError(f"iperf3 from {sender.name} to {receiver.name} did not finish")
+            deadline = time.monotonic() + IPERF_SECONDS + 20
+            while client.wait(0.2) is None:
+                if time.monotonic() > deadline:
+                    client.signal(signal.SIGKILL)
+                    raise HostError(f"iperf3 from {sender.name} to {receiver.name} did not finish")
+                interrupt()
             sender.fetch(f"{rel}/client", run_dir / rel / "client")
             text = (run_dir / rel / "client" / "stdout.log").read_text()
             out = json.loads(text) if text.strip() else {"error": "no output"}
@@ -71,8 +83,10 @@ def measure(
     port: int,
     run_dir: Path,
     cache: Path | None,
+    interrupt: Callable[[], None] = lambda: None,
 ) -> dict[str, float]:
-    """Egress capacity per role in Mbit/s: from a host of the role to a host of another role."""
+    """Egress capacity per role in Mbit/s: from a host of the role to a host of another role.
+    `interrupt` runs while iperf3 does; it may raise to stop the measurement."""
     key = topology_key(kind, hosts, caps)
     if cache is not None and cache.exists():
         with contextlib.suppress(OSError, json.JSONDecodeError):
@@ -86,7 +100,7 @@ def measure(
         if not senders or not receivers:
             continue
         result[role] = round(
-            _measure(senders[0], receivers[0], port, f"linkcap/{role}", run_dir), 2
+            _measure(senders[0], receivers[0], port, f"linkcap/{role}", run_dir, interrupt), 2
         )
     if cache is not None:
         cache.parent.mkdir(parents=True, exist_ok=True)

@@ -7,7 +7,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 _RATIO = re.compile(r"^\d+:\d+$")
 
@@ -58,6 +65,9 @@ class MiddlewareSettings(BaseModel):
     replication: int | None = Field(None, ge=1)
     read_balance: Literal["round-robin", "least-outstanding"] = "round-robin"
     window_ms: int = Field(1000, ge=1)
+    # How long a server has to answer before the middleware fails the request; None: the
+    # middleware's own default.
+    server_timeout_ms: int | None = Field(None, ge=1)
 
     @field_validator("replication", mode="before")
     @classmethod
@@ -118,6 +128,17 @@ class Point(BaseModel):
         return (
             self.client_machines * self.instances_per_client * self.threads * self.virtual_clients
         )
+
+
+def describe_error(e: ValueError) -> str:
+    """Why a point is invalid, on one line: `field: problem; ...`."""
+    if not isinstance(e, ValidationError):
+        return str(e)
+    problems = []
+    for err in e.errors():
+        where = ".".join(str(part) for part in err["loc"]) or "point"
+        problems.append(f"{where}: {str(err['msg']).removeprefix('Value error, ')}")
+    return "; ".join(problems)
 
 
 def load_point(path: Path, overrides: dict[str, Any] | None = None) -> Point:

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
-import json
 import os
 import secrets
 import shutil
 import signal
 import time
-from collections.abc import Callable, Iterator
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,21 +21,23 @@ from testbed import drivers, emulation, linkcap
 from testbed.drivers import Target
 from testbed.hosts import Host, HostError, LocalHost, Proc, port_free
 from testbed.inventory import load_inventory
+from testbed.manifest import build_manifest, now, write_manifest
 from testbed.point import Point
+from testbed.signals import Interrupted, SignalRecorder, exit_code
 from testbed.tools import TOOLS, tool_version
 
 REPO = Path(__file__).resolve().parent.parent
-SCHEMA = 1
 # Exit codes that mean "stopped by our SIGTERM": 0 (clean), 143 (JVM), -15 (signal).
 TERMINATED_OK = {0, 143, -signal.SIGTERM}
+# Where a run can be failed or paused on purpose (`fail_at`, `pause_at`), in run order:
+# after the stage's processes have started, before the run waits for them.
+STAGES = ("layout", "linkcap", "servers", "populate", "middlewares", "clients", "stop", "teardown")
+# A paused run goes on by itself after this long (a guard against a test that never signals).
+PAUSE_LIMIT_S = 300.0
 
 
 class RunError(RuntimeError):
     """The run cannot go on; the message says why."""
-
-
-class RunInterruptedError(RunError):
-    """SIGINT or SIGTERM arrived during the run."""
 
 
 @dataclass
@@ -48,9 +48,17 @@ class RunOptions:
     linkcap_cache: Path | None = Path.home() / ".cache" / "mwlab" / "linkcap.json"
     netns_prefix: str | None = None
     progress: bool = True
-    # Test hook: raise at the named stage ("servers", "clients", ...) to exercise teardown.
+    # Test hooks, at a stage of STAGES: fail there, or wait there until a signal arrives.
     fail_at: str | None = None
+    pause_at: tuple[str, ...] = ()
     client_timeout_s: float = 60.0
+
+    def __post_init__(self) -> None:
+        for stage in (self.fail_at, *self.pause_at):
+            if stage is not None and stage not in STAGES:
+                raise ValueError(f"unknown stage {stage!r}; stages are {', '.join(STAGES)}")
+        if self.fail_at == "teardown":
+            raise ValueError("a run cannot fail at teardown; pause there instead")
 
 
 @dataclass
@@ -67,14 +75,20 @@ class Layout:
         return [*self.servers, *self.middlewares, *self.clients]
 
 
-def _now() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
-
-
 class Runner:
-    """One run of one point. `run()` always tears down and always writes run.json."""
+    """One run of one point. `run()` always tears down and always writes run.json.
 
-    def __init__(self, point: Point, options: RunOptions, console: Console | None = None) -> None:
+    SIGINT, SIGTERM and SIGHUP are recorded by `signals` (a recorder of the run's own when
+    none is given); the run stops at its next check, tears down and fails with the reason.
+    """
+
+    def __init__(
+        self,
+        point: Point,
+        options: RunOptions,
+        console: Console | None = None,
+        signals: SignalRecorder | None = None,
+    ) -> None:
         self.point = point
         self.opt = options
         self.out = options.out.resolve()
@@ -85,12 +99,41 @@ class Runner:
         self.link_capacity: dict[str, float] = {}
         self.warnings: list[str] = []
         self.run_id = f"{int(time.time())}-{secrets.token_hex(3)}"
+        self._own_signals = signals is None
+        self.signals = signals if signals is not None else SignalRecorder()
 
     # --- stages ---------------------------------------------------------------------------
 
     def _stage(self, name: str) -> None:
+        """Enters a stage: logged, and the run stops here if a signal has arrived."""
+        self.signals.stage = name
+        self._log(f"stage {name}")
+        self.signals.check()
+
+    def _hook(self, name: str) -> None:
+        """The test hooks of a stage, once its processes have started."""
         if self.opt.fail_at == name:
             raise RunError(f"injected failure at stage {name}")
+        if name in self.opt.pause_at:
+            self._pause(name)
+            self.signals.check()
+
+    def _pause(self, name: str) -> None:
+        """Waits until a further signal arrives (or PAUSE_LIMIT_S passes)."""
+        seen = len(self.signals.received)
+        self._log(f"paused at {name}")
+        deadline = time.monotonic() + PAUSE_LIMIT_S
+        while len(self.signals.received) == seen and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    def _wait(self, proc: Proc, timeout: float) -> int | None:
+        """Like `proc.wait`, checking for signals meanwhile."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self.signals.check()
+            code = proc.wait(min(0.2, max(0.0, deadline - time.monotonic())))
+            if code is not None or time.monotonic() >= deadline:
+                return code
 
     def _log(self, msg: str) -> None:
         self.console.print(f"[dim]{self.point.name}[/dim] {msg}")
@@ -204,21 +247,24 @@ class Runner:
             cmd += ["-U", "0", "-c", "4096", *user]
             procs.append(self._start(host, cmd, f"servers/{host.name}", "server", i))
             targets.append(Target(host.address, port))
+        self._hook("servers")
         for host, proc, t in zip(layout.servers, procs, targets, strict=True):
-            host.wait_port(t.address, t.port, 15.0, proc)
+            host.wait_memcached(t.address, t.port, 30.0, proc, self.signals.check)
         return targets
 
     def _populate(self, layout: Layout, targets: list[Target]) -> None:
         w = self.point.workload
         if not w.populate or w.gets == 0 or self.driver == "memaslap":
+            self._hook("populate")
             return
         procs = []
         for i, (host, t) in enumerate(zip(layout.servers, targets, strict=True)):
             jar = host.stage(self._jar("loadgen.jar"))
             cmd = ["java", "-jar", jar, *drivers.populate_flags(self.point, t, "result.json")]
             procs.append(self._start(host, cmd, f"servers/{host.name}/populate", "populate", i))
+        self._hook("populate")
         for proc in procs:
-            if proc.wait(180.0) is None:
+            if self._wait(proc, 180.0) is None:
                 raise RunError(f"populating {proc.host.name} did not finish in 180 s")
             if proc.exit_code != 0:
                 raise RunError(
@@ -239,10 +285,13 @@ class Runner:
             cmd += ["--stats-window-ms", str(m.window_ms)]
             if m.replication is not None:
                 cmd += ["--replication", str(m.replication)]
+            if m.server_timeout_ms is not None:
+                cmd += ["--server-timeout-ms", str(m.server_timeout_ms)]
             procs.append(self._start(host, cmd, f"middlewares/{host.name}", "middleware", i))
             targets.append(Target(host.address, port))
+        self._hook("middlewares")
         for host, proc, t in zip(layout.middlewares, procs, targets, strict=True):
-            host.wait_port(t.address, t.port, 30.0, proc)
+            host.wait_memcached(t.address, t.port, 60.0, proc, self.signals.check)
         return targets
 
     def _run_clients(self, layout: Layout, frontends: list[Target]) -> None:
@@ -258,6 +307,7 @@ class Runner:
                 target = frontends[i % len(frontends)]
                 cmd = drivers.client_command(self.driver, p, target, jar, cfg)
                 procs.append(self._start(host, cmd, rel, "client", i))
+        self._hook("clients")
         self._wait_clients(procs)
         bad = [q for q in procs if q.exit_code != 0]
         if bad:
@@ -283,6 +333,7 @@ class Runner:
         with progress:
             task = progress.add_task(f"{self.point.name}: clients", total=length)
             while any(q.poll() is None for q in procs):
+                self.signals.check()
                 if time.monotonic() > deadline:
                     raise RunError(
                         f"clients still running {self.opt.client_timeout_s:.0f} s after the"
@@ -296,7 +347,7 @@ class Runner:
         for q in procs:
             q.signal(signal.SIGTERM)
         for q in procs:
-            if q.wait(20.0) is None:
+            if self._wait(q, 20.0) is None:
                 q.signal(signal.SIGKILL)
                 q.wait(5.0)
                 raise RunError(f"middleware on {q.host.name} ignored SIGTERM for 20 s")
@@ -325,17 +376,24 @@ class Runner:
                     shutil.copyfile(d / "stdout.log", d / "memaslap.txt")
 
     def _teardown(self) -> list[str]:
+        """Stops and removes everything the run started. Never checks for signals: one that
+        arrives now is recorded and teardown goes on."""
+        self.signals.stage = "teardown"
         problems: list[str] = []
         layout = self.layout
         if layout is None:
             return problems
+        if "teardown" in self.opt.pause_at:
+            self._pause("teardown")
         for host in layout.all:
             try:
                 host.stop_all()
             except Exception as e:  # teardown must go on
                 problems.append(f"{host.name}: {e}")
-        with contextlib.suppress(Exception):
+        try:
             self._collect(layout)
+        except Exception as e:
+            problems.append(f"collecting logs: {e}")
         for host in layout.all:
             if layout.kind == "ssh":
                 try:
@@ -343,7 +401,10 @@ class Runner:
                 except Exception as e:
                     problems.append(f"{host.name}: {e}")
         if layout.emulation is not None:
-            problems += layout.emulation.teardown()
+            try:
+                problems += layout.emulation.teardown()
+            except Exception as e:
+                problems.append(f"emulation: {e}")
         return problems
 
     # --- the run --------------------------------------------------------------------------
@@ -352,76 +413,107 @@ class Runner:
         """Runs the point; returns the manifest (also written to run.json)."""
         if (self.out / "run.json").exists():
             raise RunError(f"{self.out} already holds a run (run.json); use another directory")
+        scope = self.signals if self._own_signals else contextlib.nullcontext()
+        with scope:
+            started, t0 = now(), time.monotonic()
+            error: str | None = None
+            try:
+                self._stages()
+            except Interrupted:
+                pass  # _finish says why
+            except (RunError, HostError, emulation.EmulationError) as e:
+                error = str(e)
+            except Exception as e:  # whatever it is, the run is torn down and recorded
+                self.console.print(traceback.format_exc(), markup=False, highlight=False)
+                error = f"{type(e).__name__}: {e}"
+            except BaseException as e:  # e.g. SystemExit: recorded, torn down, passed on
+                self._finish(started, t0, f"{type(e).__name__}: {e}")
+                raise
+            return self._finish(started, t0, error)
+
+    def _stages(self) -> None:
+        self.signals.check()
         self.out.mkdir(parents=True, exist_ok=True)
         (self.out / "point.yaml").write_text(
             yaml.safe_dump(self.point.model_dump(mode="json"), sort_keys=False)
         )
-        started, t0 = _now(), time.monotonic()
-        error: str | None = None
-        try:
-            with _signals_raise():
-                self._stage("layout")
-                self.layout = self._layout()
-                layout = self.layout
-                self._log(f"{layout.kind} hosts, driver {self.driver}")
-                self._check(layout)
-                self._stage("linkcap")
-                if layout.kind != "local":
-                    self.link_capacity = linkcap.measure(
-                        layout.kind,
-                        layout.all,
-                        self.point.caps_mbit.model_dump(),
-                        self.opt.base_port + 200,
-                        self.out,
-                        self.opt.linkcap_cache,
-                    )
-                self._stage("servers")
-                servers = self._start_servers(layout)
-                self._populate(layout, servers)
-                self._stage("middlewares")
-                frontends = servers
-                if layout.middlewares:
-                    frontends = self._start_middlewares(layout, servers)
-                self._stage("clients")
-                self._log(
-                    f"{self.point.clients_total} virtual clients for {self.point.duration_s} s"
-                )
-                self._run_clients(layout, frontends)
-                self._stage("stop")
-                self._stop_middlewares(layout)
-                self._server_stats(layout, servers)
-        except (RunError, HostError, emulation.EmulationError, ValueError, OSError) as e:
-            error = str(e)
-        except KeyboardInterrupt:
-            error = "interrupted (SIGINT)"
-        finally:
-            problems = self._teardown()
+        self._stage("layout")
+        self.layout = self._layout()
+        layout = self.layout
+        self._log(f"{layout.kind} hosts, driver {self.driver}")
+        self._hook("layout")
+        self._check(layout)
+        if layout.kind != "local":
+            self._stage("linkcap")
+            self._hook("linkcap")
+            self.link_capacity = linkcap.measure(
+                layout.kind,
+                layout.all,
+                self.point.caps_mbit.model_dump(),
+                self.opt.base_port + 200,
+                self.out,
+                self.opt.linkcap_cache,
+                self.signals.check,
+            )
+        self._stage("servers")
+        servers = self._start_servers(layout)
+        self._stage("populate")
+        self._populate(layout, servers)
+        self._stage("middlewares")
+        frontends = servers
+        if layout.middlewares:
+            frontends = self._start_middlewares(layout, servers)
+        else:
+            self._hook("middlewares")
+        self._stage("clients")
+        self._log(f"{self.point.clients_total} virtual clients for {self.point.duration_s} s")
+        self._run_clients(layout, frontends)
+        self._stage("stop")
+        self._hook("stop")
+        self._stop_middlewares(layout)
+        self._server_stats(layout, servers)
+
+    def _finish(self, started: str, t0: float, error: str | None) -> dict[str, Any]:
+        """Teardown, then run.json; signals arriving meanwhile are recorded, not obeyed."""
+        problems = self._teardown()
+        first = self.signals.first
+        if first is not None:
+            # Also when the run had finished its stages: a signal during teardown fails it.
+            why = f"interrupted by {first.signal} during {first.stage}"
+            error = f"{error}; {why}" if error else why
         if problems:
             error = (error + "; " if error else "") + "teardown: " + "; ".join(problems)
+        self.signals.stage = "manifest"
         manifest = self._manifest(started, time.monotonic() - t0, error)
-        (self.out / "run.json").write_text(json.dumps(manifest, indent=2) + "\n")
+        self.out.mkdir(parents=True, exist_ok=True)
+        write_manifest(self.out / "run.json", manifest)
         return manifest
 
     def _manifest(self, started: str, elapsed: float, error: str | None) -> dict[str, Any]:
         layout = self.layout
-        tools = {t.name: tool_version(t) for t in TOOLS if t.name in _RUN_TOOLS}
-        return {
-            "schema": SCHEMA,
-            "status": "ok" if error is None else "failed",
-            "error": error,
-            "point": self.point.model_dump(mode="json"),
-            "started_at": started,
-            "finished_at": _now(),
-            "duration_s": round(elapsed, 3),
-            "host_kind": layout.kind if layout else self.point.hosts,
-            "driver": self.driver,
-            "hosts": [
+        tools: dict[str, str | None] = {}
+        for t in TOOLS:
+            if t.name in _RUN_TOOLS:
+                try:
+                    tools[t.name] = tool_version(t)
+                except Exception as e:  # a broken tool must not cost the manifest
+                    tools[t.name] = f"unknown ({e})"
+        return build_manifest(
+            point=self.point.model_dump(mode="json"),
+            error=error,
+            started_at=started,
+            finished_at=now(),
+            duration_s=elapsed,
+            host_kind=layout.kind if layout else self.point.hosts,
+            driver=self.driver,
+            clients_total=self.point.clients_total,
+            hosts=[
                 {"name": h.name, "role": h.role, "address": h.address}
                 for h in (layout.all if layout else [])
             ],
-            "link_capacity_mbit": self.link_capacity,
-            "tools": tools,
-            "processes": [
+            link_capacity_mbit=self.link_capacity,
+            tools=tools,
+            processes=[
                 {
                     "role": q.role,
                     "host": q.host.name,
@@ -432,32 +524,29 @@ class Runner:
                 }
                 for q in self.processes
             ],
-            "clients_total": self.point.clients_total,
-            "warnings": self.warnings,
-        }
+            warnings=self.warnings,
+            # Copied: signals may still arrive while the manifest is written.
+            signals=[r.as_json() for r in list(self.signals.received)],
+        )
 
 
 _RUN_TOOLS = {"java", "memcached", "memcaslap", "memtier_benchmark", "iperf3", "ip", "tc"}
 
 
-@contextlib.contextmanager
-def _signals_raise() -> Iterator[None]:
-    """SIGTERM and SIGHUP become exceptions, so teardown runs as it does for Ctrl-C."""
-
-    def handler(signum: int, _frame: object) -> None:
-        raise RunInterruptedError(f"interrupted ({signal.Signals(signum).name})")
-
-    previous: dict[int, Callable[..., Any] | int | None] = {}
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        with contextlib.suppress(ValueError):  # not the main thread
-            previous[sig] = signal.signal(sig, handler)
-    try:
-        yield
-    finally:
-        for sig, h in previous.items():
-            signal.signal(sig, h)
+def run_exit_code(manifest: dict[str, Any]) -> int:
+    """The exit code of `mwlab run`: 0 ok, 128 + the first signal's number if one arrived
+    (130 SIGINT, 143 SIGTERM, 129 SIGHUP), else 1 for a failed run."""
+    signals = manifest.get("signals") or []
+    if signals:
+        return exit_code(signals[0]["signal"])
+    return 0 if manifest["status"] == "ok" else 1
 
 
-def run_point(point: Point, options: RunOptions, console: Console | None = None) -> dict[str, Any]:
+def run_point(
+    point: Point,
+    options: RunOptions,
+    console: Console | None = None,
+    signals: SignalRecorder | None = None,
+) -> dict[str, Any]:
     """Runs one point; see `Runner`."""
-    return Runner(point, options, console).run()
+    return Runner(point, options, console, signals).run()

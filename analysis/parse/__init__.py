@@ -173,9 +173,9 @@ def _client_frames(run: str, meta: dict, client_dir: Path) -> tuple[pd.DataFrame
         win["misses"] = np.nan
         win["errors"] = np.nan
         totals = res.totals.copy()
-        hist = res.histograms.rename(columns={"value_us": "bucket_us"})
+        # Both generators' whole-run HdrHistograms, read from the same compressed field.
+        hist = res.histograms.copy()
         hist["window"] = -1
-        hist["keys"] = np.where(hist["type"] == "multiget", int(win["keys"].max() or 1), 1)
     elif text_file.exists():
         ms = read_memaslap(text_file)
         win = ms.windows.copy()

@@ -43,4 +43,15 @@ def read_manifest(path: str | Path) -> dict[str, object]:
         raise ParseError(path, f"unsupported schema {data['schema']} (expected 1)")
     if data["status"] not in ("ok", "failed"):
         raise ParseError(path, f"status must be 'ok' or 'failed', got {data['status']!r}")
+    error = data.get("error")
+    if error is not None and not isinstance(error, str):
+        raise ParseError(path, f"'error' has the wrong type: {error!r}")
+    if data["status"] == "failed" and not error:
+        raise ParseError(path, "status 'failed' without an error saying why")
+    # Signals the run received (SIGINT, SIGTERM, SIGHUP), in order; absent in older runs.
+    signals = data.get("signals", [])
+    if not isinstance(signals, list) or not all(
+        isinstance(s, dict) and isinstance(s.get("signal"), str) for s in signals
+    ):
+        raise ParseError(path, f"'signals' must list {{'signal': ...}} records: {signals!r}")
     return data

@@ -1,14 +1,23 @@
-"""memtier_benchmark's --json-out-file layout (also written by the built-in load generator)."""
+"""memtier_benchmark's --json-out-file layout (also written by the built-in load generator).
+
+Both generators record latencies in microseconds and write, per request type, the whole-run
+HdrHistogram as base64 in `Percentile Latencies/Histogram log format/Compressed Histogram`;
+that histogram is the client side's latency distribution. Latencies come only from the `Sets`
+and `Gets` blocks: memtier writes `Latency` and `Average Latency` of `Totals` as 0.
+"""
 
 from __future__ import annotations
 
 import json
 import math
 import re
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
+from hdrh.codec import HdrCookieException, HdrHistogramSettingsException, HdrLengthException
+from hdrh.histogram import HdrHistogram
 
 from analysis.parse.errors import ParseError
 
@@ -23,7 +32,7 @@ class MemtierResult:
     end_ms: int
     windows: pd.DataFrame  # second × type: see WINDOW_COLUMNS
     totals: pd.DataFrame  # one row per type
-    histograms: pd.DataFrame = field(default_factory=pd.DataFrame)  # type, value_us, count
+    histograms: pd.DataFrame = field(default_factory=pd.DataFrame)  # see HISTOGRAM_COLUMNS
     config: dict[str, object] = field(default_factory=dict)
 
 
@@ -42,6 +51,19 @@ WINDOW_COLUMNS = [
     "response_us_p90",
     "response_us_p99",
 ]
+# One row per recorded HdrHistogram bucket: bucket_us is the bucket's highest equivalent value,
+# so a percentile taken over the rows is the one HdrHistogram (and memtier) reports.
+HISTOGRAM_COLUMNS = ["type", "keys", "bucket_us", "count"]
+_DECODE_ERRORS = (
+    ValueError,  # also binascii.Error (bad base64)
+    TypeError,
+    RuntimeError,
+    IndexError,
+    zlib.error,
+    HdrCookieException,
+    HdrLengthException,
+    HdrHistogramSettingsException,
+)
 
 
 def _num(path: Path, where: str, value: object) -> float:
@@ -90,11 +112,23 @@ def read_memtier(path: str | Path) -> MemtierResult:
     config = dict(mwlab.get("config") or data.get("configuration") or {})
     multiget = int(config.get("multi_key_get") or config.get("multi-key-get") or 0)
 
-    windows, totals = [], []
-    for name, kind in _TYPES.items():
+    blocks = {}
+    for name in _TYPES:
         block = stats.get(name)
         if not isinstance(block, dict):
             raise ParseError(path, f"'ALL STATS' lacks {name!r}")
+        series = block.get("Time-Serie")
+        if not isinstance(series, dict):
+            raise ParseError(path, f"'{name}' lacks the per-second 'Time-Serie'")
+        blocks[name] = (block, {_second(path, name, k): v for k, v in series.items()})
+    # Each second is a full window except the generator's last one, which ends at the finish
+    # time when that falls inside it. memtier's Start and Finish times are averages over its
+    # connections and can be a second off, so no earlier window is cut short by them.
+    last_second = max((s for _, series in blocks.values() for s in series), default=0)
+
+    windows, totals, hist_rows = [], [], []
+    for name, kind in _TYPES.items():
+        block, series = blocks[name]
         keys = multiget if kind == "get" and multiget > 0 else 1
         rtype = "multiget" if keys > 1 else kind
         for key in ("Ops/sec", "Hits/sec", "Misses/sec", "KB/sec"):
@@ -106,19 +140,17 @@ def read_memtier(path: str | Path) -> MemtierResult:
         pct = _percentiles(
             path, f"{name}/Percentile Latencies", block.get("Percentile Latencies") or {}
         )
-        series = block.get("Time-Serie")
-        if not isinstance(series, dict):
-            raise ParseError(path, f"'{name}' lacks the per-second 'Time-Serie'")
         count_total = 0
-        for second, entry in sorted(series.items(), key=lambda kv: _second(path, name, kv[0])):
-            sec = _second(path, name, second)
+        for sec, entry in sorted(series.items()):
             if not isinstance(entry, dict) or "Count" not in entry:
-                raise ParseError(path, f"'{name}/Time-Serie/{second}' lacks 'Count'")
-            count = int(_num(path, f"{name}/Time-Serie/{second}/Count", entry["Count"]))
+                raise ParseError(path, f"'{name}/Time-Serie/{sec}' lacks 'Count'")
+            count = int(_num(path, f"{name}/Time-Serie/{sec}/Count", entry["Count"]))
             count_total += count
             w_start = start + 1000 * sec
-            w_end = min(w_start + 1000, max(end, w_start + 1))
-            p = _percentiles(path, f"{name}/Time-Serie/{second}", entry)
+            w_end = w_start + 1000
+            if sec == last_second and w_start < end < w_end:
+                w_end = end
+            p = _percentiles(path, f"{name}/Time-Serie/{sec}", entry)
             windows.append(
                 {
                     "window": sec,
@@ -136,38 +168,60 @@ def read_memtier(path: str | Path) -> MemtierResult:
                     "response_us_p99": p.get(99.0, math.nan) if count else math.nan,
                 }
             )
+        count = int(_num(path, f"{name}/Count", block.get("Count", count_total)))
+        # An empty type carries placeholder latencies (memtier: a 7 µs percentile, mean 0).
+        has = count > 0
         totals.append(
             {
                 "type": rtype,
                 "keys": keys,
-                "count": int(block.get("Count", count_total)),
+                "count": count,
                 "throughput_ops": _num(path, f"{name}/Ops/sec", block["Ops/sec"]),
                 "hits_per_s": _num(path, f"{name}/Hits/sec", block["Hits/sec"]),
                 "misses_per_s": _num(path, f"{name}/Misses/sec", block["Misses/sec"]),
                 "kb_per_s": _num(path, f"{name}/KB/sec", block["KB/sec"]),
-                "response_us_mean": _num(path, f"{name}/Average Latency", mean_ms) * 1000,
-                **{f"response_us_p{_pct_name(q)}": v for q, v in pct.items()},
+                "response_us_mean": (
+                    _num(path, f"{name}/Average Latency", mean_ms) * 1000 if has else math.nan
+                ),
+                **{f"response_us_p{_pct_name(q)}": v if has else math.nan for q, v in pct.items()},
             }
         )
-    hist_rows = []
-    for kind, counts in ((mwlab.get("histogram_us") or {}) if mwlab else {}).items():
-        rtype = {"sets": "set", "gets": "multiget" if multiget > 1 else "get"}.get(kind, kind)
-        if not isinstance(counts, dict):
-            raise ParseError(path, f"mwlab/histogram_us/{kind} is not an object")
-        for value, count in counts.items():
-            try:
-                hist_rows.append({"type": rtype, "value_us": float(value), "count": int(count)})
-            except (TypeError, ValueError):
-                raise ParseError(path, f"mwlab/histogram_us/{kind}: bad entry {value!r}") from None
+        for bucket_us, n in _histogram(path, name, block, count):
+            hist_rows.append({"type": rtype, "keys": keys, "bucket_us": bucket_us, "count": n})
     return MemtierResult(
         path=path,
         start_ms=start,
         end_ms=end,
         windows=pd.DataFrame(windows, columns=WINDOW_COLUMNS),
         totals=pd.DataFrame(totals),
-        histograms=pd.DataFrame(hist_rows, columns=["type", "value_us", "count"]),
+        histograms=pd.DataFrame(hist_rows, columns=HISTOGRAM_COLUMNS),
         config=config,
     )
+
+
+def _histogram(path: Path, name: str, block: dict, count: int) -> list[tuple[int, int]]:
+    """The recorded buckets of a type's compressed whole-run HdrHistogram (microseconds).
+    An output without one (memtier before the histogram log format) has no rows."""
+    pct = block.get("Percentile Latencies")
+    log = pct.get("Histogram log format") if isinstance(pct, dict) else None
+    if log is None:
+        return []
+    where = f"{name}/Percentile Latencies/Histogram log format/Compressed Histogram"
+    encoded = log.get("Compressed Histogram") if isinstance(log, dict) else None
+    if not isinstance(encoded, str) or not encoded:
+        raise ParseError(path, f"{where} is missing or not a string")
+    try:
+        h = HdrHistogram.decode(encoded)
+        rows = [
+            (int(v.value_iterated_to), int(v.count_at_value_iterated_to))
+            for v in h.get_recorded_iterator()
+        ]
+    except _DECODE_ERRORS as err:
+        raise ParseError(path, f"{where} is not a compressed HdrHistogram: {err!r}") from None
+    recorded = sum(n for _, n in rows)
+    if recorded != count:
+        raise ParseError(path, f"{where} holds {recorded} latencies, but '{name}/Count' is {count}")
+    return rows
 
 
 def _second(path: Path, name: str, key: str) -> int:

@@ -105,6 +105,13 @@ def test_memtier_live_builtin_generator(memcached: int, tmp_path: Path) -> None:
         assert count == totals.loc[kind, "count"] > 0
         assert totals.loc[kind, "throughput_ops"] == pytest.approx(count / duration, rel=0.01)
         assert res.histograms.loc[res.histograms["type"] == kind, "count"].sum() == count
+    # The compressed histograms (memtier's field) decode to the generator's own bucket listing.
+    listed = json.loads(out.read_text())["mwlab"]["histogram_us"]
+    for kind, name in (("set", "sets"), ("get", "gets")):
+        hist = res.histograms[res.histograms["type"] == kind]
+        assert dict(zip(hist["bucket_us"], hist["count"], strict=True)) == {
+            int(v): c for v, c in listed[name].items()
+        }
 
 
 def test_memtier_truncated_and_malformed(tmp_path: Path) -> None:

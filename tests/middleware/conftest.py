@@ -1,4 +1,4 @@
-"""Fixtures: real memcached servers and the built middleware jar on ports 21700-21799."""
+"""Fixtures: real memcached servers and the built middleware jar on ports 25000-25499."""
 
 from __future__ import annotations
 
@@ -7,16 +7,21 @@ import shutil
 import signal
 import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from testbed.hosts import wait_for_memcached
+
 ROOT = Path(__file__).resolve().parents[2]
 JAR = ROOT / "build" / "middleware.jar"
-_next_port = iter(range(21700, 21800))
+PORTS = range(25000, 25500)
+_next_port = iter(PORTS)
+# Healthy paths only here: a slow moment of a loaded machine must not look like a failed
+# server to the middleware (its own default is 1 s).
+SERVER_TIMEOUT_MS = 60_000
 
 
 def free_port() -> int:
@@ -27,25 +32,14 @@ def free_port() -> int:
             except OSError:
                 continue
             return port
-    raise RuntimeError("port range 21700-21799 exhausted")
-
-
-def wait_port(port: int, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"nothing listens on port {port}")
+    raise RuntimeError(f"port range {PORTS.start}-{PORTS.stop - 1} exhausted")
 
 
 def stop(p: subprocess.Popen[bytes]) -> int:
     if p.poll() is None:
         p.send_signal(signal.SIGTERM)
         try:
-            p.wait(timeout=15)
+            p.wait(timeout=60)
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
@@ -83,17 +77,22 @@ def deployment(tmp_path: Path) -> Iterator[Deployment]:
         if os.geteuid() == 0:
             cmd += ["-u", "root"]
         procs.append(subprocess.Popen(cmd))
-    for port in servers:
-        wait_port(port)
-    port = free_port()
-    stats = tmp_path / "stats"
-    cmd = ["java", "-jar", str(JAR), "-p", str(port), "-t", "4", "-s", "true"]
-    cmd += ["--stats-dir", str(stats), "-m", *[f"127.0.0.1:{p}" for p in servers]]
-    mw = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    mw = None
     try:
-        wait_port(port)
+        # Ready means: our process runs and answers the memcached protocol.
+        for port, proc in zip(servers, procs, strict=True):
+            wait_for_memcached("127.0.0.1", port, 60.0, proc)
+        port = free_port()
+        stats = tmp_path / "stats"
+        cmd = ["java", "-jar", str(JAR), "-l", "127.0.0.1", "-p", str(port), "-t", "4"]
+        cmd += ["-s", "true"]
+        cmd += ["--server-timeout-ms", str(SERVER_TIMEOUT_MS)]
+        cmd += ["--stats-dir", str(stats), "-m", *[f"127.0.0.1:{p}" for p in servers]]
+        mw = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+        wait_for_memcached("127.0.0.1", port, 60.0, mw)
         yield Deployment(port, servers, stats, mw)
     finally:
-        stop(mw)
+        if mw is not None:
+            stop(mw)
         for p in procs:
             stop(p)

@@ -2,29 +2,39 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import os
+import queue
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
-import time
-from collections.abc import Iterator
+import sys
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from analysis.parse.manifest import read_manifest
 from testbed import emulation
+from testbed.hosts import wait_for_memcached
 
 REPO = Path(__file__).resolve().parents[2]
 LOADGEN = REPO / "build" / "loadgen.jar"
-# Each test takes a block of 50 ports; the suite's range is 22000-23999.
-_PORT_BLOCKS = itertools.count(22000, 50)
+# Each test takes a block of 25 ports; the suite's range is 22000-23999. A run listens on
+# base+i (servers), base+100+i (middlewares) and base+200 (iperf3): those reach into later
+# blocks, which is harmless as the tests run one at a time, and stay inside the range.
+_PORT_BLOCKS = itertools.count(22000, 25)
+RUN_PORT_SPAN = 201
 
 
 @pytest.fixture
 def base_port() -> int:
     port = next(_PORT_BLOCKS)
-    assert port + 50 <= 24000, "the testbed suite ran out of its port range"
+    assert port + RUN_PORT_SPAN < 24000, "the testbed suite ran out of its port range"
     return port
 
 
@@ -33,17 +43,6 @@ def loadgen_jar() -> Path:
     if not LOADGEN.is_file():
         pytest.fail(f"{LOADGEN} is missing: run `make build` first")
     return LOADGEN
-
-
-def _wait_port(port: int, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"memcached did not listen on {port}")
 
 
 @pytest.fixture
@@ -56,16 +55,17 @@ def memcached(base_port: int) -> Iterator[int]:
         stderr=subprocess.DEVNULL,
     )
     try:
-        _wait_port(port)
+        # Our memcached, answering the protocol: not whatever else may hold the port.
+        wait_for_memcached("127.0.0.1", port, 60.0, proc)
         yield port
     finally:
         proc.terminate()
-        proc.wait(10)
+        proc.wait(60)
 
 
 def memcached_stats(port: int) -> dict[str, int]:
     data = b""
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
         s.sendall(b"stats\r\n")
         while not data.endswith(b"END\r\n"):
             data += s.recv(65536)
@@ -100,5 +100,112 @@ def processes_matching(pattern: str) -> list[str]:
     return [line for line in out.splitlines() if pattern in line and "ps -eo" not in line]
 
 
+def processes_in(directory: Path) -> list[str]:
+    """Processes whose working directory lies in `directory`: every process a run starts on
+    local and emulated hosts works in the run directory."""
+    root = str(directory.resolve())
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        try:
+            cwd = str((proc / "cwd").readlink())
+            args = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+        except OSError:
+            continue
+        if cwd == root or cwd.startswith(root + "/"):
+            found.append(f"{proc.name} {args}")
+    return found
+
+
 def have(tool: str) -> bool:
     return shutil.which(tool) is not None or shutil.which(tool, path="/usr/sbin") is not None
+
+
+EXIT = {"SIGINT": 130, "SIGTERM": 143, "SIGHUP": 129}
+
+
+class MwlabRun:
+    """`mwlab run` as a child process; its log is read line by line as it comes."""
+
+    def __init__(self, args: list[str], sigint: signal.Handlers = signal.SIG_IGN) -> None:
+        def disposition() -> None:
+            signal.signal(signal.SIGINT, sigint)
+
+        self.lines: list[str] = []
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "mwlab", "run", "--no-progress", *args],
+            cwd=REPO,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            preexec_fn=disposition,
+        )
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self._queue.put(line.rstrip("\n"))
+        self._queue.put(None)
+
+    def wait_for(self, text: str, timeout: float = 180.0) -> None:
+        """Blocks until a log line contains `text`; fails if the run ends first."""
+        while True:
+            try:
+                line = self._queue.get(timeout=timeout)
+            except queue.Empty:
+                pytest.fail(f"no {text!r} after {timeout} s:\n" + "\n".join(self.lines))
+            if line is None:
+                pytest.fail(f"mwlab run ended before {text!r}:\n" + "\n".join(self.lines))
+            self.lines.append(line)
+            if text in line:
+                return
+
+    def send(self, name: str) -> None:
+        self.proc.send_signal(signal.Signals[name])
+
+    def finish(self, timeout: float = 180.0) -> int:
+        code = self.proc.wait(timeout)
+        while (line := self._queue.get(timeout=10)) is not None:
+            self.lines.append(line)
+        return code
+
+    def stop(self) -> None:
+        """After a failed test: signals until the run has torn down (it may be paused)."""
+        for _ in range(5):
+            if self.proc.poll() is not None:
+                return
+            self.send("SIGTERM")
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(30)
+        self.proc.kill()
+        self.proc.wait(30)
+
+
+@pytest.fixture
+def mwlab_run() -> Iterator[Callable[..., MwlabRun]]:
+    """Starts `mwlab run` children (see MwlabRun); none outlives the test."""
+    runs: list[MwlabRun] = []
+
+    def start(args: list[str], sigint: signal.Handlers = signal.SIG_IGN) -> MwlabRun:
+        runs.append(MwlabRun(args, sigint))
+        return runs[-1]
+
+    yield start
+    for run in runs:
+        run.stop()
+
+
+def assert_interrupted(out: Path, code: int, log: str, signals: list[tuple[str, str]]) -> dict:
+    """Exit code of the first signal, run.json valid and failed, every signal listed."""
+    first, stage = signals[0]
+    assert code == EXIT[first], log
+    manifest = read_manifest(out / "run.json")
+    assert manifest["status"] == "failed"
+    assert f"interrupted by {first} during {stage}" in str(manifest["error"])
+    assert [(s["signal"], s["stage"]) for s in manifest["signals"]] == signals
+    assert all(p["exit_code"] is not None for p in manifest["processes"])
+    return manifest

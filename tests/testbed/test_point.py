@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from testbed.point import Point, load_point
+from testbed.point import Point, describe_error, load_point
 
 
 def test_defaults_and_topology_counts():
@@ -48,3 +48,12 @@ def test_unreadable_point_file(tmp_path):
     f.write_text("- a list\n")
     with pytest.raises(ValueError, match="must hold a mapping"):
         load_point(f)
+
+
+def test_errors_are_described_on_one_line_with_their_fields():
+    with pytest.raises(ValidationError) as info:
+        Point.model_validate({"servers": 0, "workload": {"ratio": "3"}})
+    text = describe_error(info.value)
+    assert "\n" not in text
+    assert text.startswith("servers: Input should be greater than or equal to 1; ")
+    assert "workload.ratio: ratio must be 'S:G'" in text

@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import json
-import signal
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pytest
 
+from testbed import emulation
 from testbed.point import Point
 from testbed.run import RunOptions, run_point
 
-from .conftest import REPO, no_leftovers, processes_matching
+from .conftest import assert_interrupted, no_leftovers, processes_in, processes_matching
 
 pytestmark = [pytest.mark.netns, pytest.mark.timeout(240)]
 
@@ -64,9 +60,28 @@ def test_server_cap_bounds_read_only_throughput(tmp_path, base_port, netns_prefi
     assert rates, gets["Time-Serie"]
     assert max(rates) <= bound * 1.02  # a window boundary may shift a few replies
     assert 0.8 * bound <= sorted(rates)[len(rates) // 2]
-    # The second run of the same topology takes the capacities from the cache.
-    cached = json.loads((tmp_path / "linkcap.json").read_text())
+    # The capacities are cached per topology...
+    cache = tmp_path / "linkcap.json"
+    cached = json.loads(cache.read_text())
     assert list(cached.values()) == [manifest["link_capacity_mbit"]]
+    # ...and the next run of the same topology takes them from there instead of measuring:
+    # marked values in the cache come back in its manifest, and iperf3 never ran.
+    marked = {role: value + 0.25 for role, value in manifest["link_capacity_mbit"].items()}
+    cache.write_text(json.dumps({key: marked for key in cached}))
+    again = run_point(
+        read_only_point(duration_s=1),
+        RunOptions(
+            out=tmp_path / "again",
+            base_port=base_port,
+            progress=False,
+            netns_prefix=netns_prefix,
+            linkcap_cache=cache,
+        ),
+    )
+    no_leftovers(netns_prefix)
+    assert again["status"] == "ok", again["error"]
+    assert again["link_capacity_mbit"] == marked
+    assert not (tmp_path / "again" / "linkcap").exists()
 
 
 def test_injected_failure_leaves_no_namespace_or_process(
@@ -88,25 +103,27 @@ def test_injected_failure_leaves_no_namespace_or_process(
     assert processes_matching(f"-p {base_port} ") == []
 
 
-def test_ctrl_c_tears_down_and_records_why(tmp_path, base_port, netns_prefix, loadgen_jar):
+def test_signals_tear_down_namespaces_even_with_a_second_signal(
+    tmp_path, base_port, mwlab_run, netns_prefix, loadgen_jar
+):
+    """Ctrl-C with SIGINT inherited as ignored, then SIGTERM while the run tears down."""
     out = tmp_path / "int"
-    cmd = [
-        sys.executable, "-m", "mwlab", "run", "--out", str(out), "--hosts", "emulated",
-        "--driver", "builtin", "--duration", "30", "--ratio", "1:0", "--data-size", "64",
-        "--base-port", str(base_port), "--netns-prefix", netns_prefix, "--no-progress",
-        "--linkcap-cache", str(tmp_path / "linkcap.json"),
+    args = [
+        "--out", str(out), "--hosts", "emulated", "--driver", "builtin", "--duration", "30",
+        "--ratio", "1:0", "--data-size", "64", "--base-port", str(base_port),
+        "--netns-prefix", netns_prefix, "--linkcap-cache", str(tmp_path / "linkcap.json"),
+        "--pause-at", "clients", "--pause-at", "teardown",
     ]  # fmt: skip
-    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    client_log = out / "clients" / "client1.0" / "stdout.log"
-    deadline = time.monotonic() + 60
-    while not client_log.exists() and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.2)
-    time.sleep(1.0)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 1, err.decode()
-    manifest = json.loads(Path(out / "run.json").read_text())
-    assert manifest["status"] == "failed"
-    assert "interrupted" in manifest["error"]
+    run = mwlab_run(args)
+    run.wait_for("paused at clients")
+    run.send("SIGINT")
+    run.wait_for("paused at teardown")
+    assert emulation.leftovers(netns_prefix) != []
+    run.send("SIGTERM")
+    code = run.finish()
+    assert_interrupted(
+        out, code, "\n".join(run.lines), [("SIGINT", "clients"), ("SIGTERM", "teardown")]
+    )
     no_leftovers(netns_prefix)
     assert processes_matching(netns_prefix) == []
+    assert processes_in(out) == []

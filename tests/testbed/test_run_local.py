@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from testbed.hosts import port_free
 from testbed.point import Point
 from testbed.run import RunOptions, run_point
 
-from .conftest import REPO, parse_stats, processes_matching
+from .conftest import REPO, parse_stats, processes_in, processes_matching
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -74,10 +75,11 @@ def test_local_point_runs_and_every_server_gets_its_share(tmp_path, base_port, l
         sets = r["ALL STATS"]["Sets"]["Count"]
         keys = r["mwlab"]["counts"]["keys_requested"]
         assert sets > 0 and keys > 0
-        # Requests still in flight when the clients stop (at most one per connection)
-        # reach the server without being counted by the client.
-        assert 0 <= stats["cmd_set"] - 2000 - sets <= 4
-        assert 0 <= stats["cmd_get"] - keys <= 4
+        # A request still unanswered when the client gives up waiting reaches the server
+        # without being counted by the client: at most one per connection (4), however
+        # slow the machine, as each connection has one request out at a time.
+        assert stats["cmd_set"] - 2000 >= sets and stats["cmd_get"] >= keys
+        assert (stats["cmd_set"] - 2000 - sets) + (stats["cmd_get"] - keys) <= 4
         assert stats["get_misses"] == 0
     for name in ("server1", "server2"):
         assert (out / "servers" / name / "stderr.log").exists()
@@ -119,17 +121,29 @@ def test_busy_port_fails_before_starting_anything(tmp_path, base_port, memcached
     assert manifest["processes"] == []
 
 
-@pytest.mark.parametrize("stage", ["servers", "clients", "stop"])
-def test_injected_failure_tears_everything_down(tmp_path, base_port, loadgen_jar, stage):
+@pytest.mark.parametrize(
+    ("stage", "started"),
+    [
+        ("servers", {"server"}),
+        ("populate", {"server", "populate"}),
+        ("clients", {"server", "populate", "client"}),
+        ("stop", {"server", "populate", "client"}),
+    ],
+)
+def test_injected_failure_tears_everything_down(tmp_path, base_port, loadgen_jar, stage, started):
+    """The failure comes once the stage's processes run: teardown has something to stop."""
     out = tmp_path / stage
     manifest = run_point(two_servers(duration_s=1), options(out, base_port, fail_at=stage))
     assert manifest["status"] == "failed"
     assert manifest["error"] == f"injected failure at stage {stage}"
     assert json.loads((out / "run.json").read_text())["status"] == "failed"
-    assert processes_matching(f"-p {base_port}") == []
-    assert processes_matching(f"-p {base_port + 1}") == []
+    assert {p["role"] for p in manifest["processes"]} == started
     for p in manifest["processes"]:
         assert p["exit_code"] is not None, p
+    assert processes_in(out) == []
+    assert processes_matching(f"-p {base_port} ") == []
+    assert processes_matching(f"-p {base_port + 1} ") == []
+    assert port_free("127.0.0.1", base_port) and port_free("127.0.0.1", base_port + 1)
 
 
 def test_memaslap_point_through_the_middleware(tmp_path, base_port, loadgen_jar):
@@ -143,6 +157,7 @@ def test_memaslap_point_through_the_middleware(tmp_path, base_port, loadgen_jar)
         instances_per_client=1,
         virtual_clients=40,
         workload={"ratio": "1:19", "data_size": 128, "key_size": 16, "key_maximum": 10000},
+        middleware={"server_timeout_ms": 60000},  # a healthy path on a possibly loaded machine
         duration_s=2,
     )
     manifest = run_point(point, options(out, base_port))

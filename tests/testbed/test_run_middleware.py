@@ -41,7 +41,8 @@ def test_client_counts_match_middleware_counts(tmp_path, base_port, loadgen_jar)
             "virtual_clients": 2,
             "driver": "builtin",
             "workload": {"ratio": "1:3", "data_size": 1024, "key_maximum": 1000},
-            "middleware": {"workers": 4, "replication": None},
+            # A generous server timeout: this is a healthy path on a possibly loaded machine.
+            "middleware": {"workers": 4, "replication": None, "server_timeout_ms": 60000},
             "duration_s": 2,
         }
     )

@@ -82,10 +82,15 @@ def build(
         exact = per_source_totals(trimmed)
         summary = summary.drop(columns=["throughput_ops", "response_us_mean", "throughput_cv"])
         summary = summary.merge(exact, on=["run", "side", "type", "keys"], how="left")
-    summary = summary.merge(runs.drop(columns=["point", "repetition"]), on="run", how="left")
-    ok = summary[summary["status"] == "ok"]
-    metrics = [m for m in METRICS if m in ok.columns]
-    points = aggregate_points(ok, by=("point", "side", "type", "keys"), metrics=metrics)
+        summary = summary.merge(runs.drop(columns=["point", "repetition"]), on="run", how="left")
+    # Failed runs stay in `runs` and `manifests` (validation flags them); points use ok runs.
+    ok = summary[summary["status"] == "ok"] if not summary.empty else summary
+    by = ("point", "side", "type", "keys")
+    if ok.empty:
+        points = pd.DataFrame(columns=list(by))
+    else:
+        metrics = [m for m in METRICS if m in ok.columns]
+        points = aggregate_points(ok, by=by, metrics=metrics)
     point_info = runs.drop_duplicates("point").drop(
         columns=["run", "repetition", "status", "error", "started_at", "finished_at"]
     )

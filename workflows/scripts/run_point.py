@@ -2,10 +2,10 @@
 
 A failed attempt is moved to `<results>/failures/<run>/attempt-<n>/` and the job fails, so
 Snakemake retries it. The last attempt is kept as the run, with `status: failed` in its
-manifest, so the pipeline goes on and the validation appendix shows the failure.
+manifest, so the pipeline goes on and the validation appendix shows the failure. A run that
+left no valid manifest (bad input, or the testbed died) gets a complete failed one.
 """
 
-import json
 import shutil
 import subprocess
 import sys
@@ -15,18 +15,41 @@ from typing import Any
 
 import yaml
 
+from analysis.parse.errors import ParseError
+from analysis.parse.manifest import read_manifest
+from testbed.manifest import never_started, now, write_manifest
+
 
 def _status(manifest: Path) -> str:
+    """`ok` or `failed` for a valid manifest, else why it is not one."""
     try:
-        return str(json.loads(manifest.read_text()).get("status", "missing"))
-    except (OSError, json.JSONDecodeError):
-        return "missing"
+        return str(read_manifest(manifest)["status"])
+    except ParseError as e:
+        return f"invalid: {e}"
 
 
-def _write_failed_manifest(manifest: Path, spec: dict[str, Any], why: str) -> None:
-    manifest.write_text(
-        json.dumps({"schema": 1, "status": "failed", "error": why, "point": spec}, indent=2) + "\n"
-    )
+def _last_line(log: Path, offset: int) -> str:
+    """The last non-empty line the attempt wrote to the log (from `offset` on)."""
+    with log.open("rb") as f:
+        f.seek(offset)
+        lines = [ln.strip() for ln in f.read().decode(errors="replace").splitlines()]
+    lines = [ln for ln in lines if ln]
+    return lines[-1] if lines else "no output"
+
+
+def ensure_manifest(
+    manifest: Path, spec: dict[str, Any], code: int, started_at: str, why: str
+) -> None:
+    """Leaves a valid manifest: the testbed's own, or a failed one saying what happened (an
+    invalid one is kept beside it as `run.json.invalid`)."""
+    if _status(manifest) in ("ok", "failed"):
+        return
+    left = "no manifest"
+    if manifest.exists():
+        left = "an invalid manifest"
+        manifest.replace(manifest.with_name(manifest.name + ".invalid"))
+    error = f"mwlab run exited {code} and left {left}: {why}"
+    write_manifest(manifest, never_started(spec, error, started_at))
 
 
 def run(
@@ -53,15 +76,16 @@ def run(
         "--out",
         str(run_dir),
     ]
+    started_at = now()
     with log.open("a") as out:
         out.write(f"attempt {attempt} of {retries + 1}: {' '.join(command)}\n")
         out.flush()
+        offset = out.tell()
         code = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, check=False).returncode
     point_file.unlink(missing_ok=True)
     if code == 0 and _status(manifest) == "ok":
         return 0
-    if not manifest.exists():
-        _write_failed_manifest(manifest, spec, f"mwlab run exited {code} without a manifest")
+    ensure_manifest(manifest, spec, code, started_at, _last_line(log, offset))
     kept = failures / run_key / f"attempt-{attempt}"
     if kept.exists():
         shutil.rmtree(kept)

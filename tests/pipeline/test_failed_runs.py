@@ -1,0 +1,109 @@
+"""A run that never starts still yields a complete failed manifest: the pipeline goes on and
+validation flags the run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from analysis.parse.errors import ParseError
+from analysis.parse.manifest import read_manifest
+from testbed.manifest import build_manifest, never_started, write_manifest
+
+from .scripts import load_script
+
+pytestmark = pytest.mark.timeout(300)
+
+run_point = load_script("run_point")
+family_data = load_script("family_data")
+validation = load_script("validation")
+
+KEY = "fam/ratio=bad/rep1"
+BAD = {"name": KEY, "hosts": "local", "driver": "builtin", "workload": {"ratio": "3"}}
+
+
+def attempt(results: Path, spec: dict, n: int, retries: int) -> int:
+    return run_point.run(
+        spec=spec,
+        manifest=results / "runs" / spec["name"] / "run.json",
+        failures=results / "failures",
+        attempt=n,
+        retries=retries,
+        log=results / "logs" / f"{spec['name']}.log",
+    )
+
+
+def test_bad_input_is_retried_then_kept_as_a_complete_failed_run(tmp_path):
+    manifest = tmp_path / "runs" / KEY / "run.json"
+    # `mwlab run` rejects the point (exit 2) and leaves no manifest: the attempt fails, so
+    # Snakemake retries it, and the failure is kept with a valid manifest.
+    assert attempt(tmp_path, BAD, 1, retries=1) == 1
+    assert not manifest.exists()
+    kept = read_manifest(tmp_path / "failures" / KEY / "attempt-1" / "run.json")
+    assert kept["status"] == "failed"
+    # The last attempt stands as the run.
+    assert attempt(tmp_path, BAD, 2, retries=1) == 0
+    data = read_manifest(manifest)
+    assert data["status"] == "failed"
+    assert "mwlab run exited 2 and left no manifest" in str(data["error"])
+    assert "ratio must be 'S:G'" in str(data["error"])
+    assert data["point"] == BAD
+    assert data["processes"] == [] and data["signals"] == []
+    # The pipeline goes on: tidy tables, parquet files, and the run flagged as failed.
+    frames = family_data.build([KEY], tmp_path, {"warmup_s": 0, "cooldown_s": 0}, {KEY: {}})
+    for name, frame in frames.items():
+        frame.to_parquet(tmp_path / f"{name}.parquet", index=False)
+    runs = pd.read_parquet(tmp_path / "runs.parquet")
+    manifests = pd.read_parquet(tmp_path / "manifests.parquet")
+    table = validation.check(runs, manifests, "fam")
+    assert table["flags"].tolist() == ["failed"]
+    assert bool(table["flagged"].iloc[0])
+    assert r"\quad bad r1 &" in validation.render(table)
+    assert r"\newcommand{\ValidationFailed}{1}" in validation.numbers(table)
+
+
+def test_an_invalid_manifest_is_replaced_and_kept_aside(tmp_path):
+    manifest = tmp_path / "run.json"
+    manifest.write_text('{"schema": 1, "status": "o')  # a writer killed half-way
+    spec = {"name": KEY, "hosts": "local", "servers": 2}
+    run_point.ensure_manifest(manifest, spec, -9, "2026-01-01T00:00:00.000+00:00", "Killed")
+    data = read_manifest(manifest)
+    assert data["status"] == "failed"
+    assert data["error"] == "mwlab run exited -9 and left an invalid manifest: Killed"
+    assert data["started_at"] == "2026-01-01T00:00:00.000+00:00"
+    # A valid point is recorded in full, as the testbed records it.
+    assert data["point"]["servers"] == 2 and data["point"]["workload"]["ratio"] == "0:1"
+    assert data["clients_total"] == 1
+    assert (tmp_path / "run.json.invalid").read_text() == '{"schema": 1, "status": "o'
+
+
+def test_every_manifest_the_builder_makes_reads_back(tmp_path):
+    path = tmp_path / "run.json"
+    ok = build_manifest(
+        point={"name": "p"}, error=None, started_at="a", finished_at="b", duration_s=1.23456,
+        host_kind="local", driver="builtin", clients_total=4,
+        signals=[{"signal": "SIGTERM", "at": "c", "stage": "teardown"}],
+    )  # fmt: skip
+    for manifest in (ok, never_started(BAD, "why")):
+        write_manifest(path, manifest)
+        assert read_manifest(path) == json.loads(path.read_text()) == manifest
+    assert ok["status"] == "ok" and ok["duration_s"] == 1.235
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"status": "failed", "error": None}, "without an error"),
+        ({"error": 3}, "'error' has the wrong type"),
+        ({"signals": ["SIGINT"]}, "'signals' must list"),
+    ],
+)
+def test_manifests_that_do_not_say_what_happened_are_rejected(tmp_path, change, message):
+    manifest = never_started(BAD, "why") | change
+    path = tmp_path / "run.json"
+    write_manifest(path, manifest)
+    with pytest.raises(ParseError, match=message):
+        read_manifest(path)
