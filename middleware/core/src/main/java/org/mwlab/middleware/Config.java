@@ -9,7 +9,9 @@ import java.util.Map;
  * Everything the middleware is configured with.
  *
  * @param replication replicas per key, already resolved (1..servers)
+ * @param workers design 2018: worker threads; design 2016: read threads per server
  * @param traceSample 0 = no trace, otherwise one request in N is traced
+ * @param design which queues and threads carry the requests to the servers
  */
 public record Config(
     String listenAddress,
@@ -32,10 +34,14 @@ public record Config(
     int maxKeysPerGet,
     int maxConnections,
     int maxPipeline,
-    int virtualNodes) {
+    int virtualNodes,
+    Design design) {
 
   public Config {
     servers = List.copyOf(servers);
+    if (design == null) {
+      throw new IllegalArgumentException("a design is required");
+    }
     if (servers.isEmpty()) {
       throw new IllegalArgumentException("at least one server (-m) is required");
     }
@@ -66,6 +72,35 @@ public record Config(
     if (traceSample < 0) {
       throw new IllegalArgumentException("trace sample must be >= 0");
     }
+  }
+
+  /** A configuration of the default design, 2018. */
+  public Config(
+      final String listenAddress,
+      final int port,
+      final int workers,
+      final boolean sharded,
+      final List<HostPort> servers,
+      final int replication,
+      final ReadBalance readBalance,
+      final long statsWindowMs,
+      final Path statsDir,
+      final int traceSample,
+      final int serverTimeoutMs,
+      final int reconnectMinMs,
+      final int reconnectMaxMs,
+      final int queueCapacity,
+      final int maxKeyLength,
+      final int maxValueBytes,
+      final int maxLineLength,
+      final int maxKeysPerGet,
+      final int maxConnections,
+      final int maxPipeline,
+      final int virtualNodes) {
+    this(listenAddress, port, workers, sharded, servers, replication, readBalance, statsWindowMs,
+        statsDir, traceSample, serverTimeoutMs, reconnectMinMs, reconnectMaxMs, queueCapacity,
+        maxKeyLength, maxValueBytes, maxLineLength, maxKeysPerGet, maxConnections, maxPipeline,
+        virtualNodes, Design.D2018);
   }
 
   private static void requirePositive(final String what, final long v) {
@@ -107,6 +142,7 @@ public record Config(
     m.put("max_connections", maxConnections);
     m.put("max_pipeline", maxPipeline);
     m.put("virtual_nodes", virtualNodes);
+    m.put("design", design.label());
     return m;
   }
 
@@ -116,6 +152,6 @@ public record Config(
     return new Config(listenAddress, port, workers, sharded, servers, replication, readBalance,
         statsWindowMs, statsDir, traceSample, serverTimeoutMs, reconnectMinMs, reconnectMaxMs,
         queueCapacity, keyLen, valueBytes, lineLen, keysPerGet, maxConnections, maxPipeline,
-        virtualNodes);
+        virtualNodes, design);
   }
 }

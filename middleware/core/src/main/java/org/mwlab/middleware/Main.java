@@ -24,7 +24,10 @@ import picocli.CommandLine.Spec;
       "memcached middleware (text protocol): get, multi-key get and set, forwarded to the"
           + " memcached servers given with -m.",
       "Writes are sent to every replica of the key; reads go to one replica. SIGTERM writes"
-          + " the remaining statistics and exits with status 0."
+          + " the remaining statistics and exits with status 0.",
+      "--design 2018 (default): one queue, -t workers that each talk to every server."
+          + " --design 2016: per server a read queue with -t read threads and a write queue"
+          + " with one asynchronous write thread; reads go to the key's primary."
     })
 public final class Main implements Callable<Integer> {
 
@@ -39,7 +42,8 @@ public final class Main implements Callable<Integer> {
   private int port;
 
   @Option(names = "-t", paramLabel = "WORKERS", defaultValue = "8",
-      description = "Worker threads (default: ${DEFAULT-VALUE}).")
+      description = "Worker threads; with --design 2016 read threads per server"
+          + " (default: ${DEFAULT-VALUE}).")
   private int workers;
 
   @Option(names = "-s", paramLabel = "true|false", defaultValue = "false", arity = "1",
@@ -49,6 +53,12 @@ public final class Main implements Callable<Integer> {
   @Option(names = "-m", paramLabel = "HOST:PORT", required = true, arity = "1..*",
       description = "memcached servers.")
   private List<String> servers;
+
+  @Option(names = "--design", paramLabel = "2018|2016", defaultValue = "2018",
+      description = "Middleware design: 2018 (one shared queue and workers) or 2016 (per server"
+          + " a read queue with -t threads and a write queue with one selector thread)"
+          + " (default: ${DEFAULT-VALUE}).")
+  private String design;
 
   @Option(names = "--replication", paramLabel = "R",
       description = "Replicas per key on the consistent-hash ring (default: all servers).")
@@ -125,7 +135,8 @@ public final class Main implements Callable<Integer> {
           replication == null ? hosts.size() : replication,
           ReadBalance.parse(readBalance), statsWindowMs, statsDir, traceSample, serverTimeoutMs,
           reconnectMinMs, reconnectMaxMs, queueCapacity, maxKeyLength, maxValueBytes,
-          maxLineLength, maxKeysPerGet, maxConnections, maxPipeline, virtualNodes);
+          maxLineLength, maxKeysPerGet, maxConnections, maxPipeline, virtualNodes,
+          Design.parse(design));
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage(), e);
     }
@@ -163,7 +174,7 @@ public final class Main implements Callable<Integer> {
                 "shutdown"));
     System.out.println(
         "middleware: listening on " + config.listenAddress() + ":" + m.port() + ", "
-            + config.workers() + " workers, " + config.servers().size() + " servers, replication "
+            + m.describe() + ", " + config.servers().size() + " servers, replication "
             + config.replication() + ", sharded " + config.sharded());
     System.out.flush();
     try {

@@ -9,18 +9,15 @@ import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.Iterator;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
-import org.mwlab.middleware.stats.Recorder;
 import org.mwlab.middleware.stats.StatsClock;
 import org.mwlab.middleware.stats.StatsCollector;
 
 /**
  * The single network thread: accepts clients, reads and decodes their requests, timestamps them
- * and puts them on the shared queue. When the queue is full it waits, so it stops reading and the
- * clients feel the backpressure.
+ * and hands them to the design's {@link Dispatcher}, which queues them. When a queue is full it
+ * waits, so it stops reading and the clients feel the backpressure.
  */
 final class NetThread implements Runnable {
   private static final byte[] TOO_MANY =
@@ -29,9 +26,8 @@ final class NetThread implements Runnable {
   private final Config config;
   private final Selector selector;
   private final ServerSocketChannel server;
-  private final BlockingQueue<Request> queue;
+  private final Dispatcher dispatcher;
   private final StatsClock clock;
-  private final Recorder stats;
   private final StatsCollector collector;
   private final AtomicInteger connections = new AtomicInteger();
   private final ConcurrentLinkedQueue<ClientConnection> resumes = new ConcurrentLinkedQueue<>();
@@ -43,15 +39,14 @@ final class NetThread implements Runnable {
 
   NetThread(
       final Config config,
-      final BlockingQueue<Request> queue,
+      final Dispatcher dispatcher,
       final StatsClock clock,
       final StatsCollector collector)
       throws IOException {
     this.config = config;
-    this.queue = queue;
+    this.dispatcher = dispatcher;
     this.clock = clock;
     this.collector = collector;
-    this.stats = collector.net();
     this.initialBuffer = Math.max(16 * 1024, config.maxLineLength() + 4);
     selector = Selector.open();
     server = ServerSocketChannel.open();
@@ -314,16 +309,6 @@ final class NetThread implements Runnable {
   }
 
   private void enqueue(final Request r) {
-    r.enqueueNs = System.nanoTime();
-    final long arrival = r.arrivalNs;
-    if (!queue.offer(r)) {
-      // Full: wait for the workers (they outlive this thread, and every server exchange has a
-      // deadline). Not reading meanwhile is the backpressure.
-      do {
-        LockSupport.parkNanos(20_000);
-        r.enqueueNs = System.nanoTime();
-      } while (!queue.offer(r));
-    }
-    stats.arrival(arrival, queue.size());
+    dispatcher.dispatch(r);
   }
 }

@@ -6,7 +6,6 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * One worker's blocking connection to one memcached server, with deadlines on every read and
@@ -30,8 +29,6 @@ final class ServerConnection {
   final int index;
   final HostPort address;
   private final int timeoutMs;
-  private final long backoffMinNs;
-  private final long backoffMaxNs;
 
   private static final long IDLE = Long.MIN_VALUE;
   private static final long EXPIRED = Long.MIN_VALUE + 1;
@@ -48,31 +45,18 @@ final class ServerConnection {
   /** Start of the line returned by the last {@link #readLine}. */
   int lineStart;
 
-  private long backoffNs;
-  private long nextAttemptNs;
-  private long failedAtNs;
   /**
-   * Connected, but nothing read from the server yet. A server that accepts and then fails (it
-   * crashes at once, or closes every connection) must not reset the backoff.
+   * A server that accepts and then fails (it crashes at once, or closes every connection) must
+   * not reset the backoff: it starts over only when the server answers.
    */
-  private boolean unproven;
-  /** Per server, when some worker last got an answer after connecting; shared by all workers. */
-  private final AtomicLongArray connectedAt;
+  private final Backoff backoff;
   private String lastFailure = "not connected";
 
-  ServerConnection(
-      final int index,
-      final HostPort address,
-      final int timeoutMs,
-      final int backoffMinMs,
-      final int backoffMaxMs,
-      final AtomicLongArray connectedAt) {
+  ServerConnection(final ServerPool pool, final int index) {
     this.index = index;
-    this.connectedAt = connectedAt;
-    this.address = address;
-    this.timeoutMs = timeoutMs;
-    this.backoffMinNs = backoffMinMs * 1_000_000L;
-    this.backoffMaxNs = backoffMaxMs * 1_000_000L;
+    this.address = pool.address(index);
+    this.timeoutMs = pool.timeoutMs();
+    this.backoff = new Backoff(pool, index);
   }
 
   /** Connected, or reconnected now if the backoff has passed. */
@@ -80,8 +64,7 @@ final class ServerConnection {
     if (socket != null) {
       return true;
     }
-    // Another worker getting an answer since this one failed ends the backoff early.
-    if (now < nextAttemptNs && connectedAt.get(index) - failedAtNs <= 0) {
+    if (!backoff.mayAttempt(now)) {
       return false;
     }
     try {
@@ -93,7 +76,7 @@ final class ServerConnection {
       out = s.getOutputStream();
       pos = 0;
       lim = 0;
-      unproven = true;
+      backoff.connected();
       return true;
     } catch (IOException e) {
       markFailed("connect failed: " + describe(e));
@@ -113,9 +96,7 @@ final class ServerConnection {
   void markFailed(final String reason) {
     lastFailure = reason;
     close();
-    backoffNs = backoffNs == 0 ? backoffMinNs : Math.min(backoffMaxNs, backoffNs * 2);
-    failedAtNs = System.nanoTime();
-    nextAttemptNs = failedAtNs + backoffNs;
+    backoff.failed();
   }
 
   void close() {
@@ -249,12 +230,7 @@ final class ServerConnection {
       throw fail("connection closed by server");
     }
     lim += n;
-    if (unproven) {
-      // The server answers: the backoff starts over, and the other workers retry at once.
-      unproven = false;
-      backoffNs = 0;
-      connectedAt.set(index, System.nanoTime());
-    }
+    backoff.answered();
   }
 
   private ServerException fail(final String reason) {

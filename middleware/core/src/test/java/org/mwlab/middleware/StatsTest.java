@@ -141,13 +141,14 @@ class StatsTest {
     assertEquals(sent, byTag);
 
     final List<String> trace = Files.readAllLines(stats.resolve("trace.csv"));
-    assertEquals("type,keys,arrival_ns,enqueue_ns,dequeue_ns,sent_ns,replied_ns,written_ns",
-        trace.get(0));
+    assertEquals("type,keys,arrival_ns,enqueue_ns,dequeue_ns,sent_ns,replied_ns,written_ns,"
+        + "pool,server,parts", trace.get(0));
     assertEquals((total + perTrace - 1) / perTrace, trace.size() - 1);
     for (final String row : trace.subList(1, trace.size())) {
       final String[] f = row.split(",");
       long prev = 0;
-      for (int i = 2; i < f.length; i++) {
+      assertEquals(List.of("shared", "-1", "1"), List.of(f).subList(8, 11), row);
+      for (int i = 2; i < 8; i++) {
         final long t = Long.parseLong(f[i]);
         assertTrue(t >= prev, "timestamps in order: " + row);
         prev = t;

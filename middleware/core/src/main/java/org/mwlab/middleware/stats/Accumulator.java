@@ -10,18 +10,20 @@ final class Accumulator {
   final List<long[]> trace = new ArrayList<>();
   private final int workers;
   private final int servers;
+  private final int pools;
   private long lastIndex = -1;
   private WindowData last;
 
-  Accumulator(final int workers, final int servers) {
+  Accumulator(final int workers, final int servers, final int pools) {
     this.workers = workers;
     this.servers = servers;
+    this.pools = pools;
   }
 
   WindowData window(final long w) {
     if (w != lastIndex) {
       lastIndex = w;
-      last = windows.computeIfAbsent(w, k -> new WindowData(workers, servers));
+      last = windows.computeIfAbsent(w, k -> new WindowData(workers, servers, pools));
     }
     return last;
   }

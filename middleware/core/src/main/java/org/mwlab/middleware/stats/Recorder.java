@@ -5,7 +5,11 @@ import org.HdrHistogram.WriterReaderPhaser;
 /**
  * Per-thread statistics recorder. The owning thread records without locks (a wait-free
  * {@link WriterReaderPhaser} critical section); the collector swaps the accumulator out and merges
- * it off the request path.
+ * it off the request path. Times are {@link System#nanoTime()} values.
+ *
+ * <p>A request is recorded once ({@link #request}) by the thread that answered it; each part of it
+ * (what waited in one queue) once by the thread that served it ({@link #partDone}) and once with
+ * the request's outcome ({@link #part}).
  */
 public final class Recorder {
   private final WriterReaderPhaser phaser = new WriterReaderPhaser();
@@ -13,17 +17,24 @@ public final class Recorder {
   private final int worker;
   private final int workers;
   private final int servers;
+  private final int pools;
   private volatile Accumulator active;
 
-  Recorder(final StatsClock clock, final int worker, final int workers, final int servers) {
+  Recorder(final StatsClock clock, final int worker, final int workers, final int servers,
+      final int pools) {
     this.clock = clock;
     this.worker = worker;
     this.workers = workers;
     this.servers = servers;
-    this.active = new Accumulator(workers, servers);
+    this.pools = pools;
+    this.active = new Accumulator(workers, servers, pools);
   }
 
-  /** A request answered by this worker. Times are {@link System#nanoTime()} values. */
+  /**
+   * A request answered by this thread. For a request of several parts the dequeue, sent and
+   * replied times are those of its critical part (the last whose replies came in), which waited
+   * in {@code pool}.
+   */
   public void request(
       final int typeOrdinal,
       final int keys,
@@ -35,7 +46,9 @@ public final class Recorder {
       final long written,
       final int values,
       final boolean error,
-      final boolean traced) {
+      final boolean traced,
+      final int pool,
+      final int parts) {
     final long c = phaser.writerCriticalSectionEnter();
     try {
       final Accumulator a = active;
@@ -51,16 +64,74 @@ public final class Recorder {
               keys,
               values,
               error);
-      w.workerRequests[worker]++;
-      spread(a, dequeue, written, true);
-      spread(a, enqueue, dequeue, false);
       if (traced) {
         final long s = clock.startNs();
         a.trace.add(
             new long[] {
               typeOrdinal, keys, arrival - s, enqueue - s, dequeue - s, sent == 0 ? -1 : sent - s,
-              sent == 0 ? -1 : replied - s, written - s
+              sent == 0 ? -1 : replied - s, written - s, pool, parts
             });
+      }
+    } finally {
+      phaser.writerCriticalSectionExit(c);
+    }
+  }
+
+  /**
+   * One part of a request that was answered at {@code written}: it waited {@code queueNs} in
+   * {@code pool}, its servers took {@code serverNs}, the whole request {@code responseNs}.
+   */
+  public void part(
+      final int pool,
+      final int typeOrdinal,
+      final int keys,
+      final int partKeys,
+      final long queueNs,
+      final long serverNs,
+      final long responseNs,
+      final boolean error,
+      final long written) {
+    final long c = phaser.writerCriticalSectionEnter();
+    try {
+      active.window(clock.window(written)).part(pool, typeOrdinal, keys)
+          .add(partKeys, queueNs, serverNs, responseNs, error);
+    } finally {
+      phaser.writerCriticalSectionExit(c);
+    }
+  }
+
+  /** This thread is done with a part of {@code pool}: waiting and in-flight time, one served. */
+  public void partDone(final int pool, final long enqueue, final long dequeue, final long done) {
+    final long c = phaser.writerCriticalSectionEnter();
+    try {
+      final Accumulator a = active;
+      final WindowData w = a.window(clock.window(done));
+      w.poolCompleted[pool]++;
+      w.workerRequests[worker]++;
+      spread(a, enqueue, dequeue, Interval.QUEUE, pool);
+      spread(a, dequeue, done, Interval.IN_FLIGHT, pool);
+    } finally {
+      phaser.writerCriticalSectionExit(c);
+    }
+  }
+
+  /** This thread was busy from {@code from} to {@code to}. */
+  public void busy(final long from, final long to) {
+    final long c = phaser.writerCriticalSectionEnter();
+    try {
+      spread(active, from, to, Interval.BUSY, 0);
+    } finally {
+      phaser.writerCriticalSectionExit(c);
+    }
+  }
+
+  /** A part was taken from {@code pool}'s queue; {@code inFlight} of the pool's parts are now. */
+  public void dequeued(final int pool, final long inFlight, final long now) {
+    final long c = phaser.writerCriticalSectionEnter();
+    try {
+      final WindowData w = active.window(clock.window(now));
+      if (inFlight > w.poolInFlightMax[pool]) {
+        w.poolInFlightMax[pool] = inFlight;
       }
     } finally {
       phaser.writerCriticalSectionExit(c);
@@ -82,7 +153,7 @@ public final class Recorder {
     }
   }
 
-  /** Net-thread: one request enqueued; {@code queueLength} just after. */
+  /** Net-thread: one request queued; {@code queueLength} parts wait in all queues just after. */
   public void arrival(final long arrivalNs, final long queueLength) {
     final long c = phaser.writerCriticalSectionEnter();
     try {
@@ -96,8 +167,29 @@ public final class Recorder {
     }
   }
 
-  /** Adds the interval's overlap with each window to worker busy time or queue time. */
-  private void spread(final Accumulator a, final long from, final long to, final boolean busy) {
+  /** One part put into {@code pool}'s queue; {@code queueLength} wait there just after. */
+  public void enqueued(final int pool, final long enqueueNs, final long queueLength) {
+    final long c = phaser.writerCriticalSectionEnter();
+    try {
+      final WindowData w = active.window(clock.window(enqueueNs));
+      w.poolEnqueued[pool]++;
+      if (queueLength > w.poolMaxQueue[pool]) {
+        w.poolMaxQueue[pool] = queueLength;
+      }
+    } finally {
+      phaser.writerCriticalSectionExit(c);
+    }
+  }
+
+  private enum Interval {
+    QUEUE,
+    IN_FLIGHT,
+    BUSY
+  }
+
+  /** Adds the interval's overlap with each window to the time it stands for. */
+  private void spread(final Accumulator a, final long from, final long to, final Interval kind,
+      final int pool) {
     if (to <= from) {
       return;
     }
@@ -107,10 +199,13 @@ public final class Recorder {
     while (true) {
       final long end = w == last ? to : clock.windowStartNs(w + 1);
       final WindowData d = a.window(w);
-      if (busy) {
-        d.workerBusyNs[worker] += end - t;
-      } else {
-        d.queueNs += end - t;
+      switch (kind) {
+        case BUSY -> d.workerBusyNs[worker] += end - t;
+        case QUEUE -> {
+          d.queueNs += end - t;
+          d.poolQueueNs[pool] += end - t;
+        }
+        case IN_FLIGHT -> d.poolInFlightNs[pool] += end - t;
       }
       if (w == last) {
         return;
@@ -125,7 +220,7 @@ public final class Recorder {
     phaser.readerLock();
     try {
       final Accumulator old = active;
-      active = new Accumulator(workers, servers);
+      active = new Accumulator(workers, servers, pools);
       phaser.flipPhase();
       return old;
     } finally {

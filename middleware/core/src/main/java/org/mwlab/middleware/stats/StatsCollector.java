@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -26,6 +27,8 @@ public final class StatsCollector {
 
   private final StatsClock clock;
   private final List<String> servers;
+  private final List<PoolSpec> pools;
+  private final String design;
   private final int workers;
   private final Recorder[] workerRecorders;
   private final Recorder netRecorder;
@@ -40,6 +43,8 @@ public final class StatsCollector {
   private final BufferedWriter workersCsv;
   private final BufferedWriter histogramCsv;
   private final BufferedWriter traceCsv;
+  private final BufferedWriter poolsCsv;
+  private final BufferedWriter poolRequestsCsv;
   private final PrintStream hlogStream;
   private final HistogramLogWriter hlog;
   private final Thread thread;
@@ -47,25 +52,33 @@ public final class StatsCollector {
   private long nextWindow;
   private boolean finished;
 
+  /**
+   * @param pools the queues and their threads; workers are numbered pool after pool as given by
+   *     {@link PoolSpec#firstWorker()}
+   * @param design the design's name for summary.json ({@code 2018} or {@code 2016})
+   */
   public StatsCollector(
       final StatsClock clock,
       final Path dir,
-      final int workers,
+      final List<PoolSpec> pools,
       final List<String> servers,
       final boolean trace,
-      final Map<String, Object> config)
+      final Map<String, Object> config,
+      final String design)
       throws IOException {
     this.clock = clock;
     this.dir = dir;
-    this.workers = workers;
+    this.pools = List.copyOf(pools);
+    this.design = design;
+    this.workers = pools.stream().mapToInt(PoolSpec::threads).sum();
     this.servers = List.copyOf(servers);
     this.config = config;
     Files.createDirectories(dir);
     workerRecorders = new Recorder[workers];
     for (int i = 0; i < workers; i++) {
-      workerRecorders[i] = new Recorder(clock, i, workers, servers.size());
+      workerRecorders[i] = new Recorder(clock, i, workers, servers.size(), pools.size());
     }
-    netRecorder = new Recorder(clock, 0, workers, servers.size());
+    netRecorder = new Recorder(clock, 0, workers, servers.size(), pools.size());
     windowsCsv =
         open(
             "windows.csv",
@@ -85,8 +98,21 @@ public final class StatsCollector {
         trace
             ? open(
                 "trace.csv",
-                "type,keys,arrival_ns,enqueue_ns,dequeue_ns,sent_ns,replied_ns,written_ns")
+                "type,keys,arrival_ns,enqueue_ns,dequeue_ns,sent_ns,replied_ns,written_ns,pool,"
+                    + "server,parts")
             : null;
+    poolsCsv =
+        open(
+            "pools.csv",
+            "window,start_ms,end_ms,pool,server,threads,enqueued,completed,queue_length_mean,"
+                + "queue_length_max,busy_threads_mean,busy_fraction,in_flight_mean,in_flight_max");
+    poolRequestsCsv =
+        open(
+            "pool_requests.csv",
+            "window,start_ms,end_ms,pool,server,type,keys,count,part_keys,queue_us_mean,"
+                + "queue_us_var,queue_us_p50,queue_us_p90,queue_us_p99,server_us_mean,"
+                + "server_us_var,server_us_p50,server_us_p90,server_us_p99,response_us_mean,"
+                + "response_us_var,response_us_p50,response_us_p90,response_us_p99,errors");
     hlogStream =
         new PrintStream(
             Files.newOutputStream(dir.resolve("response_time.hlog")), false, StandardCharsets.UTF_8);
@@ -169,18 +195,18 @@ public final class StatsCollector {
       a.windows.forEach(
           (w, d) ->
               pending
-                  .computeIfAbsent(
-                      Math.max(w, nextWindow), k -> new WindowData(workers, servers.size()))
+                  .computeIfAbsent(Math.max(w, nextWindow), k -> newWindow())
                   .merge(d));
       if (traceCsv != null) {
         try {
           for (final long[] t : a.trace) {
             traceCsv.write(TYPES[(int) t[0]]);
-            for (int i = 1; i < t.length; i++) {
+            for (int i = 1; i < 8; i++) {
               traceCsv.write(',');
               traceCsv.write(Long.toString(t[i]));
             }
-            traceCsv.write('\n');
+            final PoolSpec p = pools.get((int) t[8]);
+            traceCsv.write("," + p.pool() + "," + p.server() + "," + t[9] + "\n");
           }
         } catch (IOException e) {
           throw new UncheckedIOException(e);
@@ -196,11 +222,12 @@ public final class StatsCollector {
         final WindowData d =
             pending.containsKey(nextWindow)
                 ? pending.remove(nextWindow)
-                : new WindowData(workers, servers.size());
+                : newWindow();
         emit(nextWindow, d, endNs);
       }
       for (final BufferedWriter w :
-          new BufferedWriter[] {windowsCsv, queueCsv, serversCsv, workersCsv, histogramCsv}) {
+          new BufferedWriter[] {windowsCsv, queueCsv, serversCsv, workersCsv, histogramCsv,
+              poolsCsv, poolRequestsCsv}) {
         w.flush();
       }
       if (traceCsv != null) {
@@ -263,6 +290,40 @@ public final class StatsCollector {
           w + "," + servers.get(i) + "," + d.serverRequests[i] + "," + d.serverKeys[i]
               + "," + d.serverErrors[i] + "\n");
     }
+    for (int p = 0; p < pools.size(); p++) {
+      final PoolSpec spec = pools.get(p);
+      double poolBusy = 0;
+      for (int i = spec.firstWorker(); i < spec.firstWorker() + spec.threads(); i++) {
+        poolBusy += Math.min(1.0, d.workerBusyNs[i] / windowNs);
+      }
+      poolsCsv.write(
+          head + spec.pool() + "," + spec.server() + "," + spec.threads() + ","
+              + d.poolEnqueued[p] + "," + d.poolCompleted[p] + ","
+              + num(d.poolQueueNs[p] / windowNs) + "," + d.poolMaxQueue[p] + "," + num(poolBusy)
+              + "," + num(poolBusy / spec.threads()) + "," + num(d.poolInFlightNs[p] / windowNs)
+              + "," + d.poolInFlightMax[p] + "\n");
+    }
+    for (final Map.Entry<Long, PartStats> e : d.parts.entrySet()) {
+      final PoolSpec spec = pools.get((int) (e.getKey() >>> 34));
+      final int type = (int) ((e.getKey() >>> 32) & 3);
+      final int keys = (int) (e.getKey() & 0xffff_ffffL);
+      final PartStats s = e.getValue();
+      poolRequestsCsv.write(
+          head + spec.pool() + "," + spec.server() + "," + TYPES[type] + "," + keys + ","
+              + s.count + "," + s.partKeys + "," + welford(s.queue) + ","
+              + percentiles(s.queueHistogram) + "," + welford(s.server) + ","
+              + percentiles(s.serverHistogram) + "," + welford(s.response) + ","
+              + percentiles(s.responseHistogram) + "," + s.errors + "\n");
+    }
+  }
+
+  private WindowData newWindow() {
+    return new WindowData(workers, servers.size(), pools.size());
+  }
+
+  private static String percentiles(final Histogram h) {
+    return h.getValueAtPercentile(50) + "," + h.getValueAtPercentile(90) + ","
+        + h.getValueAtPercentile(99);
   }
 
   private static String welford(final Welford x) {
@@ -293,7 +354,8 @@ public final class StatsCollector {
     try {
       writeSummary(clean, System.currentTimeMillis());
       for (final BufferedWriter w :
-          new BufferedWriter[] {windowsCsv, queueCsv, serversCsv, workersCsv, histogramCsv}) {
+          new BufferedWriter[] {windowsCsv, queueCsv, serversCsv, workersCsv, histogramCsv,
+              poolsCsv, poolRequestsCsv}) {
         w.close();
       }
       if (traceCsv != null) {
@@ -303,6 +365,28 @@ public final class StatsCollector {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** Threads per pool kind, with the net-thread. */
+  private Map<String, Object> threads() {
+    final Map<String, Object> m = new LinkedHashMap<>();
+    m.put("net", 1);
+    for (final PoolSpec p : pools) {
+      m.merge(p.pool(), p.threads(), (a, b) -> (Integer) a + (Integer) b);
+    }
+    return m;
+  }
+
+  /** Threads per server and pool kind; null where pools do not belong to servers (2018). */
+  private Map<String, Object> threadsPerServer() {
+    final Map<String, Object> m = new LinkedHashMap<>();
+    for (final PoolSpec p : pools) {
+      if (p.server() < 0) {
+        return null;
+      }
+      m.putIfAbsent(p.pool(), p.threads());
+    }
+    return m;
   }
 
   private void writeSummary(final boolean clean, final long endMs) throws IOException {
@@ -328,6 +412,21 @@ public final class StatsCollector {
     }
     sb.append("\n  },\n");
     sb.append("  \"local_replies\": ").append(localReplies.get()).append(",\n");
+    sb.append("  \"design\": ").append(Json.write(design)).append(",\n");
+    sb.append("  \"threads\": ").append(Json.write(threads())).append(",\n");
+    sb.append("  \"threads_per_server\": ").append(Json.write(threadsPerServer())).append(",\n");
+    sb.append("  \"pools\": [");
+    for (int p = 0; p < pools.size(); p++) {
+      final PoolSpec spec = pools.get(p);
+      final Map<String, Object> m = new LinkedHashMap<>();
+      m.put("pool", spec.pool());
+      m.put("server", spec.server());
+      m.put("address", spec.address());
+      m.put("threads", spec.threads());
+      m.put("first_worker", spec.firstWorker());
+      sb.append(p == 0 ? "\n    " : ",\n    ").append(Json.write(m));
+    }
+    sb.append("\n  ],\n");
     sb.append("  \"clean_shutdown\": ").append(clean).append("\n}\n");
     final Path tmp = dir.resolve("summary.json.tmp");
     Files.writeString(tmp, sb.toString(), StandardCharsets.UTF_8);

@@ -6,6 +6,8 @@ import java.util.TreeMap;
 final class WindowData {
   /** Keyed by {@link #typeKey}, ordered by type then key count. */
   final TreeMap<Long, TypeStats> types = new TreeMap<>();
+  /** Keyed by {@link #partKey}, ordered by pool, type, key count. */
+  final TreeMap<Long, PartStats> parts = new TreeMap<>();
   long arrivals;
   long maxQueue;
   long queueNs;
@@ -14,25 +16,47 @@ final class WindowData {
   final long[] serverRequests;
   final long[] serverKeys;
   final long[] serverErrors;
+  final long[] poolEnqueued;
+  final long[] poolMaxQueue;
+  final long[] poolQueueNs;
+  final long[] poolCompleted;
+  final long[] poolInFlightNs;
+  final long[] poolInFlightMax;
 
-  WindowData(final int workers, final int servers) {
+  WindowData(final int workers, final int servers, final int pools) {
     workerRequests = new long[workers];
     workerBusyNs = new long[workers];
     serverRequests = new long[servers];
     serverKeys = new long[servers];
     serverErrors = new long[servers];
+    poolEnqueued = new long[pools];
+    poolMaxQueue = new long[pools];
+    poolQueueNs = new long[pools];
+    poolCompleted = new long[pools];
+    poolInFlightNs = new long[pools];
+    poolInFlightMax = new long[pools];
   }
 
   static long typeKey(final int typeOrdinal, final int keys) {
     return ((long) typeOrdinal << 32) | keys;
   }
 
+  /** Pool in the high bits, then the type (2 bits), then the key count (32 bits). */
+  static long partKey(final int pool, final int typeOrdinal, final int keys) {
+    return ((long) pool << 34) | ((long) typeOrdinal << 32) | (keys & 0xffff_ffffL);
+  }
+
   TypeStats type(final int typeOrdinal, final int keys) {
     return types.computeIfAbsent(typeKey(typeOrdinal, keys), k -> new TypeStats());
   }
 
+  PartStats part(final int pool, final int typeOrdinal, final int keys) {
+    return parts.computeIfAbsent(partKey(pool, typeOrdinal, keys), k -> new PartStats());
+  }
+
   void merge(final WindowData o) {
     o.types.forEach((k, v) -> types.computeIfAbsent(k, x -> new TypeStats()).merge(v));
+    o.parts.forEach((k, v) -> parts.computeIfAbsent(k, x -> new PartStats()).merge(v));
     arrivals += o.arrivals;
     maxQueue = Math.max(maxQueue, o.maxQueue);
     queueNs += o.queueNs;
@@ -41,11 +65,23 @@ final class WindowData {
     add(serverRequests, o.serverRequests);
     add(serverKeys, o.serverKeys);
     add(serverErrors, o.serverErrors);
+    add(poolEnqueued, o.poolEnqueued);
+    max(poolMaxQueue, o.poolMaxQueue);
+    add(poolQueueNs, o.poolQueueNs);
+    add(poolCompleted, o.poolCompleted);
+    add(poolInFlightNs, o.poolInFlightNs);
+    max(poolInFlightMax, o.poolInFlightMax);
   }
 
   private static void add(final long[] a, final long[] b) {
     for (int i = 0; i < a.length; i++) {
       a[i] += b[i];
+    }
+  }
+
+  private static void max(final long[] a, final long[] b) {
+    for (int i = 0; i < a.length; i++) {
+      a[i] = Math.max(a[i], b[i]);
     }
   }
 }

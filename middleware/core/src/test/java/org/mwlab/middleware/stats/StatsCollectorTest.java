@@ -29,20 +29,21 @@ class StatsCollectorTest {
   void aRequestRecordedAfterItsWindowWasWrittenIsStillCounted() throws Exception {
     final StatsClock clock = new StatsClock(20);
     final StatsCollector collector =
-        new StatsCollector(clock, dir, 1, List.of("127.0.0.1:1"), false, Map.of());
+        new StatsCollector(clock, dir, List.of(new PoolSpec("shared", -1, null, 1, 0)),
+            List.of("127.0.0.1:1"), false, Map.of(), "2018");
     collector.start();
     final long t0 = System.nanoTime();
     clock.arrival(t0);
     final Recorder worker = collector.worker(0);
     // A set answered 1 µs after it arrived, in window 0.
-    worker.request(0, 1, t0, t0, t0, t0, t0, t0 + 1000, 0, false, false);
+    worker.request(0, 1, t0, t0, t0, t0, t0, t0 + 1000, 0, false, false, 0, 1);
     // Window 0 is written once its row is in queue.csv (every window gets one).
     final Path queue = dir.resolve("queue.csv");
     while (Files.readAllLines(queue).size() < 2) {
       Thread.sleep(5);
     }
     // Another request of window 0, recorded only now.
-    worker.request(0, 1, t0, t0, t0, t0, t0, t0 + 2000, 0, false, false);
+    worker.request(0, 1, t0, t0, t0, t0, t0, t0 + 2000, 0, false, false, 0, 1);
     collector.finish(true);
     assertEquals(2, countColumn(dir.resolve("windows.csv")));
     final String summary = Files.readString(dir.resolve("summary.json"));
