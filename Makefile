@@ -4,6 +4,7 @@
 #   make test    Java, Python and workflow test suites
 #   make paper   run the pipeline on the default profile and build paper/report.pdf
 #   make bench   JMH, loadgen vs memcaslap, middleware vs memcached and twemproxy
+#   make fuzz    each Jazzer fuzz test for FUZZ_SECONDS (default 60): executions, coverage
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -113,6 +114,12 @@ bench: setup build
 .PHONY: bench-middleware
 bench-middleware: setup build
 	@$(PY) scripts/bench_middleware.py
+
+# Findings land in the tests' inputs under src/test/resources, which test-java replays.
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz
+fuzz:
+	@scripts/fuzz.sh $(FUZZ_SECONDS)
 
 clean:
 	@rm -rf build results paper/build paper/report.pdf .snakemake
