@@ -14,6 +14,8 @@ final class Connection {
 
   private static final byte[] CRLF = {'\r', '\n'};
   private static final int READ_BUFFER = 64 * 1024;
+  /** Far above any reply line memcached or the middleware sends. */
+  private static final int MAX_READ_BUFFER = 1024 * 1024;
 
   private final Config config;
   private final SocketChannel channel;
@@ -25,7 +27,7 @@ final class Connection {
   private final ByteBuffer[] setOut;
   private final ByteBuffer[] getOut;
   private ByteBuffer[] out;
-  private final ReplyReader replies = new ReplyReader(READ_BUFFER);
+  private final ReplyReader replies = new ReplyReader(READ_BUFFER, MAX_READ_BUFFER);
   private SelectionKey key;
 
   private long remaining;
@@ -96,7 +98,7 @@ final class Connection {
     header.flip();
     remaining--;
     awaiting = true;
-    replies.expect(type);
+    replies.expect(type, keysRequested);
     responseBytes = 0;
     sentNanos = System.nanoTime();
     write();
@@ -156,7 +158,11 @@ final class Connection {
       throw new IOException("server closed the connection");
     }
     responseBytes += n;
-    if (replies.parse() != ReplyReader.Status.COMPLETE) {
+    final ReplyReader.Status status = replies.parse();
+    if (status == ReplyReader.Status.LINE_TOO_LONG) {
+      throw new IOException("reply line longer than " + MAX_READ_BUFFER + " bytes");
+    }
+    if (status != ReplyReader.Status.COMPLETE) {
       return false;
     }
     awaiting = false;

@@ -7,7 +7,7 @@ import java.nio.ByteBuffer;
  * says so far (complete, hits, error).
  *
  * <p>Data blocks are skipped as they arrive, so the buffer only ever holds one reply line; it
- * grows for a longer line.
+ * grows for a long line up to a bound, beyond which the stream is given up.
  */
 final class ReplyReader {
 
@@ -16,22 +16,28 @@ final class ReplyReader {
     /** The reply is not complete yet. */
     PENDING,
     /** The reply is complete; bytes after it, if any, are {@link #unread}. */
-    COMPLETE
+    COMPLETE,
+    /** A reply line does not fit in the largest buffer: the stream cannot be followed. */
+    LINE_TOO_LONG
   }
 
+  private final int maxCapacity;
   private ByteBuffer in;
 
   private OpType type = OpType.SET;
+  private int keysRequested;
   private int hits;
   private boolean error;
   /** Bytes of the current data block (and its CRLF) still to skip. */
-  private int skip;
+  private long skip;
 
-  /** A reader whose buffer starts at {@code initialCapacity} bytes. */
-  ReplyReader(final int initialCapacity) {
-    if (initialCapacity < 1) {
-      throw new IllegalArgumentException("buffer size must be positive, got " + initialCapacity);
+  /** A reader whose buffer starts at {@code initialCapacity} and never exceeds {@code maxCapacity}. */
+  ReplyReader(final int initialCapacity, final int maxCapacity) {
+    if (initialCapacity < 1 || maxCapacity < initialCapacity) {
+      throw new IllegalArgumentException("buffer bounds must satisfy 1 <= initial <= max, got "
+          + initialCapacity + " and " + maxCapacity);
     }
+    this.maxCapacity = maxCapacity;
     this.in = ByteBuffer.allocate(initialCapacity);
   }
 
@@ -40,9 +46,10 @@ final class ReplyReader {
     return in;
   }
 
-  /** A request of {@code type} was sent: its reply comes next. */
-  void expect(final OpType type) {
+  /** A request of {@code type} for {@code keys} keys was sent: its reply comes next. */
+  void expect(final OpType type, final int keys) {
     this.type = type;
+    this.keysRequested = keys;
     hits = 0;
     error = false;
     skip = 0;
@@ -57,8 +64,12 @@ final class ReplyReader {
       return Status.COMPLETE;
     }
     if (in.position() == in.capacity()) {
-      // A reply line longer than the buffer: grow it rather than stall.
-      final ByteBuffer bigger = ByteBuffer.allocate(in.capacity() * 2);
+      // A reply line longer than the buffer: grow it rather than stall, up to the bound.
+      if (in.capacity() >= maxCapacity) {
+        return Status.LINE_TOO_LONG;
+      }
+      final ByteBuffer bigger =
+          ByteBuffer.allocate((int) Math.min(maxCapacity, 2L * in.capacity()));
       in.flip();
       bigger.put(in);
       in = bigger;
@@ -98,7 +109,7 @@ final class ReplyReader {
     boolean done = false;
     while (pos < lim && !done) {
       if (skip > 0) {
-        final int k = Math.min(skip, lim - pos);
+        final int k = (int) Math.min(skip, lim - pos);
         pos += k;
         skip -= k;
         continue;
@@ -130,22 +141,45 @@ final class ReplyReader {
       return true;
     }
     if (startsWith(a, from, to, "VALUE ")) {
+      // VALUE <key> <flags> <bytes>: the byte count is the last field.
       int i = to - 1;
       while (i > from && a[i] != ' ') {
         i--;
       }
-      int length = 0;
-      for (int j = i + 1; j < to; j++) {
-        length = length * 10 + (a[j] - '0');
+      final long length = parseLength(a, i + 1, to);
+      if (length < 0) {
+        // Where the data block ends is unknown: read on line by line, the reply is wrong anyway.
+        error = true;
+      } else {
+        skip = length + 2;
       }
-      skip = length + 2;
       hits++;
+      if (hits > keysRequested) {
+        error = true; // more values than keys asked for
+      }
       return false;
     }
-    if (!startsWith(a, from, to, "END")) {
+    // END, or the error that ends the reply early.
+    if (!startsWith(a, from, to, "END") || to - from != 3) {
       error = true;
     }
     return true;
+  }
+
+  /** A decimal byte count of at most {@link Integer#MAX_VALUE}, or -1. */
+  private static long parseLength(final byte[] a, final int from, final int to) {
+    if (from >= to || to - from > 10) {
+      return -1;
+    }
+    long v = 0;
+    for (int j = from; j < to; j++) {
+      final int d = a[j] - '0';
+      if (d < 0 || d > 9) {
+        return -1;
+      }
+      v = v * 10 + d;
+    }
+    return v <= Integer.MAX_VALUE ? v : -1;
   }
 
   private static boolean startsWith(final byte[] a, final int from, final int to, final String p) {
