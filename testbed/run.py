@@ -421,7 +421,7 @@ class Runner:
                 self._stages()
             except Interrupted:
                 pass  # _finish says why
-            except (RunError, HostError, emulation.EmulationError) as e:
+            except (RunError, HostError, emulation.EmulationError, OSError) as e:
                 error = str(e)
             except Exception as e:  # whatever it is, the run is torn down and recorded
                 self.console.print(traceback.format_exc(), markup=False, highlight=False)
@@ -485,8 +485,11 @@ class Runner:
             error = (error + "; " if error else "") + "teardown: " + "; ".join(problems)
         self.signals.stage = "manifest"
         manifest = self._manifest(started, time.monotonic() - t0, error)
-        self.out.mkdir(parents=True, exist_ok=True)
-        write_manifest(self.out / "run.json", manifest)
+        try:
+            self.out.mkdir(parents=True, exist_ok=True)
+            write_manifest(self.out / "run.json", manifest)
+        except OSError as e:
+            raise RunError(f"cannot write {self.out / 'run.json'}: {e} (the run: {error})") from e
         return manifest
 
     def _manifest(self, started: str, elapsed: float, error: str | None) -> dict[str, Any]:
