@@ -801,11 +801,11 @@ def run_soak(cfg: SoakConfig, interrupt: Interrupt, console: Console) -> dict[st
     """Runs the soak; returns the result (the JSON line's fields). Raises ChaosError if it
     cannot be set up. Every process it starts is gone when it returns."""
     seed = cfg.seed if cfg.seed is not None else random.SystemRandom().randrange(1, 2**31)
-    console.print(f"chaos: seed {seed} (replay with --seed {seed})")
+    console.print(f"chaos: seed {seed} (replay with --seed {seed})", soft_wrap=True)
     explicit_logs = cfg.log_dir is not None
     log_dir = cfg.log_dir or Path(tempfile.mkdtemp(prefix="mwlab-chaos-"))
     log_dir.mkdir(parents=True, exist_ok=True)
-    console.print(f"chaos: logs in {log_dir}")
+    console.print(f"chaos: logs in {log_dir}", soft_wrap=True)
     ports = pick_ports(cfg.base_port, cfg.servers + 1)
     servers = Servers(ports[: cfg.servers], log_dir)
     addresses = [(HOST, p) for p in servers.ports]
@@ -995,12 +995,14 @@ def _watch(
         if console.is_terminal:
             progress.update(task, completed=now - t0, description=status())
         elif now >= next_line:
-            console.print(f"chaos: {now - t0:.0f}/{cfg.seconds:.0f} s, {status()}")
+            console.print(f"chaos: {now - t0:.0f}/{cfg.seconds:.0f} s, {status()}", soft_wrap=True)
             next_line += 30
         interrupt.halt.wait(0.25)
     if console.is_terminal:
         progress.stop()
-    console.print(f"chaos: load stopped after {time.monotonic() - t0:.1f} s, {status()}")
+    console.print(
+        f"chaos: load stopped after {time.monotonic() - t0:.1f} s, {status()}", soft_wrap=True
+    )
 
 
 def _join(threads: list[Client], timeout_s: float, interrupt: Interrupt) -> None:
