@@ -18,8 +18,6 @@ import pytest
 
 from testbed.chaos import (
     ChaosError,
-    Client,
-    ClientContext,
     FaultEvent,
     MiddlewareProcess,
     Servers,
@@ -28,6 +26,7 @@ from testbed.chaos import (
     plan_faults,
     verify_placement,
 )
+from testbed.chaos_client import Client, ClientContext
 from testbed.chaos_oracle import FaultLog, LatencyBound, Tally
 from testbed.hashring import HashRing
 
@@ -83,6 +82,7 @@ def test_soak_under_faults_loses_nothing_and_stores_nothing_falsely() -> None:
     assert r["faults_injected"] > 0
     assert r["kills"] == r["restarts"] > 0 and r["stops"] > 0
     assert r["set_errors"] > 0  # the faults were felt: a SET needs both of its replicas
+    assert r["bad_requests"] > 0  # answered by the middleware itself, in their place
     assert r["stored_checked"] > 1000  # STOREDs were checked on the replicas
     assert r["resource_violations"] == [] and r["max_fds"] <= r["fds_cap"]
     assert r["middleware_exit"] == 0
@@ -192,7 +192,8 @@ def test_python_ring_predicts_placement_on_real_servers(deploy, replication: int
 
 
 class FakeFrontend:
-    """A memcached-speaking server (a dict) whose `mangle` may drop, swap or delay replies."""
+    """A memcached-speaking server (a dict, and the middleware's answers to bad requests) whose
+    `mangle` may drop, swap or delay replies."""
 
     def __init__(self, mangle: Callable[[int, list[bytes]], None]) -> None:
         self.mangle = mangle
@@ -234,6 +235,12 @@ class FakeFrontend:
                         self.data[parts[1]] = (parts[2], rest[:n])
                         buf = rest[n + 2 :]
                         out.append(b"STORED\r\n")
+                    elif parts[0] != b"get":
+                        buf = rest
+                        out.append(b"ERROR\r\n")
+                    elif any(len(k) > 250 for k in parts[1:]):
+                        buf = rest
+                        out.append(b"CLIENT_ERROR key too long\r\n")
                     else:
                         buf = rest
                         reply = b""
