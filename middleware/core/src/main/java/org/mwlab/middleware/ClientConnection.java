@@ -32,6 +32,8 @@ final class ClientConnection {
   private final ArrayDeque<Request> waiting = new ArrayDeque<>();
   private boolean inFlight;
   private boolean readPaused;
+  /** Shutting down: nothing more is read; what was read is still answered. */
+  private boolean readStopped;
   private boolean inputEnded;
   private boolean closing;
   private boolean closed;
@@ -76,7 +78,18 @@ final class ClientConnection {
   }
 
   synchronized boolean readPaused() {
-    return readPaused || inputEnded || closing || closed;
+    return readPaused || readStopped || inputEnded || closing || closed;
+  }
+
+  /** Shutdown: stops reading for good; replies still owed are written. */
+  synchronized void stopReading() {
+    readStopped = true;
+    updateInterest();
+  }
+
+  /** Requests read but not answered, plus replies not yet written (0 once closed). */
+  synchronized int owed() {
+    return pending.size() + unsent.size();
   }
 
   synchronized boolean isClosed() {
@@ -201,7 +214,7 @@ final class ClientConnection {
       return;
     }
     int ops = 0;
-    if (!readPaused && !inputEnded && !closing) {
+    if (!readPaused && !readStopped && !inputEnded && !closing) {
       ops |= SelectionKey.OP_READ;
     }
     if (!unsent.isEmpty()) {
@@ -228,11 +241,6 @@ final class ClientConnection {
       // already gone
     }
     net.connectionClosed();
-  }
-
-  /** Requests parsed but not yet answered (for shutdown). */
-  synchronized int outstanding() {
-    return pending.size();
   }
 
   synchronized void restoreReadInterest() {

@@ -79,8 +79,8 @@ public final class Middleware implements AutoCloseable {
   }
 
   /**
-   * Stops accepting and reading, lets the workers answer everything already queued, then writes
-   * the remaining statistics.
+   * Stops accepting and reading, lets the workers answer every request already read (also those
+   * waiting behind an earlier request of their connection), then writes the remaining statistics.
    */
   @Override
   public synchronized void close() {
@@ -94,7 +94,8 @@ public final class Middleware implements AutoCloseable {
     }
     closed = true;
     net.stop();
-    join(netThread, 2000);
+    // The net-thread ends once every request it read is answered (it gives up on a stall).
+    join(netThread, 0);
     for (final Worker w : workers) {
       w.stop();
     }

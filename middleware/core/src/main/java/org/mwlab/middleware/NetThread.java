@@ -126,6 +126,7 @@ final class NetThread implements Runnable {
           }
         }
       }
+      drain();
     } catch (IOException e) {
       System.err.println("middleware: network thread failed: " + e);
     } finally {
@@ -133,6 +134,58 @@ final class NetThread implements Runnable {
         server.close();
       } catch (IOException e) {
         // shutting down
+      }
+    }
+  }
+
+  /**
+   * After {@link #stop}: accepts and reads nothing more, but every request already read is still
+   * answered. Requests waiting behind a predecessor on their connection are queued when their
+   * turn comes, and replies a socket did not take at once are written. Gives up only when nothing
+   * was answered or written for longer than a request can take (a client that stopped reading).
+   */
+  private void drain() throws IOException {
+    server.close();
+    for (final SelectionKey k : selector.keys()) {
+      if (k.attachment() instanceof ClientConnection c) {
+        c.stopReading();
+      }
+    }
+    final long stallNs =
+        ((config.servers().size() + 1L) * config.serverTimeoutMs() + 1000L) * 1_000_000L;
+    long owedBefore = Long.MAX_VALUE;
+    long progressNs = System.nanoTime();
+    while (true) {
+      Request next;
+      while ((next = dispatches.poll()) != null) {
+        enqueue(next);
+      }
+      long owed = 0;
+      for (final SelectionKey k : selector.keys()) {
+        if (k.attachment() instanceof ClientConnection c) {
+          owed += c.owed();
+        }
+      }
+      if (owed == 0 && dispatches.isEmpty()) {
+        return;
+      }
+      final long now = System.nanoTime();
+      if (owed < owedBefore) {
+        owedBefore = owed;
+        progressNs = now;
+      } else if (now - progressNs > stallNs) {
+        System.err.println("middleware: shutdown: " + owed + " replies still owed; giving up");
+        return;
+      }
+      selector.select(10);
+      final Iterator<SelectionKey> it = selector.selectedKeys().iterator();
+      while (it.hasNext()) {
+        final SelectionKey key = it.next();
+        it.remove();
+        if (key.isValid() && key.isWritable()
+            && key.attachment() instanceof ClientConnection c) {
+          c.onWritable();
+        }
       }
     }
   }
@@ -264,11 +317,9 @@ final class NetThread implements Runnable {
     r.enqueueNs = System.nanoTime();
     final long arrival = r.arrivalNs;
     if (!queue.offer(r)) {
-      // Full: wait for the workers. Not reading meanwhile is the backpressure.
+      // Full: wait for the workers (they outlive this thread, and every server exchange has a
+      // deadline). Not reading meanwhile is the backpressure.
       do {
-        if (!running) {
-          return;
-        }
         LockSupport.parkNanos(20_000);
         r.enqueueNs = System.nanoTime();
       } while (!queue.offer(r));

@@ -51,7 +51,12 @@ final class ServerConnection {
   private long backoffNs;
   private long nextAttemptNs;
   private long failedAtNs;
-  /** Per server, when some worker last connected; shared by all workers. */
+  /**
+   * Connected, but nothing read from the server yet. A server that accepts and then fails (it
+   * crashes at once, or closes every connection) must not reset the backoff.
+   */
+  private boolean unproven;
+  /** Per server, when some worker last got an answer after connecting; shared by all workers. */
   private final AtomicLongArray connectedAt;
   private String lastFailure = "not connected";
 
@@ -75,7 +80,7 @@ final class ServerConnection {
     if (socket != null) {
       return true;
     }
-    // Another worker reaching the server since this one failed ends the backoff early.
+    // Another worker getting an answer since this one failed ends the backoff early.
     if (now < nextAttemptNs && connectedAt.get(index) - failedAtNs <= 0) {
       return false;
     }
@@ -88,8 +93,7 @@ final class ServerConnection {
       out = s.getOutputStream();
       pos = 0;
       lim = 0;
-      backoffNs = 0;
-      connectedAt.set(index, System.nanoTime());
+      unproven = true;
       return true;
     } catch (IOException e) {
       markFailed("connect failed: " + describe(e));
@@ -245,6 +249,12 @@ final class ServerConnection {
       throw fail("connection closed by server");
     }
     lim += n;
+    if (unproven) {
+      // The server answers: the backoff starts over, and the other workers retry at once.
+      unproven = false;
+      backoffNs = 0;
+      connectedAt.set(index, System.nanoTime());
+    }
   }
 
   private ServerException fail(final String reason) {

@@ -2,6 +2,7 @@ package org.mwlab.middleware;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.BindException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,23 +15,45 @@ final class Cluster implements AutoCloseable {
 
   /** {@code args} are extra middleware flags; -p, -m and --stats-dir are filled in. */
   Cluster(final int nServers, final Path statsDir, final String... args) {
-    for (int i = 0; i < nServers; i++) {
-      servers.add(new Memcached(Ports.next()));
-    }
-    final List<String> a = new ArrayList<>(List.of("-p", Integer.toString(Ports.next())));
-    a.add("--stats-dir");
-    a.add(statsDir.toString());
-    a.addAll(List.of(args));
-    a.add("-m");
-    for (final Memcached m : servers) {
-      a.add(m.address().toString());
-    }
-    config = Main.parse(a.toArray(String[]::new));
     try {
-      middleware = Middleware.start(config);
-    } catch (IOException e) {
-      servers.forEach(Memcached::kill);
-      throw new UncheckedIOException(e);
+      for (int i = 0; i < nServers; i++) {
+        servers.add(Memcached.start());
+      }
+      final List<String> servers = new ArrayList<>();
+      for (final Memcached m : this.servers) {
+        servers.add(m.address().toString());
+      }
+      final List<String> a = new ArrayList<>(List.of("--stats-dir", statsDir.toString()));
+      a.addAll(List.of(args));
+      final Started started = startMiddleware(a, servers);
+      config = started.config();
+      middleware = started.middleware();
+    } catch (RuntimeException e) {
+      this.servers.forEach(Memcached::kill);
+      throw e;
+    }
+  }
+
+  /** A started middleware and its configuration. */
+  record Started(Config config, Middleware middleware) {}
+
+  /** An in-process middleware on a free port with {@code args} plus -p and -m. */
+  static Started startMiddleware(final List<String> args, final List<String> servers) {
+    for (int attempt = 0; ; attempt++) {
+      final List<String> a = new ArrayList<>(List.of("-p", Integer.toString(Ports.next())));
+      a.addAll(args);
+      a.add("-m");
+      a.addAll(servers);
+      final Config config = Main.parse(a.toArray(String[]::new));
+      try {
+        return new Started(config, Middleware.start(config));
+      } catch (BindException e) {
+        if (attempt == 5) {
+          throw new UncheckedIOException(e); // the port was taken after it was found free
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
     }
   }
 
@@ -38,17 +61,10 @@ final class Cluster implements AutoCloseable {
     return new TextClient(middleware.port());
   }
 
-  /** Index of a server in {@link #servers} by its ring position (same order as -m). */
-  HashRing ring() {
-    return new HashRing(config.servers(), config.replication(), config.virtualNodes());
-  }
-
   @Override
   public void close() {
     try {
-      if (middleware != null) {
-        middleware.close();
-      }
+      middleware.close();
     } finally {
       servers.forEach(Memcached::kill);
     }

@@ -1,8 +1,9 @@
 package org.mwlab.middleware;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -12,16 +13,31 @@ final class Memcached implements AutoCloseable {
   final int port;
   private Process process;
 
-  Memcached(final int port) {
+  private Memcached(final int port) {
     this.port = port;
-    start();
+  }
+
+  /** Starts memcached on a free port of the suite's range (another if the port was taken). */
+  static Memcached start() {
+    for (int attempt = 0; ; attempt++) {
+      final Memcached m = new Memcached(Ports.next());
+      try {
+        m.restart();
+        return m;
+      } catch (Ports.ExitedException e) {
+        if (attempt == 5) {
+          throw e;
+        }
+      }
+    }
   }
 
   HostPort address() {
     return new HostPort("127.0.0.1", port);
   }
 
-  void start() {
+  /** Starts the process (again) on this port and waits until it answers. */
+  void restart() {
     final List<String> cmd =
         new ArrayList<>(List.of("memcached", "-p", Integer.toString(port), "-U", "0", "-t", "1",
             "-l", "127.0.0.1"));
@@ -35,16 +51,74 @@ final class Memcached implements AutoCloseable {
     } catch (IOException e) {
       throw new IllegalStateException("cannot start memcached", e);
     }
-    Ports.awaitListening(port, 5000);
+    final long pid = process.pid();
+    try {
+      Ports.awaitServing(process, port, 30_000, c -> statPid(c) == pid);
+    } catch (RuntimeException e) {
+      kill();
+      throw e;
+    }
+  }
+
+  private static long statPid(final TextClient c) {
+    c.send("stats\r\n");
+    long pid = -1;
+    for (final String line : c.readUntil("END")) {
+      final String[] p = line.split(" ");
+      if (p.length == 3 && p[1].equals("pid")) {
+        pid = Long.parseLong(p[2]);
+      }
+    }
+    return pid;
   }
 
   /** Kills the process (SIGKILL) and waits until it is gone. */
   void kill() {
     process.destroyForcibly();
     try {
-      process.waitFor(5, TimeUnit.SECONDS);
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("memcached on port " + port + " does not exit");
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Stops the process (SIGSTOP): connections stay open, nothing is answered. */
+  void freeze() {
+    signal("STOP", 'T');
+  }
+
+  /** Continues a stopped process (SIGCONT). */
+  void thaw() {
+    signal("CONT", 'S', 'R');
+  }
+
+  /** Sends a signal and waits until /proc shows one of the {@code states}. */
+  private void signal(final String name, final char... states) {
+    final long pid = process.pid();
+    try {
+      final Process k = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).start();
+      if (k.waitFor() != 0) {
+        throw new IllegalStateException("kill -" + name + " " + pid + " failed");
+      }
+      final Path stat = Path.of("/proc", Long.toString(pid), "stat");
+      while (true) {
+        // "pid (comm) S ...": the state follows the command name.
+        final String s = Files.readString(stat);
+        final char state = s.charAt(s.lastIndexOf(')') + 2);
+        for (final char want : states) {
+          if (state == want) {
+            return;
+          }
+        }
+        Thread.sleep(5);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
     }
   }
 
@@ -87,15 +161,5 @@ final class Memcached implements AutoCloseable {
   @Override
   public void close() {
     kill();
-  }
-
-  /** True when a TCP connection to the port succeeds. */
-  static boolean listening(final int port) {
-    try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress("127.0.0.1", port), 200);
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
   }
 }

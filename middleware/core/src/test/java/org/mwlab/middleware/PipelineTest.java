@@ -1,12 +1,17 @@
 package org.mwlab.middleware;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -14,6 +19,12 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(90)
 class PipelineTest {
   @TempDir Path dir;
+  private final ExecutorService pool = Executors.newCachedThreadPool();
+
+  @AfterEach
+  void stopThreads() {
+    pool.shutdownNow();
+  }
 
   /** Requests and the exact lines expected back, built together. */
   private static final class Script {
@@ -84,21 +95,73 @@ class PipelineTest {
         TextClient client = c.client()) {
       final Script s = mixed(1500, 1000);
       final byte[] bytes = s.requests.toString().getBytes(StandardCharsets.ISO_8859_1);
-      final AtomicReference<Throwable> failed = new AtomicReference<>();
       // The writer runs ahead; the middleware must stop reading rather than buffer everything.
-      final Thread writer =
-          new Thread(
+      final Future<?> writer = pool.submit(() -> client.send(bytes));
+      check(client, s);
+      ErrorPathTest.await(writer);
+    }
+  }
+
+  /**
+   * With the server stopped, a client pipelines far more than {@code --max-pipeline} requests.
+   * The middleware takes no more of them from the socket than the limit plus its read buffer:
+   * the rest waits in the kernel's socket queues, measured in /proc/net/tcp. Once the server
+   * answers, the replies drain, reading resumes and every request is answered in order.
+   */
+  @Test
+  void aConnectionAtThePipelineLimitIsNotReadUntilRepliesDrain() throws Exception {
+    final int limit = 4;
+    try (Cluster c = new Cluster(1, dir, "-t", "2", "--max-pipeline", Integer.toString(limit),
+            "--server-timeout-ms", "30000");
+        TextClient client = c.client()) {
+      final Script s = new Script();
+      final List<byte[]> requests = new ArrayList<>();
+      int longest = 0;
+      for (int i = 0; i < 500; i++) {
+        final int from = s.requests.length();
+        final String v = (i + "-").repeat(4000).substring(0, 4000);
+        s.set("q" + i, v, false);
+        if (i % 10 == 0) {
+          s.get(v, "q" + i);
+        }
+        final byte[] b = s.requests.substring(from).getBytes(StandardCharsets.ISO_8859_1);
+        requests.add(b);
+        longest = Math.max(longest, b.length);
+      }
+      final Memcached server = c.servers.get(0);
+      server.freeze();
+      final AtomicLong written = new AtomicLong();
+      final Future<?> writer =
+          pool.submit(
               () -> {
-                try {
-                  client.send(bytes);
-                } catch (RuntimeException e) {
-                  failed.set(e);
+                for (final byte[] b : requests) {
+                  client.send(b);
+                  written.addAndGet(b.length);
                 }
               });
-      writer.start();
+      // Wait until the writer is blocked (or done) and the kernel's queues stay as they are.
+      final int mw = c.middleware.port();
+      final int me = client.localPort();
+      List<Long> before = List.of();
+      while (true) {
+        Thread.sleep(300);
+        final List<Long> now = List.of(written.get(), TcpQueues.of(me, mw).tx(),
+            TcpQueues.of(mw, me).rx());
+        if (now.equals(before)) {
+          break;
+        }
+        before = now;
+      }
+      // Bytes the middleware took from its socket, at most: the send in progress may have put
+      // up to one request more into the client's queue than "written" counts.
+      final long consumed = before.get(0) + longest - before.get(1) - before.get(2);
+      final long readBuffer = 16 * 1024; // the middleware's input buffer for such requests
+      final long bound = (limit + 1L) * longest + readBuffer;
+      assertTrue(consumed <= bound, "took " + consumed + " bytes of " + written.get()
+          + " sent; at most " + bound + " with " + limit + " requests unanswered");
+      server.thaw();
       check(client, s);
-      writer.join(10_000);
-      assertEquals(null, failed.get());
+      ErrorPathTest.await(writer);
     }
   }
 

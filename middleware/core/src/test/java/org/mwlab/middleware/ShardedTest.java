@@ -1,7 +1,9 @@
 package org.mwlab.middleware;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,6 +71,59 @@ class ShardedTest {
       }
       assertEquals(expected, client.get(keys.toArray(String[]::new)));
     }
+  }
+
+  @Test
+  void aFailedPartIsRetriedOnTheKeysOtherReplica() throws Exception {
+    final Path stats = dir.resolve("stats");
+    final String victimName;
+    try (Cluster c = new Cluster(3, stats, "-t", "2", "-s", "true", "--replication", "2",
+            "--server-timeout-ms", "30000");
+        TextClient client = c.client()) {
+      final Memcached victim = c.servers.get(1);
+      victimName = victim.address().toString();
+      // Six keys the victim holds and six it does not. With six of its keys, the
+      // least-loaded choice gives the victim a part in every request.
+      final List<String> keys = new ArrayList<>();
+      final List<String> expected = new ArrayList<>();
+      final int[] taken = new int[2];
+      for (int i = 0; keys.size() < 12; i++) {
+        final String key = "part:" + i;
+        assertEquals("STORED", client.set(key, "v" + i));
+        final int on = victim.has(key) ? 1 : 0;
+        if (taken[on] < 6) {
+          taken[on]++;
+          keys.add(key);
+          expected.add(key);
+          expected.add("v" + i);
+        }
+      }
+      victim.kill();
+      final List<Memcached> live = List.of(c.servers.get(0), c.servers.get(2));
+      // The first get finds the connections to the killed server closed, the later ones find
+      // it unavailable; either way its part goes to the keys' other replica.
+      for (int round = 0; round < 3; round++) {
+        long before = 0;
+        for (final Memcached m : live) {
+          before += m.stat("get_hits") + m.stat("get_misses");
+        }
+        assertEquals(expected, client.get(keys.toArray(String[]::new)), "round " + round);
+        long after = 0;
+        for (final Memcached m : live) {
+          after += m.stat("get_hits") + m.stat("get_misses");
+        }
+        assertEquals(12, after - before, "every key looked up once on a live replica");
+      }
+    }
+    // The victim was given a part (and failed it) in each round.
+    long victimErrors = 0;
+    for (final String row : Files.readAllLines(stats.resolve("servers.csv"))) {
+      final String[] f = row.split(",");
+      if (f[1].equals(victimName)) {
+        victimErrors += Long.parseLong(f[4]);
+      }
+    }
+    assertTrue(victimErrors >= 3, "errors on the victim: " + victimErrors);
   }
 
   @Test

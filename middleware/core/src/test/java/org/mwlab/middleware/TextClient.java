@@ -17,11 +17,18 @@ final class TextClient implements AutoCloseable {
   private final InputStream in;
   private final OutputStream out;
 
+  /** Reads give up after this long: a hang guard, not a bound on how fast a reply must come. */
+  static final int HANG_GUARD_MS = 30_000;
+
   TextClient(final int port) {
+    this(port, HANG_GUARD_MS);
+  }
+
+  TextClient(final int port, final int readTimeoutMs) {
     try {
       socket = new Socket("127.0.0.1", port);
       socket.setTcpNoDelay(true);
-      socket.setSoTimeout(10_000);
+      socket.setSoTimeout(readTimeoutMs);
       in = socket.getInputStream();
       out = socket.getOutputStream();
     } catch (IOException e) {
@@ -114,16 +121,20 @@ final class TextClient implements AutoCloseable {
     return readGet();
   }
 
-  /** True if the server closed the connection (reads EOF within the timeout). */
+  /** True if the server closed the connection, false if it sent another byte instead. */
   boolean closedByPeer() {
     try {
-      socket.setSoTimeout(2000);
       return in.read() < 0;
     } catch (SocketTimeoutException e) {
-      return false;
+      throw new IllegalStateException("neither closed nor answered", e);
     } catch (IOException e) {
       return true;
     }
+  }
+
+  /** This end's port, to find the connection in /proc/net/tcp. */
+  int localPort() {
+    return socket.getLocalPort();
   }
 
   @Override

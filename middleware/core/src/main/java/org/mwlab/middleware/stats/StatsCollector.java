@@ -164,12 +164,14 @@ public final class StatsCollector {
     }
     taken.add(netRecorder.swap());
     for (final Accumulator a : taken) {
+      // A record that comes in after its window was written (its thread was held up for longer
+      // than the grace period) counts in the next window written, so no request is lost.
       a.windows.forEach(
-          (w, d) -> {
-            if (w >= nextWindow) {
-              pending.computeIfAbsent(w, k -> new WindowData(workers, servers.size())).merge(d);
-            }
-          });
+          (w, d) ->
+              pending
+                  .computeIfAbsent(
+                      Math.max(w, nextWindow), k -> new WindowData(workers, servers.size()))
+                  .merge(d));
       if (traceCsv != null) {
         try {
           for (final long[] t : a.trace) {

@@ -1,0 +1,145 @@
+package org.mwlab.middleware;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(120)
+class ReconnectBackoffTest {
+  @TempDir Path dir;
+
+  /**
+   * A server that accepts every connection and closes it at once, noting when it accepted: each
+   * accept is one connection attempt of the middleware, and each one fails.
+   */
+  private static final class SlammingServer implements AutoCloseable {
+    final ServerSocket socket;
+    final LinkedBlockingQueue<Long> accepts = new LinkedBlockingQueue<>();
+    private final Thread thread;
+
+    SlammingServer() throws IOException {
+      socket = bind();
+      thread =
+          new Thread(
+              () -> {
+                try {
+                  while (true) {
+                    final Socket s = socket.accept();
+                    // Noted before the close, so before the middleware can see the failure.
+                    accepts.add(System.nanoTime());
+                    s.close();
+                  }
+                } catch (IOException e) {
+                  // closed
+                }
+              });
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    private static ServerSocket bind() throws IOException {
+      for (int attempt = 0; ; attempt++) {
+        try {
+          return new ServerSocket(Ports.next(), 50, InetAddress.getLoopbackAddress());
+        } catch (BindException e) {
+          if (attempt == 5) {
+            throw e;
+          }
+        }
+      }
+    }
+
+    String address() {
+      return "127.0.0.1:" + socket.getLocalPort();
+    }
+
+    @Override
+    public void close() throws IOException {
+      socket.close();
+    }
+  }
+
+  /**
+   * With the server failing every connection, the gap between two attempts is at least the
+   * backoff, which doubles per failure from the minimum up to the maximum and then stays there.
+   * Requests arrive all the time, so an attempt is made as soon as the backoff allows.
+   */
+  @Test
+  void reconnectAttemptsBackOffDoublingUpToTheMaximum() throws Exception {
+    final int min = 40;
+    final int max = 320;
+    final ExecutorService pool = Executors.newSingleThreadExecutor();
+    try (SlammingServer server = new SlammingServer();
+        Middleware m =
+            Cluster.startMiddleware(
+                    List.of("-t", "1", "--stats-dir", dir.toString(), "--server-timeout-ms",
+                        "30000", "--reconnect-min-ms", Integer.toString(min),
+                        "--reconnect-max-ms", Integer.toString(max)),
+                    List.of(server.address()))
+                .middleware();
+        TextClient t = new TextClient(m.port())) {
+      // The worker connected at start; the first request finds that connection closed.
+      assertTrue(server.accepts.poll(TextClient.HANG_GUARD_MS, TimeUnit.MILLISECONDS) != null);
+      final int attempts = 9;
+      final Future<List<Long>> seen =
+          pool.submit(
+              () -> {
+                final List<Long> times = new ArrayList<>();
+                while (times.size() < attempts) {
+                  final Long at = server.accepts.poll(60, TimeUnit.SECONDS);
+                  if (at == null) {
+                    throw new IllegalStateException("only " + times.size() + " attempts");
+                  }
+                  times.add(at);
+                }
+                return times;
+              });
+      while (!seen.isDone()) {
+        final List<String> r = t.get("k");
+        assertEquals(1, r.size());
+        assertTrue(r.get(0).startsWith("SERVER_ERROR get failed on " + server.address()),
+            r.get(0));
+      }
+      final List<Long> times = ErrorPathTest.await(seen);
+      // The first attempt came after the first failure (backoff min); the gap after the k-th
+      // attempt is at least the backoff after k + 1 failures.
+      final List<Long> gaps = new ArrayList<>();
+      for (int k = 1; k < times.size(); k++) {
+        gaps.add(TimeUnit.NANOSECONDS.toMillis(times.get(k) - times.get(k - 1)));
+      }
+      // Backoffs 80, 160, then six at the maximum of 320 (uncapped: 640, 1280, ...).
+      long uncapped = min;
+      long shortestCapped = Long.MAX_VALUE;
+      for (final long gap : gaps) {
+        uncapped *= 2;
+        final long backoff = Math.min(max, uncapped);
+        assertTrue(gap >= backoff, "gap " + gap + " ms < backoff " + backoff + " ms: " + gaps);
+        if (uncapped > max) {
+          shortestCapped = Math.min(shortestCapped, gap);
+        }
+      }
+      // Past the maximum the gaps stop doubling: had the backoff grown on, every one of these
+      // five would be at least twice the maximum. (A lower bound per gap and a bound on the
+      // shortest one only: a loaded machine can stretch any single gap.)
+      assertTrue(shortestCapped < 2L * max, "gaps keep growing past the maximum: " + gaps);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+}
