@@ -173,6 +173,8 @@ class Client(threading.Thread):
                     return
                 depth = 1 if self.max_depth == 1 else self.rng.randint(2, self.max_depth)
                 self._batch(depth)
+            if self.sock is not None:
+                self._judge_extra(0.2)  # nothing may follow the last reply
         except Exception as e:  # a crash of the soak itself must not pass as success
             self.ctx.tally.violation("client_errors", client=self.cid, what=repr(e))
         finally:
@@ -255,8 +257,23 @@ class Client(threading.Thread):
             else:
                 tally.add(values_returned=len(reply.returned))
                 self._judge_reads(op, reply.returned, records, now)
+        else:
+            self._judge_extra(0.0)
         if stored:
             self._check_stored(stored, epochs)
+
+    def _judge_extra(self, wait_s: float) -> None:
+        """Every request has had its reply: anything more answers no request."""
+        assert self.stream is not None
+        extra = self.stream.unread(wait_s)
+        if extra:
+            self.ctx.tally.violation(
+                "out_of_order",
+                client=self.cid,
+                at=self.ctx.tally.rel(time.monotonic()),
+                what=f"{len(extra)} bytes after the last reply: {extra[:120]!r}",
+            )
+            self._drop()
 
     def _judge_time(self, op: Op, kind: str, text: str, ready: float, now: float) -> None:
         ctx = self.ctx

@@ -7,8 +7,9 @@ A reply is judged on four counts:
   place (`STORED` for a get, anything but the middleware's own `ERROR` or `CLIENT_ERROR` for a
   bad request, a VALUE for a key that was not asked for, or with bytes or flags that are not
   the key's) is *out of order*; the connection is then out of step, so the rest of its batch
-  is abandoned and it reconnects. A reply that does not come (the connection closes,
-  or nothing arrives for `lost_after_s`) is *lost*.
+  is abandoned and it reconnects. Bytes after the last reply of a batch, or after the last
+  reply of all, answer no request: they are out of order too. A reply that does not come (the
+  connection closes, or nothing arrives for `lost_after_s`) is *lost*.
 - **No false STORED.** Keys are unique (one SET each, never rewritten), and a key's value and
   flags are a function of the key, so any copy found anywhere can be checked. Unique keys also
   rule out a real hazard of rewriting keys: a SET that timed out on a stopped server still sits
@@ -44,6 +45,7 @@ A reply is judged on four counts:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import statistics
@@ -238,6 +240,13 @@ class ReplyStream:
         if not data:
             raise ReplyClosedError("closed by peer")
         self._buf += data
+
+    def unread(self, wait_s: float = 0.0) -> bytes:
+        """Bytes received and not read yet, after waiting up to `wait_s` for more."""
+        if wait_s > 0:
+            with contextlib.suppress(ReplyTimeoutError, ReplyClosedError):
+                self._fill(time.monotonic() + wait_s)
+        return bytes(self._buf)
 
     def line(self, deadline: float) -> bytes:
         start = 0

@@ -269,9 +269,10 @@ def run_client(
     until_requests: int,
     bound: LatencyBound,
     lost_after_s: float,
+    stop: threading.Event | None = None,
 ) -> Tally:
     """One soak client against `frontend` (no servers to check replicas on) until it has sent
-    `until_requests` requests."""
+    `until_requests` requests or `stop` is set."""
     t0 = time.monotonic()
     faults = FaultLog(3, t0)
     for s in range(3):
@@ -287,13 +288,14 @@ def run_client(
         bound=bound,
         lost_after_s=lost_after_s,
         seed=1,
-        stop=threading.Event(),
+        stop=stop or threading.Event(),
     )
     client = Client(0, ctx, depth)
     client.start()
     deadline = time.monotonic() + 20
     while frontend.requests < until_requests and time.monotonic() < deadline:
-        time.sleep(0.01)
+        if ctx.stop.wait(0.01):
+            break
     ctx.stop.set()
     client.join(timeout=10)
     frontend.close()
@@ -338,3 +340,19 @@ def test_a_reply_later_than_the_bound_is_late() -> None:
     tally = run_client(FakeFrontend(stall_25th), 1, 50, LatencyBound(1.0, 0.5), lost_after_s=10)
     assert tally.counts["late"] == 1
     assert tally.counts["lost"] == 0 and tally.counts["out_of_order"] == 0
+
+
+@pytest.mark.timeout(60)
+def test_a_reply_to_no_request_is_caught() -> None:
+    stop = threading.Event()
+
+    def repeat_20th_and_stop(n: int, out: list[bytes]) -> None:
+        if n == 20:
+            out.append(out[-1])
+            stop.set()  # the client's last request: only the check for extra bytes can see it
+
+    frontend = FakeFrontend(repeat_20th_and_stop)
+    tally = run_client(frontend, 1, 10**9, LatencyBound(1.0, 0.5), lost_after_s=10, stop=stop)
+    assert frontend.requests == 20
+    assert tally.counts["out_of_order"] == 1
+    assert tally.counts["lost"] == 0
