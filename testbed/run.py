@@ -283,6 +283,8 @@ class Runner:
             cmd += ["-m", *[f"{s.address}:{s.port}" for s in servers]]
             cmd += ["--stats-dir", "stats", "--read-balance", m.read_balance]
             cmd += ["--stats-window-ms", str(m.window_ms)]
+            if m.design != "2018":  # the middleware's default design
+                cmd += ["--design", m.design]
             if m.replication is not None:
                 cmd += ["--replication", str(m.replication)]
             if m.server_timeout_ms is not None:
