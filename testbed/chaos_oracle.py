@@ -4,10 +4,12 @@ A reply is judged on four counts:
 
 - **Exactly one reply, in order.** Each client knows the requests it sent on its connection and
   reads their replies in that order. A reply that cannot be the answer to the request in its
-  place (`STORED` for a get, a VALUE for a key that was not asked for, or with bytes or flags
-  that are not the key's) is *out of order*; the connection is then out of step, so the rest of
-  its batch is abandoned and it reconnects. A reply that does not come (the connection closes,
-  or nothing arrives for `lost_after_s`) is *lost*.
+  place (`STORED` for a get, anything but the middleware's own `ERROR` or `CLIENT_ERROR` for a
+  bad request, a VALUE for a key that was not asked for, or with bytes or flags that are not
+  the key's) is *out of order*; the connection is then out of step, so the rest of its batch
+  is abandoned and it reconnects. Bytes after the last reply of a batch, or after the last
+  reply of all, answer no request: they are out of order too. A reply that does not come (the
+  connection closes, or nothing arrives for `lost_after_s`) is *lost*.
 - **No false STORED.** Keys are unique (one SET each, never rewritten), and a key's value and
   flags are a function of the key, so any copy found anywhere can be checked. Unique keys also
   rule out a real hazard of rewriting keys: a SET that timed out on a stopped server still sits
@@ -43,6 +45,7 @@ A reply is judged on four counts:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import statistics
@@ -56,7 +59,7 @@ from typing import Literal
 EXPTIME_S = 180
 MUST_HIT_S = 120.0
 MAX_EXAMPLES = 12
-TREND_QUARTER_S = 30.0
+TREND_QUARTER_S = 20.0
 
 
 # --- faults ------------------------------------------------------------------------------------
@@ -181,9 +184,17 @@ def get_request(keys: list[bytes]) -> bytes:
 
 @dataclass
 class Op:
-    kind: Literal["set", "get", "mget"]
+    kind: Literal["set", "get", "mget", "bad"]
     keys: list[bytes]
     wire: bytes
+    expect: bytes = b""  # a bad request's reply, which the middleware gives itself
+
+
+def bad_request(variant: int) -> Op:
+    """A request the middleware must answer itself, in its place among the others."""
+    if variant % 2:
+        return Op("bad", [], b"bogus\r\n", b"ERROR")
+    return Op("bad", [], get_request([b"x" * 251]), b"CLIENT_ERROR key too long")
 
 
 @dataclass(frozen=True)
@@ -230,6 +241,13 @@ class ReplyStream:
             raise ReplyClosedError("closed by peer")
         self._buf += data
 
+    def unread(self, wait_s: float = 0.0) -> bytes:
+        """Bytes received and not read yet, after waiting up to `wait_s` for more."""
+        if wait_s > 0:
+            with contextlib.suppress(ReplyTimeoutError, ReplyClosedError):
+                self._fill(time.monotonic() + wait_s)
+        return bytes(self._buf)
+
     def line(self, deadline: float) -> bytes:
         start = 0
         while True:
@@ -251,9 +269,10 @@ class ReplyStream:
 
 @dataclass
 class Reply:
-    """What a reply said: `stored`, `server_error`, `values` (the keys returned) or `wrong`."""
+    """What a reply said: `stored`, `server_error`, `values` (the keys returned), `local` (the
+    expected answer to a bad request) or `wrong`."""
 
-    kind: Literal["stored", "server_error", "values", "wrong"]
+    kind: Literal["stored", "server_error", "values", "local", "wrong"]
     returned: list[bytes] = field(default_factory=list)
     text: str = ""
 
@@ -261,6 +280,10 @@ class Reply:
 def read_reply(stream: ReplyStream, op: Op, deadline: float) -> Reply:
     """Reads the reply to `op` and checks it belongs to `op`."""
     first = stream.line(deadline)
+    if op.kind == "bad":
+        if first == op.expect:
+            return Reply("local")
+        return Reply("wrong", text=f"{op.wire[:40]!r} answered {first[:120]!r}")
     if first.startswith(b"SERVER_ERROR"):
         return Reply("server_error", text=first.decode("latin-1")[:200])
     if op.kind == "set":
@@ -371,6 +394,7 @@ COUNTERS = (
     "sets",
     "gets",
     "multigets",
+    "bad_requests",
     "stored",
     "set_errors",
     "get_errors",
@@ -451,13 +475,13 @@ class ResourceBounds:
       +120 MiB that then stays, and none of it with C1 only). The JVM is therefore asked to
       give freed native memory back every second (`TrimNativeHeapInterval`, where the JVM has
       it; without it the trend below allows 192 MiB), so RSS tracks what is really in use.
-      The absolute cap is the heap plus 384 MiB,
-      room for a compilation burst on top of the rest. The trend compares medians, which a
-      burst does not move but a leak does: after warm-up, the median RSS of the last quarter of
-      the samples may exceed that of the first quarter by at most `rss_growth_mib`. A burst
-      lasts 10-20 s, so a quarter must be much longer for its median to ignore one: the trend
-      is judged only when a quarter spans at least `TREND_QUARTER_S` (soaks of a few minutes);
-      shorter soaks are held to the caps alone.
+      The absolute cap is the heap plus 384 MiB, room for a compilation burst on top of the
+      rest. The trend compares lower quartiles, which a burst does not move but a leak does:
+      after warm-up, the lower quartile of RSS over the last quarter of the samples may exceed
+      that over the first quarter by at most `rss_growth_mib`. A burst lasts 10-15 s, so a
+      quarter must be longer for its lower quartile to ignore one: the trend is judged only
+      when a quarter spans at least `TREND_QUARTER_S` (soaks of 90 s and more); shorter soaks
+      are held to the caps alone.
     - Threads: fixed by design (net-thread, watchdog, collector, one per worker, the JVM's own).
       The cap is the count at the end of warm-up plus 8, room for the JIT's compiler threads,
       which the JVM starts and stops with demand.
@@ -541,8 +565,8 @@ class ResourceMonitor(threading.Thread):
         path.write_text("\n".join(rows) + "\n")
 
     def rss_growth(self) -> tuple[float, float] | None:
-        """Median RSS (MiB) of the first and the last quarter after warm-up; None if a quarter
-        is shorter than TREND_QUARTER_S."""
+        """Lower quartile of RSS (MiB) over the first and the last quarter after warm-up; None
+        if a quarter is shorter than TREND_QUARTER_S."""
         if self.baseline is None:
             return None
         with self._lock:
@@ -550,8 +574,8 @@ class ResourceMonitor(threading.Thread):
         if len(after) < 8 or after[-1].t - after[0].t < 4 * TREND_QUARTER_S:
             return None
         q = len(after) // 4
-        early = statistics.median(s.rss_kib for s in after[:q]) / 1024
-        late = statistics.median(s.rss_kib for s in after[-q:]) / 1024
+        early = statistics.quantiles([s.rss_kib for s in after[:q]], n=4)[0] / 1024
+        late = statistics.quantiles([s.rss_kib for s in after[-q:]], n=4)[0] / 1024
         return early, late
 
     def judge(self, bounds: ResourceBounds) -> list[str]:
@@ -574,7 +598,7 @@ class ResourceMonitor(threading.Thread):
         growth = self.rss_growth()
         if growth is not None and growth[1] - growth[0] > bounds.rss_growth_mib:
             problems.append(
-                f"median RSS grew from {growth[0]:.0f} to {growth[1]:.0f} MiB after warm-up"
-                f" (more than {bounds.rss_growth_mib:.0f})"
+                f"RSS (lower quartile) grew from {growth[0]:.0f} to {growth[1]:.0f} MiB after"
+                f" warm-up (more than {bounds.rss_growth_mib:.0f})"
             )
         return problems

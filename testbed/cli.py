@@ -43,6 +43,7 @@ _POINT_FLAGS: dict[str, str] = {
     "key_maximum": "workload.key_maximum",
     "key_size": "workload.key_size",
     "populate": "workload.populate",
+    "design": "middleware.design",
     "workers": "middleware.workers",
     "sharded": "middleware.sharded",
     "replication": "middleware.replication",
@@ -153,7 +154,14 @@ def _print_tools(found: dict[str, Found], python: dict[str, Found], pins: dict[s
 @click.option("--key-maximum", type=int, help="Keys are 1..N.")
 @click.option("--key-size", type=int, help="Key size in bytes (memaslap only).")
 @click.option("--populate/--no-populate", default=None, help="Write every key before the run.")
-@click.option("--workers", type=int, help="Worker threads per middleware.")
+@click.option(
+    "--design",
+    type=click.Choice(["2018", "2016"]),
+    help="Middleware design: 2018 (one shared queue) or 2016 (read and write queues per server).",
+)
+@click.option(
+    "--workers", type=int, help="Worker threads per middleware (2016: read threads per server)."
+)
 @click.option("--sharded/--not-sharded", default=None, help="Split multi-key GETs over servers.")
 @click.option("--replication", type=int, help="Servers each SET goes to (default: all).")
 @click.option("--read-balance", type=click.Choice(["round-robin", "least-outstanding"]))

@@ -60,6 +60,9 @@ class MiddlewareSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
+    # 2018: one shared queue served by `workers` threads. 2016: per memcached server a read
+    # queue served by `workers` threads and a write queue served by one write thread.
+    design: Literal["2018", "2016"] = "2018"
     workers: int = Field(8, ge=1)
     sharded: bool = False
     replication: int | None = Field(None, ge=1)
@@ -68,6 +71,12 @@ class MiddlewareSettings(BaseModel):
     # How long a server has to answer before the middleware fails the request; None: the
     # middleware's own default.
     server_timeout_ms: int | None = Field(None, ge=1)
+
+    @field_validator("design", mode="before")
+    @classmethod
+    def _design(cls, v: Any) -> Any:
+        # YAML reads `design: 2016` as a number.
+        return str(v) if isinstance(v, int) and not isinstance(v, bool) else v
 
     @field_validator("replication", mode="before")
     @classmethod

@@ -283,6 +283,8 @@ class Runner:
             cmd += ["-m", *[f"{s.address}:{s.port}" for s in servers]]
             cmd += ["--stats-dir", "stats", "--read-balance", m.read_balance]
             cmd += ["--stats-window-ms", str(m.window_ms)]
+            if m.design != "2018":  # the middleware's default design
+                cmd += ["--design", m.design]
             if m.replication is not None:
                 cmd += ["--replication", str(m.replication)]
             if m.server_timeout_ms is not None:
@@ -421,7 +423,7 @@ class Runner:
                 self._stages()
             except Interrupted:
                 pass  # _finish says why
-            except (RunError, HostError, emulation.EmulationError) as e:
+            except (RunError, HostError, emulation.EmulationError, OSError) as e:
                 error = str(e)
             except Exception as e:  # whatever it is, the run is torn down and recorded
                 self.console.print(traceback.format_exc(), markup=False, highlight=False)
@@ -485,8 +487,11 @@ class Runner:
             error = (error + "; " if error else "") + "teardown: " + "; ".join(problems)
         self.signals.stage = "manifest"
         manifest = self._manifest(started, time.monotonic() - t0, error)
-        self.out.mkdir(parents=True, exist_ok=True)
-        write_manifest(self.out / "run.json", manifest)
+        try:
+            self.out.mkdir(parents=True, exist_ok=True)
+            write_manifest(self.out / "run.json", manifest)
+        except OSError as e:
+            raise RunError(f"cannot write {self.out / 'run.json'}: {e} (the run: {error})") from e
         return manifest
 
     def _manifest(self, started: str, elapsed: float, error: str | None) -> dict[str, Any]:

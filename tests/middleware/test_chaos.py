@@ -18,8 +18,6 @@ import pytest
 
 from testbed.chaos import (
     ChaosError,
-    Client,
-    ClientContext,
     FaultEvent,
     MiddlewareProcess,
     Servers,
@@ -28,6 +26,7 @@ from testbed.chaos import (
     plan_faults,
     verify_placement,
 )
+from testbed.chaos_client import Client, ClientContext
 from testbed.chaos_oracle import FaultLog, LatencyBound, Tally
 from testbed.hashring import HashRing
 
@@ -83,6 +82,7 @@ def test_soak_under_faults_loses_nothing_and_stores_nothing_falsely() -> None:
     assert r["faults_injected"] > 0
     assert r["kills"] == r["restarts"] > 0 and r["stops"] > 0
     assert r["set_errors"] > 0  # the faults were felt: a SET needs both of its replicas
+    assert r["bad_requests"] > 0  # answered by the middleware itself, in their place
     assert r["stored_checked"] > 1000  # STOREDs were checked on the replicas
     assert r["resource_violations"] == [] and r["max_fds"] <= r["fds_cap"]
     assert r["middleware_exit"] == 0
@@ -192,7 +192,8 @@ def test_python_ring_predicts_placement_on_real_servers(deploy, replication: int
 
 
 class FakeFrontend:
-    """A memcached-speaking server (a dict) whose `mangle` may drop, swap or delay replies."""
+    """A memcached-speaking server (a dict, and the middleware's answers to bad requests) whose
+    `mangle` may drop, swap or delay replies."""
 
     def __init__(self, mangle: Callable[[int, list[bytes]], None]) -> None:
         self.mangle = mangle
@@ -234,6 +235,12 @@ class FakeFrontend:
                         self.data[parts[1]] = (parts[2], rest[:n])
                         buf = rest[n + 2 :]
                         out.append(b"STORED\r\n")
+                    elif parts[0] != b"get":
+                        buf = rest
+                        out.append(b"ERROR\r\n")
+                    elif any(len(k) > 250 for k in parts[1:]):
+                        buf = rest
+                        out.append(b"CLIENT_ERROR key too long\r\n")
                     else:
                         buf = rest
                         reply = b""
@@ -262,9 +269,10 @@ def run_client(
     until_requests: int,
     bound: LatencyBound,
     lost_after_s: float,
+    stop: threading.Event | None = None,
 ) -> Tally:
     """One soak client against `frontend` (no servers to check replicas on) until it has sent
-    `until_requests` requests."""
+    `until_requests` requests or `stop` is set."""
     t0 = time.monotonic()
     faults = FaultLog(3, t0)
     for s in range(3):
@@ -280,13 +288,14 @@ def run_client(
         bound=bound,
         lost_after_s=lost_after_s,
         seed=1,
-        stop=threading.Event(),
+        stop=stop or threading.Event(),
     )
     client = Client(0, ctx, depth)
     client.start()
     deadline = time.monotonic() + 20
     while frontend.requests < until_requests and time.monotonic() < deadline:
-        time.sleep(0.01)
+        if ctx.stop.wait(0.01):
+            break
     ctx.stop.set()
     client.join(timeout=10)
     frontend.close()
@@ -331,3 +340,19 @@ def test_a_reply_later_than_the_bound_is_late() -> None:
     tally = run_client(FakeFrontend(stall_25th), 1, 50, LatencyBound(1.0, 0.5), lost_after_s=10)
     assert tally.counts["late"] == 1
     assert tally.counts["lost"] == 0 and tally.counts["out_of_order"] == 0
+
+
+@pytest.mark.timeout(60)
+def test_a_reply_to_no_request_is_caught() -> None:
+    stop = threading.Event()
+
+    def repeat_20th_and_stop(n: int, out: list[bytes]) -> None:
+        if n == 20:
+            out.append(out[-1])
+            stop.set()  # the client's last request: only the check for extra bytes can see it
+
+    frontend = FakeFrontend(repeat_20th_and_stop)
+    tally = run_client(frontend, 1, 10**9, LatencyBound(1.0, 0.5), lost_after_s=10, stop=stop)
+    assert frontend.requests == 20
+    assert tally.counts["out_of_order"] == 1
+    assert tally.counts["lost"] == 0

@@ -57,3 +57,15 @@ def test_errors_are_described_on_one_line_with_their_fields():
     assert "\n" not in text
     assert text.startswith("servers: Input should be greater than or equal to 1; ")
     assert "workload.ratio: ratio must be 'S:G'" in text
+
+
+def test_design_is_2018_unless_asked_and_yaml_numbers_are_accepted(tmp_path):
+    assert Point().middleware.design == "2018"
+    f = tmp_path / "p.yaml"
+    f.write_text("servers: 3\nmiddleware: {design: 2016, workers: 24}\n")
+    point = load_point(f)
+    assert point.middleware.design == "2016"
+    # run.json records the point as a mapping: the design is kept as the flag's string.
+    assert point.model_dump(mode="json")["middleware"]["design"] == "2016"
+    with pytest.raises(ValidationError, match="middleware.design"):
+        Point.model_validate({"middleware": {"design": 2017}})
