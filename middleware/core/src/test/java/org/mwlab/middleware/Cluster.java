@@ -57,6 +57,17 @@ final class Cluster implements AutoCloseable {
     }
   }
 
+  /** The middleware's placement: the key's replica set, primary first. */
+  int[] replicas(final String key) {
+    return new HashRing(config.servers(), config.replication(), config.virtualNodes())
+        .replicas(key.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+  }
+
+  /** The key's primary, the server its design-2016 reads go to. */
+  int primary(final String key) {
+    return replicas(key)[0];
+  }
+
   TextClient client() {
     return new TextClient(middleware.port());
   }

@@ -20,11 +20,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 @Timeout(120)
 class ErrorPathTest {
@@ -37,8 +36,15 @@ class ErrorPathTest {
   private static final String FAILOVER =
       "--server-timeout-ms=30000 --reconnect-min-ms=20 --reconnect-max-ms=200";
 
-  private static String[] args(final String... extra) {
+  private static String[] args(final String design, final String... extra) {
     final List<String> a = new ArrayList<>(List.of(FAILOVER.split(" ")));
+    a.addAll(List.of(extra));
+    return designed(design, a.toArray(String[]::new));
+  }
+
+  /** {@code --design design} and {@code extra}. */
+  static String[] designed(final String design, final String... extra) {
+    final List<String> a = new ArrayList<>(List.of("--design", design));
     a.addAll(List.of(extra));
     return a.toArray(String[]::new);
   }
@@ -64,9 +70,9 @@ class ErrorPathTest {
     } while (!reply.equals("STORED"));
   }
 
-  @Test
-  void malformedRequestsGetMemcachedErrorsAndTheConnectionStaysUsable() {
-    try (Cluster c = new Cluster(1, dir, "--max-value-bytes", "100"); TextClient t = c.client()) {
+  @BothDesigns
+  void malformedRequestsGetMemcachedErrorsAndTheConnectionStaysUsable(final String design) {
+    try (Cluster c = new Cluster(1, dir, designed(design, "--max-value-bytes", "100")); TextClient t = c.client()) {
       assertEquals("STORED", t.set("ok", "fine"));
       t.send("flush_all\r\n");
       assertEquals("ERROR", t.line());
@@ -85,9 +91,11 @@ class ErrorPathTest {
     }
   }
 
-  @Test
-  void unrecoverableRequestClosesOnlyThatConnection() {
-    try (Cluster c = new Cluster(1, dir); TextClient t = c.client(); TextClient other = c.client()) {
+  @BothDesigns
+  void unrecoverableRequestClosesOnlyThatConnection(final String design) {
+    try (Cluster c = new Cluster(1, dir, designed(design));
+        TextClient t = c.client();
+        TextClient other = c.client()) {
       t.send("set k 0 0\r\nabc\r\n");
       assertEquals("CLIENT_ERROR bad command line format", t.line());
       assertTrue(t.closedByPeer());
@@ -95,9 +103,9 @@ class ErrorPathTest {
     }
   }
 
-  @Test
-  void connectionLimitRefusesExtraClientsAndFreesSlotsOnClose() throws Exception {
-    try (Cluster c = new Cluster(1, dir, "--max-connections", "2")) {
+  @BothDesigns
+  void connectionLimitRefusesExtraClientsAndFreesSlotsOnClose(final String design) throws Exception {
+    try (Cluster c = new Cluster(1, dir, designed(design, "--max-connections", "2"))) {
       final TextClient a = c.client();
       final TextClient b = c.client();
       assertEquals("STORED", a.set("x", "1"));
@@ -123,11 +131,11 @@ class ErrorPathTest {
     }
   }
 
-  @Test
-  void serverKilledMidRunFailsWritesFailsOverReadsAndIsUsedAgainAfterRestart()
+  @BothDesigns
+  void serverKilledMidRunFailsWritesFailsOverReadsAndIsUsedAgainAfterRestart(final String design)
       throws Exception {
     final ExecutorService pool = Executors.newSingleThreadExecutor();
-    try (Cluster c = new Cluster(2, dir, args("-t", "4")); TextClient t = c.client()) {
+    try (Cluster c = new Cluster(2, dir, args(design, "-t", "4")); TextClient t = c.client()) {
       final Memcached victim = c.servers.get(1);
       for (int i = 0; i < 20; i++) {
         assertEquals("STORED", t.set("k" + i, "v" + i));
@@ -170,14 +178,19 @@ class ErrorPathTest {
       victim.restart();
       setUntilStored(t, "after", "restart");
       assertTrue(victim.has("after"));
-      // Reads reach the restarted server again (round-robin sends every other GET to it first).
-      // A worker whose connection still points at the killed process fails over until it has
+      // Reads reach the restarted server again: it is the key's primary (design 2016 reads
+      // there first), and round-robin (2018) sends every other GET to it first.
+      // A thread whose connection still points at the killed process fails over until it has
       // reconnected, so how many reads that takes is not fixed; 30 s is a hang guard.
-      setUntilStored(t, "again", "1");
+      String again = "again";
+      for (int i = 0; c.primary(again) != 1; i++) {
+        again = "again" + i;
+      }
+      setUntilStored(t, again, "1");
       final long hits = victim.stat("get_hits");
       final long guard = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
       while (victim.stat("get_hits") - hits < 10) {
-        assertEquals(List.of("again", "1"), t.get("again"));
+        assertEquals(List.of(again, "1"), t.get(again));
         assertTrue(System.nanoTime() - guard < 0, "the restarted server serves no reads");
       }
     } finally {
@@ -185,9 +198,9 @@ class ErrorPathTest {
     }
   }
 
-  @Test
-  void everyReplicaDownGivesServerErrorsNotHangs() {
-    try (Cluster c = new Cluster(1, dir, args()); TextClient t = c.client()) {
+  @BothDesigns
+  void everyReplicaDownGivesServerErrorsNotHangs(final String design) {
+    try (Cluster c = new Cluster(1, dir, args(design)); TextClient t = c.client()) {
       assertEquals("STORED", t.set("k", "v"));
       c.servers.get(0).kill();
       for (int i = 0; i < 3; i++) {
@@ -202,12 +215,13 @@ class ErrorPathTest {
     }
   }
 
-  @ParameterizedTest
-  @ValueSource(strings = {"set", "get", "multiget"})
-  void aStoppedServerTimesOutAfterTheServerTimeout(final String request) throws Exception {
+  @ParameterizedTest(name = "design {0}, {1}")
+  @CsvSource({"2018,set", "2018,get", "2018,multiget", "2016,set", "2016,get", "2016,multiget"})
+  void aStoppedServerTimesOutAfterTheServerTimeout(final String design, final String request)
+      throws Exception {
     final int timeoutMs = 700;
-    try (Cluster c = new Cluster(1, dir, "-t", "1", "--server-timeout-ms",
-            Integer.toString(timeoutMs));
+    try (Cluster c = new Cluster(1, dir, designed(design, "-t", "1", "--server-timeout-ms",
+            Integer.toString(timeoutMs)));
         TextClient t = c.client()) {
       final Memcached server = c.servers.get(0);
       server.freeze(); // SIGSTOP: the connection stays open, nothing answers
@@ -228,9 +242,9 @@ class ErrorPathTest {
     }
   }
 
-  @Test
-  void noreplySetIsSilentOnSuccessButAFailureStillGetsServerError() {
-    try (Cluster c = new Cluster(2, dir, args()); TextClient t = c.client()) {
+  @BothDesigns
+  void noreplySetIsSilentOnSuccessButAFailureStillGetsServerError(final String design) {
+    try (Cluster c = new Cluster(2, dir, args(design)); TextClient t = c.client()) {
       // version is answered by the middleware itself, in order: it shows what came before.
       t.send("set quiet 0 0 2 noreply\r\nok\r\nversion\r\n");
       assertTrue(t.line().startsWith("VERSION "), "nothing before the version reply");
@@ -318,19 +332,20 @@ class ErrorPathTest {
     }
   }
 
-  private static Middleware startWith(final Path dir, final List<String> flags,
-      final String... servers) {
-    final List<String> a = new ArrayList<>(List.of("-t", "2", "--stats-dir", dir.toString()));
+  private static Middleware startWith(final Path dir, final String design,
+      final List<String> flags, final String... servers) {
+    final List<String> a = new ArrayList<>(List.of("-t", "2", "--stats-dir", dir.toString(),
+        "--design", design));
     a.addAll(flags);
     return Cluster.startMiddleware(a, List.of(servers)).middleware();
   }
 
-  @Test
-  void unresponsiveServerTimesOutAndReadsFailOver() throws Exception {
+  @BothDesigns
+  void unresponsiveServerTimesOutAndReadsFailOver(final String design) throws Exception {
     // A test of the timeout: short enough to wait for, long enough for the healthy server.
     try (Memcached good = Memcached.start();
         FakeServer silent = new FakeServer(null);
-        Middleware m = startWith(dir, List.of("--server-timeout-ms", "2000"),
+        Middleware m = startWith(dir, design, List.of("--server-timeout-ms", "2000"),
             good.address().toString(), silent.address());
         TextClient t = new TextClient(m.port())) {
       try (TextClient direct = good.client()) {
@@ -346,10 +361,10 @@ class ErrorPathTest {
     }
   }
 
-  @Test
-  void serverAnsweringNonsenseIsAnError() throws Exception {
+  @BothDesigns
+  void serverAnsweringNonsenseIsAnError(final String design) throws Exception {
     try (FakeServer liar = new FakeServer("BOGUS\r\n");
-        Middleware m = startWith(dir, List.of(args()), liar.address());
+        Middleware m = startWith(dir, design, List.of(FAILOVER.split(" ")), liar.address());
         TextClient t = new TextClient(m.port())) {
       final String s = t.set("k", "v");
       assertTrue(s.startsWith("SERVER_ERROR set failed on " + liar.address() + " replied BOGUS"), s);

@@ -12,7 +12,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -78,9 +77,9 @@ class PipelineTest {
     }
   }
 
-  @Test
-  void pipelinedRepliesKeepRequestOrderAcrossWorkers() {
-    try (Cluster c = new Cluster(3, dir, "-t", "8", "-s", "true");
+  @BothDesigns
+  void pipelinedRepliesKeepRequestOrderAcrossWorkers(final String design) {
+    try (Cluster c = new Cluster(3, dir, "--design", design, "-t", "8", "-s", "true");
         TextClient client = c.client()) {
       final Script s = mixed(300, 100);
       client.send(s.requests.toString());
@@ -88,10 +87,11 @@ class PipelineTest {
     }
   }
 
-  @Test
-  void fullQueueAndLongPipelinesPushBackWithoutLosingRequests() throws Exception {
+  @BothDesigns
+  void fullQueueAndLongPipelinesPushBackWithoutLosingRequests(final String design) throws Exception {
     try (Cluster c =
-            new Cluster(2, dir, "-t", "2", "--queue-capacity", "2", "--max-pipeline", "8");
+            new Cluster(2, dir, "--design", design, "-t", "2", "--queue-capacity", "2",
+                "--max-pipeline", "8");
         TextClient client = c.client()) {
       final Script s = mixed(1500, 1000);
       final byte[] bytes = s.requests.toString().getBytes(StandardCharsets.ISO_8859_1);
@@ -108,11 +108,12 @@ class PipelineTest {
    * the rest waits in the kernel's socket queues, measured in /proc/net/tcp. Once the server
    * answers, the replies drain, reading resumes and every request is answered in order.
    */
-  @Test
-  void aConnectionAtThePipelineLimitIsNotReadUntilRepliesDrain() throws Exception {
+  @BothDesigns
+  void aConnectionAtThePipelineLimitIsNotReadUntilRepliesDrain(final String design)
+      throws Exception {
     final int limit = 4;
-    try (Cluster c = new Cluster(1, dir, "-t", "2", "--max-pipeline", Integer.toString(limit),
-            "--server-timeout-ms", "30000");
+    try (Cluster c = new Cluster(1, dir, "--design", design, "-t", "2", "--max-pipeline",
+            Integer.toString(limit), "--server-timeout-ms", "30000");
         TextClient client = c.client()) {
       final Script s = new Script();
       final List<byte[]> requests = new ArrayList<>();
@@ -165,9 +166,10 @@ class PipelineTest {
     }
   }
 
-  @Test
-  void requestsSplitAtEveryByteBoundaryOverTheNetwork() throws Exception {
-    try (Cluster c = new Cluster(1, dir, "-t", "2"); TextClient client = c.client()) {
+  @BothDesigns
+  void requestsSplitAtEveryByteBoundaryOverTheNetwork(final String design) throws Exception {
+    try (Cluster c = new Cluster(1, dir, "--design", design, "-t", "2");
+        TextClient client = c.client()) {
       final Script s = new Script();
       s.set("s", "hello world", false);
       s.get("hello world", "s");

@@ -16,7 +16,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -78,24 +77,37 @@ class ReconnectBackoffTest {
   /**
    * With the server failing every connection, the gap between two attempts is at least the
    * backoff, which doubles per failure from the minimum up to the maximum and then stays there.
-   * Requests arrive all the time, so an attempt is made as soon as the backoff allows.
+   * Requests arrive all the time, so an attempt is made as soon as the backoff allows. Design
+   * 2018 reads through a worker's blocking connection, design 2016 writes through the write
+   * thread's non-blocking one.
    */
-  @Test
-  void reconnectAttemptsBackOffDoublingUpToTheMaximum() throws Exception {
+  @BothDesigns
+  void reconnectAttemptsBackOffDoublingUpToTheMaximum(final String design) throws Exception {
     final int min = 40;
     final int max = 320;
     final ExecutorService pool = Executors.newSingleThreadExecutor();
     try (SlammingServer server = new SlammingServer();
         Middleware m =
             Cluster.startMiddleware(
-                    List.of("-t", "1", "--stats-dir", dir.toString(), "--server-timeout-ms",
+                    List.of("--design", design, "-t", "1", "--stats-dir", dir.toString(),
+                        "--server-timeout-ms",
                         "30000", "--reconnect-min-ms", Integer.toString(min),
                         "--reconnect-max-ms", Integer.toString(max)),
                     List.of(server.address()))
                 .middleware();
         TextClient t = new TextClient(m.port())) {
-      // The worker connected at start; the first request finds that connection closed.
+      // The worker (2018) or read thread (2016) connected at start; the first request finds
+      // that connection closed.
       assertTrue(server.accepts.poll(TextClient.HANG_GUARD_MS, TimeUnit.MILLISECONDS) != null);
+      final boolean writes = design.equals("2016");
+      final String failed = (writes ? "SERVER_ERROR set failed on " : "SERVER_ERROR get failed on ")
+          + server.address();
+      if (writes) {
+        // The write thread connects on its first SET; that connection fails the same way.
+        final String first = t.set("k", "v");
+        assertTrue(first.startsWith(failed), first);
+        assertTrue(server.accepts.poll(TextClient.HANG_GUARD_MS, TimeUnit.MILLISECONDS) != null);
+      }
       final int attempts = 9;
       final Future<List<Long>> seen =
           pool.submit(
@@ -111,10 +123,9 @@ class ReconnectBackoffTest {
                 return times;
               });
       while (!seen.isDone()) {
-        final List<String> r = t.get("k");
+        final List<String> r = writes ? List.of(t.set("k", "v")) : t.get("k");
         assertEquals(1, r.size());
-        assertTrue(r.get(0).startsWith("SERVER_ERROR get failed on " + server.address()),
-            r.get(0));
+        assertTrue(r.get(0).startsWith(failed), r.get(0));
       }
       final List<Long> times = ErrorPathTest.await(seen);
       // The first attempt came after the first failure (backoff min); the gap after the k-th

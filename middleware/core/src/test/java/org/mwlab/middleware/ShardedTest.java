@@ -23,9 +23,10 @@ class ShardedTest {
     return h;
   }
 
-  @Test
-  void shardedMultiGetIsSplitEvenlyAndReassembledInKeyOrder() {
-    try (Cluster c = new Cluster(3, dir, "-t", "4", "-s", "true"); TextClient client = c.client()) {
+  @BothDesigns
+  void shardedMultiGetIsSplitEvenlyAndReassembledInKeyOrder(final String design) {
+    try (Cluster c = new Cluster(3, dir, "--design", design, "-t", "4", "-s", "true");
+        TextClient client = c.client()) {
       for (int i = 0; i < 9; i++) {
         assertEquals("STORED", client.set("k" + i, "value-" + i));
       }
@@ -38,15 +39,25 @@ class ShardedTest {
       }
       assertEquals(expected, r);
       final long[] after = hits(c);
+      // 2018 spreads the keys evenly over their replicas; 2016 asks each key's primary.
+      final long[] perServer = new long[3];
+      for (int i = 0; i < 9; i++) {
+        if (design.equals("2016")) {
+          perServer[c.primary("k" + i)]++;
+        } else {
+          perServer[i % 3]++;
+        }
+      }
       for (int s = 0; s < 3; s++) {
-        assertEquals(3, after[s] - before[s], "keys looked up on server " + s);
+        assertEquals(perServer[s], after[s] - before[s], "keys looked up on server " + s);
       }
     }
   }
 
-  @Test
-  void shardedReplySkipsMissesAndKeepsDuplicatesInOrder() {
-    try (Cluster c = new Cluster(3, dir, "-s", "true"); TextClient client = c.client()) {
+  @BothDesigns
+  void shardedReplySkipsMissesAndKeepsDuplicatesInOrder(final String design) {
+    try (Cluster c = new Cluster(3, dir, "--design", design, "-s", "true");
+        TextClient client = c.client()) {
       assertEquals("STORED", client.set("a", "1"));
       assertEquals("STORED", client.set("b", "22"));
       assertEquals("STORED", client.set("c", "333"));
@@ -57,9 +68,9 @@ class ShardedTest {
     }
   }
 
-  @Test
-  void shardingWithOneReplicaFetchesEachKeyFromItsOwner() {
-    try (Cluster c = new Cluster(3, dir, "-s", "true", "--replication", "1");
+  @BothDesigns
+  void shardingWithOneReplicaFetchesEachKeyFromItsOwner(final String design) {
+    try (Cluster c = new Cluster(3, dir, "--design", design, "-s", "true", "--replication", "1");
         TextClient client = c.client()) {
       final List<String> keys = new ArrayList<>();
       final List<String> expected = new ArrayList<>();
@@ -73,24 +84,25 @@ class ShardedTest {
     }
   }
 
-  @Test
-  void aFailedPartIsRetriedOnTheKeysOtherReplica() throws Exception {
+  @BothDesigns
+  void aFailedPartIsRetriedOnTheKeysOtherReplica(final String design) throws Exception {
     final Path stats = dir.resolve("stats");
     final String victimName;
-    try (Cluster c = new Cluster(3, stats, "-t", "2", "-s", "true", "--replication", "2",
-            "--server-timeout-ms", "30000");
+    try (Cluster c = new Cluster(3, stats, "--design", design, "-t", "2", "-s", "true",
+            "--replication", "2", "--server-timeout-ms", "30000");
         TextClient client = c.client()) {
       final Memcached victim = c.servers.get(1);
       victimName = victim.address().toString();
       // Six keys the victim holds and six it does not. With six of its keys, the
-      // least-loaded choice gives the victim a part in every request.
+      // least-loaded choice (2018) gives the victim a part in every request; in 2016 the six are
+      // keys whose primary it is.
       final List<String> keys = new ArrayList<>();
       final List<String> expected = new ArrayList<>();
       final int[] taken = new int[2];
       for (int i = 0; keys.size() < 12; i++) {
         final String key = "part:" + i;
         assertEquals("STORED", client.set(key, "v" + i));
-        final int on = victim.has(key) ? 1 : 0;
+        final int on = (design.equals("2016") ? c.primary(key) == 1 : victim.has(key)) ? 1 : 0;
         if (taken[on] < 6) {
           taken[on]++;
           keys.add(key);
@@ -149,9 +161,9 @@ class ShardedTest {
     }
   }
 
-  @Test
-  void nonShardedMultiGetWithoutACommonReplicaStillReturnsEveryKey() {
-    try (Cluster c = new Cluster(3, dir, "-s", "false", "--replication", "1");
+  @BothDesigns
+  void nonShardedMultiGetWithoutACommonReplicaStillReturnsEveryKey(final String design) {
+    try (Cluster c = new Cluster(3, dir, "--design", design, "-s", "false", "--replication", "1");
         TextClient client = c.client()) {
       final List<String> expected = new ArrayList<>();
       final String[] keys = new String[10];

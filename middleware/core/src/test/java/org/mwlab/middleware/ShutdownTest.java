@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,14 +32,15 @@ class ShutdownTest {
    * waiting behind it on their connection. SIGTERM arrives; the server continues only once the
    * middleware has stopped accepting. Every request it had read is answered before it exits.
    */
-  @Test
-  void sigtermAnswersEveryRequestAlreadyReadBeforeExiting() throws Exception {
+  @BothDesigns
+  void sigtermAnswersEveryRequestAlreadyReadBeforeExiting(final String design) throws Exception {
     final Path stats = dir.resolve("stats");
     final int clients = 4;
     final int perClient = 5;
     try (Memcached m = Memcached.start();
-        MiddlewareProcess p = MiddlewareProcess.start(dir, "-t", "1", "--server-timeout-ms",
-            "60000", "--stats-dir", stats.toString(), "-m", m.address().toString())) {
+        MiddlewareProcess p = MiddlewareProcess.start(dir, "--design", design, "-t", "1",
+            "--server-timeout-ms", "60000", "--stats-dir", stats.toString(), "-m",
+            m.address().toString())) {
       final List<TextClient> open = new ArrayList<>();
       try {
         for (int i = 0; i < clients; i++) {

@@ -132,6 +132,15 @@ final class TextClient implements AutoCloseable {
     }
   }
 
+  /** True if a reply (or part of one) has arrived and not been read. */
+  boolean hasInput() {
+    try {
+      return in.available() > 0;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** This end's port, to find the connection in /proc/net/tcp. */
   int localPort() {
     return socket.getLocalPort();
