@@ -158,6 +158,136 @@ class StatsTest {
     assertTrue(summary.contains("\"set\": {\"count\": " + sent.get("set-1")), summary);
   }
 
+  /** The parts {@link #drive} sends to each design-2016 queue ("read-1", "write-0", ...). */
+  private static Map<String, Long> partsOf2016Drive(final Cluster c) {
+    final Map<String, Long> parts = new HashMap<>();
+    final java.util.function.Consumer<String[]> get =
+        keys -> {
+          final java.util.Set<Integer> primaries = new java.util.TreeSet<>();
+          for (final String k : keys) {
+            primaries.add(c.primary(k));
+          }
+          for (final int p : primaries) {
+            parts.merge("read-" + p + "-" + (keys.length == 1 ? "get" : "multiget"), 1L,
+                Long::sum);
+          }
+        };
+    for (int round = 0; round < 5; round++) {
+      for (int i = 0; i < 10; i++) {
+        parts.merge("write-" + c.primary("s" + i) + "-set", 1L, Long::sum);
+      }
+      for (int i = 0; i < 10; i++) {
+        get.accept(new String[] {"s" + i});
+        get.accept(new String[] {"missing" + i});
+        get.accept(new String[] {"s" + i, "s" + (i + 1) % 10});
+      }
+      get.accept(new String[] {"s1", "nope"});
+    }
+    return parts;
+  }
+
+  /**
+   * Design 2016: the per-queue files count every part in the queue it waited in, the threads of
+   * each pool are listed, and the old files keep their meaning.
+   */
+  @Test
+  void design2016StatisticsNameTheQueueOfEveryPart() throws Exception {
+    final Path stats = dir.resolve("stats");
+    final Map<String, Long> sent;
+    final Map<String, Long> expectedParts;
+    final Map<String, Long> serverKeys = new HashMap<>();
+    final List<Integer> primaries = new ArrayList<>();
+    try (Cluster c = new Cluster(3, stats, "--design", "2016", "-t", "2", "--stats-window-ms",
+            "100", "--trace-sample", "1", "--replication", "2")) {
+      sent = drive(c.middleware.port());
+      expectedParts = partsOf2016Drive(c);
+      for (final Memcached m : c.servers) {
+        serverKeys.put(m.address().toString(),
+            m.stat("cmd_set") + m.stat("get_hits") + m.stat("get_misses"));
+      }
+      for (int i = 0; i < 10; i++) {
+        primaries.add(c.primary("s" + i));
+      }
+    }
+    final long total = sent.values().stream().mapToLong(Long::longValue).sum();
+    final long totalParts = expectedParts.values().stream().mapToLong(Long::longValue).sum();
+
+    final Map<String, Long> counted = new HashMap<>();
+    for (final Map<String, String> r : csv(stats.resolve("windows.csv"))) {
+      counted.merge(r.get("type") + "-" + r.get("keys"), Long.parseLong(r.get("count")), Long::sum);
+    }
+    assertEquals(sent, counted);
+
+    final List<Map<String, String>> partRows = csv(stats.resolve("pool_requests.csv"));
+    final Map<String, Long> parts = new HashMap<>();
+    for (final Map<String, String> r : partRows) {
+      parts.merge(r.get("pool") + "-" + r.get("server") + "-" + r.get("type"),
+          Long.parseLong(r.get("count")), Long::sum);
+      assertEquals("0", r.get("errors"));
+      final double queue = Double.parseDouble(r.get("queue_us_mean"));
+      final double response = Double.parseDouble(r.get("response_us_mean"));
+      assertTrue(queue >= 0 && queue <= response, "queue time within response time: " + r);
+    }
+    assertEquals(expectedParts, parts);
+
+    // Every part was queued and served once, in its own pool's counts.
+    final List<Map<String, String>> pools = csv(stats.resolve("pools.csv"));
+    final Map<String, Long> enqueued = new HashMap<>();
+    final Map<String, Long> completed = new HashMap<>();
+    for (final Map<String, String> r : pools) {
+      final String pool = r.get("pool") + "-" + r.get("server");
+      enqueued.merge(pool, Long.parseLong(r.get("enqueued")), Long::sum);
+      completed.merge(pool, Long.parseLong(r.get("completed")), Long::sum);
+      assertEquals(r.get("pool").equals("read") ? "2" : "1", r.get("threads"));
+      final double busy = Double.parseDouble(r.get("busy_fraction"));
+      assertTrue(busy >= 0 && busy <= 1, r.toString());
+    }
+    final Map<String, Long> perPool = new HashMap<>();
+    expectedParts.forEach(
+        (k, v) -> perPool.merge(k.substring(0, k.lastIndexOf('-')), v, Long::sum));
+    perPool.keySet().forEach(k -> enqueued.putIfAbsent(k, 0L));
+    enqueued.values().removeIf(v -> v == 0);
+    completed.values().removeIf(v -> v == 0);
+    assertEquals(perPool, enqueued);
+    assertEquals(perPool, completed);
+
+    // Threads: 2 read threads per server, then one write thread per server.
+    final List<Map<String, String>> workers = csv(stats.resolve("workers.csv"));
+    assertEquals(totalParts, sum(workers, "requests"));
+    assertEquals(9, workers.stream().map(r -> r.get("worker")).distinct().count());
+
+    // A SET reaches two servers, a read part one; memcached counted the same keys.
+    final List<Map<String, String>> servers = csv(stats.resolve("servers.csv"));
+    assertEquals(2 * sent.get("set-1") + totalParts - sent.get("set-1"),
+        sum(servers, "requests"));
+    final Map<String, Long> recordedKeys = new HashMap<>();
+    for (final Map<String, String> r : servers) {
+      recordedKeys.merge(r.get("server"), Long.parseLong(r.get("keys")), Long::sum);
+    }
+    assertEquals(serverKeys, recordedKeys);
+
+    // Every request traced, with the queue of its critical part.
+    final List<Map<String, String>> trace = csv(stats.resolve("trace.csv"));
+    assertEquals(total, trace.size());
+    long traceParts = 0;
+    for (final Map<String, String> r : trace) {
+      traceParts += Long.parseLong(r.get("parts"));
+      assertEquals(r.get("type").equals("set") ? "write" : "read", r.get("pool"), r.toString());
+      assertTrue(Long.parseLong(r.get("written_ns")) >= Long.parseLong(r.get("replied_ns")));
+    }
+    assertEquals(totalParts, traceParts);
+    for (final Map<String, String> r : trace) {
+      if (r.get("type").equals("set")) {
+        assertTrue(primaries.contains(Integer.parseInt(r.get("server"))));
+      }
+    }
+
+    final String summary = Files.readString(stats.resolve("summary.json"));
+    assertTrue(summary.contains("\"design\": \"2016\""), summary);
+    assertTrue(summary.contains("\"threads\": {\"net\": 1, \"read\": 6, \"write\": 3}"), summary);
+    assertTrue(summary.contains("{\"pool\": \"write\", \"server\": 2, \"address\": \""), summary);
+  }
+
   @Test
   void sigtermWritesTheStatisticsAndExitsZero() throws Exception {
     final Path stats = dir.resolve("sigterm");
