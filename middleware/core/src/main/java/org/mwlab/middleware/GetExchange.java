@@ -104,7 +104,8 @@ final class GetExchange {
       sink.append(b, start, end - start);
       sink.crlf();
       c.readInto(v.bytes() + 2, sink, deadline);
-      final ServerReplyParser.Failure bad = ServerReplyParser.dataBlock(sink.array(), sink.length());
+      final ServerReplyParser.Failure bad =
+          ServerReplyParser.dataBlock(sink.array(), sink.length());
       if (bad != null) {
         return failed(c, bad);
       }

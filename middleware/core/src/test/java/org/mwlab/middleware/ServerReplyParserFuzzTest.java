@@ -41,12 +41,12 @@ class ServerReplyParserFuzzTest {
   /** How one get exchange ended. */
   private enum Outcome { END, IN_STEP_FAILURE, OUT_OF_STEP, INCOMPLETE }
 
-  /** An exchange's outcome, where the stream continues, and the (slot, offset, length) of each value. */
+  /** How an exchange ended, where the stream goes on, and each value's slot, offset, length. */
   private record Exchange(Outcome outcome, int next, List<int[]> values) {}
 
   // CR and LF are common in the seeds; Jazzer writes them into the dictionary unescaped.
-  @DictionaryEntries({"VALUE k0 ", "VALUE k1 ", "VALUE k7 ", "END", "SERVER_ERROR ", "CLIENT_ERROR ",
-      "ERROR", " 0 1"})
+  @DictionaryEntries({"VALUE k0 ", "VALUE k1 ", "VALUE k7 ", "END", "SERVER_ERROR ",
+      "CLIENT_ERROR ", "ERROR", " 0 1"})
   @FuzzTest
   void anyReply(final byte[] input) {
     if (input.length == 0) {

@@ -31,7 +31,7 @@ final class ReplyReader {
   /** Bytes of the current data block (and its CRLF) still to skip. */
   private long skip;
 
-  /** A reader whose buffer starts at {@code initialCapacity} and never exceeds {@code maxCapacity}. */
+  /** A buffer of {@code initialCapacity} bytes that grows to {@code maxCapacity} at most. */
   ReplyReader(final int initialCapacity, final int maxCapacity) {
     if (initialCapacity < 1 || maxCapacity < initialCapacity) {
       throw new IllegalArgumentException("buffer bounds must satisfy 1 <= initial <= max, got "

@@ -97,7 +97,7 @@ class ReplyReaderFuzzTest {
     assertEquals(MAX, r.capacity());
   }
 
-  /** Delivers {@code stream} in chunks of the given lengths (the rest at once) until the reply ends. */
+  /** Delivers {@code stream} in chunks of the given lengths (then the rest) until the reply ends. */
   private static Outcome run(
       final ReplyReader reader, final OpType type, final int keys, final byte[] stream,
       final int[] chunks) {
@@ -153,7 +153,8 @@ class ReplyReaderFuzzTest {
         return false;
       }
       final String count = line.substring(line.lastIndexOf(' ') + 1);
-      if (count.isEmpty() || count.length() > 10 || !count.chars().allMatch(ch -> ch >= '0' && ch <= '9')
+      if (count.isEmpty() || count.length() > 10
+          || !count.chars().allMatch(ch -> ch >= '0' && ch <= '9')
           || Long.parseLong(count) > Integer.MAX_VALUE) {
         return false;
       }
