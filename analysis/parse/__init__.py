@@ -16,7 +16,7 @@ from analysis.parse.errors import ParseError
 from analysis.parse.manifest import read_manifest
 from analysis.parse.memaslap import MemaslapResult, read_memaslap
 from analysis.parse.memtier import MemtierResult, read_memtier
-from analysis.parse.middleware import MiddlewareStats, read_stats_dir
+from analysis.parse.middleware import COLUMNS, MiddlewareStats, read_stats_dir
 
 __all__ = [
     "MemaslapResult",
@@ -98,6 +98,9 @@ class RunTables:
     servers: pd.DataFrame  # run × middleware × window × server
     workers: pd.DataFrame  # run × middleware × window × worker
     histograms: pd.DataFrame  # run × side × source × window × type × keys × bucket
+    pools: pd.DataFrame  # run × middleware × window × pool × server
+    pool_requests: pd.DataFrame  # run × middleware × window × pool × server × type × keys
+    middlewares: pd.DataFrame  # run × middleware: design and thread counts (summary.json)
 
     def tidy(self) -> pd.DataFrame:
         """One row per run × window × type × keys × side (sources combined)."""
@@ -200,11 +203,40 @@ def _client_frames(run: str, meta: dict, client_dir: Path) -> tuple[pd.DataFrame
     return win, totals, hist
 
 
+MIDDLEWARE_COLUMNS = [
+    "design",
+    "threads_net",
+    "threads_shared",
+    "threads_read",
+    "threads_write",
+    "read_threads_per_server",
+    "write_threads_per_server",
+    "pools",
+]
+
+
+def middleware_row(stats: MiddlewareStats) -> dict[str, object]:
+    """Design and thread counts of one middleware (NaN where its summary does not say)."""
+    threads = stats.threads()
+    per_server = stats.summary.get("threads_per_server")
+    per_server = per_server if isinstance(per_server, dict) else {}
+    nan = float("nan")
+    return {
+        "design": stats.design,
+        **{f"threads_{r}": threads.get(r, nan) for r in ("net", "shared", "read", "write")},
+        "read_threads_per_server": per_server.get("read", nan),
+        "write_threads_per_server": per_server.get("write", nan),
+        "pools": len(stats.pool_info()) or nan,
+    }
+
+
 def _middleware_frames(run: str, meta: dict, mw_dir: Path) -> tuple[pd.DataFrame, ...]:
     stats = read_stats_dir(mw_dir / "stats")
     win = stats.windows.copy()
     win["response_us_std"] = _var_to_std(win["response_us_var"])
     frames = [win, stats.queue.copy(), stats.servers.copy(), stats.workers.copy()]
+    frames += [stats.pools.copy(), stats.pool_requests.copy()]
+    frames.append(pd.DataFrame([middleware_row(stats)], columns=MIDDLEWARE_COLUMNS))
     hist = stats.histogram.copy()
     for df in [*frames, hist]:
         df.insert(0, "source", mw_dir.name)
@@ -239,6 +271,7 @@ def load_run(path: str | Path) -> RunTables:
         **_flatten(point),
     }
     windows, totals, hists, queues, servers, workers = [], [], [], [], [], []
+    pools, pool_requests, middlewares = [], [], []
     clients_dir = path / "clients"
     for client_dir in sorted(clients_dir.iterdir()) if clients_dir.is_dir() else []:
         if not client_dir.is_dir():
@@ -257,11 +290,14 @@ def load_run(path: str | Path) -> RunTables:
             continue
         if manifest["status"] == "failed" and not (mw_dir / "stats" / "windows.csv").exists():
             continue
-        win, queue, srv, wrk, hist = _middleware_frames(path.name, meta, mw_dir)
+        win, queue, srv, wrk, pool, pool_req, mw, hist = _middleware_frames(path.name, meta, mw_dir)
         windows.append(win)
         queues.append(queue)
         servers.append(srv)
         workers.append(wrk)
+        pools.append(pool)
+        pool_requests.append(pool_req)
+        middlewares.append(mw)
         hists.append(hist)
     if manifest["status"] == "ok" and not windows:
         raise ParseError(path, "status 'ok' but no client or middleware results")
@@ -279,6 +315,9 @@ def load_run(path: str | Path) -> RunTables:
             ],
             None,
         ),
+        pools=_frame(pools, [*_ID_COLUMNS, *COLUMNS["pools.csv"]]),
+        pool_requests=_frame(pool_requests, [*_ID_COLUMNS, *COLUMNS["pool_requests.csv"]]),
+        middlewares=_frame(middlewares, [*_ID_COLUMNS, *MIDDLEWARE_COLUMNS]),
     )
 
 
@@ -287,6 +326,9 @@ def load_runs(paths: list[str | Path]) -> RunTables:
     if not paths:
         raise ValueError("no run directories given")
     return RunTables.concat([load_run(p) for p in paths])
+
+
+_ID_COLUMNS = ["run", "point", "repetition", "side", "source"]
 
 
 def _frame(parts: list[pd.DataFrame], columns: list[str] | None) -> pd.DataFrame:
