@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** What sets the 2016 design apart: its pools, primary-only reads and the pipelining write thread. */
+/** What sets design 2016 apart: its pools, primary-only reads and the pipelining write thread. */
 @Timeout(120)
 class Design2016Test {
   @TempDir Path dir;
@@ -95,7 +95,8 @@ class Design2016Test {
   void eachServerHasTReadThreadsWithAConnectionEachAndOneWriteThread() throws Exception {
     final int threads = 3;
     final Path stats = dir.resolve("stats");
-    final List<Memcached> servers = List.of(Memcached.start(), Memcached.start(), Memcached.start());
+    final List<Memcached> servers =
+        List.of(Memcached.start(), Memcached.start(), Memcached.start());
     try {
       // Connections a server has with only this test's stats client on it.
       final long[] base = new long[servers.size()];
@@ -411,7 +412,8 @@ class Design2016Test {
     final int timeoutMs = 700;
     final int clients = 4;
     final ExecutorService pool = Executors.newFixedThreadPool(clients);
-    try (Cluster c = new Cluster(2, dir, args("--server-timeout-ms", Integer.toString(timeoutMs)))) {
+    try (Cluster c =
+        new Cluster(2, dir, args("--server-timeout-ms", Integer.toString(timeoutMs)))) {
       final Memcached stopped = c.servers.get(1);
       stopped.freeze();
       try {

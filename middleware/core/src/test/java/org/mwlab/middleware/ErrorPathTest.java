@@ -72,7 +72,8 @@ class ErrorPathTest {
 
   @BothDesigns
   void malformedRequestsGetMemcachedErrorsAndTheConnectionStaysUsable(final String design) {
-    try (Cluster c = new Cluster(1, dir, designed(design, "--max-value-bytes", "100")); TextClient t = c.client()) {
+    try (Cluster c = new Cluster(1, dir, designed(design, "--max-value-bytes", "100"));
+        TextClient t = c.client()) {
       assertEquals("STORED", t.set("ok", "fine"));
       t.send("flush_all\r\n");
       assertEquals("ERROR", t.line());
@@ -104,7 +105,8 @@ class ErrorPathTest {
   }
 
   @BothDesigns
-  void connectionLimitRefusesExtraClientsAndFreesSlotsOnClose(final String design) throws Exception {
+  void connectionLimitRefusesExtraClientsAndFreesSlotsOnClose(final String design)
+      throws Exception {
     try (Cluster c = new Cluster(1, dir, designed(design, "--max-connections", "2"))) {
       final TextClient a = c.client();
       final TextClient b = c.client();

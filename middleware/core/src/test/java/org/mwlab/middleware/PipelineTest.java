@@ -88,7 +88,8 @@ class PipelineTest {
   }
 
   @BothDesigns
-  void fullQueueAndLongPipelinesPushBackWithoutLosingRequests(final String design) throws Exception {
+  void fullQueueAndLongPipelinesPushBackWithoutLosingRequests(final String design)
+      throws Exception {
     try (Cluster c =
             new Cluster(2, dir, "--design", design, "-t", "2", "--queue-capacity", "2",
                 "--max-pipeline", "8");
