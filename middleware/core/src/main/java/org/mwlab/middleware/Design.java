@@ -4,7 +4,7 @@ package org.mwlab.middleware;
 public enum Design {
   /** One shared queue, W workers that each talk to every server (the default). */
   D2018("2018"),
-  /** Per server: a read queue with T blocking read threads, a write queue with a selector thread. */
+  /** Per server a read queue with T blocking read threads and a write queue with one thread. */
   D2016("2016");
 
   private final String label;
