@@ -1,5 +1,6 @@
 package org.mwlab.middleware;
 
+import org.mwlab.common.Ascii;
 import org.mwlab.middleware.ServerConnection.ServerException;
 
 /**
@@ -15,7 +16,7 @@ final class GetExchange {
     void value(int position, int start, int end);
   }
 
-  private static final byte[] GET = RequestDecoder.ascii("get");
+  private static final byte[] GET = Ascii.bytes("get");
 
   private final ByteSink cmd = new ByteSink(4 * 1024);
   private final ServerReplyParser parser = new ServerReplyParser();

@@ -11,6 +11,7 @@ import java.nio.channels.SocketChannel;
 import java.util.Iterator;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.mwlab.common.Ascii;
 import org.mwlab.middleware.stats.StatsClock;
 import org.mwlab.middleware.stats.StatsCollector;
 
@@ -21,7 +22,7 @@ import org.mwlab.middleware.stats.StatsCollector;
  */
 final class NetThread implements Runnable {
   private static final byte[] TOO_MANY =
-      RequestDecoder.ascii("SERVER_ERROR too many open connections\r\n");
+      Ascii.bytes("SERVER_ERROR too many open connections\r\n");
 
   private final Config config;
   private final Selector selector;

@@ -1,6 +1,6 @@
 package org.mwlab.middleware;
 
-import java.nio.charset.StandardCharsets;
+import org.mwlab.common.Ascii;
 
 /**
  * Incremental decoder of the memcached text protocol for one client connection.
@@ -33,12 +33,12 @@ public final class RequestDecoder {
   /** A reply the middleware gives itself (errors, version, quit). */
   public record Reply(byte[] reply, boolean close, int consumed) implements Result {}
 
-  static final byte[] ERROR = ascii("ERROR\r\n");
-  private static final byte[] BAD_FORMAT = ascii("CLIENT_ERROR bad command line format\r\n");
-  private static final byte[] BAD_CHUNK = ascii("CLIENT_ERROR bad data chunk\r\n");
-  private static final byte[] KEY_TOO_LONG = ascii("CLIENT_ERROR key too long\r\n");
-  private static final byte[] LINE_TOO_LONG = ascii("CLIENT_ERROR line too long\r\n");
-  private static final byte[] VERSION = ascii("VERSION mwlab-middleware-1.0.0\r\n");
+  static final byte[] ERROR = Ascii.bytes("ERROR\r\n");
+  private static final byte[] BAD_FORMAT = Ascii.bytes("CLIENT_ERROR bad command line format\r\n");
+  private static final byte[] BAD_CHUNK = Ascii.bytes("CLIENT_ERROR bad data chunk\r\n");
+  private static final byte[] KEY_TOO_LONG = Ascii.bytes("CLIENT_ERROR key too long\r\n");
+  private static final byte[] LINE_TOO_LONG = Ascii.bytes("CLIENT_ERROR line too long\r\n");
+  private static final byte[] VERSION = Ascii.bytes("VERSION mwlab-middleware-1.0.0\r\n");
   private static final byte[] NOTHING = new byte[0];
 
   private final int maxKeyLength;
@@ -66,8 +66,8 @@ public final class RequestDecoder {
     this.maxLineLength = maxLineLength;
     this.maxKeysPerGet = maxKeysPerGet;
     this.valueTooLarge =
-        ascii("CLIENT_ERROR value too large (max " + maxValueBytes + " bytes)\r\n");
-    this.tooManyKeys = ascii("CLIENT_ERROR too many keys (max " + maxKeysPerGet + ")\r\n");
+        Ascii.bytes("CLIENT_ERROR value too large (max " + maxValueBytes + " bytes)\r\n");
+    this.tooManyKeys = Ascii.bytes("CLIENT_ERROR too many keys (max " + maxKeysPerGet + ")\r\n");
     // Room for the longest valid command: get with all its keys, or set with noreply (6).
     final int maxTokens = Math.max(maxKeysPerGet + 2, 6);
     this.tokStart = new int[maxTokens];
@@ -101,7 +101,7 @@ public final class RequestDecoder {
       }
     }
     if (discardingLine) {
-      final int nl = indexOf(buf, p, end, (byte) '\n');
+      final int nl = Ascii.indexOf(buf, p, end, (byte) '\n');
       if (nl < 0) {
         return new NeedMore(end - start, 0);
       }
@@ -112,13 +112,13 @@ public final class RequestDecoder {
       return new NeedMore(p - start, 0);
     }
     final int window = Math.min(end, p + maxLineLength + 2);
-    final int nl = indexOf(buf, p, window, (byte) '\n');
+    final int nl = Ascii.indexOf(buf, p, window, (byte) '\n');
     if (nl < 0) {
       if (end - p < maxLineLength + 2) {
         return new NeedMore(p - start, 0);
       }
-      if (startsWith(buf, p, end, "get ")) {
-        final int later = indexOf(buf, window, end, (byte) '\n');
+      if (Ascii.startsWith(buf, p, end, "get ")) {
+        final int later = Ascii.indexOf(buf, window, end, (byte) '\n');
         if (later >= 0) {
           return new Reply(LINE_TOO_LONG, false, later + 1 - start);
         }
@@ -132,7 +132,7 @@ public final class RequestDecoder {
       lineEnd--;
     }
     if (lineEnd - p > maxLineLength) {
-      final boolean get = startsWith(buf, p, end, "get ");
+      final boolean get = Ascii.startsWith(buf, p, end, "get ");
       return new Reply(LINE_TOO_LONG, !get, nl + 1 - start);
     }
     final int lineConsumed = nl + 1 - start;
@@ -181,14 +181,14 @@ public final class RequestDecoder {
       // Without a byte count the data block cannot be skipped.
       return new Reply(BAD_FORMAT, true, lineConsumed);
     }
-    final long bytes = parseUnsigned(buf, tokStart[4], tokEnd[4], Integer.MAX_VALUE - 4L);
+    final long bytes = Ascii.parseUnsigned(buf, tokStart[4], tokEnd[4], Integer.MAX_VALUE - 4L);
     if (bytes < 0) {
       return new Reply(BAD_CHUNK, true, lineConsumed);
     }
     byte[] error = null;
     if (tokEnd[1] - tokStart[1] > maxKeyLength) {
       error = KEY_TOO_LONG;
-    } else if (parseUnsigned(buf, tokStart[2], tokEnd[2], 0xFFFF_FFFFL) < 0
+    } else if (Ascii.parseUnsigned(buf, tokStart[2], tokEnd[2], 0xFFFF_FFFFL) < 0
         || !isSignedInt(buf, tokStart[3], tokEnd[3])
         || ntok > 6
         || (ntok == 6 && !tokenIs(buf, 5, "noreply"))) {
@@ -260,50 +260,8 @@ public final class RequestDecoder {
     return true;
   }
 
-  /** Non-negative decimal up to {@code max}, or -1. */
-  static long parseUnsigned(final byte[] buf, final int from, final int to, final long max) {
-    if (from == to || to - from > 10) {
-      return -1;
-    }
-    long v = 0;
-    for (int i = from; i < to; i++) {
-      final int d = buf[i] - '0';
-      if (d < 0 || d > 9) {
-        return -1;
-      }
-      v = v * 10 + d;
-    }
-    return v <= max ? v : -1;
-  }
-
   private static boolean isSignedInt(final byte[] buf, final int from, final int to) {
     final int s = from < to && buf[from] == '-' ? from + 1 : from;
-    return parseUnsigned(buf, s, to, Integer.MAX_VALUE) >= 0;
-  }
-
-  static int indexOf(final byte[] buf, final int from, final int to, final byte b) {
-    for (int i = from; i < to; i++) {
-      if (buf[i] == b) {
-        return i;
-      }
-    }
-    return -1;
-  }
-
-  private static boolean startsWith(
-      final byte[] buf, final int from, final int to, final String prefix) {
-    if (to - from < prefix.length()) {
-      return false;
-    }
-    for (int i = 0; i < prefix.length(); i++) {
-      if (buf[from + i] != prefix.charAt(i)) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  static byte[] ascii(final String s) {
-    return s.getBytes(StandardCharsets.US_ASCII);
+    return Ascii.parseUnsigned(buf, s, to, Integer.MAX_VALUE) >= 0;
   }
 }

@@ -1,6 +1,7 @@
 package org.mwlab.middleware;
 
-import java.nio.charset.StandardCharsets;
+import org.mwlab.common.Ascii;
+
 
 /**
  * Interprets memcached's replies as a worker reads them from one server connection.
@@ -18,9 +19,9 @@ final class ServerReplyParser {
   /** Largest data block accepted: memcached's largest item size ({@code -I 1024m}). */
   static final int MAX_VALUE_BYTES = 1 << 30;
 
-  private static final byte[] END = RequestDecoder.ascii("END");
-  private static final byte[] STORED = RequestDecoder.ascii("STORED");
-  private static final byte[] VALUE = RequestDecoder.ascii("VALUE ");
+  private static final byte[] END = Ascii.bytes("END");
+  private static final byte[] STORED = Ascii.bytes("STORED");
+  private static final byte[] VALUE = Ascii.bytes("VALUE ");
 
   /** What one reply line means for the exchange in progress. */
   sealed interface Line permits End, Value, Failure {}
@@ -66,10 +67,10 @@ final class ServerReplyParser {
 
   /** Interprets the reply line {@code b[start, end)} (CRLF removed). */
   Line line(final byte[] b, final int start, final int end) {
-    if (equals(b, start, end, END)) {
+    if (Ascii.equals(b, start, end, END)) {
       return END_LINE;
     }
-    if (!startsWith(b, start, end, VALUE)) {
+    if (!Ascii.startsWith(b, start, end, VALUE)) {
       final String line = text(b, start, end);
       if (line.startsWith("SERVER_ERROR") || line.startsWith("CLIENT_ERROR")
           || line.equals("ERROR")) {
@@ -80,23 +81,23 @@ final class ServerReplyParser {
     }
     // VALUE <key> <flags> <bytes> [<cas>]
     final int keyStart = start + VALUE.length;
-    final int keyEnd = RequestDecoder.indexOf(b, keyStart, end, (byte) ' ');
-    final int flagsEnd = keyEnd < 0 ? -1 : RequestDecoder.indexOf(b, keyEnd + 1, end, (byte) ' ');
-    int bytesEnd = flagsEnd < 0 ? -1 : RequestDecoder.indexOf(b, flagsEnd + 1, end, (byte) ' ');
+    final int keyEnd = Ascii.indexOf(b, keyStart, end, (byte) ' ');
+    final int flagsEnd = keyEnd < 0 ? -1 : Ascii.indexOf(b, keyEnd + 1, end, (byte) ' ');
+    int bytesEnd = flagsEnd < 0 ? -1 : Ascii.indexOf(b, flagsEnd + 1, end, (byte) ' ');
     if (bytesEnd < 0) {
       bytesEnd = end;
     }
     final long bytes =
         flagsEnd < 0
             ? -1
-            : RequestDecoder.parseUnsigned(b, flagsEnd + 1, bytesEnd, MAX_VALUE_BYTES);
+            : Ascii.parseUnsigned(b, flagsEnd + 1, bytesEnd, MAX_VALUE_BYTES);
     if (bytes < 0) {
       return new Failure(
           "malformed VALUE line '" + text(b, start, end) + "'", "malformed VALUE line");
     }
     // The server answers in request order, skipping misses.
     while (next < to
-        && !equals(b, keyStart, keyEnd, keys[positions == null ? next : positions[next]])) {
+        && !Ascii.equals(b, keyStart, keyEnd, keys[positions == null ? next : positions[next]])) {
       next++;
     }
     if (next == to) {
@@ -115,36 +116,11 @@ final class ServerReplyParser {
 
   /** True if {@code b[start, end)} is the reply to a successful {@code set}. */
   static boolean stored(final byte[] b, final int start, final int end) {
-    return equals(b, start, end, STORED);
+    return Ascii.equals(b, start, end, STORED);
   }
 
   /** The start of a reply line, for error messages. */
   static String text(final byte[] b, final int from, final int to) {
-    final int end = Math.min(to, from + 200);
-    return new String(b, from, end - from, StandardCharsets.US_ASCII);
-  }
-
-  private static boolean equals(final byte[] b, final int from, final int to, final byte[] word) {
-    if (to - from != word.length) {
-      return false;
-    }
-    for (int i = 0; i < word.length; i++) {
-      if (b[from + i] != word[i]) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private static boolean startsWith(final byte[] b, final int from, final int to, final byte[] p) {
-    if (to - from < p.length) {
-      return false;
-    }
-    for (int i = 0; i < p.length; i++) {
-      if (b[from + i] != p[i]) {
-        return false;
-      }
-    }
-    return true;
+    return Ascii.text(b, from, to, 200);
   }
 }

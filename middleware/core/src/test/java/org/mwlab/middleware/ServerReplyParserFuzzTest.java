@@ -16,6 +16,7 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.mwlab.common.Ascii;
 
 /**
  * Fuzz tests of {@link ServerReplyParser}, framed as {@link ServerConnection} frames the stream
@@ -161,7 +162,7 @@ class ServerReplyParserFuzzTest {
     int pos = start;
     int lastSlot = -1;
     while (true) {
-      final int nl = RequestDecoder.indexOf(stream, pos, stream.length, (byte) '\n');
+      final int nl = Ascii.indexOf(stream, pos, stream.length, (byte) '\n');
       if (nl < 0) {
         return new Exchange(Outcome.INCOMPLETE, pos, values);
       }
@@ -184,7 +185,7 @@ class ServerReplyParserFuzzTest {
       assertTrue(v.bytes() >= 0 && v.bytes() <= ServerReplyParser.MAX_VALUE_BYTES);
       // The VALUE line names the key requested in that slot.
       final int keyStart = lineStart + 6;
-      final int keyEnd = RequestDecoder.indexOf(stream, keyStart, end, (byte) ' ');
+      final int keyEnd = Ascii.indexOf(stream, keyStart, end, (byte) ' ');
       assertTrue(keyEnd > keyStart);
       assertArrayEquals(keys[positions == null ? v.slot() : positions[v.slot()]],
           Arrays.copyOfRange(stream, keyStart, keyEnd));

@@ -6,8 +6,8 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
+import org.mwlab.common.Ascii;
 
 /** One virtual client: a connection that sends a request and waits for its reply (closed loop). */
 final class Connection {
@@ -134,7 +134,7 @@ final class Connection {
   }
 
   private void put(final String s) {
-    header.put(s.getBytes(StandardCharsets.US_ASCII));
+    header.put(Ascii.bytes(s));
   }
 
   private void putKey(final long k) {

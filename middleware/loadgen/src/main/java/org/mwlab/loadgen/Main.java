@@ -15,6 +15,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.mwlab.common.Json;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -146,7 +147,7 @@ public final class Main implements Callable<Integer> {
       if (parent != null) {
         Files.createDirectories(parent);
       }
-      Files.writeString(jsonOut, Json.write(report.toMap(configuration(config), failure)));
+      Files.writeString(jsonOut, Json.indented(report.toMap(configuration(config), failure)) + "\n");
     }
     if (failure != null) {
       spec.commandLine().getErr().println("loadgen: " + failure);

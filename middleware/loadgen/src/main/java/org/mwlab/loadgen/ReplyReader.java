@@ -1,6 +1,7 @@
 package org.mwlab.loadgen;
 
 import java.nio.ByteBuffer;
+import org.mwlab.common.Ascii;
 
 /**
  * The replies on one connection: the read buffer and what the reply to the outstanding request
@@ -137,16 +138,16 @@ final class ReplyReader {
 
   private boolean line(final byte[] a, final int from, final int to) {
     if (type == OpType.SET) {
-      error = !startsWith(a, from, to, "STORED") || to - from != 6;
+      error = !Ascii.startsWith(a, from, to, "STORED") || to - from != 6;
       return true;
     }
-    if (startsWith(a, from, to, "VALUE ")) {
+    if (Ascii.startsWith(a, from, to, "VALUE ")) {
       // VALUE <key> <flags> <bytes>: the byte count is the last field.
       int i = to - 1;
       while (i > from && a[i] != ' ') {
         i--;
       }
-      final long length = parseLength(a, i + 1, to);
+      final long length = Ascii.parseUnsigned(a, i + 1, to, Integer.MAX_VALUE);
       if (length < 0) {
         // Where the data block ends is unknown: read on line by line, the reply is wrong anyway.
         error = true;
@@ -160,36 +161,8 @@ final class ReplyReader {
       return false;
     }
     // END, or the error that ends the reply early.
-    if (!startsWith(a, from, to, "END") || to - from != 3) {
+    if (!Ascii.startsWith(a, from, to, "END") || to - from != 3) {
       error = true;
-    }
-    return true;
-  }
-
-  /** A decimal byte count of at most {@link Integer#MAX_VALUE}, or -1. */
-  private static long parseLength(final byte[] a, final int from, final int to) {
-    if (from >= to || to - from > 10) {
-      return -1;
-    }
-    long v = 0;
-    for (int j = from; j < to; j++) {
-      final int d = a[j] - '0';
-      if (d < 0 || d > 9) {
-        return -1;
-      }
-      v = v * 10 + d;
-    }
-    return v <= Integer.MAX_VALUE ? v : -1;
-  }
-
-  private static boolean startsWith(final byte[] a, final int from, final int to, final String p) {
-    if (to - from < p.length()) {
-      return false;
-    }
-    for (int i = 0; i < p.length(); i++) {
-      if (a[from + i] != p.charAt(i)) {
-        return false;
-      }
     }
     return true;
   }

@@ -17,6 +17,7 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramLogWriter;
+import org.mwlab.common.Json;
 
 /**
  * Merges the per-thread recorders off the request path and writes the statistics directory. A
@@ -391,7 +392,7 @@ public final class StatsCollector {
 
   private void writeSummary(final boolean clean, final long endMs) throws IOException {
     final StringBuilder sb = new StringBuilder(1024);
-    sb.append("{\n  \"config\": ").append(Json.write(config)).append(",\n");
+    sb.append("{\n  \"config\": ").append(Json.inline(config)).append(",\n");
     sb.append("  \"start_ms\": ").append(clock.startEpochMs()).append(",\n");
     sb.append("  \"end_ms\": ").append(endMs).append(",\n");
     sb.append("  \"windows\": ").append(nextWindow).append(",\n");
@@ -412,9 +413,9 @@ public final class StatsCollector {
     }
     sb.append("\n  },\n");
     sb.append("  \"local_replies\": ").append(localReplies.get()).append(",\n");
-    sb.append("  \"design\": ").append(Json.write(design)).append(",\n");
-    sb.append("  \"threads\": ").append(Json.write(threads())).append(",\n");
-    sb.append("  \"threads_per_server\": ").append(Json.write(threadsPerServer())).append(",\n");
+    sb.append("  \"design\": ").append(Json.inline(design)).append(",\n");
+    sb.append("  \"threads\": ").append(Json.inline(threads())).append(",\n");
+    sb.append("  \"threads_per_server\": ").append(Json.inline(threadsPerServer())).append(",\n");
     sb.append("  \"pools\": [");
     for (int p = 0; p < pools.size(); p++) {
       final PoolSpec spec = pools.get(p);
@@ -424,7 +425,7 @@ public final class StatsCollector {
       m.put("address", spec.address());
       m.put("threads", spec.threads());
       m.put("first_worker", spec.firstWorker());
-      sb.append(p == 0 ? "\n    " : ",\n    ").append(Json.write(m));
+      sb.append(p == 0 ? "\n    " : ",\n    ").append(Json.inline(m));
     }
     sb.append("\n  ],\n");
     sb.append("  \"clean_shutdown\": ").append(clean).append("\n}\n");
