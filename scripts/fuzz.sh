@@ -53,7 +53,9 @@ if [[ $mode == merge ]]; then
     mkdir -p "$out"
     cp_file=$logs/$module.classpath
     if [[ ! -f $cp_file ]]; then
-      "${mvn[@]}" -q -pl "$module" dependency:build-classpath -Dmdep.includeScope=test \
+      # -am: the module's own modules (common) come from this build, not a repository.
+      "${mvn[@]}" -q -pl "$module" -am test-compile dependency:build-classpath \
+        -Dmdep.includeScope=test \
         -Dmdep.outputFile="$cp_file"
     fi
     before=$(find "$out" -type f | wc -l)
@@ -75,7 +77,8 @@ for t in "${targets[@]}"; do
   log=$logs/$method.log
   echo "fuzz: ${cls##*.}#$method for ${secs}s"
   status=ok
-  JAZZER_FUZZ=1 "${mvn[@]}" -pl "$module" test -Dtest="$cls#$method" \
+  JAZZER_FUZZ=1 "${mvn[@]}" -pl "$module" -am test -Dtest="$cls#$method" \
+    -Dsurefire.failIfNoSpecifiedTests=false \
     -Djazzer.max_duration="${secs}s" >"$log" 2>&1 || status=FAILED
   # libFuzzer: "#<executions> <event> cov: <edges> ft: <features> corp: <n>/<size> ... exec/s: <r>"
   grep -E '^#[0-9]+[[:space:]]+(INITED|pulse|DONE)' "$log" | sed 's/^/  /' || true
