@@ -1,10 +1,11 @@
 """Throughput and latency of the middleware beside direct memcached and twemproxy.
 
 Runs the same memcaslap load (4096-byte values, read-only and write-only, 1 and 3 servers)
-against direct memcached, twemproxy (nutcracker) and the middleware with replication 1, then
-prints each result and the ratios. Every target first gets the same load for --warmup seconds,
-unmeasured (the JVM compiles the middleware's hot code then, not during the measurement).
-Everything runs on loopback ports 21500-21599.
+against direct memcached, twemproxy (nutcracker) and the middleware with replication 1 in both
+designs (2018: --workers workers; 2016: --read-threads read threads and one write thread per
+server), then prints each result and the ratios. Every target first gets the same load for
+--warmup seconds, unmeasured (the JVM compiles the middleware's hot code then, not during the
+measurement). Everything runs on loopback ports 26500-26599.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-BASE_PORT = 21500
+# "middleware" is the default design, 2018.
+TARGETS = ("direct", "twemproxy", "middleware", "middleware-2016")
+BASE_PORT = 26500
 
 
 @dataclass
@@ -148,9 +151,11 @@ def twemproxy(port: int, servers: list[int], work: Path) -> subprocess.Popen[byt
 
 
 def middleware(
-    port: int, servers: list[int], workers: int, work: Path, jar: Path
+    port: int, servers: list[int], design: str, threads: int, work: Path, jar: Path
 ) -> subprocess.Popen[bytes]:
-    cmd = ["java", "-jar", str(jar), "-p", str(port), "-t", str(workers), "--replication", "1"]
+    """The middleware in `design`; `threads` is -t: workers (2018) or read threads per server."""
+    cmd = ["java", "-jar", str(jar), "-p", str(port), "--design", design, "-t", str(threads)]
+    cmd += ["--replication", "1"]
     cmd += ["--stats-dir", str(work / "mw-stats"), "-m"]
     cmd += [f"127.0.0.1:{p}" for p in servers]
     p = start(cmd, work / "middleware.log")
@@ -166,7 +171,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--threads", type=int, default=2, help="memcaslap threads")
     ap.add_argument("--concurrency", type=int, default=32, help="memcaslap connections")
-    ap.add_argument("--workers", type=int, default=8, help="middleware worker threads")
+    ap.add_argument("--workers", type=int, default=8, help="middleware workers (design 2018)")
+    ap.add_argument(
+        "--read-threads", type=int, default=8, help="read threads per server (design 2016)"
+    )
     ap.add_argument("--jar", type=Path, default=ROOT / "build" / "middleware.jar")
     ap.add_argument("--out", type=Path, help="also write the results as JSON")
     args = ap.parse_args(argv)
@@ -179,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
                 cfg = work / f"{workload}.cfg"
                 memaslap_config(cfg, workload)
                 ports = [BASE_PORT + i for i in range(n_servers)]
-                for target in ("direct", "twemproxy", "middleware"):
+                for target in TARGETS:
                     procs = [memcached(p, work / f"mc{p}.log") for p in ports]
                     front: subprocess.Popen[bytes] | None = None
                     try:
@@ -189,7 +197,11 @@ def main(argv: list[str] | None = None) -> int:
                             front = twemproxy(BASE_PORT + 50, ports, work)
                             endpoints = [BASE_PORT + 50]
                         else:
-                            front = middleware(BASE_PORT + 60, ports, args.workers, work, args.jar)
+                            design = "2016" if target == "middleware-2016" else "2018"
+                            threads = args.read_threads if design == "2016" else args.workers
+                            front = middleware(
+                                BASE_PORT + 60, ports, design, threads, work, args.jar
+                            )
                             endpoints = [BASE_PORT + 60]
                         if args.warmup > 0:
                             run_memaslap(
@@ -209,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
                     r = Result(n_servers, workload, target, tps, avg, std, misses, per_op)
                     results.append(r)
                     print(
-                        f"{n_servers} server(s) {workload:5s} {target:10s} "
+                        f"{n_servers} server(s) {workload:5s} {target:15s} "
                         f"{tps:10.0f} ops/s  avg {avg:7.0f} us  std {std:8.0f} us  "
                         f"misses {misses}"
                         + (f"  front-end CPU {per_op:.1f} us/op" if per_op is not None else ""),
@@ -217,14 +229,19 @@ def main(argv: list[str] | None = None) -> int:
                     )
 
     print()
-    print(f"{'servers':>7} {'load':5} {'mw/direct':>10} {'mw/twemproxy':>13} {'twem/direct':>12}")
+    print(
+        f"{'servers':>7} {'load':5} {'mw/direct':>10} {'mw/twemproxy':>13} {'twem/direct':>12}"
+        f" {'2016/direct':>12} {'2016/2018':>10}"
+    )
     for n_servers in (1, 3):
         for workload in ("read", "write"):
             by = {r.target: r for r in results if (r.servers, r.workload) == (n_servers, workload)}
             d, t, m = by["direct"], by["twemproxy"], by["middleware"]
+            m16 = by["middleware-2016"]
             print(
                 f"{n_servers:>7} {workload:5} {m.ops_per_s / d.ops_per_s:>10.2f} "
                 f"{m.ops_per_s / t.ops_per_s:>13.2f} {t.ops_per_s / d.ops_per_s:>12.2f}"
+                f" {m16.ops_per_s / d.ops_per_s:>12.2f} {m16.ops_per_s / m.ops_per_s:>10.2f}"
             )
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
