@@ -226,8 +226,13 @@ def _log_factors(demand: float, servers: float, n: int) -> np.ndarray:
 
 
 def _log_convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """c[k] = log sum_{j<=k} exp(a[j] + b[k-j]), all k at once (one logsumexp per row of the
+    n × n matrix of terms, -inf above the anti-diagonal)."""
     n = len(a)
-    return np.array([logsumexp(a[: k + 1] + b[k::-1]) for k in range(n)])
+    k = np.arange(n)[:, None]
+    j = np.arange(n)[None, :]
+    terms = np.where(j <= k, a[None, :] + b[np.clip(k - j, 0, n - 1)], -np.inf)
+    return logsumexp(terms, axis=1)
 
 
 def convolution(network: Network, clients: int, think_time: float = 0.0) -> MVAResult:
@@ -245,11 +250,17 @@ def convolution(network: Network, clients: int, think_time: float = 0.0) -> MVAR
     x = math.exp(total[n - 1] - total[n])
     stations = {}
     cycle = 0.0
+    # Convolution of every station but i, from prefix and suffix products: O(K) instead of
+    # O(K²) convolutions.
+    prefix = [think]
+    for f in factors[:-1]:
+        prefix.append(_log_convolve(prefix[-1], f))
+    suffix = [_log_factors(0.0, math.inf, n)]
+    for f in reversed(factors[1:]):
+        suffix.append(_log_convolve(suffix[-1], f))
+    suffix.reverse()
     for i, s in enumerate(st):
-        rest = think
-        for k, f in enumerate(factors):
-            if k != i:
-                rest = _log_convolve(rest, f)
+        rest = _log_convolve(prefix[i], suffix[i])
         j = np.arange(n + 1)
         p = np.exp(factors[i] + rest[n - j] - total[n])
         q = float((j * p).sum())

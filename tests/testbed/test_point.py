@@ -67,5 +67,5 @@ def test_design_is_2018_unless_asked_and_yaml_numbers_are_accepted(tmp_path):
     assert point.middleware.design == "2016"
     # run.json records the point as a mapping: the design is kept as the flag's string.
     assert point.model_dump(mode="json")["middleware"]["design"] == "2016"
-    with pytest.raises(ValidationError, match="middleware.design"):
+    with pytest.raises(ValidationError, match=r"middleware\.design"):
         Point.model_validate({"middleware": {"design": 2017}})

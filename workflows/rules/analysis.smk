@@ -14,6 +14,9 @@ rule family_data:
         manifests=f"{RESULTS}/data/{{family}}/manifests.parquet",
         histograms=f"{RESULTS}/data/{{family}}/histograms.parquet",
         queue=f"{RESULTS}/data/{{family}}/queue.parquet",
+        pools=f"{RESULTS}/data/{{family}}/pools.parquet",
+        pool_requests=f"{RESULTS}/data/{{family}}/pool_requests.parquet",
+        middlewares=f"{RESULTS}/data/{{family}}/middlewares.parquet",
     params:
         results=RESULTS,
         settings=lambda w: settings_of(w.family),

@@ -2,7 +2,8 @@
 
 Writes the stable windows (warm-up and cool-down cut), one summary row per run × side ×
 request type (plus `type = all`, every request type together), and per-point statistics
-across repetitions, each row carrying the family's factor levels as `level_<factor>`.
+across repetitions, each row carrying the family's factor levels as `level_<factor>`; the
+middleware's per-pool statistics of the stable windows, and its design and thread counts.
 """
 
 from pathlib import Path
@@ -34,7 +35,8 @@ def _load(run_dir: Path, key: str) -> RunTables:
     tables = load_run(run_dir)
     point = key.split("/")[1]
     for frame in (tables.runs, tables.windows, tables.client_totals, tables.queue,
-                  tables.servers, tables.workers, tables.histograms):  # fmt: skip
+                  tables.servers, tables.workers, tables.histograms, tables.pools,
+                  tables.pool_requests, tables.middlewares):  # fmt: skip
         if "run" in frame.columns:
             frame["run"] = key
             frame["point"] = point
@@ -98,6 +100,9 @@ def build(
     hist = tables.histograms
     if not hist.empty:
         hist = hist[(hist["window"] < 0) | hist["run"].isin(stable["run"].unique())]
+    # Per-pool statistics of the stable middleware windows only, like the windows.
+    kept = trimmed.loc[trimmed["side"] == "middleware", ["run", "source", "window"]]
+    kept = kept.drop_duplicates()
     return {
         "windows": stable,
         "runs": summary if not summary.empty else runs,
@@ -105,6 +110,9 @@ def build(
         "points": points,
         "histograms": hist,
         "queue": tables.queue,
+        "pools": tables.pools.merge(kept, on=["run", "source", "window"]),
+        "pool_requests": tables.pool_requests.merge(kept, on=["run", "source", "window"]),
+        "middlewares": tables.middlewares,
     }
 
 
