@@ -63,8 +63,10 @@ class Deployment:
 
 
 @pytest.fixture
-def deployment(tmp_path: Path) -> Iterator[Deployment]:
-    """Two memcached servers behind a sharded middleware with replication 2."""
+def deployment(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Deployment]:
+    """Two memcached servers behind a sharded middleware with replication 2, in design 2018
+    unless a test parametrizes the fixture (indirect) with another --design value."""
+    design: str = getattr(request, "param", "2018")
     if not JAR.exists():
         pytest.fail(f"{JAR} is missing: run `make build` first")
     for tool in ("memcached", "java"):
@@ -85,7 +87,7 @@ def deployment(tmp_path: Path) -> Iterator[Deployment]:
         port = free_port()
         stats = tmp_path / "stats"
         cmd = ["java", "-jar", str(JAR), "-l", "127.0.0.1", "-p", str(port), "-t", "4"]
-        cmd += ["-s", "true"]
+        cmd += ["-s", "true", "--design", design]
         cmd += ["--server-timeout-ms", str(SERVER_TIMEOUT_MS)]
         cmd += ["--stats-dir", str(stats), "-m", *[f"127.0.0.1:{p}" for p in servers]]
         mw = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)

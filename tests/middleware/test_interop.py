@@ -108,6 +108,7 @@ def in_flight(client: int, middleware: int, most: int) -> None:
 
 
 @pytest.mark.timeout(240)
+@pytest.mark.parametrize("deployment", ["2018", "2016"], indirect=True)
 def test_memcaslap_verifies_every_value(deployment) -> None:
     single = memcaslap(deployment)
     assert single["cmd_get"] > 1000
