@@ -93,8 +93,8 @@ public final class Main implements Callable<Integer> {
   private int reconnectMaxMs;
 
   @Option(names = "--queue-capacity", paramLabel = "N", defaultValue = "4096",
-      description = "Bound of the request queue; when full the network thread stops reading"
-          + " (default: ${DEFAULT-VALUE}).")
+      description = "Bound of the request queue (design 2016: of each queue); when full the"
+          + " network thread stops reading (default: ${DEFAULT-VALUE}).")
   private int queueCapacity;
 
   @Option(names = "--max-key-length", paramLabel = "BYTES", defaultValue = "250",
