@@ -5,6 +5,7 @@
 #   make paper   run the pipeline on the default profile and build paper/report.pdf
 #   make bench   JMH, loadgen vs memcaslap, middleware vs memcached and twemproxy
 #   make chaos   soak the middleware while servers fail (CHAOS_SECONDS=120, CHAOS_SEED to replay)
+#   make fuzz    each Jazzer fuzz test for FUZZ_SECONDS (default 60): executions, coverage
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -143,6 +144,12 @@ CHAOS_SECONDS ?= 120
 .PHONY: chaos
 chaos: setup build
 	@$(PY) -m mwlab chaos --seconds $(CHAOS_SECONDS) $(if $(CHAOS_SEED),--seed $(CHAOS_SEED))
+
+# Findings land in the tests' inputs under src/test/resources, which test-java replays.
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz
+fuzz:
+	@scripts/fuzz.sh $(FUZZ_SECONDS)
 
 clean:
 	@rm -rf build results paper/build paper/report.pdf .snakemake

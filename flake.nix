@@ -71,10 +71,10 @@
           # The JDK the project targets; also what mvnHash below was computed with.
           mvnJdk = pkgs.jdk17;
           # NAR hash of the Maven dependency closure (fetchedMavenDeps: plugins, their
-          # dependencies, picocli, HdrHistogram, JUnit, JMH). Refresh it whenever a POM changes:
-          # `nix build .#middleware` fails with "hash mismatch ... got: sha256-..." (put that
-          # here), or without Nix run scripts/nix-mvn-hash.sh, which replays the same fetch.
-          mvnHash = "sha256-9ZnMl61t2RhEm+OyE8kziszKeYV6NXMsLCHwo9fBxl4=";
+          # dependencies, picocli, HdrHistogram, JUnit, Jazzer, JMH). Refresh it whenever a POM
+          # changes: `nix build .#middleware` fails with "hash mismatch ... got: sha256-..." (put
+          # that here), or without Nix run scripts/nix-mvn-hash.sh, which replays the same fetch.
+          mvnHash = "sha256-d1tobG3ROz5yonFQPUE7LKtEVW7eDK3nSDAht6vVQPM=";
           mvnParameters = "-DskipTests";
           nativeBuildInputs = [ pkgs.makeWrapper ];
           installPhase = ''

@@ -68,8 +68,10 @@ public final class RequestDecoder {
     this.valueTooLarge =
         ascii("CLIENT_ERROR value too large (max " + maxValueBytes + " bytes)\r\n");
     this.tooManyKeys = ascii("CLIENT_ERROR too many keys (max " + maxKeysPerGet + ")\r\n");
-    this.tokStart = new int[maxKeysPerGet + 2];
-    this.tokEnd = new int[maxKeysPerGet + 2];
+    // Room for the longest valid command: get with all its keys, or set with noreply (6).
+    final int maxTokens = Math.max(maxKeysPerGet + 2, 6);
+    this.tokStart = new int[maxTokens];
+    this.tokEnd = new int[maxTokens];
   }
 
   public static RequestDecoder of(final Config c) {
@@ -80,6 +82,11 @@ public final class RequestDecoder {
   /** Largest buffer a single request can need. */
   public int maxRequestBytes() {
     return maxLineLength + 2 + maxValueBytes + 2;
+  }
+
+  /** True when no data block is being skipped and no over-long line discarded. */
+  boolean idle() {
+    return swallow == 0 && !discardingLine;
   }
 
   /** Decodes at most one request from {@code buf[start, end)}. */
@@ -197,7 +204,8 @@ public final class RequestDecoder {
     }
     final int total = lineConsumed + (int) bytes + 2;
     if (end - start < total) {
-      return new NeedMore(0, total);
+      // Bytes of a rejected block skipped in this call are consumed; the request starts at p.
+      return new NeedMore(p - start, total - (p - start));
     }
     final int data = nl + 1;
     final int dataEnd = data + (int) bytes;

@@ -16,7 +16,6 @@ final class Worker implements Runnable {
   private static final byte[] STORED = RequestDecoder.ascii("STORED\r\n");
   private static final byte[] END = RequestDecoder.ascii("END\r\n");
   private static final byte[] GET = RequestDecoder.ascii("get");
-  private static final byte[] VALUE = RequestDecoder.ascii("VALUE ");
   private static final byte[] EMPTY = new byte[0];
 
   private final BlockingQueue<Request> queue;
@@ -41,6 +40,7 @@ final class Worker implements Runnable {
   private int[] valueStart = new int[16];
   private int[] valueEnd = new int[16];
   private final StringBuilder failures = new StringBuilder();
+  private final ServerReplyParser parser = new ServerReplyParser();
 
   // Outcome of the request being handled.
   private int valuesReturned;
@@ -175,9 +175,9 @@ final class Worker implements Runnable {
       boolean ok = false;
       try {
         final int end = c.readLine(deadline);
-        ok = equals(c.buffer(), c.lineStart, end, STORED, STORED.length - 2);
+        ok = ServerReplyParser.stored(c.buffer(), c.lineStart, end);
         if (!ok) {
-          failure(s, "replied " + text(c.buffer(), c.lineStart, end));
+          failure(s, "replied " + ServerReplyParser.text(c.buffer(), c.lineStart, end));
         }
       } catch (ServerException e) {
         failure(s, e.getMessage());
@@ -324,69 +324,43 @@ final class Worker implements Runnable {
       final int to,
       final long deadline)
       throws ServerException {
-    int next = from;
+    parser.expect(keys, positions, from, to);
     while (true) {
       final int end = c.readLine(deadline);
       final byte[] b = c.buffer();
       final int start = c.lineStart;
-      if (equals(b, start, end, END, END.length - 2)) {
+      final ServerReplyParser.Line line = parser.line(b, start, end);
+      if (line instanceof ServerReplyParser.End) {
         return true;
       }
-      if (!startsWith(b, start, end, VALUE)) {
-        final String line = text(b, start, end);
-        if (line.startsWith("SERVER_ERROR") || line.startsWith("CLIENT_ERROR")
-            || line.equals("ERROR")) {
-          failure(c.index, "replied " + line);
-        } else {
-          // Out of step with the server: the connection cannot be trusted any more.
-          c.markFailed("unexpected reply '" + line + "'");
-          failure(c.index, "unexpected reply '" + line + "'");
-        }
-        return false;
+      if (line instanceof ServerReplyParser.Failure f) {
+        return failed(c, f);
       }
-      // VALUE <key> <flags> <bytes> [<cas>]
-      final int keyStart = start + VALUE.length;
-      final int keyEnd = RequestDecoder.indexOf(b, keyStart, end, (byte) ' ');
-      final int flagsEnd = keyEnd < 0 ? -1 : RequestDecoder.indexOf(b, keyEnd + 1, end, (byte) ' ');
-      int bytesEnd = flagsEnd < 0 ? -1 : RequestDecoder.indexOf(b, flagsEnd + 1, end, (byte) ' ');
-      if (bytesEnd < 0) {
-        bytesEnd = end;
-      }
-      final long bytes =
-          flagsEnd < 0 ? -1 : RequestDecoder.parseUnsigned(b, flagsEnd + 1, bytesEnd, 1L << 30);
-      if (bytes < 0) {
-        c.markFailed("malformed VALUE line");
-        failure(c.index, "malformed VALUE line '" + text(b, start, end) + "'");
-        return false;
-      }
-      // Find which requested key this is; the server answers in request order, skipping misses.
-      while (next < to
-          && !equals(b, keyStart, keyEnd, keys[positions == null ? next : positions[next]], -1)) {
-        next++;
-      }
-      if (next == to) {
-        c.markFailed("unrequested key");
-        failure(c.index, "returned a key that was not requested");
-        return false;
-      }
+      final ServerReplyParser.Value v = (ServerReplyParser.Value) line;
       final ByteSink sink = positions == null ? reply : values;
       final int blockStart = sink.length();
       sink.append(b, start, end - start);
       sink.crlf();
-      c.readInto((int) bytes + 2, sink, deadline);
-      final byte[] s = sink.array();
-      if (s[sink.length() - 2] != '\r' || s[sink.length() - 1] != '\n') {
-        c.markFailed("bad data block");
-        failure(c.index, "sent a data block without CRLF");
-        return false;
+      c.readInto(v.bytes() + 2, sink, deadline);
+      final ServerReplyParser.Failure bad =
+          ServerReplyParser.dataBlock(sink.array(), sink.length());
+      if (bad != null) {
+        return failed(c, bad);
       }
       if (positions != null) {
-        valueStart[positions[next]] = blockStart;
-        valueEnd[positions[next]] = sink.length();
+        valueStart[positions[v.slot()]] = blockStart;
+        valueEnd[positions[v.slot()]] = sink.length();
       }
       valuesReturned++;
-      next++;
     }
+  }
+
+  private boolean failed(final ServerConnection c, final ServerReplyParser.Failure f) {
+    if (f.outOfStep()) {
+      c.markFailed(f.dropReason());
+    }
+    failure(c.index, f.message());
+    return false;
   }
 
   /** Splits the keys over their replicas, fetches the parts and reassembles in key order. */
@@ -534,37 +508,5 @@ final class Worker implements Runnable {
   private static byte[] serverError(final String reason) {
     return RequestDecoder.ascii(
         "SERVER_ERROR " + reason.replace('\r', ' ').replace('\n', ' ') + "\r\n");
-  }
-
-  /** {@code b[from, to)} equals {@code word[0, len)} ({@code len} -1 = whole word). */
-  private static boolean equals(
-      final byte[] b, final int from, final int to, final byte[] word, final int len) {
-    final int n = len < 0 ? word.length : len;
-    if (to - from != n) {
-      return false;
-    }
-    for (int i = 0; i < n; i++) {
-      if (b[from + i] != word[i]) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private static boolean startsWith(final byte[] b, final int from, final int to, final byte[] p) {
-    if (to - from < p.length) {
-      return false;
-    }
-    for (int i = 0; i < p.length; i++) {
-      if (b[from + i] != p[i]) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private static String text(final byte[] b, final int from, final int to) {
-    final int end = Math.min(to, from + 200);
-    return new String(b, from, end - from, java.nio.charset.StandardCharsets.US_ASCII);
   }
 }

@@ -14,6 +14,8 @@ final class Connection {
 
   private static final byte[] CRLF = {'\r', '\n'};
   private static final int READ_BUFFER = 64 * 1024;
+  /** Far above any reply line memcached or the middleware sends. */
+  private static final int MAX_READ_BUFFER = 1024 * 1024;
 
   private final Config config;
   private final SocketChannel channel;
@@ -25,7 +27,7 @@ final class Connection {
   private final ByteBuffer[] setOut;
   private final ByteBuffer[] getOut;
   private ByteBuffer[] out;
-  private ByteBuffer in = ByteBuffer.allocate(READ_BUFFER);
+  private final ReplyReader replies = new ReplyReader(READ_BUFFER, MAX_READ_BUFFER);
   private SelectionKey key;
 
   private long remaining;
@@ -38,9 +40,6 @@ final class Connection {
   private long requestBytes;
   private long responseBytes;
   private int keysRequested;
-  private int hits;
-  private boolean error;
-  private int skip;
 
   Connection(
       final Config config,
@@ -99,9 +98,7 @@ final class Connection {
     header.flip();
     remaining--;
     awaiting = true;
-    hits = 0;
-    error = false;
-    skip = 0;
+    replies.expect(type, keysRequested);
     responseBytes = 0;
     sentNanos = System.nanoTime();
     write();
@@ -156,97 +153,22 @@ final class Connection {
    * complete.
    */
   boolean read() throws IOException {
-    final int n = channel.read(in);
+    final int n = channel.read(replies.buffer());
     if (n < 0) {
       throw new IOException("server closed the connection");
     }
     responseBytes += n;
-    in.flip();
-    final boolean done = parse();
-    in.compact();
-    if (!done && in.position() == in.capacity()) {
-      // A reply line longer than the buffer: grow it rather than stall.
-      final ByteBuffer bigger = ByteBuffer.allocate(in.capacity() * 2);
-      in.flip();
-      bigger.put(in);
-      in = bigger;
+    final ReplyReader.Status status = replies.parse();
+    if (status == ReplyReader.Status.LINE_TOO_LONG) {
+      throw new IOException("reply line longer than " + MAX_READ_BUFFER + " bytes");
     }
-    return done;
-  }
-
-  private boolean parse() {
-    final byte[] a = in.array();
-    int pos = in.position();
-    final int lim = in.limit();
-    boolean done = false;
-    while (pos < lim && !done) {
-      if (skip > 0) {
-        final int k = Math.min(skip, lim - pos);
-        pos += k;
-        skip -= k;
-        continue;
-      }
-      int nl = -1;
-      for (int i = pos; i < lim; i++) {
-        if (a[i] == '\n') {
-          nl = i;
-          break;
-        }
-      }
-      if (nl < 0) {
-        break;
-      }
-      int end = nl;
-      if (end > pos && a[end - 1] == '\r') {
-        end--;
-      }
-      done = line(a, pos, end);
-      pos = nl + 1;
-    }
-    in.position(pos);
-    if (done) {
-      awaiting = false;
-      if (pos < lim) {
-        // Bytes after a complete reply mean the stream is out of step with the requests.
-        error = true;
-        in.position(lim);
-      }
-    }
-    return done;
-  }
-
-  private boolean line(final byte[] a, final int from, final int to) {
-    if (type == OpType.SET) {
-      error = !startsWith(a, from, to, "STORED") || to - from != 6;
-      return true;
-    }
-    if (startsWith(a, from, to, "VALUE ")) {
-      int i = to - 1;
-      while (i > from && a[i] != ' ') {
-        i--;
-      }
-      int length = 0;
-      for (int j = i + 1; j < to; j++) {
-        length = length * 10 + (a[j] - '0');
-      }
-      skip = length + 2;
-      hits++;
+    if (status != ReplyReader.Status.COMPLETE) {
       return false;
     }
-    if (!startsWith(a, from, to, "END")) {
-      error = true;
-    }
-    return true;
-  }
-
-  private static boolean startsWith(final byte[] a, final int from, final int to, final String p) {
-    if (to - from < p.length()) {
-      return false;
-    }
-    for (int i = 0; i < p.length(); i++) {
-      if (a[from + i] != p.charAt(i)) {
-        return false;
-      }
+    awaiting = false;
+    if (replies.unread() > 0) {
+      // Bytes after a complete reply mean the stream is out of step with the requests.
+      replies.dropUnread();
     }
     return true;
   }
@@ -268,11 +190,11 @@ final class Connection {
   }
 
   int hits() {
-    return hits;
+    return replies.hits();
   }
 
   boolean error() {
-    return error;
+    return replies.error();
   }
 
   void close() {
