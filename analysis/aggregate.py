@@ -9,6 +9,7 @@ import pandas as pd
 from scipy import stats
 
 RUN_KEYS = ["run", "point", "repetition", "side", "type", "keys"]
+_COMPONENTS = ("net_us_mean", "queue_us_mean", "worker_us_mean", "server_us_mean")
 
 
 def trim(windows: pd.DataFrame, warmup_s: float, cooldown_s: float) -> pd.DataFrame:
@@ -57,13 +58,16 @@ def trim_to_clients(windows: pd.DataFrame, warmup_s: float, cooldown_s: float) -
 
 def summarise_runs(tidy: pd.DataFrame) -> pd.DataFrame:
     """One row per run × side × type × keys over the (already trimmed) windows: mean
-    throughput, count-weighted mean response time, and the stability of the throughput
-    (coefficient of variation across windows)."""
+    throughput, count-weighted mean response time and component times (so that the
+    components of a run add up to its response time, however unequal its windows), and the
+    stability of the throughput (coefficient of variation across windows)."""
     if tidy.empty:
         return pd.DataFrame()
     t = tidy.copy()
-    t["_rw"] = t["response_us_mean"] * t["count"]
-    t["_nw"] = t["count"].where(t["response_us_mean"].notna(), 0)
+    timed = ["response_us_mean", *_COMPONENTS]
+    for c in timed:
+        t[f"_w_{c}"] = t[c] * t["count"]
+        t[f"_n_{c}"] = t["count"].where(t[c].notna(), 0)
     g = t.groupby(RUN_KEYS, sort=True)
     out = g.agg(
         windows=("window", "nunique"),
@@ -71,16 +75,13 @@ def summarise_runs(tidy: pd.DataFrame) -> pd.DataFrame:
         throughput_ops=("throughput_ops", "mean"),
         throughput_std=("throughput_ops", "std"),
         throughput_max=("throughput_ops", "max"),
-        _rw=("_rw", "sum"),
-        _nw=("_nw", "sum"),
-        **{
-            c: (c, "mean")
-            for c in ("net_us_mean", "queue_us_mean", "worker_us_mean", "server_us_mean")
-        },
+        **{f"_w_{c}": (f"_w_{c}", "sum") for c in timed},
+        **{f"_n_{c}": (f"_n_{c}", "sum") for c in timed},
     ).reset_index()
-    out["response_us_mean"] = out["_rw"] / out["_nw"].where(out["_nw"] > 0)
+    for c in timed:
+        out[c] = out[f"_w_{c}"] / out[f"_n_{c}"].where(out[f"_n_{c}"] > 0)
     out["throughput_cv"] = out["throughput_std"] / out["throughput_ops"]
-    return out.drop(columns=["_rw", "_nw"])
+    return out.drop(columns=[f"_{k}_{c}" for k in ("w", "n") for c in timed])
 
 
 def per_source_totals(trimmed: pd.DataFrame) -> pd.DataFrame:

@@ -18,6 +18,9 @@ CATALOGUE_SCHEMA = ROOT / "workflows" / "catalogue.schema.yaml"
 PROFILE_SCHEMA = ROOT / "workflows" / "config.schema.yaml"
 
 
+DESIGNS = ("2018", "2016")  # the middleware's designs; 2018 is its default
+
+
 class CatalogueError(ValueError):
     """The catalogue or a profile is invalid; the message names the file and the problem."""
 
@@ -188,6 +191,23 @@ def _resolve_replication(spec: dict[str, Any], where: str) -> None:
     spec["middleware"] = middleware
 
 
+def _resolve_design(spec: dict[str, Any], where: str) -> None:
+    """`middleware.design` as the middleware's flag value (YAML may read 2016 as a number);
+    a point that does not set it runs the middleware's default."""
+    middleware = spec.get("middleware", {})
+    if "design" not in middleware:
+        return
+    design = middleware["design"]
+    if isinstance(design, bool) or str(design) not in DESIGNS:
+        raise CatalogueError(f"{where}: design {design!r} is not one of {', '.join(DESIGNS)}")
+    middleware["design"] = str(design)
+
+
+def design_of(spec: dict[str, Any]) -> str:
+    """The design a planned point runs."""
+    return str(spec.get("middleware", {}).get("design", DESIGNS[0]))
+
+
 def family_settings(family: Family, profile: dict[str, Any]) -> dict[str, Any]:
     """Run protocol of a family under a profile: repetitions, run length, trimmed edges."""
     run = profile.get("run", {})
@@ -248,6 +268,7 @@ def expand(families: dict[str, Family], profile: dict[str, Any]) -> list[Planned
             spec = merge(spec, profile_fixed)
             name = point_name(levels)
             _resolve_replication(spec, f"family {family.name}, point {name}")
+            _resolve_design(spec, f"family {family.name}, point {name}")
             spec["hosts"] = profile["hosts"]
             inventory = profile.get("inventories", {}).get(str(family.study))
             if inventory is not None:

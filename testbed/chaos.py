@@ -51,7 +51,9 @@ from testbed.chaos_oracle import (
     ReplyTimeoutError,
     ResourceBounds,
     ResourceMonitor,
+    StallProbe,
     Tally,
+    cpu_pressure_total_us,
     set_key,
     set_request,
 )
@@ -338,6 +340,8 @@ class MiddlewareProcess:
         cmd += ["--server-timeout-ms", str(cfg.server_timeout_ms)]
         cmd += ["--virtual-nodes", str(cfg.virtual_nodes)]
         cmd += ["--stats-dir", str(log_dir / "stats")]
+        # GC and safepoint pauses, to tell a slow middleware from a stalled machine.
+        cmd[1:1] = [f'-Xlog:gc,safepoint:file="{log_dir / "jvm.log"}":time,uptime,tags']
         self.log = (log_dir / "middleware.log").open("ab")
         self.proc = subprocess.Popen(
             cmd, stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log, start_new_session=True
@@ -496,6 +500,8 @@ def run_soak(cfg: SoakConfig, interrupt: Interrupt, console: Console) -> dict[st
     clients: list[Client] = []
     middleware_exit: int | None = None
     evictions: int | None = None
+    stalls = StallProbe()
+    pressure_at_start = pressure_at_end = None
     tally: Tally | None = None
     bounds: ResourceBounds | None = None
     t0 = time.monotonic()
@@ -524,7 +530,11 @@ def run_soak(cfg: SoakConfig, interrupt: Interrupt, console: Console) -> dict[st
             lost_after_s=cfg.lost_after_s(),
             seed=seed,
             stop=threading.Event(),
+            stalls=stalls,
         )
+        (log_dir / "timeline.json").write_text(json.dumps({"t0_unix_s": time.time()}) + "\n")
+        stalls.start()
+        pressure_at_start = cpu_pressure_total_us()
         clients = [Client(i, ctx, 1) for i in range(cfg.clients)]
         clients += [
             Client(cfg.clients + i, ctx, cfg.max_depth) for i in range(cfg.pipelined_clients)
@@ -557,6 +567,8 @@ def run_soak(cfg: SoakConfig, interrupt: Interrupt, console: Console) -> dict[st
                 rss_growth_mib=64 if native_trim_supported() else 192,
             )
         monitor.stop()
+        stalls.stop()
+        pressure_at_end = cpu_pressure_total_us()
         monitor.write_csv(log_dir / "resources.csv")
         with contextlib.suppress(OSError, ReplyTimeoutError, ReplyClosedError):
             evictions = servers.evictions()
@@ -564,6 +576,7 @@ def run_soak(cfg: SoakConfig, interrupt: Interrupt, console: Console) -> dict[st
         interrupt.halt.set()
         if monitor is not None:
             monitor.stop()
+        stalls.stop()
         if middleware is not None:
             middleware_exit = middleware.stop()
         servers.close()
@@ -571,6 +584,7 @@ def run_soak(cfg: SoakConfig, interrupt: Interrupt, console: Console) -> dict[st
             tally.close()
     assert tally is not None and monitor is not None and chaos is not None
     counts = tally.snapshot()
+    elapsed = time.monotonic() - t0
     rss, threads, fds = monitor.maxima()
     resource_problems = monitor.judge(bounds) if bounds else ["no samples after warm-up"]
     violated = any(counts[k] for k in VIOLATIONS)
@@ -594,13 +608,19 @@ def run_soak(cfg: SoakConfig, interrupt: Interrupt, console: Console) -> dict[st
         "max_fds": fds,
         "seed": seed,
         "ok": ok,
-        "seconds": round(time.monotonic() - t0, 1),
+        "seconds": round(elapsed, 1),
         **{k: v for k, v in counts.items() if k not in _FIRST},
         "stops": chaos.done["stop"],
         "continues": chaos.done["cont"],
         "kills": chaos.done["kill"],
         "restarts": chaos.done["restart"],
         "max_latency_ms": round(tally.max_latency_s * 1000, 1),
+        "stalls": stalls.summary(),
+        "cpu_pressure": (
+            round((pressure_at_end - pressure_at_start) / 1e6 / elapsed, 2)
+            if pressure_at_start is not None and pressure_at_end is not None
+            else None
+        ),
         "late_bound_ms": round(cfg.bound()(1) * 1000, 1),
         "rss_cap_mib": bounds.rss_cap_mib if bounds else None,
         "threads_cap": bounds.threads_cap if bounds else None,

@@ -25,6 +25,7 @@ from testbed.chaos_oracle import (
     ReplyClosedError,
     ReplyStream,
     ReplyTimeoutError,
+    StallProbe,
     Tally,
     absent_key,
     bad_request,
@@ -83,6 +84,7 @@ class ClientContext:
     lost_after_s: float
     seed: int
     stop: threading.Event
+    stalls: StallProbe = field(default_factory=StallProbe)
     shared: KeyPool = field(default_factory=lambda: KeyPool(20000))
 
 
@@ -281,12 +283,13 @@ class Client(threading.Thread):
         ctx.tally.latency(took)
         if took <= ctx.bound(0):
             return
+        blind = ctx.stalls.blind(ready, now)
         # Reads fail over replica by replica, a timeout each: count the stopped ones they met.
         stopped = 0
         if op.kind != "set":
             involved = {s for k in op.keys for s in ctx.ring.replicas(k)}
             stopped = ctx.faults.stopped_between(involved, ready, now)
-        if took <= ctx.bound(stopped):
+        if took <= ctx.bound(stopped) + blind:
             ctx.tally.add(slow_justified=1)
             return
         ctx.tally.violation(
@@ -297,8 +300,9 @@ class Client(threading.Thread):
             replicas=[list(ctx.ring.replicas(k)) for k in op.keys[:4]],
             ready_at=ctx.tally.rel(ready),
             took_ms=round(took * 1000, 1),
-            bound_ms=round(ctx.bound(stopped) * 1000, 1),
+            bound_ms=round((ctx.bound(stopped) + blind) * 1000, 1),
             stopped_replicas=stopped,
+            soak_stalled_ms=round(blind * 1000, 1),
             reply=kind if kind != "server_error" else text,
             servers=ctx.faults.state(),
         )

@@ -35,12 +35,15 @@ A reply is judged on four counts:
   other replicas, each attempt under a fresh deadline. An exchange only runs into its deadline on
   a stopped server (a killed one refuses or resets at once), so a read may take one timeout per
   distinct replica of its keys that was stopped while it ran. The bound is
-  `max(1, k) * timeout + margin` (k = 0 for SETs), with the margin covering everything else: the
-  watchdog's tick (at most 10 ms per timeout), the JVM's pauses, and a loaded 2-core machine
-  scheduling the client threads late. 500 ms by default: fifty times a typical hiccup, and still
-  half a timeout below the next multiple, so a request that waited out one deadline too many is
-  caught. The soak keeps client connections at most the middleware's workers, so no request
-  waits in the middleware's queue for a worker held by another connection's fault.
+  `max(1, k) * timeout + margin + blind` (k = 0 for SETs). `blind` is the time within the
+  request's interval during which the soak or the machine was measured not running at all
+  (`StallProbe`): on a shared 2-core machine that reaches a second at times, and no margin
+  that stays below a timeout can cover it. The margin covers the rest: the watchdog's tick (at
+  most 10 ms per timeout), the JVM's pauses, and threads scheduled late but not stalled. 500 ms
+  by default: fifty times a typical hiccup, and still half a timeout below the next multiple,
+  so a request that waited out one deadline too many is caught. The soak keeps client
+  connections at most the middleware's workers, so no request waits in the middleware's queue
+  for a worker held by another connection's fault.
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ import contextlib
 import json
 import socket
 import statistics
+import subprocess
+import sys
 import threading
 import time
 import zlib
@@ -450,6 +455,142 @@ class Tally:
     def close(self) -> None:
         if self._log:
             self._log.close()
+
+
+# A one-thread process that reports, as "due woke" lines of CLOCK_MONOTONIC seconds, every
+# wake-up from a 10 ms sleep that came more than 50 ms late; it exits when its stdin closes.
+_HOST_PROBE = """
+import select, sys, time
+while True:
+    due = time.monotonic() + 0.01
+    if select.select([sys.stdin], [], [], 0.01)[0]:
+        break
+    woke = time.monotonic()
+    if woke - due > 0.05:
+        print(due, woke, flush=True)
+"""
+
+
+class StallProbe:
+    """Measures when the soak and the machine could not run, so the oracle can tell the
+    middleware being slow from nobody running at all.
+
+    On a shared machine processes are sometimes not scheduled for a while (measured: up to
+    1.4 s, with a load average of 25 on 2 cores and CPU pressure above 80 %). Two probes sleep
+    10 ms at a time and record every wake-up more than 50 ms late as a blind interval:
+    - a thread of the soak: a reply that arrives while the soak's process does not run is only
+      timestamped when it runs again;
+    - a separate one-thread process: it is scheduled like the middleware's watchdog and
+      workers, so its stalls are the machine's. A middleware that is not scheduled enforces its
+      deadlines late; when it runs again it finds them passed and times out at once.
+    The blind time within a request's interval (the union of both probes' intervals) is added
+    to its latency bound. A middleware that is slow while both probes run on time is still
+    late. The probes report how much they excused (`summary`); a middleware that starved the
+    machine itself would show there.
+    """
+
+    def __init__(self) -> None:
+        self._own: list[tuple[float, float]] = []
+        self._host: list[tuple[float, float]] = []
+        self._lock = threading.Lock()
+        self._stop_event = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._proc: subprocess.Popen[str] | None = None
+
+    @property
+    def host_pid(self) -> int | None:
+        return self._proc.pid if self._proc else None
+
+    def start(self) -> None:
+        self._threads.append(threading.Thread(target=self._watch_self, daemon=True))
+        self._proc = subprocess.Popen(
+            [sys.executable, "-c", _HOST_PROBE],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        self._threads.append(threading.Thread(target=self._read_host, daemon=True))
+        for t in self._threads:
+            t.start()
+
+    def _watch_self(self) -> None:
+        while True:
+            due = time.monotonic() + 0.01
+            if self._stop_event.wait(0.01):
+                return
+            woke = time.monotonic()
+            if woke - due > 0.05:
+                with self._lock:
+                    self._own.append((due, woke))
+
+    def _read_host(self) -> None:
+        assert self._proc is not None and self._proc.stdout is not None
+        for line in self._proc.stdout:
+            due, woke = (float(x) for x in line.split())
+            with self._lock:
+                self._host.append((due, woke))
+
+    def stop(self) -> None:
+        self._stop_event.set()
+        if self._proc is not None:
+            if self._proc.stdin is not None:
+                self._proc.stdin.close()  # the probe exits on EOF
+            try:
+                self._proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+        for t in self._threads:
+            t.join(timeout=5)
+
+    def blind(self, t0: float, t1: float) -> float:
+        """Seconds of [t0, t1] during which the soak or the machine was seen not running."""
+        with self._lock:
+            parts = [
+                (max(a, t0), min(b, t1))
+                for intervals in (self._own, self._host)
+                for a, b in _recent(intervals, t0)
+                if a < t1
+            ]
+        total, end = 0.0, t0
+        for a, b in sorted(parts):
+            if b > end:
+                total += b - max(a, end)
+                end = b
+        return total
+
+    def summary(self) -> dict[str, object]:
+        """For each probe: how many stalls, the longest and their total, in seconds."""
+        with self._lock:
+            lists = {"soak": list(self._own), "host": list(self._host)}
+        return {
+            name: {
+                "stalls": len(v),
+                "max_ms": round(max((b - a for a, b in v), default=0.0) * 1000, 1),
+                "total_s": round(sum(b - a for a, b in v), 2),
+            }
+            for name, v in lists.items()
+        }
+
+
+def _recent(intervals: list[tuple[float, float]], t0: float) -> list[tuple[float, float]]:
+    """The intervals (in time order) that end at or after t0."""
+    out = []
+    for a, b in reversed(intervals):
+        if b < t0:
+            break
+        out.append((a, b))
+    return out
+
+
+def cpu_pressure_total_us() -> int | None:
+    """Microseconds some task waited for a CPU since boot (Linux PSI), None without PSI."""
+    try:
+        line = Path("/proc/pressure/cpu").read_text().splitlines()[0]
+    except (OSError, IndexError):
+        return None
+    return int(line.rsplit("total=", 1)[1])
 
 
 # --- resources ---------------------------------------------------------------------------------

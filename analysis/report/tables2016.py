@@ -101,3 +101,26 @@ def relative_change(
             b = ref.get(idx, math.nan)
         out.append(100 * (row[value] - b) / b if b and math.isfinite(b) else math.nan)
     return pd.Series(out, index=points.index, dtype=float)
+
+
+# memaslap sets a window of keys per connection through the middleware before it starts
+# timing. In a read-only family those SETs are the only ones the middleware sees, so its
+# GETs are the timed load; these helpers keep the middleware's side to them.
+
+
+def read_only_points(points: pd.DataFrame) -> pd.DataFrame:
+    """A read-only family's points: the clients' (all requests) and the middleware's GETs."""
+    client = points[(points["side"] == "client") & (points["type"] == "all")]
+    middleware = points[(points["side"] == "middleware") & (points["type"] == "get")]
+    return pd.concat([client, middleware], ignore_index=True)
+
+
+def get_windows(windows: pd.DataFrame) -> pd.DataFrame:
+    """The (run, window) pairs in which the middleware served GETs."""
+    mw = windows[(windows["side"] == "middleware") & (windows["type"] == "get")]
+    return mw.loc[mw["count"] > 0, ["run", "window"]].drop_duplicates()
+
+
+def in_get_windows(frame: pd.DataFrame, windows: pd.DataFrame) -> pd.DataFrame:
+    """Rows of a per-window middleware table (pools, queue) in windows with GETs."""
+    return frame.merge(get_windows(windows), on=["run", "window"])

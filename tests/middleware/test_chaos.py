@@ -6,6 +6,8 @@ Ports: the chaos range, 25700-25999 (`make chaos` starts at 25500).
 from __future__ import annotations
 
 import json
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -27,7 +29,7 @@ from testbed.chaos import (
     verify_placement,
 )
 from testbed.chaos_client import Client, ClientContext
-from testbed.chaos_oracle import FaultLog, LatencyBound, Tally
+from testbed.chaos_oracle import FaultLog, LatencyBound, StallProbe, Tally
 from testbed.hashring import HashRing
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -356,3 +358,38 @@ def test_a_reply_to_no_request_is_caught() -> None:
     assert frontend.requests == 20
     assert tally.counts["out_of_order"] == 1
     assert tally.counts["lost"] == 0
+
+
+def test_stall_probe_sees_the_soak_not_running() -> None:
+    probe = StallProbe()
+    probe.start()
+    try:
+        time.sleep(0.1)
+        started = time.monotonic()
+        sum(range(30_000_000))  # C code that holds the GIL: no Python thread runs meanwhile
+        ended = time.monotonic()
+        time.sleep(0.1)
+    finally:
+        probe.stop()
+    soak = probe.summary()["soak"]
+    assert isinstance(soak, dict) and soak["stalls"] >= 1 and soak["max_ms"] > 50
+    assert probe.blind(started, ended) > 0.05
+    assert probe.blind(ended + 1, ended + 2) == 0
+
+
+def test_stall_probe_sees_the_machine_not_running() -> None:
+    probe = StallProbe()
+    probe.start()
+    try:
+        time.sleep(0.1)
+        assert probe.host_pid is not None
+        started = time.monotonic()
+        os.kill(probe.host_pid, signal.SIGSTOP)  # as if the machine did not schedule it
+        time.sleep(0.3)
+        os.kill(probe.host_pid, signal.SIGCONT)
+        time.sleep(0.3)
+    finally:
+        probe.stop()
+    host = probe.summary()["host"]
+    assert isinstance(host, dict) and host["stalls"] >= 1 and host["max_ms"] >= 250
+    assert probe.blind(started, time.monotonic()) >= 0.25

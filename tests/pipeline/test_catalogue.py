@@ -80,3 +80,56 @@ def test_catalogue_errors_name_the_file(tmp_path: Path) -> None:
     path.write_text(yaml.safe_dump(broken))
     with pytest.raises(CatalogueError, match=str(path)):
         load_catalogue(path)
+
+
+def test_the_2016_families_run_the_2016_design() -> None:
+    runs = expand(load_catalogue(), profile("azure"))
+    for run in runs:
+        family = run.family
+        design = Point.model_validate(run.spec).middleware.design
+        if family.endswith("_2018") or family in {"baseline_direct", "baseline_middleware",
+                                                  "write_throughput", "multiget"}:  # fmt: skip
+            assert design == "2018", run.path
+        elif family != "designs_2016":
+            assert design == "2016", run.path
+    workers = {r.spec["middleware"]["workers"] for r in runs if r.family == "max_throughput_2016"}
+    assert workers == {8, 16, 24, 32}  # threads per read pool
+    for family in ("replication_2016", "writes_2016", "factorial_2016", "designs_2016"):
+        assert {r.spec["middleware"]["workers"] for r in runs if r.family == family} == {24}
+
+
+def test_design_comparison_runs_the_writes_grid_on_both_designs() -> None:
+    runs = expand(load_catalogue(), profile("azure"))
+    mine = [r for r in runs if r.family == "designs_2016"]
+    # S ∈ {3,5,7} × R ∈ {1,S} × writes ∈ {1,5,10} % on two designs, three repetitions.
+    assert len(mine) == 3 * 2 * 3 * 2 * 3
+    by_design: dict[str, list[dict]] = {"2016": [], "2018": []}
+    for r in mine:
+        spec = {**r.spec, "name": "", "middleware": dict(r.spec["middleware"])}
+        by_design[spec["middleware"].pop("design")].append(spec)
+    # Apart from the design, both halves are the same points.
+    assert by_design["2016"] == by_design["2018"]
+    writes_grid = {
+        (r.spec["servers"], r.spec["middleware"]["replication"], r.spec["workload"]["ratio"])
+        for r in runs
+        if r.family == "writes_2016"
+    }
+    assert {
+        (r.spec["servers"], r.spec["middleware"]["replication"], r.spec["workload"]["ratio"])
+        for r in mine
+    } == writes_grid
+
+
+def test_unknown_design_is_named(tmp_path: Path) -> None:
+    broken = yaml.safe_load((ROOT / "workflows/catalogue.yaml").read_text())
+    broken["families"]["writes_2016"]["fixed"]["middleware"]["design"] = 2017
+    path = tmp_path / "catalogue.yaml"
+    path.write_text(yaml.safe_dump(broken))
+    with pytest.raises(CatalogueError, match=r"families/writes_2016/fixed/middleware/design"):
+        load_catalogue(path)
+    # A factor's levels are not covered by the schema: expansion names the point.
+    broken = yaml.safe_load((ROOT / "workflows/catalogue.yaml").read_text())
+    broken["families"]["designs_2016"]["factors"]["design"]["levels"] = ["2016", "2017"]
+    path.write_text(yaml.safe_dump(broken))
+    with pytest.raises(CatalogueError, match=r"designs_2016, point design=2017,.*'2017' is not"):
+        expand(load_catalogue(path), profile("smoke") | {"families": {}})

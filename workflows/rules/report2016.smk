@@ -1,19 +1,27 @@
-# The 2016 study's sections: maximum throughput, replication, writes and their models.
-# Each script writes its figures and tables, and its numbers as JSON; one rule turns all
-# numbers into the macro file numbers2016.tex.
+# The 2016 study's sections: maximum throughput, replication, writes, their models, and the
+# comparison of the two middleware designs. Each script writes its figures and tables, and
+# its numbers as JSON; one rule turns all numbers into the macro file numbers2016.tex.
 
 REFERENCE_2016 = "workflows/reference2016.yaml"
 PAPER_2016 = f"{RESULTS}/paper/2016"
 NUMBERS_2016 = f"{RESULTS}/data/2016"
 
 
-def data_2016(family, *tables):
-    return {t: f"{RESULTS}/data/{family}/{t}.parquet" for t in tables}
+def data_2016(family, *tables, prefix=""):
+    return {f"{prefix}{t}": f"{RESULTS}/data/{family}/{t}.parquet" for t in tables}
 
 
 rule r2016_max_throughput:
     input:
-        **data_2016("max_throughput_2016", "points", "windows", "histograms"),
+        **data_2016(
+            "max_throughput_2016",
+            "points",
+            "windows",
+            "histograms",
+            "runs",
+            "pools",
+            "pool_requests",
+        ),
         reference=REFERENCE_2016,
         code=ANALYSIS_CODE,
     output:
@@ -21,6 +29,7 @@ rule r2016_max_throughput:
         percentiles=f"{PAPER_2016}/max-percentiles.pdf",
         breakdown=f"{PAPER_2016}/max-breakdown.pdf",
         table=f"{PAPER_2016}/max-config.tex",
+        grid=f"{PAPER_2016}/max-grid.tex",
         numbers=f"{NUMBERS_2016}/max_throughput.json",
     log:
         f"{RESULTS}/logs/2016/max_throughput.log",
@@ -30,12 +39,13 @@ rule r2016_max_throughput:
 
 rule r2016_replication:
     input:
-        **data_2016("replication_2016", "points"),
+        **data_2016("replication_2016", "points", "runs", "pool_requests"),
         reference=REFERENCE_2016,
         code=ANALYSIS_CODE,
     output:
         figure=f"{PAPER_2016}/replication.pdf",
         table=f"{PAPER_2016}/replication.tex",
+        times=f"{PAPER_2016}/replication-times.tex",
         numbers=f"{NUMBERS_2016}/replication.json",
     log:
         f"{RESULTS}/logs/2016/replication.log",
@@ -45,12 +55,13 @@ rule r2016_replication:
 
 rule r2016_writes:
     input:
-        **data_2016("writes_2016", "points"),
+        **data_2016("writes_2016", "points", "runs", "pool_requests"),
         reference=REFERENCE_2016,
         code=ANALYSIS_CODE,
     output:
         figure=f"{PAPER_2016}/writes.pdf",
         table=f"{PAPER_2016}/writes.tex",
+        times=f"{PAPER_2016}/writes-times.tex",
         numbers=f"{NUMBERS_2016}/writes.json",
     log:
         f"{RESULTS}/logs/2016/writes.log",
@@ -60,17 +71,54 @@ rule r2016_writes:
 
 rule r2016_queueing:
     input:
-        **data_2016("max_throughput_2016", "points", "windows", "histograms", "queue"),
+        **data_2016(
+            "max_throughput_2016",
+            "points",
+            "windows",
+            "histograms",
+            "queue",
+            "pools",
+            "pool_requests",
+            "runs",
+            prefix="max_",
+        ),
+        **data_2016(
+            "replication_2016",
+            "points",
+            "windows",
+            "queue",
+            "pools",
+            "pool_requests",
+            "runs",
+            prefix="repl_",
+        ),
+        reference=REFERENCE_2016,
         code=ANALYSIS_CODE,
     output:
         open_table=f"{PAPER_2016}/open-models.tex",
+        mmm_table=f"{PAPER_2016}/mmm.tex",
         mva_table=f"{PAPER_2016}/mva.tex",
         mva_figure=f"{PAPER_2016}/mva.pdf",
+        mva_seed_table=f"{PAPER_2016}/mva-seed.tex",
         numbers=f"{NUMBERS_2016}/queueing.json",
     log:
         f"{RESULTS}/logs/2016/queueing.log",
     script:
         "../scripts/r2016_queueing.py"
+
+
+rule r2016_designs:
+    input:
+        **data_2016("designs_2016", "points", "runs", "pools", "middlewares"),
+        code=ANALYSIS_CODE,
+    output:
+        figure=f"{PAPER_2016}/designs.pdf",
+        table=f"{PAPER_2016}/designs.tex",
+        numbers=f"{NUMBERS_2016}/designs.json",
+    log:
+        f"{RESULTS}/logs/2016/designs.log",
+    script:
+        "../scripts/r2016_designs.py"
 
 
 rule r2016_factorial:
@@ -91,7 +139,13 @@ rule r2016_interactive:
     input:
         runs=[
             f"{RESULTS}/data/{family}/runs.parquet"
-            for family in ("max_throughput_2016", "replication_2016", "writes_2016", "factorial_2016")
+            for family in (
+                "max_throughput_2016",
+                "replication_2016",
+                "writes_2016",
+                "factorial_2016",
+                "designs_2016",
+            )
             if family in ACTIVE_FAMILIES
         ],
         code=ANALYSIS_CODE,
@@ -112,6 +166,7 @@ rule r2016_numbers:
             rules.r2016_replication.output.numbers,
             rules.r2016_writes.output.numbers,
             rules.r2016_queueing.output.numbers,
+            rules.r2016_designs.output.numbers,
             rules.r2016_factorial.output.numbers,
             rules.r2016_interactive.output.numbers,
         ],
@@ -130,6 +185,7 @@ REPORT_2016 = [
     *rules.r2016_replication.output,
     *rules.r2016_writes.output,
     *rules.r2016_queueing.output,
+    *rules.r2016_designs.output,
     *rules.r2016_factorial.output,
     *rules.r2016_interactive.output,
 ]

@@ -102,4 +102,5 @@ def main(sm) -> None:  # noqa: ANN001
     Path(sm.output.numbers).write_text(json.dumps(numbers, indent=1))
 
 
-main(snakemake)  # type: ignore[name-defined]  # noqa: F821
+if __name__ == "__main__":
+    main(snakemake)  # type: ignore[name-defined]  # noqa: F821

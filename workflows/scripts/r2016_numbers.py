@@ -18,4 +18,5 @@ def main(sm) -> None:  # noqa: ANN001
     Path(sm.output.tex).write_text("".join(lines))
 
 
-main(snakemake)  # type: ignore[name-defined]  # noqa: F821
+if __name__ == "__main__":
+    main(snakemake)  # type: ignore[name-defined]  # noqa: F821

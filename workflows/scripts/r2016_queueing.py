@@ -1,64 +1,35 @@
-"""Snakemake script: queueing models on the 2016 maximum-throughput family. An M/M/1 of the
-system as one unit and an M/M/m with one server per worker, at the maximum-throughput
-configuration, beside the measurements; and an MVA network per worker-pool size over the
-family's client counts."""
+"""Snakemake script: queueing models of the 2016 design. An M/M/1 of the system as one unit
+and an M/M/m with one server per read and write thread at the maximum-throughput
+configuration; the M/M/m per number of servers of the replication family without
+replication; the MVA network of read pools, write threads and memcached servers over the
+maximum-throughput family's client counts and at one replication point. Seed 001's values
+(Tables 1-3) stand beside ours."""
 
+import contextlib
 import json
 import math
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import yaml
 
-from analysis import estimate, mva, queueing
+from analysis import estimate, mmm2016, mva2016, pools, queueing
 from analysis.report import figures as fg
-from analysis.report.tables2016 import choose_max, run_percentiles
+from analysis.report.tables2016 import (
+    choose_max,
+    in_get_windows,
+    read_only_points,
+    run_percentiles,
+)
+from analysis.report.times2016 import ok_runs
 
 W = "middleware.workers"
 TOLERANCE = 0.05  # as in the choice of the maximum-throughput configuration
+CURVE_POINTS = 25  # populations at which the MVA curves are drawn
 
-
-def pooled_std_us(win: pd.DataFrame) -> float:
-    """Standard deviation of the response time over the windows and types given (from their
-    counts, means and standard deviations)."""
-    w = win.dropna(subset=["response_us_mean", "response_us_std"])
-    n = w["count"].sum()
-    if n == 0:
-        return math.nan
-    mean = (w["count"] * w["response_us_mean"]).sum() / n
-    second = (w["count"] * (w["response_us_std"] ** 2 + w["response_us_mean"] ** 2)).sum() / n
-    return float(math.sqrt(max(second - mean**2, 0.0)))
-
-
-def measured_metrics(
-    point: str,
-    points: pd.DataFrame,
-    mw_win: pd.DataFrame,
-    queue: pd.DataFrame,
-    hist: pd.DataFrame,
-    windows: pd.DataFrame,
-) -> dict[str, float]:
-    row = points[(points["point"] == point) & (points["side"] == "middleware")].iloc[0]
-    x = float(row["throughput_ops_mean"])
-    r = float(row["response_us_mean_mean"]) / 1e6
-    pct = run_percentiles(hist[hist["point"] == point], windows, qs=(0.5, 0.95))
-    stable_q = queue[queue["point"] == point].merge(
-        mw_win[mw_win["point"] == point][["run", "window"]].drop_duplicates(), on=["run", "window"]
-    )
-    return {
-        "mean_response_time": r,
-        "std_response_time": pooled_std_us(mw_win[mw_win["point"] == point]) / 1e6,
-        "mean_waiting_time": float(row["queue_us_mean_mean"]) / 1e6,
-        "mean_jobs_in_system": x * r,  # Little's law on the measured X and R
-        "mean_jobs_in_queue": float(stable_q["queue_length_mean"].mean())
-        if len(stable_q)
-        else math.nan,
-        "response_time_q50": float(pct["p50"].mean()) / 1e6 if len(pct) else math.nan,
-        "response_time_q95": float(pct["p95"].mean()) / 1e6 if len(pct) else math.nan,
-    }
-
-
-ROWS = [  # key, label, unit scale (times to ms)
+ROWS = [  # key, label, scale of our value (s to ms), digits
+    ("servers", "Servers $m$", 1, 0),
     ("arrival_rate", "Arrival rate $\\lambda$ (ops/s)", 1, 0),
     ("service_rate", "Service rate $\\mu$ (ops/s, per server)", 1, 0),
     ("utilization", "Utilisation $\\rho$", 1, 3),
@@ -78,6 +49,33 @@ ROWS = [  # key, label, unit scale (times to ms)
     ("mean_jobs_per_busy_period", "Jobs per busy period, mean", 1, 1),
     ("std_jobs_per_busy_period", "Jobs per busy period, std", 1, 1),
 ]
+TIME_KEYS = {k for k, _, scale, _ in ROWS if scale == 1e3}
+
+
+def load(sm, family: str, *tables: str) -> dict[str, pd.DataFrame]:  # noqa: ANN001
+    frames = {t: pd.read_parquet(sm.input[f"{family}_{t}"]) for t in tables}
+    if family == "max":
+        frames = timed_reads(frames)
+    return frames
+
+
+def timed_reads(d: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """The read-only family's timed load: memaslap first sets keys through the middleware
+    without timing them, so the middleware's side keeps its GETs and the windows that
+    have some."""
+    out = dict(d)
+    if "windows" in d:
+        w = d["windows"]
+        for name in ("pools", "queue"):
+            if name in d:
+                out[name] = in_get_windows(d[name], w)
+        out["windows"] = w[(w["side"] == "client") | (w["type"] == "get")]
+    if "points" in d:
+        out["points"] = read_only_points(d["points"]).assign(type="all")
+    for name in ("pool_requests", "histograms"):
+        if name in d:
+            out[name] = d[name][d[name]["type"] == "get"]
+    return out
 
 
 def flat(result: object) -> dict[str, float]:
@@ -88,148 +86,311 @@ def flat(result: object) -> dict[str, float]:
     return out
 
 
-def open_models(sm, points, windows, queue, hist, numbers):  # noqa: ANN001, ANN201
+def of_point(frame: pd.DataFrame, point: str, ok: set[str]) -> pd.DataFrame:
+    return frame[(frame["point"] == point) & frame["run"].isin(ok)]
+
+
+def stable_queue(queue: pd.DataFrame, windows: pd.DataFrame, point: str) -> pd.DataFrame:
+    mw = windows[(windows["side"] == "middleware") & (windows["point"] == point)]
+    return queue[queue["point"] == point].merge(
+        mw[["run", "window"]].drop_duplicates(), on=["run", "window"]
+    )
+
+
+def open_models(sm, ref: dict, numbers: dict) -> None:  # noqa: ANN001
+    d = load(sm, "max", "points", "windows", "histograms", "queue", "pool_requests", "runs")
+    ok = ok_runs(d["runs"])
+    points, windows = d["points"], d["windows"]
     client = points[(points["side"] == "client") & (points["type"] == "all")]
     chosen = choose_max(client.rename(columns={W: "workers"}), TOLERANCE)
+    point = chosen["point"]
     mw_win = windows[(windows["side"] == "middleware") & (windows["type"] != "all")]
-    at = mw_win[mw_win["point"] == chosen["point"]]
+    at = mw_win[mw_win["point"] == point]
     lam = estimate.arrival_rate(at)
     mu1 = estimate.service_rate_max_window(mw_win)
-    m = int(chosen["workers"]) * int(chosen["middlewares"])
-    mu_m = 1e6 / estimate.service_time_per_worker_us(at)
-    measured = measured_metrics(
-        chosen["point"], points[points["type"] == "all"], mw_win, queue, hist, windows
+    servers, threads = int(chosen["servers"]), int(chosen["workers"])
+    inputs = mmm2016.inputs(
+        windows[windows["point"] == point],
+        of_point(d["pool_requests"], point, ok),
+        servers,
+        threads,
+        int(chosen["middlewares"]),
     )
-    measured.update(arrival_rate=lam)
+    measured = mmm2016.measured(
+        windows[windows["point"] == point],
+        of_point(d["pool_requests"], point, ok),
+        stable_queue(d["queue"], windows, point),
+        lam,
+    )
+    pct = run_percentiles(d["histograms"][d["histograms"]["point"] == point], windows, (0.5, 0.95))
+    measured.update(
+        arrival_rate=lam,
+        response_time_q50=float(pct["p50"].mean()) / 1e6 if len(pct) else math.nan,
+        response_time_q95=float(pct["p95"].mean()) / 1e6 if len(pct) else math.nan,
+    )
     results, notes = {}, []
     for name, solve in (
         ("mm1", lambda: queueing.mm1(lam, mu1)),
-        ("mmm", lambda: queueing.mmm(lam, mu_m, m)),
+        ("mmm", lambda: mmm2016.solve(inputs)),
     ):
         try:
             results[name] = flat(solve())
         except queueing.UnstableQueueError as err:
             results[name] = {}
-            notes.append(f"{'M/M/1' if name == 'mm1' else f'M/M/{m}'}: {err}")
-    # The library's predicted-against-measured rows, for their relative errors.
-    errors = {}
-    for name, fn in (
-        ("mm1", lambda: estimate.mm1_vs_measured(lam, mu1, measured)),
-        ("mmm", lambda: estimate.mmm_vs_measured(lam, mu_m, m, measured)),
-    ):
-        try:
-            errors[name] = fn().set_index("metric")["relative_error"]
-        except queueing.UnstableQueueError:
-            errors[name] = pd.Series(dtype=float)
+            notes.append(f"{'M/M/1' if name == 'mm1' else f'M/M/{inputs.servers}'}: {err}")
+    results["mm1"]["servers"] = 1
+    results["mmm"]["servers"] = inputs.servers
+    seed = ref["models"]["mm1"]
+    seed_busy_std = queueing.mm1(seed["arrival_rate"], seed["service_rate"]).std_busy_period
+    seed_pred = {**seed["predicted"], "arrival_rate": seed["arrival_rate"], "servers": 1,
+                 "service_rate": seed["service_rate"]}  # fmt: skip
     rows = []
     for key, label, scale, digits in ROWS:
         cells = [label]
         for name in ("mm1", "mmm"):
-            v = results[name].get(key, math.nan)
-            cells.append(fg.num(v * scale, digits))
+            cells.append(fg.num(results[name].get(key, math.nan) * scale, digits))
         cells.append(fg.num(measured.get(key, math.nan) * scale, digits))
+        cells.append(fg.num(seed_pred.get(key, math.nan), digits))
+        if key in seed.get("printed_errors", []):
+            cells[-1] += "$^\\dagger$"
+        cells.append(fg.num(seed["actual"].get(key, math.nan), digits))
         rows.append(cells)
     fg.write(
         sm.output.open_table,
         fg.table(
-            ["Metric", "M/M/1", f"M/M/{m}", "Measured"],
+            ["Metric", "M/M/1", f"M/M/{inputs.servers}", "Measured", "Seed M/M/1", "Seed meas."],
             rows,
-            "p{6.4cm}rrr",
-            "M/M/1 and M/M/$m$ models of the maximum-throughput configuration beside the "
-            "middleware's measurements. Measured jobs in the system follow from Little's law "
-            "($N = XR$); jobs in the queue are the middleware's time-weighted queue length; "
-            "a dash marks a quantity the model does not give or the system does not measure."
+            "p{5.6cm}rrrrr",
+            "M/M/1 and M/M/$m$ ($m = S(T+1)$) models of the maximum-throughput configuration "
+            "beside the middleware's measurements, and seed 001's M/M/1 of its own trace "
+            f"experiment ({seed['table']}; its configuration is not given, so only the kind "
+            "of agreement compares). Measured jobs in the system follow from Little's law "
+            "($N = \\lambda R$); jobs in the queue are the time-weighted length of all "
+            "queues; the waiting time is the parts' time in their queue. $^\\dagger$: the "
+            "seed's value does not follow from its $\\lambda$ and $\\mu$ (the formula gives "
+            f"{fg.num(seed_busy_std * 1e3, 2)}"
+            "\\,ms). A dash marks a quantity a model does not give or nobody measured."
             + ("" if not notes else " Unstable: " + fg.escape("; ".join(notes)) + "."),
             "tab:sixteen-open",
         ),
     )
-    mm1r = results["mm1"]
+    mm1r, mmmr = results["mm1"], results["mmm"]
+
+    def error(r: dict) -> float:
+        m = measured["mean_response_time"]
+        return (r.get("mean_response_time", math.nan) - m) / m
+
     numbers.update(
         SixteenMMOneLambda=fg.num(lam),
         SixteenMMOneMu=fg.num(mu1),
         SixteenMMOneRho=fg.num(mm1r.get("utilization", math.nan), 3),
         SixteenMMOneResponse=fg.num(mm1r.get("mean_response_time", math.nan) * 1e3, 3),
-        SixteenMMOneResponseError=fg.pct(errors["mm1"].get("mean_response_time", math.nan)),
-        SixteenMMmServers=fg.num(m),
-        SixteenMMmMu=fg.num(mu_m),
-        SixteenMMmRho=fg.num(results["mmm"].get("utilization", math.nan), 3),
-        SixteenMMmResponse=fg.num(results["mmm"].get("mean_response_time", math.nan) * 1e3, 3),
-        SixteenMMmResponseError=fg.pct(errors["mmm"].get("mean_response_time", math.nan)),
+        SixteenMMOneResponseError=fg.pct(error(mm1r)),
+        SixteenMMmServers=fg.num(inputs.servers),
+        SixteenMMmMu=fg.num(inputs.service_rate),
+        SixteenMMmServiceTime=fg.num(inputs.service_time_us / 1e3, 3),
+        SixteenMMmRho=fg.num(mmmr.get("utilization", math.nan), 3),
+        SixteenMMmResponse=fg.num(mmmr.get("mean_response_time", math.nan) * 1e3, 3),
+        SixteenMMmResponseError=fg.pct(error(mmmr)),
+        SixteenMMmQueueing=fg.num(mmmr.get("prob_queueing", math.nan), 3),
         SixteenMeasuredResponse=fg.num(measured["mean_response_time"] * 1e3, 3),
+        SixteenMeasuredWaiting=fg.num(measured["mean_waiting_time"] * 1e3, 3),
         SixteenOpenUnstable=fg.num(len(notes)),
+        SixteenSeedMMOneRatio=fg.num(
+            seed["actual"]["mean_response_time"] / seed["predicted"]["mean_response_time"], 0
+        ),
     )
 
 
-def network_for(level: pd.DataFrame, workers: int, servers: int) -> mva.Network:
-    """Service times from the lightest-loaded point of one worker-pool size."""
-    low = level["clients_total"].min()
-    mw = level[(level["side"] == "middleware") & (level["clients_total"] == low)].iloc[0]
-    cl = level[(level["side"] == "client") & (level["clients_total"] == low)].iloc[0]
-    delay = max(float(cl["response_us_mean_mean"]) - float(mw["response_us_mean_mean"]), 0.0)
-    stations = [
-        {"name": "network", "kind": "delay", "service_time": delay / 1e6},
-        {"name": "net-thread", "kind": "queue", "service_time": mw["net_us_mean_mean"] / 1e6},
-        {
-            "name": "workers",
-            "kind": "queue",
-            "service_time": mw["worker_us_mean_mean"] / 1e6,
-            "servers": workers,
-        },
-    ] + [
-        {
-            "name": f"memcached{i + 1}",
-            "kind": "queue",
-            "visits": 1 / servers,
-            "service_time": mw["server_us_mean_mean"] / 1e6,
-        }
-        for i in range(servers)
+# The rows of seed 001's Table 2, with the inputs and the utilisation.
+MMM_ROWS = {
+    "servers",
+    "arrival_rate",
+    "service_rate",
+    "utilization",
+    "mean_response_time",
+    "std_response_time",
+    "mean_waiting_time",
+    "std_waiting_time",
+    "mean_jobs_in_system",
+    "std_jobs_in_system",
+    "mean_jobs_in_queue",
+    "std_jobs_in_queue",
+}
+
+
+def mmm_by_servers(sm, ref: dict, numbers: dict) -> None:  # noqa: ANN001
+    """M/M/m per number of servers, replication family without replication, beside seed
+    001's Table 2 (its own experiment: R = 1, 5 % writes)."""
+    d = load(sm, "repl", "points", "windows", "queue", "pool_requests", "runs")
+    ok = ok_runs(d["runs"])
+    points, windows = d["points"], d["windows"]
+    seed = ref["models"]["mmm"]
+    mine = points[(points["level_replication"] == "none") & (points["side"] == "middleware")]
+    mine = mine.drop_duplicates("point")
+    ours: dict[int, tuple[dict, dict]] = {}
+    for _, p in mine.iterrows():
+        s, point = int(p["servers"]), p["point"]
+        w = windows[windows["point"] == point]
+        req = of_point(d["pool_requests"], point, ok)
+        try:
+            i = mmm2016.inputs(w, req, s, int(p[W]), int(p["middlewares"]))
+        except ValueError:
+            continue
+        model: dict = {"servers": i.servers, "arrival_rate": i.arrival_rate,
+                       "service_rate": i.service_rate}  # fmt: skip
+        with contextlib.suppress(queueing.UnstableQueueError):  # the table shows dashes
+            model.update(flat(mmm2016.solve(i)))
+        meas = mmm2016.measured(w, req, stable_queue(d["queue"], windows, point), i.arrival_rate)
+        meas.update(servers=i.servers, arrival_rate=i.arrival_rate)
+        ours[s] = (model, meas)
+    servers = sorted(set(ours) | {int(s) for s in seed["servers"]})
+    head = ["Metric"] + [rf"\multicolumn{{4}}{{c}}{{$S={s}$}}" for s in servers]
+    rules = " ".join(rf"\cmidrule(lr){{{2 + 4 * i}-{5 + 4 * i}}}" for i in range(len(servers)))
+    sub = [""] + ["model", "meas.", "seed", "s.\\ meas."] * len(servers)
+    rows = []
+    for key, label, scale, digits in ROWS:
+        if key not in MMM_ROWS:
+            continue
+        cells = [label]
+        for s in servers:
+            model, meas = ours.get(s, ({}, {}))
+            sd = seed["servers"].get(s, {})
+            seed_model = {**sd.get("predicted", {}), "servers": sd.get("m", math.nan),
+                          "arrival_rate": sd.get("arrival_rate", math.nan),
+                          "service_rate": sd.get("service_rate", math.nan)}  # fmt: skip
+            if sd:
+                rate = sd["arrival_rate"] / (sd["m"] * sd["service_rate"])
+                seed_model["utilization"] = rate
+            cells += [
+                fg.num(model.get(key, math.nan) * scale, digits),
+                fg.num(meas.get(key, math.nan) * scale, digits),
+                fg.num(seed_model.get(key, math.nan), digits),
+                fg.num(sd.get("actual", {}).get(key, math.nan), digits),
+            ]
+        rows.append(" & ".join(cells) + r" \\")
+    cfg = seed["config"]
+    lines = [
+        r"\begin{table}[htbp]",
+        r"\centering\small",
+        r"\caption{M/M/$m$ with one server per read and write thread ($m = S(T+1)$) per number "
+        r"of servers $S$, on the replication family without replication: our model and "
+        r"measurements beside seed 001's (" + seed["table"] + r"; its own experiment, "
+        rf"{cfg['clients']} clients, $T = {cfg['threads_per_pool']}$, "
+        rf"{cfg['writes_percent']}\,\% writes; its utilisation is computed here from its "
+        r"$\lambda$, $\mu$ and $m$). Waiting time: the parts' time in their queue; jobs in "
+        r"the system: $\lambda R$ (as the seed); jobs in the queue: the time-weighted length "
+        r"of all queues (the seed: $\lambda W$).}\label{tab:sixteen-mmm}",
+        r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%",
+        rf"\begin{{tabular}}{{l{'rrrr' * len(servers)}}}",
+        r"\toprule",
+        " & ".join(head) + r" \\",
+        rules,
+        " & ".join(sub) + r" \\",
+        r"\midrule",
+        *rows,
+        r"\bottomrule",
+        r"\end{tabular}}",
+        r"\end{table}",
+        "",
     ]
-    return mva.Network.from_mapping({"stations": stations}, "2016 network")
+    fg.write(sm.output.mmm_table, "\n".join(lines))
+    errors = [
+        (m["mean_response_time"] - meas["mean_response_time"]) / meas["mean_response_time"]
+        for m, meas in ours.values()
+        if "mean_response_time" in m and meas.get("mean_response_time", 0) > 0
+    ]
+    numbers.update(
+        SixteenMMmServerLevels=", ".join(str(s) for s in sorted(ours)) or fg.MISSING,
+        SixteenMMmMeanError=fg.pct(float(np.mean(errors)) if errors else math.nan),
+        SixteenSeedMMmError=fg.pct(
+            float(
+                np.mean(
+                    [
+                        (v["predicted"]["mean_response_time"] - v["actual"]["mean_response_time"])
+                        / v["actual"]["mean_response_time"]
+                        for v in seed["servers"].values()
+                    ]
+                )
+            )
+        ),
+    )
 
 
-def mva_models(sm, points, numbers):  # noqa: ANN001, ANN201
-    pts = points[points["type"] == "all"]
+def write_share(ratio: str) -> float:
+    sets, gets = (float(v) for v in str(ratio).split(":"))
+    return sets / (sets + gets)
+
+
+def design_of(row: pd.Series) -> mva2016.Design:
+    replication = row.get("middleware.replication")
+    servers = int(row["servers"])
+    r = servers if replication is None or pd.isna(replication) else int(replication)
+    return mva2016.Design(servers, int(row[W]), r, write_share(row["workload.ratio"]))
+
+
+def times_at(d: dict[str, pd.DataFrame], point: str, ok: set[str]) -> mva2016.ServiceTimes:
+    w = d["windows"]
+    return mva2016.service_times(
+        w[(w["point"] == point) & w["run"].isin(ok)],
+        of_point(d["pools"], point, ok),
+        of_point(d["pool_requests"], point, ok),
+    )
+
+
+def measured_busy(pool_table: pd.DataFrame, point: str, ok: set[str]) -> dict[str, float]:
+    load = pools.pool_load(of_point(pool_table, point, ok))
+    return {k: float(load.loc[load["pool"] == k, "busy_fraction"].mean()) for k in pools.KINDS}
+
+
+def mva_models(sm, numbers: dict) -> None:  # noqa: ANN001
+    d = load(sm, "max", "points", "windows", "pools", "pool_requests", "runs")
+    ok = ok_runs(d["runs"])
+    pts = d["points"][d["points"]["type"] == "all"]
     fig, axes = fg.figure(ncols=2)
     colours = fg.plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    rows, errs = [], []
-    for i, (w, level) in enumerate(pts.groupby(W, sort=True)):
-        net = network_for(level, int(w), int(level["servers"].iloc[0]))
+    rows, errs, bottlenecks = [], [], set()
+    for i, (t, level) in enumerate(pts.groupby(W, sort=True)):
         client = level[level["side"] == "client"].sort_values("clients_total")
+        low = client.iloc[0]
+        design = design_of(low)
+        times = times_at(d, low["point"], ok)
         n_max = int(client["clients_total"].max())
-        curve = mva.solve_all(net, n_max)
-        ns = np.arange(1, n_max + 1)
-        for ax, metric, scale, pred in (
-            (axes[0][0], "throughput_ops", 1, [r.throughput for r in curve]),
-            (axes[0][1], "response_us_mean", 1e-3, [r.response_time * 1e3 for r in curve]),
+        ns = sorted({int(n) for n in np.linspace(1, n_max, CURVE_POINTS)})
+        curve = [mva2016.predict(design, times, n) for n in ns]
+        for ax, pred in (
+            (axes[0][0], [c.throughput for c in curve]),
+            (axes[0][1], [c.response_time * 1e3 for c in curve]),
         ):
             ax.plot(
-                ns, pred, color=colours[i % len(colours)], lw=1, ls=":", label=f"W={int(w)}, MVA"
+                ns, pred, color=colours[i % len(colours)], lw=1, ls=":", label=f"T={int(t)}, MVA"
             )
-            fg.error_lines(
-                ax,
-                client.assign(W=f"{int(w)}"),
-                "clients_total",
-                metric,
-                series="W",
-                scale=scale,
-                label="W=",
-            )
+        for ax, metric, scale in (
+            (axes[0][0], "throughput_ops", 1),
+            (axes[0][1], "response_us_mean", 1e-3),
+        ):
+            fg.error_lines(ax, client.assign(T=f"{int(t)}"), "clients_total", metric,
+                           series="T", scale=scale, label="T=")  # fmt: skip
         for _, c in client.iterrows():
-            res = mva.solve(net, int(c["clients_total"]))
-            ex = (res.throughput - c["throughput_ops_mean"]) / c["throughput_ops_mean"]
-            er = (res.response_time * 1e6 - c["response_us_mean_mean"]) / c["response_us_mean_mean"]
+            p = mva2016.predict(design, times, int(c["clients_total"]))
+            busy = measured_busy(d["pools"], c["point"], ok)
+            ex = (p.throughput - c["throughput_ops_mean"]) / c["throughput_ops_mean"]
+            er = (p.response_time * 1e6 - c["response_us_mean_mean"]) / c["response_us_mean_mean"]
             errs.append(abs(ex))
+            bottlenecks.add(p.bottleneck)
             rows.append(
                 [
-                    fg.num(w),
+                    fg.num(t),
                     fg.num(c["clients_total"]),
                     fg.num(c["throughput_ops_mean"]),
-                    fg.num(res.throughput),
+                    fg.num(p.throughput),
                     fg.pct(ex),
                     fg.num(c["response_us_mean_mean"] / 1e3, 2),
-                    fg.num(res.response_time * 1e3, 2),
+                    fg.num(p.response_time * 1e3, 2),
                     fg.pct(er),
-                    fg.escape(res.bottleneck()),
+                    fg.pct(busy["read"], 0),
+                    fg.pct(p.read_busy, 0),
+                    fg.escape(p.bottleneck),
                 ]
             )
     for ax, label in zip(axes[0], ("throughput (ops/s)", "response time (ms)"), strict=True):
@@ -240,41 +401,143 @@ def mva_models(sm, points, numbers):  # noqa: ANN001, ANN201
     fg.write(
         sm.output.mva_table,
         fg.table(
-            [
-                "$W$",
-                "$N$",
-                "$X$",
-                "$X_\\mathrm{MVA}$",
-                "err.",
-                "$R$ (ms)",
-                "$R_\\mathrm{MVA}$",
-                "err.",
-                "Bottleneck",
-            ],
+            ["$T$", "$N$", "$X$", "$X_\\mathrm{MVA}$", "err.", "$R$ (ms)",
+             "$R_\\mathrm{MVA}$", "err.", "busy", "busy$_\\mathrm{MVA}$", "Bottleneck"],
             rows,
-            "rrrrrrrrl",
-            "MVA of the closed network (network and client delay, net-thread, worker pool "
-            "as a $W$-server station, one station per memcached server) against the "
-            "client-side measurements of the maximum-throughput family; service times from "
-            "the lightest load of each pool size.",
+            "rrrrrrrrrrl",
+            "MVA of the 2016 design (client delay, net-thread, per server a read pool of $T$ "
+            "threads, a write thread and memcached) against the client-side measurements of "
+            "the maximum-throughput family; service times from the lightest load of each "
+            "pool size. busy: the busiest read pool's busy fraction measured (dequeue to "
+            "reply) and predicted (the thread's own time and its wait at memcached); "
+            "bottleneck: the station kind with the highest utilisation in the model.",
             "tab:sixteen-mva",
         ),
-    )
+    )  # fmt: skip
     numbers.update(
         SixteenMVAMeanError=fg.pct(float(np.mean(errs)) if errs else math.nan),
         SixteenMVAMaxError=fg.pct(float(np.max(errs)) if errs else math.nan),
+        SixteenMVABottlenecks=fg.escape(", ".join(sorted(bottlenecks))) or fg.MISSING,
+    )
+
+
+SEED_MVA_ROWS = [  # key, label, digits
+    ("throughput", "Throughput (ops/s)", 0),
+    ("throughput_get", "Throughput, GETs (ops/s)", 0),
+    ("throughput_set", "Throughput, SETs (ops/s)", 0),
+    ("response", "Response time at the clients (ms)", 2),
+    ("response_get", "Response time, GETs (ms)", 2),
+    ("response_set", "Response time, SETs (ms)", 2),
+    ("read_response", "Read pool: queue and thread time per GET (ms)", 2),
+    ("write_response", "Write thread: queue and thread time per SET (ms)", 2),
+    ("util_read", "Read thread busy (holding included)", 2),
+    ("util_write", "Write thread busy", 2),
+]
+
+
+def mva_seed(sm, ref: dict, numbers: dict) -> None:  # noqa: ANN001
+    """The MVA at one point of the replication family beside seed 001's Table 3."""
+    seed = ref["models"]["mva"]
+    d = load(sm, "repl", "points", "windows", "pools", "pool_requests", "runs")
+    ok = ok_runs(d["runs"])
+    pts = d["points"]
+    client = pts[(pts["side"] == "client") & (pts["level_replication"] == "none")]
+    model: dict[str, float] = {}
+    meas: dict[str, float] = {}
+    chosen_s = None
+    if len(client):
+        target = seed["config"]["servers"]
+        row = client.loc[(client["servers"] - target).abs().sort_values(kind="stable").index[0]]
+        point, chosen_s = row["point"], int(row["servers"])
+        at = client[client["point"] == point].set_index("type")
+        design = design_of(at.loc["all"])
+        times = times_at(d, point, ok)
+        p = mva2016.predict(design, times, int(at.loc["all", "clients_total"]))
+        w = design.write_share
+        st = p.result.stations
+        model = {
+            "throughput": p.throughput,
+            "throughput_get": p.throughput * (1 - w),
+            "throughput_set": p.throughput * w,
+            "response": p.response_time * 1e3,
+            "response_get": (times.client + p.middleware_response_get) * 1e3,
+            "response_set": (times.client + p.middleware_response_set) * 1e3,
+            "read_response": st["read0"].response_time * 1e3 if "read0" in st else math.nan,
+            "write_response": st["write0"].response_time * 1e3 if "write0" in st else math.nan,
+            "util_read": p.read_busy,
+            "util_write": p.utilization["write"],
+        }
+        req = of_point(d["pool_requests"], point, ok)
+        queue = pools.part_times(req, "queue", by=("pool",))
+        q = {k: float(np.average(g["mean"], weights=g["count"])) for k, g in queue.groupby("pool")}
+        busy = measured_busy(d["pools"], point, ok)
+
+        def typed(kind: str, col: str) -> float:
+            return float(at.loc[kind, col]) if kind in at.index else math.nan
+
+        meas = {
+            "throughput": typed("all", "throughput_ops_mean"),
+            "throughput_get": typed("get", "throughput_ops_mean"),
+            "throughput_set": typed("set", "throughput_ops_mean"),
+            "response": typed("all", "response_us_mean_mean") / 1e3,
+            "response_get": typed("get", "response_us_mean_mean") / 1e3,
+            "response_set": typed("set", "response_us_mean_mean") / 1e3,
+            "read_response": (q.get("read", math.nan) / 1e6 + times.read) * 1e3,
+            "write_response": (q.get("write", math.nan) / 1e6 + times.write) * 1e3,
+            "util_read": busy["read"],
+            "util_write": busy["write"],
+        }
+    rows = [
+        [
+            label,
+            fg.num(model.get(key, math.nan), digits),
+            fg.num(meas.get(key, math.nan), digits),
+            fg.num(seed["predicted"].get(key, math.nan), digits),
+            fg.num(seed["actual"].get(key, math.nan), digits),
+        ]
+        for key, label, digits in SEED_MVA_ROWS
+    ]
+    cfg = seed["config"]
+    fg.write(
+        sm.output.mva_seed_table,
+        fg.table(
+            ["Metric", "MVA", "Measured", "Seed MVA", "Seed meas."],
+            rows,
+            "p{6.2cm}rrrr",
+            f"MVA of the 2016 design at the replication family's point with $S = "
+            f"{chosen_s if chosen_s is not None else fg.MISSING}$ servers and no replication, "
+            "service times measured at that point, beside seed 001's network "
+            f"({seed['table']}: $S = {cfg['servers']}$, $R = 1$, {cfg['writes_percent']}\\,\\% "
+            f"writes, {cfg['clients']} clients, a class each of GET and SET clients and no "
+            "memcached station). Pool times are per visit: the wait in the queue and the "
+            "thread's own time, without the wait for memcached.",
+            "tab:sixteen-mva-seed",
+        ),
+    )
+    numbers.update(
+        SixteenMVASeedServers=fg.num(chosen_s) if chosen_s is not None else fg.MISSING,
+        SixteenMVASeedError=fg.pct(
+            (model.get("throughput", math.nan) - meas.get("throughput", math.nan))
+            / meas.get("throughput", math.nan)
+            if meas.get("throughput")
+            else math.nan
+        ),
+        SixteenSeedMVAError=fg.pct(
+            (seed["predicted"]["throughput"] - seed["actual"]["throughput"])
+            / seed["actual"]["throughput"]
+        ),
     )
 
 
 def main(sm) -> None:  # noqa: ANN001
-    points = pd.read_parquet(sm.input.points)
-    windows = pd.read_parquet(sm.input.windows)
-    queue = pd.read_parquet(sm.input.queue)
-    hist = pd.read_parquet(sm.input.histograms)
+    ref = yaml.safe_load(Path(sm.input.reference).read_text())
     numbers: dict[str, str] = {}
-    open_models(sm, points, windows, queue, hist, numbers)
-    mva_models(sm, points, numbers)
+    open_models(sm, ref, numbers)
+    mmm_by_servers(sm, ref, numbers)
+    mva_models(sm, numbers)
+    mva_seed(sm, ref, numbers)
     Path(sm.output.numbers).write_text(json.dumps(numbers, indent=1))
 
 
-main(snakemake)  # type: ignore[name-defined]  # noqa: F821
+if __name__ == "__main__":
+    main(snakemake)  # type: ignore[name-defined]  # noqa: F821

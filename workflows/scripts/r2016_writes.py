@@ -1,6 +1,7 @@
 """Snakemake script: the 2016 write-ratio family. Throughput against the share of writes,
-and the table of throughput change relative to the base case (1 % writes), beside the
-original study's Table 4."""
+the table of throughput change relative to the base case (1 % writes), beside the
+original study's Table 4, and queue and server times of sets and gets in the layout of its
+Tables 5 and 6."""
 
 import json
 from pathlib import Path
@@ -10,6 +11,7 @@ import yaml
 
 from analysis.report import figures as fg
 from analysis.report.tables2016 import relative_change
+from analysis.report.times2016 import grid_table, ok_runs, point_times
 
 KEYS = ["servers", "level_replication", "level_writes"]
 
@@ -28,10 +30,97 @@ def figure(points: pd.DataFrame, path: str) -> None:
     fg.save(fig, path)
 
 
+REPLICATION = {"none": "no replication", "full": "full replication"}
+METRIC = {"queue": "time in the queue", "server": "time waiting for the servers"}
+
+
+def times_tables(
+    points: pd.DataFrame, runs: pd.DataFrame, pool_requests: pd.DataFrame, ref: dict
+) -> str:
+    """Queue and server time percentiles per type: blocks of metric × replication, rows of
+    servers, columns of write shares; sets beside the original's Tables 5 and 6."""
+    info = points.drop_duplicates("point")[
+        ["point", "servers", "level_replication", "level_writes"]
+    ]
+    ok = ok_runs(runs)
+    cells: dict = {}
+    for metric in METRIC:
+        t = point_times(pool_requests, ok, metric).merge(info, on="point")
+        for _, r in t.iterrows():
+            block = f"{metric}/{r['level_replication']}"
+            key = (r["type"], block, str(int(r["servers"])), str(r["level_writes"]))
+            cells[key] = {q: r[q] for q in ("p50", "p90")}
+    orig = ref["writes_queue_median_ms"]["set"]
+    servers = sorted(
+        {int(s) for s in points["servers"]} | {int(s) for v in orig.values() for s in v["values"]}
+    )
+    writes = sorted(
+        {str(w) for w in points["level_writes"]}
+        | {str(w) for v in orig.values() for by_s in v["values"].values() for w in by_s},
+        key=float,
+    )
+    replication = [r for r in REPLICATION if r in set(points["level_replication"]) | set(orig)]
+    out = []
+    for kind in ("set", "get"):
+        blocks = []
+        for metric, name in METRIC.items():
+            for r in replication:
+                table = (
+                    orig.get(r, {}).get("table") if metric == "queue" and kind == "set" else None
+                )
+                blocks.append(
+                    (
+                        f"{metric}/{r}",
+                        f"{name}, {REPLICATION[r]}" + (f" (orig.: {table})" if table else ""),
+                    )
+                )
+
+        def reference(key: tuple[str, str, str]) -> float | None:
+            block, s, w = key
+            metric, r = block.split("/")
+            if metric != "queue":
+                return None
+            return orig.get(r, {}).get("values", {}).get(int(s), {}).get(w)
+
+        out.append(
+            grid_table(
+                {k[1:]: v for k, v in cells.items() if k[0] == kind},
+                blocks,
+                [(str(s), str(s)) for s in servers],
+                [(w, f"{w}\\,\\% writes") for w in writes],
+                reference if kind == "set" else None,
+                "$S$",
+                "",
+                f"Effect of writes on {kind}s: time in the "
+                f"{'write' if kind == 'set' else 'read'} queue and time waiting for the servers "
+                "per part, median (p50) and 90th percentile (p90) in ms, measured at the "
+                "middleware (per run the count-weighted mean of its stable windows' "
+                "percentiles, then the mean over repetitions)"
+                + (
+                    "; orig.: the original's medians (Tables 5 and 6 of the 2016 study; it "
+                    "prints no other time tables)."
+                    if kind == "set"
+                    else "."
+                ),
+                f"tab:sixteen-writes-times-{kind}",
+            )
+        )
+    return "\n".join(out)
+
+
 def main(sm) -> None:  # noqa: ANN001
     reference = yaml.safe_load(Path(sm.input.reference).read_text())
     ref, design = reference["writes_change_percent"], reference["design"]["writes"]
     points = pd.read_parquet(sm.input.points)
+    fg.write(
+        sm.output.times,
+        times_tables(
+            points,
+            pd.read_parquet(sm.input.runs),
+            pd.read_parquet(sm.input.pool_requests),
+            reference,
+        ),
+    )
     points = points[points["type"] == "all"].copy()
     figure(points, sm.output.figure)
 
@@ -127,4 +216,5 @@ def main(sm) -> None:  # noqa: ANN001
     Path(sm.output.numbers).write_text(json.dumps(numbers, indent=1))
 
 
-main(snakemake)  # type: ignore[name-defined]  # noqa: F821
+if __name__ == "__main__":
+    main(snakemake)  # type: ignore[name-defined]  # noqa: F821

@@ -4,7 +4,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.latex import escape
-from mwlab.catalogue import Family, PlannedRun, family_settings, selected_levels
+from mwlab.catalogue import Family, PlannedRun, design_of, family_settings, selected_levels
 
 
 def _fmt(value: Any) -> str:
@@ -21,6 +21,17 @@ def _topology(spec: dict[str, Any]) -> str:
         f" $\\times$ {spec['threads']} thr."
     )
     return f"{spec['servers']} srv, {spec['middlewares']} mw, {clients}"
+
+
+def _threads(runs: list[PlannedRun]) -> str:
+    """The middleware's threads as its design counts them."""
+    workers = runs[0].spec["middleware"]["workers"]
+    designs = sorted({design_of(r.spec) for r in runs})
+    if designs == ["2016"]:
+        return f"design 2016: {workers} read threads and one write thread per server"
+    if designs == ["2018"]:
+        return f"{workers} workers"
+    return f"designs {' and '.join(designs)} with the same \\texttt{{-t}} {workers}"
 
 
 def family_rows(family: Family, runs: list[PlannedRun], profile: dict[str, Any]) -> list[str]:
@@ -40,7 +51,7 @@ def family_rows(family: Family, runs: list[PlannedRun], profile: dict[str, Any])
         rf"\quad Workload & {workload['data_size']}-byte values, keys 1..{workload['key_maximum']},"
         rf" driver {escape(spec['driver'])} \\",
         (
-            rf"\quad Middleware & {spec['middleware']['workers']} workers, replication "
+            rf"\quad Middleware & {_threads(runs)}, replication "
             rf"{_fmt(spec['middleware']['replication'])}, sharded "
             rf"{_fmt(spec['middleware']['sharded'])} \\"
             if spec["middlewares"]

@@ -1,0 +1,162 @@
+"""The 2016 grid on both middleware designs: throughput, response time and the busiest pool
+of each configuration, and sentences that say where each design's bottleneck sits."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import pandas as pd
+
+from analysis import pools
+from analysis.report import figures as fg
+
+# A pool whose threads are busy this share of the time or more is taken as saturated.
+SATURATED = 0.8
+CONFIG = ["servers", "level_replication", "level_writes"]
+DESIGNS = ("2016", "2018")
+
+
+def point_pools(pool_table: pd.DataFrame, ok: Iterable[str]) -> pd.DataFrame:
+    """Per point: the busiest pool (mean busy fraction over the point's ok runs) and the
+    highest busy fraction of each pool kind."""
+    load = pools.pool_load(pool_table[pool_table["run"].isin(set(ok))])
+    columns = ["point", "busiest", "busiest_fraction", *[f"busy_{k}" for k in pools.KINDS]]
+    if load.empty:
+        return pd.DataFrame(columns=columns)
+    per_pool = load.groupby(["point", "pool", "server"], as_index=False)["busy_fraction"].mean()
+    rows = []
+    for point, g in per_pool.groupby("point", sort=True):
+        top = g.loc[g["busy_fraction"].idxmax()]
+        kinds = g.groupby("pool")["busy_fraction"].max()
+        rows.append(
+            {
+                "point": point,
+                "busiest": pools.pool_name(top["pool"], top["server"]),
+                "busiest_fraction": float(top["busy_fraction"]),
+                **{f"busy_{k}": float(kinds.get(k, math.nan)) for k in pools.KINDS},
+            }
+        )
+    return pd.DataFrame(rows, columns=columns)
+
+
+def comparison(points: pd.DataFrame, pool_table: pd.DataFrame, ok: Iterable[str]) -> pd.DataFrame:
+    """One row per configuration (servers, replication, writes) and design: client
+    throughput and mean response time (µs), the busiest pool and the busy fractions."""
+    client = points[(points["side"] == "client") & (points["type"] == "all")]
+    keep = ["point", "level_design", *CONFIG, "throughput_ops_mean", "response_us_mean_mean"]
+    out = client[keep].merge(point_pools(pool_table, ok), on="point", how="left")
+    out["servers"] = out["servers"].astype(int)
+    out["level_design"] = out["level_design"].astype(str)
+    return out.sort_values(
+        ["servers", "level_replication", "level_writes", "level_design"],
+        key=lambda c: c.map(_order) if c.name in ("level_replication", "level_writes") else c,
+    ).reset_index(drop=True)
+
+
+def _order(v: object) -> float:
+    try:
+        return float(v)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return {"none": 0.0, "half": 1.0, "full": 2.0}.get(str(v), 9.0)
+
+
+def wide(cmp: pd.DataFrame) -> pd.DataFrame:
+    """Both designs of a configuration in one row: `<column>_<design>`."""
+    values = ["throughput_ops_mean", "response_us_mean_mean", "busiest", "busiest_fraction",
+              "busy_read", "busy_write", "busy_shared"]  # fmt: skip
+    if cmp.empty:
+        return pd.DataFrame(columns=CONFIG)
+    parts = []
+    for design in DESIGNS:
+        d = cmp[cmp["level_design"] == design].set_index(CONFIG)[values]
+        parts.append(d.add_suffix(f"_{design}"))
+    out = pd.concat(parts, axis=1).reset_index()
+    out["ratio"] = out["throughput_ops_mean_2016"] / out["throughput_ops_mean_2018"]
+    return out
+
+
+def _count(n: int, noun: str) -> str:
+    """`1 configuration`, `3 configurations`."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _config(row: pd.Series) -> str:
+    return f"$S={int(row['servers'])}$, {row['level_replication']}, {row['level_writes']}\\,\\%"
+
+
+def sentences(w: pd.DataFrame) -> dict[str, str]:
+    """The comparison as prose, from the numbers: throughput of one design against the
+    other, and where each design's bottleneck sits."""
+    out: dict[str, str] = {}
+    both = w.dropna(subset=["ratio"])
+    if both.empty:
+        none = "No configuration ran on both designs, so there is nothing to compare."
+        return {"Throughput": none, "BottleneckSixteen": "", "BottleneckEighteen": ""}
+    faster = int((both["ratio"] > 1).sum())
+    spread = (
+        f" on average (from {fg.pct(both['ratio'].min(), 0)} to {fg.pct(both['ratio'].max(), 0)})"
+        if len(both) > 1
+        else ""
+    )
+    out["Throughput"] = (
+        f"Over {_count(len(both), 'configuration')} run on both designs, the 2016 design "
+        f"reaches {fg.pct(both['ratio'].mean(), 0)} of the 2018 design's throughput{spread}; "
+        f"it is the faster one in {faster} of {len(both)}."
+    )
+    d16 = w.dropna(subset=["busiest_fraction_2016"])
+    if d16.empty:
+        out["BottleneckSixteen"] = "The 2016 design's runs wrote no pool statistics."
+    else:
+        write_top = d16["busiest_2016"].str.startswith("write")
+        top = d16.loc[d16["busiest_fraction_2016"].idxmax()]
+        text = (
+            f"In the 2016 design the busiest pool is a server's write thread in "
+            f"{int(write_top.sum())} of {_count(len(d16), 'configuration')} and a read pool "
+            f"in {int((~write_top).sum())}; the busiest of all is the pool "
+            f"\\emph{{{top['busiest_2016']}}} (pools are named by kind and server, from 0) "
+            f"at {_config(top)} writes, busy {fg.pct(top['busiest_fraction_2016'], 0)} of "
+            "the time."
+        )
+        saturated = d16[d16["busiest_fraction_2016"] >= SATURATED]
+        if len(saturated):
+            kinds = sorted({b.split()[0] for b in saturated["busiest_2016"]})
+            text += (
+                f" In {_count(len(saturated), 'configuration')} a pool is saturated (busy at least "
+                f"{fg.pct(SATURATED, 0)}): there the bottleneck is the "
+                + " and the ".join(
+                    "single write thread of a server" if k == "write" else "read pool"
+                    for k in kinds
+                )
+                + "."
+            )
+        else:
+            text += (
+                f" No pool is busy {fg.pct(SATURATED, 0)} of the time, so the bottleneck lies "
+                "outside the pools: in the net-thread, the servers or the clients."
+            )
+        out["BottleneckSixteen"] = text
+    d18 = w.dropna(subset=["busy_shared_2018"])
+    if d18.empty:
+        out["BottleneckEighteen"] = "The 2018 design's runs wrote no pool statistics."
+    else:
+        top = d18.loc[d18["busy_shared_2018"].idxmax()]
+        text = (
+            f"The 2018 design's shared pool is busy {fg.pct(d18['busy_shared_2018'].mean(), 0)} "
+            f"of the time on average, at most {fg.pct(top['busy_shared_2018'], 0)} "
+            f"({_config(top)} writes)"
+        )
+        saturated = int((d18["busy_shared_2018"] >= SATURATED).sum())
+        if saturated:
+            text += (
+                f"; it is saturated in {saturated} of {_count(len(d18), 'configuration')}, "
+                "where its "
+                "workers are the bottleneck."
+            )
+        else:
+            text += (
+                "; it is never saturated, so its bottleneck lies outside the pool: in the "
+                "net-thread, the servers or the clients."
+            )
+        out["BottleneckEighteen"] = text
+    return out

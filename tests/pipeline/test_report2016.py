@@ -1,0 +1,230 @@
+"""The 2016 section end to end on the smoke profile's points: run directories in the tools'
+formats (tests/pipeline/runs2016.py), the family tables, every r2016 script, and the section
+compiled with LaTeX. Each family has only the few points the smoke profile runs, so every
+table and figure must still render."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+import yaml
+from snakemake.io import Namedlist
+
+from analysis import pools
+from mwlab.catalogue import expand, family_settings, load_catalogue, load_profile
+
+from .runs2016 import write_run
+from .scripts import load_script
+
+pytestmark = pytest.mark.timeout(600)
+
+ROOT = Path(__file__).resolve().parents[2]
+REFERENCE = ROOT / "workflows" / "reference2016.yaml"
+FAMILIES = ("max_throughput_2016", "replication_2016", "writes_2016", "factorial_2016",
+            "designs_2016")  # fmt: skip
+TABLES = ("windows", "runs", "manifests", "points", "histograms", "queue", "pools",
+          "pool_requests", "middlewares")  # fmt: skip
+
+
+def sm(inputs: dict, outputs: dict) -> SimpleNamespace:
+    return SimpleNamespace(input=Namedlist(fromdict=inputs), output=Namedlist(fromdict=outputs))
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Every 2016 script run on the smoke profile's points; the paths of what they wrote."""
+    results = tmp_path_factory.mktemp("results")
+    profile = load_profile(
+        yaml.safe_load((ROOT / "workflows/profiles/smoke/study.yaml").read_text())
+    )
+    catalogue = load_catalogue()
+    plan = [r for r in expand(catalogue, profile) if r.family in FAMILIES]
+    family_data = load_script("family_data")
+    data = {}
+    for family in FAMILIES:
+        runs = [r for r in plan if r.family == family]
+        for r in runs:
+            write_run(results, r)
+        frames = family_data.build(
+            [r.path for r in runs],
+            results,
+            family_settings(catalogue[family], profile),
+            {r.path: r.levels for r in runs},
+        )
+        for name in TABLES:
+            path = results / "data" / family / f"{name}.parquet"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            frames[name].to_parquet(path, index=False)
+            data[f"{family}/{name}"] = path
+
+    def d(family: str, *tables: str, prefix: str = "") -> dict[str, Path]:
+        return {f"{prefix}{t}": data[f"{family}/{t}"] for t in tables}
+
+    paper = results / "paper"
+    out = {
+        name: paper / "2016" / name
+        for name in (
+            "max-throughput.pdf", "max-percentiles.pdf", "max-breakdown.pdf", "max-config.tex",
+            "max-grid.tex", "replication.pdf", "replication.tex", "replication-times.tex",
+            "writes.pdf", "writes.tex", "writes-times.tex", "open-models.tex", "mmm.tex",
+            "mva.tex", "mva.pdf", "mva-seed.tex", "designs.pdf", "designs.tex", "factorial.tex",
+            "factorial-diagnostics.pdf", "interactive-law.pdf", "interactive-law.tex",
+        )
+    }  # fmt: skip
+    names = ("max", "replication", "writes", "queueing", "designs", "factorial", "law")
+    numbers = {n: results / "numbers" / f"{n}.json" for n in names}
+    for path in [*out.values(), *numbers.values()]:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    ref = {"reference": REFERENCE}
+    steps = [
+        ("r2016_max_throughput",
+         {**d("max_throughput_2016", "points", "windows", "histograms", "runs", "pools",
+              "pool_requests"), **ref},
+         {"throughput": out["max-throughput.pdf"], "percentiles": out["max-percentiles.pdf"],
+          "breakdown": out["max-breakdown.pdf"], "table": out["max-config.tex"],
+          "grid": out["max-grid.tex"], "numbers": numbers["max"]}),
+        ("r2016_replication",
+         {**d("replication_2016", "points", "runs", "pool_requests"), **ref},
+         {"figure": out["replication.pdf"], "table": out["replication.tex"],
+          "times": out["replication-times.tex"], "numbers": numbers["replication"]}),
+        ("r2016_writes",
+         {**d("writes_2016", "points", "runs", "pool_requests"), **ref},
+         {"figure": out["writes.pdf"], "table": out["writes.tex"],
+          "times": out["writes-times.tex"], "numbers": numbers["writes"]}),
+        ("r2016_queueing",
+         {**d("max_throughput_2016", "points", "windows", "histograms", "queue", "pools",
+              "pool_requests", "runs", prefix="max_"),
+          **d("replication_2016", "points", "windows", "queue", "pools", "pool_requests",
+              "runs", prefix="repl_"), **ref},
+         {"open_table": out["open-models.tex"], "mmm_table": out["mmm.tex"],
+          "mva_table": out["mva.tex"], "mva_figure": out["mva.pdf"],
+          "mva_seed_table": out["mva-seed.tex"], "numbers": numbers["queueing"]}),
+        ("r2016_designs",
+         d("designs_2016", "points", "runs", "pools", "middlewares"),
+         {"figure": out["designs.pdf"], "table": out["designs.tex"],
+          "numbers": numbers["designs"]}),
+        ("r2016_factorial", d("factorial_2016", "runs"),
+         {"table": out["factorial.tex"], "diagnostics": out["factorial-diagnostics.pdf"],
+          "numbers": numbers["factorial"]}),
+        ("r2016_interactive", {"runs": [data[f"{f}/runs"] for f in FAMILIES]},
+         {"figure": out["interactive-law.pdf"], "table": out["interactive-law.tex"],
+          "numbers": numbers["law"]}),
+        ("r2016_numbers", {"numbers": list(numbers.values())},
+         {"tex": paper / "numbers2016.tex"}),
+    ]  # fmt: skip
+    for script, inputs, outputs in steps:
+        load_script(script).main(sm(inputs, outputs))
+    setup = load_script("setup_tables")
+    (paper / "catalogue-numbers.tex").write_text(
+        setup.catalogue_macros(catalogue, expand(catalogue, profile), profile)
+    )
+    return {
+        "results": results,
+        "paper": paper,
+        **out,
+        **{f"{k}.json": v for k, v in numbers.items()},
+    }
+
+
+def numbers(built: dict[str, Path], name: str) -> dict[str, str]:
+    return json.loads(built[f"{name}.json"].read_text())
+
+
+def test_every_output_is_written(built: dict[str, Path]) -> None:
+    for name, path in built.items():
+        assert path.exists(), name
+
+
+def test_replication_times_in_the_layout_of_tables_2_and_3(built: dict[str, Path]) -> None:
+    text = built["replication-times.tex"].read_text()
+    get = text[text.index("tab:sixteen-replication-times-get") :]
+    # The original's rows and columns show in full although smoke runs S = 3 only.
+    for s in (3, 5, 7):
+        assert f"$S={s}$" in get
+    assert "0.231" in get and "0.048" in get  # Table 3: S = 3 none, S = 5 full
+    # Our median queue time of GET parts at S = 3, full replication, from the raw table.
+    req = pd.read_parquet(built["results"] / "data/replication_2016/pool_requests.parquet")
+    g = req[(req["type"] == "get") & req["point"].str.contains("replication=full")]
+    p50 = (g["queue_us_p50"] * g["count"]).sum() / g["count"].sum() / 1e3
+    row = next(line for line in get.splitlines() if line.startswith("full"))
+    assert f"{p50:.3f}" in row
+
+
+def test_writes_times_carry_tables_5_and_6(built: dict[str, Path]) -> None:
+    text = built["writes-times.tex"].read_text()
+    sets = text[: text.index("tab:sixteen-writes-times-get")]
+    assert "orig.: Table 5" in sets and "orig.: Table 6" in sets
+    assert "0.028" in sets  # Table 6: 7 servers, 10 % writes
+    gets = text[text.index("tab:sixteen-writes-times-get") :]
+    assert "orig." not in gets.split(r"\midrule")[0]  # no original values for GETs
+
+
+def test_max_throughput_grid_and_breakdown(built: dict[str, Path]) -> None:
+    grid = built["max-grid.tex"].read_text()
+    for t in (8, 16, 24, 32):  # ours (T = 8) and the original's plateaus
+        assert f"$T={t}$" in grid
+    assert "13{,}872" in grid  # the original's plateau at 24 threads
+    assert "None" not in grid
+    config = built["max-config.tex"].read_text()
+    assert "Table 1" in config and "9.258" in config  # the original's queue p90
+    n = numbers(built, "max")
+    assert n["SixteenMaxQueueMedian"] not in ("--", "")
+    assert n["SixteenMaxWorkers"] == "8"
+
+
+def test_models_count_every_thread(built: dict[str, Path]) -> None:
+    n = numbers(built, "queueing")
+    # Smoke: five servers with eight read threads each, plus one write thread per server.
+    assert n["SixteenMMmServers"] == "45"
+    assert "M/M/45" in built["open-models.tex"].read_text()
+    mmm = built["mmm.tex"].read_text()
+    assert "346" in mmm and "17{,}242" in mmm  # the seed's μ and λ for S = 3
+    assert re.search(r"Servers \$m\$ & 75 & 75 & 99", mmm)  # S = 3, T = 24: 3·25
+    seed = built["mva-seed.tex"].read_text()
+    assert "20{,}445" in seed and "$S = 3$" in seed
+    assert n["SixteenMVASeedServers"] == "3"
+
+
+def test_design_comparison_names_the_busiest_pools(built: dict[str, Path]) -> None:
+    pool_table = pd.read_parquet(built["results"] / "data/designs_2016/pools.parquet")
+    load = pools.pool_load(pool_table)
+    sixteen = load[load["point"].str.contains("design=2016")]
+    top = sixteen.loc[sixteen["busy_fraction"].idxmax()]
+    name = pools.pool_name(top["pool"], top["server"])
+    table = built["designs.tex"].read_text()
+    assert f"& {name} & {100 * top['busy_fraction']:.0f}\\,\\%" in table
+    n = numbers(built, "designs")
+    assert f"\\emph{{{name}}}" in n["SixteenDesignsBottleneckSixteen"]
+    shared = load.loc[load["pool"] == "shared", "busy_fraction"].mean()
+    assert f"busy {100 * shared:.0f}\\,\\%" in n["SixteenDesignsBottleneckEighteen"]
+    assert n["SixteenDesignsReadThreads"] == "72" and n["SixteenDesignsWriteThreads"] == "3"
+
+
+def test_the_section_compiles(built: dict[str, Path], tmp_path: Path) -> None:
+    assert shutil.which("pdflatex"), "pdflatex is required (TeX Live)"
+    preamble = (ROOT / "paper" / "report.tex").read_text().split(r"\InputIfFileExists")[0]
+    doc = tmp_path / "section.tex"
+    doc.write_text(
+        preamble
+        + "\\input{catalogue-numbers}\n\\input{numbers2016}\n\\begin{document}\n"
+        + "\\input{sections/study2016}\n\\end{document}\n"
+    )
+    env = {"TEXINPUTS": f"{ROOT / 'paper'}:{built['paper']}:", "PATH": "/usr/bin:/bin"}
+    for _ in range(2):  # the second pass resolves the section's own references
+        proc = subprocess.run(
+            ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", doc.name],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stdout[-3000:]
+    log = (tmp_path / "section.log").read_text(errors="replace")
+    check = load_script("check_latex_log")
+    # Only the references to other sections of the report may be undefined here.
+    found = [p for p in check.problems(log) if "sec:setup" not in p and "There were" not in p]
+    assert found == []
