@@ -83,7 +83,8 @@ final class AsyncServerConnection {
       outEnd = 0;
       backoff.connected();
       return true;
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
+      // RuntimeException: a name that does not resolve (UnresolvedAddressException) and the like.
       closeChannel();
       lastFailure = "connect failed: " + describe(e);
       backoff.failed();
@@ -260,7 +261,7 @@ final class AsyncServerConnection {
     connecting = false;
   }
 
-  private static String describe(final IOException e) {
+  private static String describe(final Exception e) {
     return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
   }
 }

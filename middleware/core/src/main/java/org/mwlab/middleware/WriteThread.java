@@ -96,7 +96,17 @@ final class WriteThread implements Runnable {
         Part p;
         while ((p = queue.poll()) != null) {
           queued.decrementAndGet();
-          start(p);
+          try {
+            start(p);
+          } catch (RuntimeException e) {
+            // Never leave a client without an answer: its exchanges end with the connections.
+            System.err.println("middleware: write thread: " + e);
+            for (final AsyncServerConnection c : conns) {
+              if (c != null) {
+                c.fail("internal error: " + e);
+              }
+            }
+          }
         }
         final long now = System.nanoTime();
         for (final AsyncServerConnection c : conns) {

@@ -363,6 +363,21 @@ class ErrorPathTest {
     }
   }
 
+  /** A name that does not resolve fails every request on it, at once and again later. */
+  @BothDesigns
+  void aServerWhoseNameDoesNotResolveGetsServerErrors(final String design) throws Exception {
+    final String server = "unresolvable.invalid:11211";
+    try (Middleware m = startWith(dir, design, List.of(FAILOVER.split(" ")), server);
+        TextClient t = new TextClient(m.port())) {
+      for (int i = 0; i < 3; i++) {
+        final String s = t.set("k", "v");
+        assertTrue(s.startsWith("SERVER_ERROR set failed on " + server + " "), s);
+        final List<String> g = t.get("k");
+        assertTrue(g.get(0).startsWith("SERVER_ERROR get failed on " + server + " "), g.get(0));
+      }
+    }
+  }
+
   @BothDesigns
   void serverAnsweringNonsenseIsAnError(final String design) throws Exception {
     try (FakeServer liar = new FakeServer("BOGUS\r\n");
