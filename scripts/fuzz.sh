@@ -57,8 +57,9 @@ if [[ $mode == merge ]]; then
         -Dmdep.outputFile="$cp_file"
     fi
     before=$(find "$out" -type f | wc -l)
-    java -cp "middleware/$module/target/test-classes:middleware/$module/target/classes:$(cat "$cp_file")" \
-      com.code_intelligence.jazzer.Jazzer --target_class="$cls" --target_method="$method" \
+    classes=middleware/$module/target/test-classes:middleware/$module/target/classes
+    java -cp "$classes:$(cat "$cp_file")" com.code_intelligence.jazzer.Jazzer \
+      --target_class="$cls" --target_method="$method" \
       -merge=1 -max_len=1024 -use_value_profile=0 "$out" "$corpus" >"$logs/merge.log" 2>&1 || {
       tail -n 30 "$logs/merge.log" >&2
       exit 1
