@@ -39,12 +39,12 @@ A reply is judged on four counts:
   request's interval during which the soak or the machine was measured not running at all
   (`StallProbe`): on a shared 2-core machine that reaches a second at times, and no margin
   that stays below a timeout can cover it. (A stall is only known once the stalled probe runs
-  again, so slow replies are judged at the end of the soak.) The margin covers the rest: the watchdog's tick (at
-  most 10 ms per timeout), the JVM's pauses, and threads scheduled late but not stalled. 500 ms
-  by default: fifty times a typical hiccup, and still half a timeout below the next multiple,
-  so a request that waited out one deadline too many is caught. The soak keeps client
-  connections at most the middleware's workers, so no request waits in the middleware's queue
-  for a worker held by another connection's fault.
+  again, so slow replies are judged at the end of the soak.) The margin covers the rest: the
+  watchdog's tick (at most 10 ms per timeout), the JVM's pauses, and threads scheduled late but
+  not stalled. 500 ms by default: fifty times a typical hiccup, and still half a timeout below
+  the next multiple, so a request that waited out one deadline too many is caught. The soak
+  keeps client connections at most the middleware's workers, so no request waits in the
+  middleware's queue for a worker held by another connection's fault.
 """
 
 from __future__ import annotations
@@ -586,6 +586,13 @@ class StallProbe:
                 total += b - max(a, end)
                 end = b
         return total
+
+    def write_csv(self, path: Path, t0: float) -> None:
+        """Every stall: which probe saw it, from and to (seconds since t0)."""
+        with self._lock:
+            rows = [("soak", a, b) for a, b in self._own] + [("host", a, b) for a, b in self._host]
+        lines = ["probe,from_s,to_s"] + [f"{p},{a - t0:.3f},{b - t0:.3f}" for p, a, b in rows]
+        path.write_text("\n".join(lines) + "\n")
 
     def summary(self) -> dict[str, object]:
         """For each probe: how many stalls, the longest and their total, in seconds."""
