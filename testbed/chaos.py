@@ -568,6 +568,8 @@ def run_soak(cfg: SoakConfig, interrupt: Interrupt, console: Console) -> dict[st
             )
         monitor.stop()
         stalls.stop()
+        tally.judge_late(stalls)
+        stalls.write_csv(log_dir / "stalls.csv", t0)
         pressure_at_end = cpu_pressure_total_us()
         monitor.write_csv(log_dir / "resources.csv")
         with contextlib.suppress(OSError, ReplyTimeoutError, ReplyClosedError):

@@ -278,31 +278,29 @@ class Client(threading.Thread):
             self._drop()
 
     def _judge_time(self, op: Op, kind: str, text: str, ready: float, now: float) -> None:
+        """A reply slower than the bound without stalls is held for `Tally.judge_late`."""
         ctx = self.ctx
         took = now - ready
         ctx.tally.latency(took)
         if took <= ctx.bound(0):
             return
-        blind = ctx.stalls.blind(ready, now)
         # Reads fail over replica by replica, a timeout each: count the stopped ones they met.
         stopped = 0
         if op.kind != "set":
             involved = {s for k in op.keys for s in ctx.ring.replicas(k)}
             stopped = ctx.faults.stopped_between(involved, ready, now)
-        if took <= ctx.bound(stopped) + blind:
+        if took <= ctx.bound(stopped):
             ctx.tally.add(slow_justified=1)
             return
-        ctx.tally.violation(
-            "late",
+        ctx.tally.slow(
+            ready,
+            now,
+            ctx.bound(stopped),
             client=self.cid,
             op=op.kind,
             keys=[k.decode() for k in op.keys[:4]],
             replicas=[list(ctx.ring.replicas(k)) for k in op.keys[:4]],
-            ready_at=ctx.tally.rel(ready),
-            took_ms=round(took * 1000, 1),
-            bound_ms=round((ctx.bound(stopped) + blind) * 1000, 1),
             stopped_replicas=stopped,
-            soak_stalled_ms=round(blind * 1000, 1),
             reply=kind if kind != "server_error" else text,
             servers=ctx.faults.state(),
         )

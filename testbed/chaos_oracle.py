@@ -38,12 +38,13 @@ A reply is judged on four counts:
   `max(1, k) * timeout + margin + blind` (k = 0 for SETs). `blind` is the time within the
   request's interval during which the soak or the machine was measured not running at all
   (`StallProbe`): on a shared 2-core machine that reaches a second at times, and no margin
-  that stays below a timeout can cover it. The margin covers the rest: the watchdog's tick (at
-  most 10 ms per timeout), the JVM's pauses, and threads scheduled late but not stalled. 500 ms
-  by default: fifty times a typical hiccup, and still half a timeout below the next multiple,
-  so a request that waited out one deadline too many is caught. The soak keeps client
-  connections at most the middleware's workers, so no request waits in the middleware's queue
-  for a worker held by another connection's fault.
+  that stays below a timeout can cover it. (A stall is only known once the stalled probe runs
+  again, so slow replies are judged at the end of the soak.) The margin covers the rest: the
+  watchdog's tick (at most 10 ms per timeout), the JVM's pauses, and threads scheduled late but
+  not stalled. 500 ms by default: fifty times a typical hiccup, and still half a timeout below
+  the next multiple, so a request that waited out one deadline too many is caught. The soak
+  keeps client connections at most the middleware's workers, so no request waits in the
+  middleware's queue for a worker held by another connection's fault.
 """
 
 from __future__ import annotations
@@ -422,6 +423,7 @@ class Tally:
         self.counts = dict.fromkeys(COUNTERS, 0)
         self.max_latency_s = 0.0
         self.examples: list[dict[str, object]] = []
+        self._slow: list[tuple[float, float, float, dict[str, object]]] = []
         self._log = violations_log.open("a") if violations_log else None
 
     def add(self, **counts: int) -> None:
@@ -443,6 +445,31 @@ class Tally:
             if self._log:
                 self._log.write(json.dumps(record, default=str) + "\n")
                 self._log.flush()
+
+    def slow(self, ready: float, now: float, bound_s: float, **detail: object) -> None:
+        """A reply that took longer than `bound_s`: late unless the soak or the machine stalled
+        meanwhile. Judged by `judge_late` once every stall is known (a stall is only reported
+        when the stalled probe runs again, which may be after the client saw the reply)."""
+        with self._lock:
+            self._slow.append((ready, now, bound_s, detail))
+
+    def judge_late(self, stalls: StallProbe) -> None:
+        """Counts each slow reply as late, or as justified by the stalls within it."""
+        with self._lock:
+            slow, self._slow = self._slow, []
+        for ready, now, bound_s, detail in slow:
+            blind = stalls.blind(ready, now)
+            if now - ready <= bound_s + blind:
+                self.add(slow_justified=1)
+                continue
+            self.violation(
+                "late",
+                ready_at=self.rel(ready),
+                took_ms=round((now - ready) * 1000, 1),
+                bound_ms=round((bound_s + blind) * 1000, 1),
+                stalled_ms=round(blind * 1000, 1),
+                **detail,
+            )
 
     def rel(self, t: float) -> float:
         """Seconds since the load started, rounded for reports."""
@@ -559,6 +586,13 @@ class StallProbe:
                 total += b - max(a, end)
                 end = b
         return total
+
+    def write_csv(self, path: Path, t0: float) -> None:
+        """Every stall: which probe saw it, from and to (seconds since t0)."""
+        with self._lock:
+            rows = [("soak", a, b) for a, b in self._own] + [("host", a, b) for a, b in self._host]
+        lines = ["probe,from_s,to_s"] + [f"{p},{a - t0:.3f},{b - t0:.3f}" for p, a, b in rows]
+        path.write_text("\n".join(lines) + "\n")
 
     def summary(self) -> dict[str, object]:
         """For each probe: how many stalls, the longest and their total, in seconds."""

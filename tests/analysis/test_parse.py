@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,20 +17,16 @@ import pytest
 from analysis import parse
 from analysis.parse import ParseError
 from analysis.parse.middleware import COLUMNS
+from testbed.hosts import wait_for_memcached
 from tests.analysis.conftest import DATA
 
 ROOT = Path(__file__).resolve().parents[2]
 LOADGEN = ROOT / "build" / "loadgen.jar"
 
 
-def _wait_port(port: int, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise TimeoutError(f"memcached on {port} did not start")
+def _wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
+    """Ready means: our process runs, owns the listener and answers the memcached protocol."""
+    wait_for_memcached("127.0.0.1", port, timeout, proc)
 
 
 @pytest.fixture
@@ -44,7 +38,7 @@ def memcached(request) -> Iterator[int]:
         stderr=subprocess.DEVNULL,
     )
     try:
-        _wait_port(port)
+        _wait_port(port, proc)
         yield port
     finally:
         proc.terminate()

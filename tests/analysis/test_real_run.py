@@ -27,7 +27,7 @@ def test_middleware_and_client_sides_agree(tmp_path: Path) -> None:
     mc = subprocess.Popen(["memcached", "-u", "root", "-l", "127.0.0.1", "-p", "24030", "-U", "0"])
     mw = None
     try:
-        _wait_port(24030)
+        _wait_port(24030, mc)
         mw = subprocess.Popen(
             [
                 "java",
@@ -49,7 +49,7 @@ def test_middleware_and_client_sides_agree(tmp_path: Path) -> None:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        _wait_port(24031, timeout=30)
+        _wait_port(24031, mw, timeout=60)
         subprocess.run(
             [
                 "java",

@@ -10,13 +10,20 @@ from pathlib import Path
 import pytest
 
 from analysis import parse, pools
-from tests.analysis.test_parse import _wait_port
-from tests.analysis.test_real_run import _middleware_jar
+from testbed.hosts import wait_for_memcached
+
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.timeout(240)
 
 SERVERS = (24085, 24086)
 MIDDLEWARE = 24087
+
+
+def middleware_jar() -> Path:
+    jar = ROOT / "build" / "middleware.jar"
+    assert jar.exists(), "build/middleware.jar missing: run `make build`"
+    return jar
 
 
 def run_middleware(tmp_path: Path, design: str, threads: int) -> parse.MiddlewareStats:
@@ -29,16 +36,17 @@ def run_middleware(tmp_path: Path, design: str, threads: int) -> parse.Middlewar
     mw = None
     stats = tmp_path / f"stats-{design}"
     try:
-        for p in SERVERS:
-            _wait_port(p)
+        for p, proc in zip(SERVERS, servers, strict=True):
+            # Ready: our process owns the listener and answers the memcached protocol.
+            wait_for_memcached("127.0.0.1", p, 30.0, proc)
         mw = subprocess.Popen(
-            ["java", "-jar", str(_middleware_jar()), "-l", "127.0.0.1", "-p", str(MIDDLEWARE),
+            ["java", "-jar", str(middleware_jar()), "-l", "127.0.0.1", "-p", str(MIDDLEWARE),
              "-t", str(threads), "-s", "false", "--design", design, "--replication", "2",
              "-m", *[f"127.0.0.1:{p}" for p in SERVERS], "--stats-dir", str(stats)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )  # fmt: skip
-        _wait_port(MIDDLEWARE, timeout=30)
+        wait_for_memcached("127.0.0.1", MIDDLEWARE, 60.0, mw)
         cfg = tmp_path / "workload.cfg"
         cfg.write_text("key\n16 16 1\nvalue\n128 128 1\ncmd\n0 0.1\n1 0.9\n")
         subprocess.run(

@@ -302,6 +302,7 @@ def run_client(
     client.join(timeout=10)
     frontend.close()
     assert not client.is_alive()
+    tally.judge_late(ctx.stalls)
     assert tally.counts["client_errors"] == 0, tally.examples
     return tally
 
