@@ -104,14 +104,7 @@ final class Design2016 implements Dispatcher {
 
   @Override
   public String connect() {
-    String first = "";
-    for (final ReadThread r : readers) {
-      final String failed = r.connect();
-      if (first.isEmpty()) {
-        first = failed;
-      }
-    }
-    return first;
+    return QueueThread.connectAll(readers);
   }
 
   @Override

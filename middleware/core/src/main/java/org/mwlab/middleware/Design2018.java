@@ -42,14 +42,7 @@ final class Design2018 implements Dispatcher {
 
   @Override
   public String connect() {
-    String first = "";
-    for (final Worker w : workers) {
-      final String failed = w.connect();
-      if (first.isEmpty()) {
-        first = failed;
-      }
-    }
-    return first;
+    return QueueThread.connectAll(workers);
   }
 
   @Override

@@ -3,7 +3,6 @@ package org.mwlab.middleware;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.mwlab.middleware.stats.Recorder;
 
@@ -11,11 +10,10 @@ import org.mwlab.middleware.stats.Recorder;
  * Design 2016: one of a server's T read threads. It owns one blocking connection to its server
  * and serves one GET part at a time from the server's read queue.
  */
-final class ReadThread implements Runnable {
+final class ReadThread extends QueueThread<Part> {
   private final Design2016 design;
   private final ServerPool servers;
   private final int server;
-  private final BlockingQueue<Part> queue;
   private final AtomicInteger inFlight;
   private final Recorder stats;
   private final ServerConnection conn;
@@ -24,7 +22,6 @@ final class ReadThread implements Runnable {
   private final GetExchange exchange = new GetExchange();
   private final ByteSink reply = new ByteSink(64 * 1024);
   private final ByteSink scratch = new ByteSink(16 * 1024);
-  private volatile boolean running = true;
 
   ReadThread(
       final Design2016 design,
@@ -34,10 +31,10 @@ final class ReadThread implements Runnable {
       final BlockingQueue<Part> queue,
       final AtomicInteger inFlight,
       final Recorder stats) {
+    super(queue);
     this.design = design;
     this.servers = servers;
     this.server = server;
-    this.queue = queue;
     this.inFlight = inFlight;
     this.stats = stats;
     this.conn = servers.blockingConnection(server);
@@ -46,34 +43,18 @@ final class ReadThread implements Runnable {
   }
 
   /** Opens the connection; returns the failure, empty if connected. */
+  @Override
   String connect() {
     return conn.available(System.nanoTime()) ? "" : conn.address + " " + conn.lastFailure();
   }
 
-  void stop() {
-    running = false;
+  @Override
+  void close() {
+    conn.close();
   }
 
   @Override
-  public void run() {
-    try {
-      while (running || !queue.isEmpty()) {
-        final Part p;
-        try {
-          p = queue.poll(50, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-          return;
-        }
-        if (p != null) {
-          handle(p);
-        }
-      }
-    } finally {
-      conn.close();
-    }
-  }
-
-  private void handle(final Part p) {
+  void handle(final Part p) {
     p.dequeueNs = System.nanoTime();
     stats.dequeued(p.pool, inFlight.incrementAndGet(), p.dequeueNs);
     final Fanout f = p.fanout;

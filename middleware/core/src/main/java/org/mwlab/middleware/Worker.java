@@ -2,7 +2,6 @@ package org.mwlab.middleware;
 
 import java.util.Arrays;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.mwlab.middleware.ServerConnection.ServerException;
 import org.mwlab.middleware.stats.Recorder;
@@ -11,11 +10,10 @@ import org.mwlab.middleware.stats.Recorder;
  * A design-2018 worker: takes requests from the shared queue, forwards them over its own
  * connections to the servers, waits for every reply it needs and answers the client.
  */
-final class Worker implements Runnable {
+final class Worker extends QueueThread<Request> {
   /** The shared queue is pool 0 in the statistics. */
   static final int POOL = 0;
 
-  private final BlockingQueue<Request> queue;
   private final ReplicaSelector selector;
   private final MultiGetPlan plan;
   private final ServerPool servers;
@@ -25,7 +23,6 @@ final class Worker implements Runnable {
   private final boolean sharded;
   private final long timeoutNs;
   private final int traceSample;
-  private volatile boolean running = true;
 
   private final ByteSink reply = new ByteSink(64 * 1024);
   private final ByteSink values = new ByteSink(64 * 1024);
@@ -47,7 +44,7 @@ final class Worker implements Runnable {
       final ServerPool servers,
       final Recorder stats,
       final AtomicInteger inFlight) {
-    this.queue = queue;
+    super(queue);
     this.selector = selector;
     this.servers = servers;
     this.stats = stats;
@@ -66,6 +63,7 @@ final class Worker implements Runnable {
   }
 
   /** Opens the server connections; returns the failures, empty if all connected. */
+  @Override
   String connect() {
     final StringBuilder sb = new StringBuilder();
     for (final ServerConnection c : conns) {
@@ -77,31 +75,14 @@ final class Worker implements Runnable {
     return sb.toString();
   }
 
-  void stop() {
-    running = false;
-  }
-
   @Override
-  public void run() {
-    try {
-      while (running || !queue.isEmpty()) {
-        final Request r;
-        try {
-          r = queue.poll(50, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-          return;
-        }
-        if (r != null) {
-          handle(r);
-        }
-      }
-    } finally {
-      for (final ServerConnection c : conns) {
-        c.close();
-      }
+  void close() {
+    for (final ServerConnection c : conns) {
+      c.close();
     }
   }
 
+  @Override
   void handle(final Request r) {
     r.dequeueNs = System.nanoTime();
     stats.dequeued(POOL, inFlight.incrementAndGet(), r.dequeueNs);

@@ -7,10 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.BindException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -250,63 +246,12 @@ class Design2016Test {
   }
 
   /**
-   * A fake replica that answers nothing until it has received {@code batch} SETs on one
+   * A fake replica's handler that answers nothing until it has received {@code batch} SETs on one
    * connection, then all of them: a write thread that waited for each reply before sending the
-   * next SET would never get one.
+   * next SET would never get one. {@code mostUnanswered} is the most SETs it held at once.
    */
-  private static final class BatchingReplica implements AutoCloseable {
-    final ServerSocket socket;
-    final AtomicInteger mostUnanswered = new AtomicInteger();
-    private final List<Socket> accepted = new ArrayList<>();
-
-    BatchingReplica(final int batch) throws IOException {
-      socket = bind();
-      final Thread t =
-          new Thread(
-              () -> {
-                try {
-                  while (true) {
-                    final Socket s = socket.accept();
-                    synchronized (accepted) {
-                      accepted.add(s);
-                    }
-                    final Thread h = new Thread(() -> serve(s, batch));
-                    h.setDaemon(true);
-                    h.start();
-                  }
-                } catch (IOException e) {
-                  // closed
-                }
-              });
-      t.setDaemon(true);
-      t.start();
-    }
-
-    private static ServerSocket bind() throws IOException {
-      for (int attempt = 0; ; attempt++) {
-        try {
-          return new ServerSocket(Ports.next(), 50, InetAddress.getLoopbackAddress());
-        } catch (BindException e) {
-          if (attempt == 5) {
-            throw e;
-          }
-        }
-      }
-    }
-
-    private static String line(final InputStream in) throws IOException {
-      final StringBuilder sb = new StringBuilder();
-      int b;
-      while ((b = in.read()) != '\n') {
-        if (b < 0) {
-          return null;
-        }
-        sb.append((char) b);
-      }
-      return sb.toString().trim();
-    }
-
-    private void serve(final Socket s, final int batch) {
+  private static FakeServer.Handler batching(final int batch, final AtomicInteger mostUnanswered) {
+    return s -> {
       try (InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
         int unanswered = 0;
         String l;
@@ -324,31 +269,28 @@ class Design2016Test {
             unanswered = 0;
           }
         }
-      } catch (IOException e) {
-        // closed
       }
-    }
+    };
+  }
 
-    String address() {
-      return "127.0.0.1:" + socket.getLocalPort();
-    }
-
-    @Override
-    public void close() throws IOException {
-      socket.close();
-      synchronized (accepted) {
-        for (final Socket s : accepted) {
-          s.close();
-        }
+  private static String line(final InputStream in) throws IOException {
+    final StringBuilder sb = new StringBuilder();
+    int b;
+    while ((b = in.read()) != '\n') {
+      if (b < 0) {
+        return null;
       }
+      sb.append((char) b);
     }
+    return sb.toString().trim();
   }
 
   @Test
   void theWriteThreadKeepsManySetsInFlightOnOneConnection() throws Exception {
     final int batch = 5;
     final ExecutorService pool = Executors.newFixedThreadPool(batch);
-    try (BatchingReplica replica = new BatchingReplica(batch);
+    final AtomicInteger mostUnanswered = new AtomicInteger();
+    try (FakeServer replica = new FakeServer(batching(batch, mostUnanswered));
         Middleware m =
             Cluster.startMiddleware(
                     List.of(args("-t", "1", "--stats-dir", dir.toString(),
@@ -369,7 +311,7 @@ class Design2016Test {
       for (final Future<String> r : replies) {
         assertEquals("STORED", ErrorPathTest.await(r));
       }
-      assertEquals(batch, replica.mostUnanswered.get());
+      assertEquals(batch, mostUnanswered.get());
     } finally {
       pool.shutdownNow();
     }

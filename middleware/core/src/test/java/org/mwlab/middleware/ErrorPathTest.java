@@ -4,13 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.BindException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -263,50 +258,9 @@ class ErrorPathTest {
     }
   }
 
-  /** A fake server: accepts connections and answers every request with {@code reply}. */
-  private static final class FakeServer implements AutoCloseable {
-    final ServerSocket socket;
-    final List<Socket> accepted = new ArrayList<>();
-    final Thread thread;
-
-    FakeServer(final String reply) throws IOException {
-      socket = bind();
-      thread =
-          new Thread(
-              () -> {
-                try {
-                  while (true) {
-                    final Socket s = socket.accept();
-                    synchronized (accepted) {
-                      accepted.add(s);
-                    }
-                    if (reply != null) {
-                      final Thread t = new Thread(() -> answer(s, reply));
-                      t.setDaemon(true);
-                      t.start();
-                    }
-                  }
-                } catch (IOException e) {
-                  // closed
-                }
-              });
-      thread.setDaemon(true);
-      thread.start();
-    }
-
-    private static ServerSocket bind() throws IOException {
-      for (int attempt = 0; ; attempt++) {
-        try {
-          return new ServerSocket(Ports.next(), 50, InetAddress.getLoopbackAddress());
-        } catch (BindException e) {
-          if (attempt == 5) {
-            throw e; // taken after it was found free, again and again
-          }
-        }
-      }
-    }
-
-    private static void answer(final Socket s, final String reply) {
+  /** A fake server's handler: answers every request line with {@code reply}. */
+  private static FakeServer.Handler answering(final String reply) {
+    return s -> {
       try (InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
         int b;
         while ((b = in.read()) >= 0) {
@@ -314,24 +268,8 @@ class ErrorPathTest {
             out.write(reply.getBytes(StandardCharsets.US_ASCII));
           }
         }
-      } catch (IOException e) {
-        // closed
       }
-    }
-
-    String address() {
-      return "127.0.0.1:" + socket.getLocalPort();
-    }
-
-    @Override
-    public void close() throws IOException {
-      socket.close();
-      synchronized (accepted) {
-        for (final Socket s : accepted) {
-          s.close();
-        }
-      }
-    }
+    };
   }
 
   private static Middleware startWith(final Path dir, final String design,
@@ -346,7 +284,7 @@ class ErrorPathTest {
   void unresponsiveServerTimesOutAndReadsFailOver(final String design) throws Exception {
     // A test of the timeout: short enough to wait for, long enough for the healthy server.
     try (Memcached good = Memcached.start();
-        FakeServer silent = new FakeServer(null);
+        FakeServer silent = new FakeServer(s -> {});
         Middleware m = startWith(dir, design, List.of("--server-timeout-ms", "2000"),
             good.address().toString(), silent.address());
         TextClient t = new TextClient(m.port())) {
@@ -380,7 +318,7 @@ class ErrorPathTest {
 
   @BothDesigns
   void serverAnsweringNonsenseIsAnError(final String design) throws Exception {
-    try (FakeServer liar = new FakeServer("BOGUS\r\n");
+    try (FakeServer liar = new FakeServer(answering("BOGUS\r\n"));
         Middleware m = startWith(dir, design, List.of(FAILOVER.split(" ")), liar.address());
         TextClient t = new TextClient(m.port())) {
       final String s = t.set("k", "v");

@@ -3,11 +3,6 @@ package org.mwlab.middleware;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.net.BindException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,57 +19,6 @@ class ReconnectBackoffTest {
   @TempDir Path dir;
 
   /**
-   * A server that accepts every connection and closes it at once, noting when it accepted: each
-   * accept is one connection attempt of the middleware, and each one fails.
-   */
-  private static final class SlammingServer implements AutoCloseable {
-    final ServerSocket socket;
-    final LinkedBlockingQueue<Long> accepts = new LinkedBlockingQueue<>();
-    private final Thread thread;
-
-    SlammingServer() throws IOException {
-      socket = bind();
-      thread =
-          new Thread(
-              () -> {
-                try {
-                  while (true) {
-                    final Socket s = socket.accept();
-                    // Noted before the close, so before the middleware can see the failure.
-                    accepts.add(System.nanoTime());
-                    s.close();
-                  }
-                } catch (IOException e) {
-                  // closed
-                }
-              });
-      thread.setDaemon(true);
-      thread.start();
-    }
-
-    private static ServerSocket bind() throws IOException {
-      for (int attempt = 0; ; attempt++) {
-        try {
-          return new ServerSocket(Ports.next(), 50, InetAddress.getLoopbackAddress());
-        } catch (BindException e) {
-          if (attempt == 5) {
-            throw e;
-          }
-        }
-      }
-    }
-
-    String address() {
-      return "127.0.0.1:" + socket.getLocalPort();
-    }
-
-    @Override
-    public void close() throws IOException {
-      socket.close();
-    }
-  }
-
-  /**
    * With the server failing every connection, the gap between two attempts is at least the
    * backoff, which doubles per failure from the minimum up to the maximum and then stays there.
    * Requests arrive all the time, so an attempt is made as soon as the backoff allows. Design
@@ -86,7 +30,16 @@ class ReconnectBackoffTest {
     final int min = 40;
     final int max = 320;
     final ExecutorService pool = Executors.newSingleThreadExecutor();
-    try (SlammingServer server = new SlammingServer();
+    // Each accept is one connection attempt of the middleware, and each one fails: the server
+    // closes it at once, noting the time before the close, so before the middleware can see the
+    // failure.
+    final LinkedBlockingQueue<Long> accepts = new LinkedBlockingQueue<>();
+    try (FakeServer server =
+            new FakeServer(
+                s -> {
+                  accepts.add(System.nanoTime());
+                  s.close();
+                });
         Middleware m =
             Cluster.startMiddleware(
                     List.of("--design", design, "-t", "1", "--stats-dir", dir.toString(),
@@ -98,7 +51,7 @@ class ReconnectBackoffTest {
         TextClient t = new TextClient(m.port())) {
       // The worker (2018) or read thread (2016) connected at start; the first request finds
       // that connection closed.
-      assertTrue(server.accepts.poll(TextClient.HANG_GUARD_MS, TimeUnit.MILLISECONDS) != null);
+      assertTrue(accepts.poll(TextClient.HANG_GUARD_MS, TimeUnit.MILLISECONDS) != null);
       final boolean writes = design.equals("2016");
       final String failed = (writes ? "SERVER_ERROR set failed on " : "SERVER_ERROR get failed on ")
           + server.address();
@@ -106,7 +59,7 @@ class ReconnectBackoffTest {
         // The write thread connects on its first SET; that connection fails the same way.
         final String first = t.set("k", "v");
         assertTrue(first.startsWith(failed), first);
-        assertTrue(server.accepts.poll(TextClient.HANG_GUARD_MS, TimeUnit.MILLISECONDS) != null);
+        assertTrue(accepts.poll(TextClient.HANG_GUARD_MS, TimeUnit.MILLISECONDS) != null);
       }
       final int attempts = 9;
       final Future<List<Long>> seen =
@@ -114,7 +67,7 @@ class ReconnectBackoffTest {
               () -> {
                 final List<Long> times = new ArrayList<>();
                 while (times.size() < attempts) {
-                  final Long at = server.accepts.poll(60, TimeUnit.SECONDS);
+                  final Long at = accepts.poll(60, TimeUnit.SECONDS);
                   if (at == null) {
                     throw new IllegalStateException("only " + times.size() + " attempts");
                   }
