@@ -488,6 +488,7 @@ class Tally:
 # wake-up from a 10 ms sleep that came more than 50 ms late; it exits when its stdin closes.
 _HOST_PROBE = """
 import select, sys, time
+print("ready", flush=True)
 while True:
     due = time.monotonic() + 0.01
     if select.select([sys.stdin], [], [], 0.01)[0]:
@@ -537,6 +538,10 @@ class StallProbe:
             text=True,
             start_new_session=True,
         )
+        # Blind intervals only count from the probe's first wake-up: wait until it runs.
+        assert self._proc.stdout is not None
+        if self._proc.stdout.readline().strip() != "ready":
+            raise RuntimeError("the host stall probe did not start")
         self._threads.append(threading.Thread(target=self._read_host, daemon=True))
         for t in self._threads:
             t.start()
