@@ -94,6 +94,26 @@ class Caps(BaseModel):
     middleware: float = Field(800, gt=0)
 
 
+class Budgets(BaseModel):
+    """CPU budget of each emulated host per role, in cores of this machine; None: unbudgeted."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    server: float | None = Field(None, gt=0)
+    client: float | None = Field(None, gt=0)
+    middleware: float | None = Field(None, gt=0)
+
+
+class Delays(BaseModel):
+    """One-way delay added to every packet between two roles of emulated hosts, ms."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    client_middleware: float = Field(0.0, ge=0)
+    middleware_server: float = Field(0.0, ge=0)
+    client_server: float = Field(0.0, ge=0)
+
+
 class Point(BaseModel):
     """One experiment point (topology, workload, middleware configuration, length)."""
 
@@ -114,6 +134,11 @@ class Point(BaseModel):
     duration_s: float = Field(5.0, gt=0)
     repetition: int = Field(1, ge=1)
     caps_mbit: Caps = Field(default_factory=Caps)
+    # Scale model (emulated hosts): budgets, caps and delays are derived from the study's
+    # machines and `scale`; the testbed applies budgets and delays and records `scale`.
+    scale: float = Field(1.0, gt=0)
+    budgets_cores: Budgets = Field(default_factory=Budgets)
+    delays_ms: Delays = Field(default_factory=Delays)
     # Run protocol of the pipeline: the analysis trims these; the testbed only records them.
     warmup_s: float = Field(0.0, ge=0)
     cooldown_s: float = Field(0.0, ge=0)
