@@ -41,6 +41,7 @@ def build_manifest(
     processes: Sequence[dict[str, Any]] = (),
     warnings: Sequence[str] = (),
     signals: Sequence[dict[str, str]] = (),
+    stage_s: dict[str, float] | None = None,
 ) -> dict[str, Any]:
     """The manifest; `status` is `ok` exactly when there is no error."""
     return {
@@ -60,6 +61,8 @@ def build_manifest(
         "clients_total": clients_total,
         "warnings": list(warnings),
         "signals": list(signals),
+        # Wall time per stage, teardown included: where a run's time goes.
+        "stage_s": {k: round(v, 3) for k, v in (stage_s or {}).items()},
     }
 
 

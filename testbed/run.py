@@ -101,14 +101,25 @@ class Runner:
         self.run_id = f"{int(time.time())}-{secrets.token_hex(3)}"
         self._own_signals = signals is None
         self.signals = signals if signals is not None else SignalRecorder()
+        self.stage_s: dict[str, float] = {}
+        self._stage_since: tuple[str, float] | None = None
 
     # --- stages ---------------------------------------------------------------------------
 
     def _stage(self, name: str) -> None:
-        """Enters a stage: logged, and the run stops here if a signal has arrived."""
+        """Enters a stage: logged, timed, and the run stops here if a signal has arrived."""
+        self._time_stage(name)
         self.signals.stage = name
         self._log(f"stage {name}")
         self.signals.check()
+
+    def _time_stage(self, name: str | None) -> None:
+        """Closes the timing of the current stage and opens `name`'s (None: just closes)."""
+        t = time.monotonic()
+        if self._stage_since is not None:
+            prev, since = self._stage_since
+            self.stage_s[prev] = self.stage_s.get(prev, 0.0) + t - since
+        self._stage_since = (name, t) if name is not None else None
 
     def _hook(self, name: str) -> None:
         """The test hooks of a stage, once its processes have started."""
@@ -392,10 +403,12 @@ class Runner:
                 host.stop_all()
             except Exception as e:  # teardown must go on
                 problems.append(f"{host.name}: {e}")
+        self._time_stage("collect")
         try:
             self._collect(layout)
         except Exception as e:
             problems.append(f"collecting logs: {e}")
+        self._time_stage("teardown")
         for host in layout.all:
             if layout.kind == "ssh":
                 try:
@@ -477,7 +490,9 @@ class Runner:
 
     def _finish(self, started: str, t0: float, error: str | None) -> dict[str, Any]:
         """Teardown, then run.json; signals arriving meanwhile are recorded, not obeyed."""
+        self._time_stage("teardown")
         problems = self._teardown()
+        self._time_stage(None)
         first = self.signals.first
         if first is not None:
             # Also when the run had finished its stages: a signal during teardown fails it.
@@ -532,6 +547,7 @@ class Runner:
             warnings=self.warnings,
             # Copied: signals may still arrive while the manifest is written.
             signals=[r.as_json() for r in list(self.signals.received)],
+            stage_s=self.stage_s,
         )
 
 

@@ -57,6 +57,13 @@ def test_local_point_runs_and_every_server_gets_its_share(tmp_path, base_port, l
     assert manifest["clients_total"] == 8
     assert manifest["host_kind"] == "local" and manifest["driver"] == "builtin"
     assert all(p["exit_code"] == 0 for p in manifest["processes"])
+    # Every stage is timed, and together they account for the run's wall time.
+    stages = manifest["stage_s"]
+    assert {"servers", "populate", "clients", "stop", "collect", "teardown"} <= set(stages)
+    assert all(t >= 0 for t in stages.values())
+    assert stages["clients"] >= 0.9 * two_servers().duration_s
+    assert sum(stages.values()) <= manifest["duration_s"] + 0.01
+    assert sum(stages.values()) >= 0.9 * manifest["duration_s"]
     clients = [p for p in manifest["processes"] if p["role"] == "client"]
     # Instance i targets server i.
     assert [c["command"][c["command"].index("-p") + 1] for c in clients] == [
