@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from testbed.cpubudget import HostCgroup
+
 
 class HostError(RuntimeError):
     """A host could not do what was asked."""
@@ -185,10 +187,14 @@ class NamespaceHost(LocalHost):
     """A process host inside a network namespace of this machine (same file system)."""
 
     netns: str = ""
+    # The host's CPU budget and accounting, if it has one (see testbed.cpubudget).
+    cgroup: HostCgroup | None = None
 
     def _wrap(self, command: list[str]) -> list[str]:
         # `ip netns exec` execs the command, so the pid we hold is the command's own.
-        return ["ip", "netns", "exec", self.netns, *command]
+        inside = ["ip", "netns", "exec", self.netns, *command]
+        # Joined outside: `ip netns exec` mounts a fresh /sys, without the cgroup file system.
+        return self.cgroup.wrap(inside) if self.cgroup is not None else inside
 
 
 @dataclass

@@ -42,6 +42,7 @@ def build_manifest(
     warnings: Sequence[str] = (),
     signals: Sequence[dict[str, str]] = (),
     stage_s: dict[str, float] | None = None,
+    cpu: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The manifest; `status` is `ok` exactly when there is no error."""
     return {
@@ -63,6 +64,8 @@ def build_manifest(
         "signals": list(signals),
         # Wall time per stage, teardown included: where a run's time goes.
         "stage_s": {k: round(v, 3) for k, v in (stage_s or {}).items()},
+        # CPU budgets applied and CPU used per host and by the machine (testbed.cpuaccount).
+        "cpu": cpu,
     }
 
 

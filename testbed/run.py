@@ -17,9 +17,9 @@ import yaml
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-from testbed import drivers, emulation, linkcap
+from testbed import cpuaccount, cpubudget, drivers, emulation, linkcap
 from testbed.drivers import Target
-from testbed.hosts import Host, HostError, LocalHost, Proc, port_free
+from testbed.hosts import Host, HostError, LocalHost, NamespaceHost, Proc, SshHost, port_free
 from testbed.inventory import load_inventory
 from testbed.manifest import build_manifest, now, write_manifest
 from testbed.point import Point
@@ -52,6 +52,8 @@ class RunOptions:
     fail_at: str | None = None
     pause_at: tuple[str, ...] = ()
     client_timeout_s: float = 60.0
+    # Where the cgroup file systems are (None: $MWLAB_CGROUP_ROOT, else /sys/fs/cgroup).
+    cgroup_root: Path | None = None
 
     def __post_init__(self) -> None:
         for stage in (self.fail_at, *self.pause_at):
@@ -102,6 +104,11 @@ class Runner:
         self._own_signals = signals is None
         self.signals = signals if signals is not None else SignalRecorder()
         self.stage_s: dict[str, float] = {}
+        # CPU budgets (emulated hosts' cgroups) and the accounting marks of the run.
+        self.cgroups: cpubudget.RunCgroups | None = None
+        self.host_cgroups: list[cpubudget.HostCgroup] = []  # kept after teardown
+        self.cpu_accounting = "none"
+        self.cpu_marks: dict[str, cpuaccount.Mark] = {}
         self._stage_since: tuple[str, float] | None = None
 
     # --- stages ---------------------------------------------------------------------------
@@ -320,8 +327,10 @@ class Runner:
                 target = frontends[i % len(frontends)]
                 cmd = drivers.client_command(self.driver, p, target, jar, cfg)
                 procs.append(self._start(host, cmd, rel, "client", i))
+        self._mark("window_start")
         self._hook("clients")
         self._wait_clients(procs)
+        self._mark("window_end")
         bad = [q for q in procs if q.exit_code != 0]
         if bad:
             q = bad[0]
@@ -403,6 +412,7 @@ class Runner:
                 host.stop_all()
             except Exception as e:  # teardown must go on
                 problems.append(f"{host.name}: {e}")
+        self._mark("end")
         self._time_stage("collect")
         try:
             self._collect(layout)
@@ -420,6 +430,11 @@ class Runner:
                 problems += layout.emulation.teardown()
             except Exception as e:
                 problems.append(f"emulation: {e}")
+        if self.cgroups is not None:
+            try:
+                problems += self.cgroups.teardown()
+            except Exception as e:
+                problems.append(f"cgroups: {e}")
         return problems
 
     # --- the run --------------------------------------------------------------------------
@@ -428,6 +443,9 @@ class Runner:
         """Runs the point; returns the manifest (also written to run.json)."""
         if (self.out / "run.json").exists():
             raise RunError(f"{self.out} already holds a run (run.json); use another directory")
+        unfit = cpubudget.check_fits(self.point, cpuaccount.cores())
+        if unfit is not None:
+            raise RunError(unfit)
         scope = self.signals if self._own_signals else contextlib.nullcontext()
         with scope:
             started, t0 = now(), time.monotonic()
@@ -436,7 +454,13 @@ class Runner:
                 self._stages()
             except Interrupted:
                 pass  # _finish says why
-            except (RunError, HostError, emulation.EmulationError, OSError) as e:
+            except (
+                RunError,
+                HostError,
+                emulation.EmulationError,
+                cpubudget.CgroupError,
+                OSError,
+            ) as e:
                 error = str(e)
             except Exception as e:  # whatever it is, the run is torn down and recorded
                 self.console.print(traceback.format_exc(), markup=False, highlight=False)
@@ -470,6 +494,10 @@ class Runner:
                 self.opt.linkcap_cache,
                 self.signals.check,
             )
+        # After the link capacities: those are the links', not what a host's budget lets
+        # iperf3 send.
+        self._apply_budgets(layout)
+        self._mark("start")
         self._stage("servers")
         servers = self._start_servers(layout)
         self._stage("populate")
@@ -511,6 +539,10 @@ class Runner:
 
     def _manifest(self, started: str, elapsed: float, error: str | None) -> dict[str, Any]:
         layout = self.layout
+        cpu = self._cpu_section()
+        saturated = cpuaccount.saturation_warning(cpu)
+        if saturated is not None:
+            self.warnings.append(saturated)
         tools: dict[str, str | None] = {}
         for t in TOOLS:
             if t.name in _RUN_TOOLS:
@@ -548,7 +580,69 @@ class Runner:
             # Copied: signals may still arrive while the manifest is written.
             signals=[r.as_json() for r in list(self.signals.received)],
             stage_s=self.stage_s,
+            cpu=cpu,
         )
+
+    # --- CPU budgets and accounting -------------------------------------------------------
+
+    def _warn(self, warning: str) -> None:
+        self.console.print(f"[yellow]warning:[/yellow] {warning}")
+        self.warnings.append(warning)
+
+    def _apply_budgets(self, layout: Layout) -> None:
+        """Puts every emulated host in a cgroup of its own, with its role's budget."""
+        budgets = {r: cpubudget.budget_of(self.point, r) for r in cpubudget.ROLES}
+        if layout.emulation is None:
+            if any(b is not None for b in budgets.values()):
+                self._warn(
+                    f"CPU budgets apply to emulated hosts only; these {layout.kind} hosts run"
+                    " without them"
+                )
+            self.cpu_accounting = "ssh" if layout.kind == "ssh" else "machine"
+            return
+        found = cpubudget.detect(self.opt.cgroup_root or cpubudget.root_from_env())
+        if isinstance(found, str):
+            self._warn(
+                f"no CPU budgets nor per-host CPU accounting ({found}); the emulated hosts run"
+                " without them"
+            )
+            self.cpu_accounting = "machine"
+            return
+        self.cpu_accounting = found.name
+        self.cgroups = cpubudget.RunCgroups(found, layout.emulation.prefix)
+        for host in layout.all:
+            assert isinstance(host, NamespaceHost)
+            host.cgroup = self.cgroups.add(host.name, host.role, budgets[host.role])
+            self.host_cgroups.append(host.cgroup)
+
+    def _mark(self, name: str) -> None:
+        """Samples every CPU counter; a counter that cannot be read costs a warning, never
+        the run."""
+        layout = self.layout
+        if layout is None or self.cpu_accounting == "none":
+            return
+        try:
+            remote = {}
+            if layout.kind == "ssh" and name.startswith("window"):
+                for host in layout.all:
+                    assert isinstance(host, SshHost)
+                    remote[host.name] = cpuaccount.parse_proc_stat(
+                        host.run("cat /proc/stat", timeout=20).stdout
+                    )
+            cgroups = {cg.host: cg.sample() for cg in self.host_cgroups}
+            self.cpu_marks[name] = cpuaccount.Mark(
+                time.monotonic(), cpuaccount.machine_sample(), cgroups, remote
+            )
+        except Exception as e:  # accounting must not cost the run
+            self.warnings.append(f"CPU accounting at {name}: {e}")
+
+    def _cpu_section(self) -> dict[str, Any]:
+        layout = self.layout
+        remote = (
+            {h.name: h.role for h in layout.all} if layout is not None and layout.kind == "ssh"
+            else None
+        )  # fmt: skip
+        return cpuaccount.section(self.cpu_accounting, self.host_cgroups, self.cpu_marks, remote)
 
 
 _RUN_TOOLS = {"java", "memcached", "memcaslap", "memtier_benchmark", "iperf3", "ip", "tc"}

@@ -1,0 +1,404 @@
+"""CPU budgets of emulated hosts: one cgroup per host with a CFS quota and CPU accounting.
+
+Each emulated host of a run gets its own cgroup, `<root>/<controller>/mwlab/<run>/<host>`
+(cgroup v1, `cpu` and `cpuacct`, co-mounted or not) or `<root>/mwlab/<run>/<host>` (cgroup
+v2, `cpu.max`). Its processes join it before they exec, so their children inherit it. The
+quota is budget × period: a budget of 0.5 cores may use 0.5 × period of CPU time per period.
+The cgroups are removed at teardown, after their processes are gone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import shlex
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from testbed.point import Point
+
+ROOT_ENV = "MWLAB_CGROUP_ROOT"
+DEFAULT_ROOT = Path("/sys/fs/cgroup")
+PARENT = "mwlab"
+ROLES = ("server", "middleware", "client")
+# The CFS period. A throttled group waits for the next period, so throttling adds up to one
+# period of delay to a request, while short periods cost scheduler work. Measured on this
+# 2-core machine (scripts/bench_cpu_period.py, memcached at 0.5 core, testbed/README.md):
+PERIOD_US = 5000
+# The kernel refuses quotas below 1 ms and periods above 1 s: a small budget gets a longer
+# period so its quota stays at 1 ms (0.1 core: 10 ms).
+MIN_QUOTA_US = 1000
+MAX_PERIOD_US = 1_000_000
+# What the budgets of a run leave to the harness (this process, the kernel's network work,
+# the rest of the machine): at least 0.4 core, and a tenth of the machine on larger ones.
+RESERVE_CORES = 0.4
+RESERVE_SHARE = 0.10
+
+
+class CgroupError(RuntimeError):
+    """A cgroup could not be created, configured or read."""
+
+
+# --- planning ------------------------------------------------------------------------------
+
+
+def period_us(budget: float) -> int:
+    """The CFS period of a budget: PERIOD_US, longer where the quota would fall below 1 ms."""
+    if budget <= 0:
+        raise ValueError(f"a CPU budget must be positive, got {budget}")
+    period = max(PERIOD_US, math.ceil(MIN_QUOTA_US / budget))
+    if period > MAX_PERIOD_US:
+        smallest = MIN_QUOTA_US / MAX_PERIOD_US
+        raise ValueError(f"a CPU budget of {budget} cores is below the smallest, {smallest}")
+    return period
+
+
+def quota_us(budget: float) -> int:
+    """CPU time per period of a budget, microseconds."""
+    return max(MIN_QUOTA_US, round(budget * period_us(budget)))
+
+
+def reserve_cores(cores: float) -> float:
+    """The CPU the budgets of a run leave free on a machine of `cores` cores."""
+    return max(RESERVE_CORES, RESERVE_SHARE * cores)
+
+
+def budget_of(point: Point, role: str) -> float | None:
+    return getattr(point.budgets_cores, role)
+
+
+def host_budgets(point: Point) -> dict[str, float]:
+    """The budget of each budgeted emulated host of a point, by host name."""
+    counts = {"server": point.servers, "middleware": point.middlewares}
+    counts["client"] = point.client_machines
+    out = {}
+    for role, n in counts.items():
+        budget = budget_of(point, role)
+        if budget is not None:
+            out.update({f"{role}{i + 1}": budget for i in range(n)})
+    return out
+
+
+def check_fits(point: Point, cores: float) -> str | None:
+    """None if the point's budgets fit a machine of `cores` cores with the harness's reserve,
+    else why not. Budgets apply to emulated hosts only; other points always fit."""
+    if point.hosts != "emulated":
+        return None
+    for role in ("server", "middleware", "client"):
+        budget = budget_of(point, role)
+        if budget is not None:
+            try:
+                period_us(budget)
+            except ValueError as e:
+                return f"budgets_cores.{role}: {e}"
+    budgets = host_budgets(point)
+    total = sum(budgets.values())
+    room = cores - reserve_cores(cores)
+    if total <= room + 1e-9:
+        return None
+    per_role = ", ".join(
+        f"{role} {budget_of(point, role)} × {n}"
+        for role, n in (
+            ("server", point.servers),
+            ("middleware", point.middlewares),
+            ("client", point.client_machines),
+        )
+        if budget_of(point, role) is not None and n > 0
+    )
+    return (
+        f"CPU budgets do not fit this machine: {per_role} = {total:g} cores, but {cores:g} cores"
+        f" less {reserve_cores(cores):g} for the harness leave {room:g}"
+    )
+
+
+# --- the hierarchy -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Hierarchy:
+    """Where the cpu controller lives. v1: `cpu` and `cpuacct` directories (the same one when
+    co-mounted); v2: one unified directory for both."""
+
+    version: Literal[1, 2]
+    cpu: Path
+    cpuacct: Path
+
+    @property
+    def name(self) -> str:
+        return f"cgroup-v{self.version}"
+
+    def controllers(self) -> list[Path]:
+        """The hierarchy roots a host's cgroup is created in (one per distinct directory)."""
+        return [self.cpu] if self.cpu == self.cpuacct else [self.cpu, self.cpuacct]
+
+
+def root_from_env() -> Path:
+    return Path(os.environ.get(ROOT_ENV) or DEFAULT_ROOT)
+
+
+def _v2_with_cpu(path: Path) -> bool:
+    try:
+        return "cpu" in (path / "cgroup.controllers").read_text().split()
+    except OSError:
+        return False
+
+
+def detect(root: Path) -> Hierarchy | str:
+    """The cgroup hierarchy with a cpu controller under `root`, or why there is none usable.
+    v1 first: where `cpu` is bound to v1, a v2 hierarchy beside it cannot have it."""
+    if not root.is_dir():
+        return f"no cgroup file system at {root}"
+    found: Hierarchy | None = None
+    cpu = root / "cpu"
+    if (cpu / "cpu.cfs_quota_us").is_file():
+        acct = next(
+            (
+                d
+                for d in (root / "cpuacct", root / "cpu,cpuacct", cpu)
+                if (d / "cpuacct.usage").is_file()
+            ),
+            None,
+        )
+        if acct is None:
+            return f"cgroup v1 at {root} has cpu but no cpuacct controller"
+        found = Hierarchy(1, cpu.resolve(), acct.resolve())
+    else:
+        for v2 in (root, root / "unified"):
+            if _v2_with_cpu(v2):
+                found = Hierarchy(2, v2.resolve(), v2.resolve())
+                break
+    if found is None:
+        return f"no cgroup cpu controller under {root}"
+    for d in found.controllers():
+        if os.geteuid() != 0 or not os.access(d, os.W_OK):
+            return f"cgroups need root (cannot write {d})"
+    return found
+
+
+# --- one host's cgroup ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CgroupSample:
+    """Cumulative counters of a cgroup at one moment."""
+
+    cpu_s: float
+    nr_periods: int
+    nr_throttled: int
+    throttled_s: float
+
+
+def parse_cpu_stat(text: str) -> dict[str, int]:
+    """`key value` lines of cpu.stat (either version) as a mapping."""
+    out = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].lstrip("-").isdigit():
+            out[parts[0]] = int(parts[1])
+    return out
+
+
+def cpu_max(budget: float | None) -> str:
+    """cgroup v2's cpu.max for a budget: `quota period`, or `max period` for none."""
+    if budget is None:
+        return f"max {PERIOD_US}"
+    return f"{quota_us(budget)} {period_us(budget)}"
+
+
+def parse_cpu_max(text: str) -> tuple[int | None, int]:
+    """cpu.max as (quota or None for `max`, period), microseconds."""
+    parts = text.split()
+    if len(parts) != 2:
+        raise CgroupError(f"cpu.max must be 'QUOTA PERIOD', got {text!r}")
+    return (None if parts[0] == "max" else int(parts[0])), int(parts[1])
+
+
+def sample_from(version: int, usage: str | None, stat: str) -> CgroupSample:
+    """A sample from cpuacct.usage (v1, ns) and cpu.stat (v1 ns or v2 µs)."""
+    s = parse_cpu_stat(stat)
+    if version == 1:
+        if usage is None:
+            raise CgroupError("cgroup v1 needs cpuacct.usage")
+        return CgroupSample(
+            int(usage.strip()) / 1e9,
+            s.get("nr_periods", 0),
+            s.get("nr_throttled", 0),
+            s.get("throttled_time", 0) / 1e9,
+        )
+    return CgroupSample(
+        s.get("usage_usec", 0) / 1e6,
+        s.get("nr_periods", 0),
+        s.get("nr_throttled", 0),
+        s.get("throttled_usec", 0) / 1e6,
+    )
+
+
+@dataclass
+class HostCgroup:
+    """The cgroup of one emulated host."""
+
+    host: str
+    role: str
+    budget: float | None
+    hierarchy: Hierarchy
+    relative: Path  # mwlab/<run>/<host>
+
+    @property
+    def period_us(self) -> int | None:
+        return None if self.budget is None else period_us(self.budget)
+
+    @property
+    def quota_us(self) -> int | None:
+        return None if self.budget is None else quota_us(self.budget)
+
+    def dirs(self) -> list[Path]:
+        return [c / self.relative for c in self.hierarchy.controllers()]
+
+    def procs_files(self) -> list[Path]:
+        return [d / "cgroup.procs" for d in self.dirs()]
+
+    def wrap(self, command: list[str]) -> list[str]:
+        """`command` joining this cgroup before it execs (the pid stays the command's own; a
+        failure to join stops it with an error instead of running unbudgeted)."""
+        joins = " && ".join(f"echo $$ > {shlex.quote(str(p))}" for p in self.procs_files())
+        return ["sh", "-c", f'{joins} && exec "$@"', "mwlab-cgroup", *command]
+
+    def configure(self) -> None:
+        cpu = self.hierarchy.cpu / self.relative
+        if self.hierarchy.version == 1:
+            if self.budget is None:
+                _write(cpu / "cpu.cfs_quota_us", "-1")
+            else:
+                # Quota unlimited first: a new period must not meet an old, larger quota.
+                _write(cpu / "cpu.cfs_quota_us", "-1")
+                _write(cpu / "cpu.cfs_period_us", str(period_us(self.budget)))
+                _write(cpu / "cpu.cfs_quota_us", str(quota_us(self.budget)))
+        else:
+            _write(cpu / "cpu.max", cpu_max(self.budget))
+
+    def sample(self) -> CgroupSample:
+        cpu = self.hierarchy.cpu / self.relative
+        try:
+            stat = (cpu / "cpu.stat").read_text()
+            usage = None
+            if self.hierarchy.version == 1:
+                usage = (self.hierarchy.cpuacct / self.relative / "cpuacct.usage").read_text()
+        except OSError as e:
+            raise CgroupError(f"cannot read the cgroup of {self.host}: {e}") from e
+        return sample_from(self.hierarchy.version, usage, stat)
+
+    def pids(self) -> list[int]:
+        found: set[int] = set()
+        for p in self.procs_files():
+            with contextlib.suppress(OSError):
+                found.update(int(x) for x in p.read_text().split())
+        return sorted(found)
+
+
+def _write(path: Path, value: str) -> None:
+    try:
+        path.write_text(value)
+    except OSError as e:
+        raise CgroupError(f"cannot write {value!r} to {path}: {e}") from e
+
+
+def _enable_cpu(directory: Path) -> None:
+    """cgroup v2: lets the children of `directory` have the cpu controller."""
+    control = directory / "cgroup.subtree_control"
+    with contextlib.suppress(OSError):
+        if "cpu" in control.read_text().split():
+            return
+    _write(control, "+cpu")
+
+
+# --- the cgroups of a run ------------------------------------------------------------------
+
+
+@dataclass
+class RunCgroups:
+    """The cgroups of one run, `mwlab/<run>/<host>`. Always call `teardown`, even after
+    errors: it removes whatever was created."""
+
+    hierarchy: Hierarchy
+    run: str
+    hosts: list[HostCgroup] = field(default_factory=list)
+    _created: list[Path] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.run or "/" in self.run or self.run in (".", ".."):
+            raise CgroupError(f"bad run name for a cgroup: {self.run!r}")
+
+    def add(self, host: str, role: str, budget: float | None) -> HostCgroup:
+        """Creates and configures the cgroup of one host."""
+        if "/" in host or not host:
+            raise CgroupError(f"bad host name for a cgroup: {host!r}")
+        cg = HostCgroup(host, role, budget, self.hierarchy, Path(PARENT, self.run, host))
+        for controller in self.hierarchy.controllers():
+            self._mkdir(controller, Path(PARENT))
+            self._mkdir(controller, Path(PARENT, self.run))
+            self._mkdir(controller, cg.relative)
+        self.hosts.append(cg)
+        cg.configure()
+        return cg
+
+    def _mkdir(self, controller: Path, relative: Path) -> None:
+        path = controller / relative
+        if self.hierarchy.version == 2:
+            _enable_cpu(path.parent)
+        if path.is_dir():
+            return
+        try:
+            path.mkdir()
+        except FileExistsError:
+            return  # another run made the shared parent meanwhile
+        except OSError as e:
+            raise CgroupError(f"cannot create cgroup {path}: {e}") from e
+        # The shared parent is left to the teardown of whichever run finds it empty.
+        if relative != Path(PARENT):
+            self._created.append(path)
+
+    def teardown(self, grace_s: float = 5.0) -> list[str]:
+        """Kills what is left in the cgroups, removes them (children first) and the shared
+        parent if no other run uses it; returns problems."""
+        problems: list[str] = []
+        for cg in self.hosts:
+            for pid in cg.pids():
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+        for path in sorted(self._created, key=lambda p: len(p.parts), reverse=True):
+            problem = _rmdir(path, grace_s)
+            if problem:
+                problems.append(problem)
+        self._created.clear()
+        self.hosts.clear()
+        for controller in self.hierarchy.controllers():
+            with contextlib.suppress(OSError):
+                (controller / PARENT).rmdir()  # busy while another run has cgroups there
+        return problems
+
+
+def _rmdir(path: Path, grace_s: float) -> str | None:
+    """Removes a cgroup; a killed process leaves it a moment after SIGKILL, so busy is retried."""
+    deadline = time.monotonic() + grace_s
+    while True:
+        try:
+            path.rmdir()
+            return None
+        except FileNotFoundError:
+            return None
+        except OSError as e:
+            if time.monotonic() >= deadline:
+                return f"cannot remove cgroup {path}: {e}"
+        time.sleep(0.05)
+
+
+def leftovers(root: Path, run: str) -> list[Path]:
+    """Cgroups of run `run` still present under `root` (for checks after teardown)."""
+    found = detect(root)
+    if isinstance(found, str):
+        return []
+    return [c / PARENT / run for c in found.controllers() if (c / PARENT / run).exists()]
