@@ -78,7 +78,13 @@ FORCE:
 
 # --- build -------------------------------------------------------------------------------
 
-build: $(JARS)
+build: $(JARS) build/nfdelay
+
+# The link-delay process of emulated hosts (testbed/linkdelay.py), against libnetfilter_queue.
+build/nfdelay: testbed/delay/nfdelay.c
+	@echo "build: compiling nfdelay"
+	@mkdir -p build
+	@$(CC) -O2 -Wall -Wextra -std=c11 -o $@ $< $$(pkg-config --cflags --libs libnetfilter_queue)
 
 $(JARS) &: $(JAVA_SOURCES)
 	@echo "build: compiling the Java modules"

@@ -9,6 +9,7 @@ packages=(
   openjdk-17-jdk-headless maven
   memcached libmemcached-tools nutcracker
   iperf3 iproute2 openssh-server openssh-client procps
+  iptables gcc pkg-config libnetfilter-queue-dev
   python3 python3-venv
   latexmk texlive-latex-base texlive-latex-recommended texlive-latex-extra
   texlive-fonts-recommended texlive-science lmodern poppler-utils
