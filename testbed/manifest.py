@@ -43,6 +43,7 @@ def build_manifest(
     signals: Sequence[dict[str, str]] = (),
     stage_s: dict[str, float] | None = None,
     cpu: dict[str, Any] | None = None,
+    link_delay: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The manifest; `status` is `ok` exactly when there is no error."""
     return {
@@ -66,6 +67,8 @@ def build_manifest(
         "stage_s": {k: round(v, 3) for k, v in (stage_s or {}).items()},
         # CPU budgets applied and CPU used per host and by the machine (testbed.cpuaccount).
         "cpu": cpu,
+        # One-way delays between emulated roles as applied (testbed.linkdelay); None: none.
+        "link_delay": link_delay,
     }
 
 

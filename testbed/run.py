@@ -17,7 +17,7 @@ import yaml
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-from testbed import cpuaccount, cpubudget, drivers, emulation, linkcap
+from testbed import cpuaccount, cpubudget, drivers, emulation, linkcap, linkdelay
 from testbed.drivers import Target
 from testbed.hosts import Host, HostError, LocalHost, NamespaceHost, Proc, SshHost, port_free
 from testbed.inventory import load_inventory
@@ -31,7 +31,17 @@ REPO = Path(__file__).resolve().parent.parent
 TERMINATED_OK = {0, 143, -signal.SIGTERM}
 # Where a run can be failed or paused on purpose (`fail_at`, `pause_at`), in run order:
 # after the stage's processes have started, before the run waits for them.
-STAGES = ("layout", "linkcap", "servers", "populate", "middlewares", "clients", "stop", "teardown")
+STAGES = (
+    "layout",
+    "linkcap",
+    "linkdelay",
+    "servers",
+    "populate",
+    "middlewares",
+    "clients",
+    "stop",
+    "teardown",
+)
 # A paused run goes on by itself after this long (a guard against a test that never signals).
 PAUSE_LIMIT_S = 300.0
 
@@ -99,6 +109,7 @@ class Runner:
         self.driver = drivers.resolve_driver(point.driver)
         self.processes: list[Proc] = []
         self.link_capacity: dict[str, float] = {}
+        self.link_delay: linkdelay.LinkDelay | None = None
         self.warnings: list[str] = []
         self.run_id = f"{int(time.time())}-{secrets.token_hex(3)}"
         self._own_signals = signals is None
@@ -149,6 +160,7 @@ class Runner:
         deadline = time.monotonic() + timeout
         while True:
             self.signals.check()
+            self._check_link_delay()
             code = proc.wait(min(0.2, max(0.0, deadline - time.monotonic())))
             if code is not None or time.monotonic() >= deadline:
                 return code
@@ -356,6 +368,7 @@ class Runner:
             task = progress.add_task(f"{self.point.name}: clients", total=length)
             while any(q.poll() is None for q in procs):
                 self.signals.check()
+                self._check_link_delay()
                 if time.monotonic() > deadline:
                     raise RunError(
                         f"clients still running {self.opt.client_timeout_s:.0f} s after the"
@@ -387,6 +400,41 @@ class Runner:
                 (d / "stats.txt").write_text(host.memcached_stats(t.address, t.port))
             except (OSError, HostError) as e:
                 self.warnings.append(f"no memcached stats from {host.name}: {e}")
+
+    def _start_link_delay(self, layout: Layout) -> None:
+        delays = self.point.delays_ms
+        if not linkdelay.wanted(delays):
+            return
+        if layout.emulation is None:
+            self.warnings.append(f"delays_ms ignored: {layout.kind} hosts have no emulated links")
+            return
+        self.link_delay = linkdelay.LinkDelay(
+            list(layout.emulation.hosts), delays, self.opt.build_dir, self.out / "linkdelay"
+        )
+        try:
+            self.link_delay.start(self.signals.check)
+        except linkdelay.LinkDelayError as e:
+            raise RunError(str(e)) from e
+
+    def _check_link_delay(self) -> None:
+        """Fails the run once the delay process is gone (its queues then drop packets)."""
+        if self.link_delay is not None:
+            try:
+                self.link_delay.check()
+            except linkdelay.LinkDelayError as e:
+                raise RunError(str(e)) from e
+
+    def _stop_link_delay(self) -> None:
+        self._check_link_delay()
+        if self.link_delay is not None:
+            self.link_delay.stop()
+
+    def _link_delay_record(self) -> dict[str, Any] | None:
+        if not linkdelay.wanted(self.point.delays_ms):
+            return None
+        if self.link_delay is None:
+            return {"applied": False, "delays_ms": self.point.delays_ms.model_dump()}
+        return self.link_delay.record or self.link_delay.stop()
 
     def _collect(self, layout: Layout) -> None:
         for q in self.processes:
@@ -425,6 +473,11 @@ class Runner:
                     host.cleanup()
                 except Exception as e:
                     problems.append(f"{host.name}: {e}")
+        if self.link_delay is not None:
+            try:
+                self.link_delay.stop()
+            except Exception as e:
+                problems.append(f"link delay: {e}")
         if layout.emulation is not None:
             try:
                 problems += layout.emulation.teardown()
@@ -498,6 +551,9 @@ class Runner:
         # iperf3 send.
         self._apply_budgets(layout)
         self._mark("start")
+        self._stage("linkdelay")
+        self._start_link_delay(layout)
+        self._hook("linkdelay")
         self._stage("servers")
         servers = self._start_servers(layout)
         self._stage("populate")
@@ -515,6 +571,7 @@ class Runner:
         self._hook("stop")
         self._stop_middlewares(layout)
         self._server_stats(layout, servers)
+        self._stop_link_delay()
 
     def _finish(self, started: str, t0: float, error: str | None) -> dict[str, Any]:
         """Teardown, then run.json; signals arriving meanwhile are recorded, not obeyed."""
@@ -579,6 +636,7 @@ class Runner:
             warnings=self.warnings,
             # Copied: signals may still arrive while the manifest is written.
             signals=[r.as_json() for r in list(self.signals.received)],
+            link_delay=self._link_delay_record(),
             stage_s=self.stage_s,
             cpu=cpu,
         )
