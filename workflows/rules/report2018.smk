@@ -97,6 +97,7 @@ rule r2018_models:
         table_mva=f"{R2018}/models-mva.tex",
         table_util=f"{R2018}/models-util.tex",
         numbers=f"{R2018}/numbers-models.tex",
+        mva_data=f"{RESULTS}/data/models_2018/mva.parquet",
     log:
         f"{RESULTS}/logs/r2018/models.log",
     script:

@@ -152,6 +152,7 @@ bwin = middleware_windows(sm.input.base_windows)
 dpts = pd.read_parquet(sm.input.direct_points)
 dpts = dpts[(dpts["type"] == "all") & (dpts["level_setup"] == "one_server")]
 mva_rows, util_rows = [], []
+mva_data: list[dict] = []  # the same rows as numbers, for the findings
 mva_numbers: dict[str, str] = {}
 for setup in ("one_middleware", "two_middlewares"):
     for workload in ("read-only", "write-only"):
@@ -203,6 +204,16 @@ for (setup, workload), g in bpts.groupby(["level_setup", "level_workload"]):
     for _, c in client.iterrows():
         n = int(c["clients_total"])
         res = mva.solve(net_model, n)
+        mva_data.append(
+            {
+                "setup": setup,
+                "workload": workload,
+                "clients": n,
+                "x_model": res.throughput,
+                "x_measured": float(c["throughput_ops_mean"]),
+                "bottleneck": res.bottleneck(),
+            }
+        )
         mva_rows.append(
             [
                 setup.replace("_", " "),
@@ -271,4 +282,7 @@ rf.write(
     ),
 )
 numbers.append(rf.macro("ModelMvaCases", str(len(util_rows))))
+pd.DataFrame(
+    mva_data, columns=["setup", "workload", "clients", "x_model", "x_measured", "bottleneck"]
+).to_parquet(out.mva_data)
 rf.write(out.numbers, "".join(numbers))
