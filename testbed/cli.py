@@ -10,6 +10,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from testbed.delaycheck import delay_check_command
 from testbed.point import Point, apply_overrides, describe_error, load_point
 from testbed.run import STAGES, RunError, RunOptions, run_exit_code, run_point
 from testbed.signals import SignalRecorder
@@ -51,6 +52,9 @@ _POINT_FLAGS: dict[str, str] = {
     "window_ms": "middleware.window_ms",
     "duration": "duration_s",
     "repetition": "repetition",
+    "delay_client_middleware": "delays_ms.client_middleware",
+    "delay_middleware_server": "delays_ms.middleware_server",
+    "delay_client_server": "delays_ms.client_server",
     "cap_server": "caps_mbit.server",
     "cap_client": "caps_mbit.client",
     "cap_middleware": "caps_mbit.middleware",
@@ -168,6 +172,9 @@ def _print_tools(found: dict[str, Found], python: dict[str, Found], pins: dict[s
 @click.option("--window-ms", type=int, help="Middleware statistics window.")
 @click.option("--duration", type=float, help="Run length of the clients, seconds.")
 @click.option("--repetition", type=int, help="Repetition number (recorded).")
+@click.option("--delay-client-middleware", type=float, help="Emulated one-way delay, ms.")
+@click.option("--delay-middleware-server", type=float, help="Emulated one-way delay, ms.")
+@click.option("--delay-client-server", type=float, help="Emulated one-way delay, ms.")
 @click.option("--cap-server", type=float, help="Emulated egress cap of servers, Mbit/s.")
 @click.option("--cap-client", type=float, help="Emulated egress cap of clients, Mbit/s.")
 @click.option("--cap-middleware", type=float, help="Emulated egress cap of middlewares, Mbit/s.")
@@ -275,3 +282,4 @@ def register(group: click.Group) -> None:
     """Attach the testbed subcommands to the top-level group."""
     group.add_command(tools_command)
     group.add_command(run_command)
+    group.add_command(delay_check_command)
