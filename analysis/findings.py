@@ -62,6 +62,9 @@ def group_of(row: pd.Series) -> dict[str, str]:
 def family_loads(family: str, points: pd.DataFrame) -> list[dict[str, Any]]:
     """One row per group of the family (setup and workload where it has them): its highest
     load point with link and CPU utilisations and the bottleneck they name."""
+    client = points[(points["side"] == "client") & (points["type"] == "all")]
+    if client.empty:
+        return []
     groups = [c for c in GROUP_COLUMNS if c in points.columns]
     parts = points.groupby(groups, dropna=False) if groups else [((), points)]
     rows = []

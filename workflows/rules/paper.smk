@@ -1,7 +1,10 @@
 # Compiles the report from the paper/ sources and the profile's generated inputs.
 # Only the prose and the generated inputs are inputs: editing prose reruns only this rule.
 
-PAPER_GENERATED = [
+include: "findings.smk"
+
+
+PAPER_GENERATED = FINDINGS_GENERATED + [
     rules.environment_table.output.tex,
     rules.setup_tables.output.tex,
     rules.setup_tables.output.numbers,

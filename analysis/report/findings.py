@@ -1,0 +1,164 @@
+"""LaTeX of the findings: the per-family bottleneck table, the reproduced / not reproduced
+table and the macros the conclusions are written from."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from analysis import findings, linkload
+from analysis.latex import escape
+
+ROLE_SHORT = {"server": "S", "middleware": "MW", "client": "C"}
+NOT_MEASURED = "not measured"
+
+
+def _percentages(values: Mapping[str, float]) -> str:
+    if not values:
+        return NOT_MEASURED
+    return "/".join(f"{100 * values[r]:.0f}" if r in values else "--" for r in linkload.ROLES)
+
+
+def _group(group: Mapping[str, str]) -> str:
+    return escape(", ".join(v.replace("_", " ") for v in group.values())) or "--"
+
+
+def bottleneck_table(
+    loads: Sequence[Mapping[str, Any]], catalogue: Mapping[str, Any]
+) -> tuple[str, list[dict[str, Any]]]:
+    """The table and its rows with the study's bottleneck beside ours."""
+    rows, lines = [], []
+    for r in loads:
+        theirs = findings.study_bottleneck(catalogue, r["family"], r["group"])
+        rows.append({**r, "study": theirs["bottleneck"], "source": theirs["source"]})
+        lines.append(
+            rf"\texttt{{{escape(r['family'])}}} & {_group(r['group'])} & {r['clients']} & "
+            rf"{r['throughput']:,.0f} & {_percentages(r['cpu'])} & {_percentages(r['link'])} & "
+            rf"{escape(r['bottleneck'])} & {escape(theirs['bottleneck'])} & "
+            rf"{escape(theirs['source'])} \\"
+        )
+    table = "\n".join(
+        [
+            r"\begin{longtable}{@{}p{0.16\linewidth}p{0.12\linewidth}rrllp{0.1\linewidth}"
+            r"p{0.11\linewidth}p{0.13\linewidth}@{}}",
+            r"\caption{Each family at its highest load (most clients, then highest "
+            r"throughput): CPU use per role as a share of its budget and link use per role "
+            r"as a share of its cap (server/middleware/client, \%), the bottleneck they name "
+            r"and the one the study reported.}\label{tab:bottlenecks}\\",
+            r"\toprule",
+            r"Family & Group & N & X [ops/s] & CPU [\%] & Link [\%] & Ours & Study & "
+            r"Source \\",
+            r"\midrule\endfirsthead",
+            r"\toprule",
+            r"Family & Group & N & X [ops/s] & CPU [\%] & Link [\%] & Ours & Study & "
+            r"Source \\",
+            r"\midrule\endhead",
+            *lines,
+            r"\bottomrule",
+            r"\end{longtable}",
+            "",
+        ]
+    )
+    return table, rows
+
+
+def _verdict(o: findings.Outcome) -> str:
+    if o.reproduced:
+        return r"\textbf{reproduced}"
+    return r"\textbf{not reproduced}: " + escape(o.reason)
+
+
+def findings_table(outcomes: Sequence[findings.Outcome], level: float) -> str:
+    lines = [
+        rf"{escape(o.claim)} {{\footnotesize({escape(o.source)})}} & {escape(o.study)} & "
+        rf"{escape(o.ours)} & {_verdict(o)} \\"
+        for o in outcomes
+    ]
+    return "\n".join(
+        [
+            r"\begin{longtable}{@{}p{0.27\linewidth}p{0.17\linewidth}p{0.2\linewidth}"
+            r"p{0.3\linewidth}@{}}",
+            r"\caption{The studies' findings beside ours. A finding is reproduced by the rule "
+            r"of its row (Section~\ref{sec:findings}); effects are tested at the "
+            rf"{100 * level:.0f}\,\% level; $p$ is the test's two-sided $p$-value.}}"
+            r"\label{tab:findings}\\",
+            r"\toprule",
+            r"Claim (source) & Study & Ours & Verdict \\",
+            r"\midrule\endfirsthead",
+            r"\toprule",
+            r"Claim (source) & Study & Ours & Verdict \\",
+            r"\midrule\endhead",
+            *lines,
+            r"\bottomrule",
+            r"\end{longtable}",
+            "",
+        ]
+    )
+
+
+def rules_table(catalogue: Mapping[str, Any]) -> str:
+    """Which rule decides each finding, in words."""
+    words = {
+        "effect": lambda r: f"the effect is a {r['direction']} and significant",
+        "within": lambda r: f"within {r['tolerance']:g} of the study's value",
+        "sign": lambda r: f"same sign as the study's, magnitude above {r['tolerance']:g}",
+        "same": lambda r: "the same label as the study's",
+        "share": lambda r: f"a share above {r['tolerance']:g}",
+    }
+    lines = [
+        rf"{escape(f['claim'])} & {escape(words[f['rule']['kind']](f['rule']))} \\"
+        for f in catalogue["findings"]
+    ]
+    return "\n".join(
+        [
+            r"\begin{tabular}{@{}p{0.5\linewidth}p{0.45\linewidth}@{}}",
+            r"\toprule",
+            r"Finding & Reproduced when \\",
+            r"\midrule",
+            *lines,
+            r"\bottomrule",
+            r"\end{tabular}",
+            "",
+        ]
+    )
+
+
+def _macro(name: str, value: object) -> str:
+    return rf"\newcommand{{\{name}}}{{{value}}}" + "\n"
+
+
+def _count_phrase(counter: Counter[str]) -> str:
+    parts = [f"{escape(k)} in {n}" for k, n in counter.most_common()]
+    return ", ".join(parts) if parts else "none"
+
+
+def numbers(outcomes: Sequence[findings.Outcome], rows: Sequence[Mapping[str, Any]]) -> str:
+    ok = [o for o in outcomes if o.reproduced]
+    bad = [o for o in outcomes if not o.reproduced]
+    ours = Counter(r["bottleneck"] for r in rows)
+    studied = [r for r in rows if r["study"] != "not in the study"]
+    agree = [r for r in studied if r["bottleneck"] == r["study"]]
+    cpu_measured = sum(1 for r in rows if r["cpu"])
+    return "".join(
+        [
+            _macro("FindingsTotal", len(outcomes)),
+            _macro("FindingsReproduced", len(ok)),
+            _macro("FindingsNotReproduced", len(bad)),
+            _macro("FindingsReproducedList", "; ".join(escape(o.claim) for o in ok) or "none"),
+            _macro("FindingsNotReproducedList", "; ".join(escape(o.claim) for o in bad) or "none"),
+            _macro("BottleneckGroups", len(rows)),
+            _macro("BottleneckStudied", len(studied)),
+            _macro("BottleneckAgree", len(agree)),
+            _macro("BottleneckCpuMeasured", cpu_measured),
+            _macro("BottleneckOurs", _count_phrase(ours)),
+            _macro(
+                "BottleneckAgreeList",
+                "; ".join(
+                    escape(f"{r['family']} ({', '.join(r['group'].values()) or 'all'})")
+                    for r in agree
+                )
+                or "none",
+            ),
+        ]
+    )

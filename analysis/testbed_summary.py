@@ -1,0 +1,180 @@
+"""The testbed the runs used, for the report's "Testbed and deviations" section: the machine
+(cores, kernel), the kind of hosts, link caps and measured capacities, CPU budgets, the scale
+factor and the link delays, from the runs' manifests; and the measured accuracy of the delay
+stage when a delay check was recorded.
+
+`python -m analysis.testbed_summary host` prints this machine's description as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from analysis.latex import escape
+
+ROLES = ("server", "middleware", "client")
+PAIRS = ("client_middleware", "middleware_server", "client_server")
+
+
+def host() -> dict[str, Any]:
+    """This machine: logical cores, kernel, CPU model and memory."""
+    model = ""
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    memory_kb = 0
+    meminfo = Path("/proc/meminfo")
+    if meminfo.exists():
+        for line in meminfo.read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                memory_kb = int(line.split()[1])
+    return {
+        "cores": os.cpu_count() or 0,
+        "cores_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0,
+        "kernel": platform.release(),
+        "system": platform.system(),
+        "machine": platform.machine(),
+        "cpu_model": model,
+        "memory_gib": round(memory_kb / 2**20, 1),
+    }
+
+
+def _get(doc: Mapping[str, Any], *path: str) -> Any:
+    for key in path:
+        if not isinstance(doc, Mapping):
+            return None
+        doc = doc.get(key)  # type: ignore[assignment]
+    return doc
+
+
+def runs_table(manifests: Iterable[Path]) -> pd.DataFrame:
+    """One row per run: host kind, scale, budgets, delays, caps, measured capacities and
+    whether CPU was accounted."""
+    rows = []
+    for path in manifests:
+        doc = json.loads(Path(path).read_text())
+        point = doc.get("point") or {}
+        row: dict[str, Any] = {
+            "run": point.get("name", str(path)),
+            "host_kind": doc.get("host_kind"),
+            "scale": point.get("scale", 1.0),
+            "cpu_accounted": bool(doc.get("cpu")),
+        }
+        for role in ROLES:
+            row[f"budget_{role}"] = _get(point, "budgets_cores", role)
+            row[f"cap_{role}"] = _get(point, "caps_mbit", role)
+            row[f"capacity_{role}"] = _get(doc, "link_capacity_mbit", role)
+        for pair in PAIRS:
+            row[f"delay_{pair}"] = _get(point, "delays_ms", pair) or 0.0
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _values(series: pd.Series, digits: int = 2, none: str = "none") -> str:
+    values = sorted({round(float(v), digits) for v in series.dropna()})
+    if not values:
+        return none
+    return ", ".join(f"{v:g}" for v in values)
+
+
+def delay_accuracy(check: Mapping[str, Any] | None) -> str:
+    """One sentence on the delay check: configured against measured one-way delays."""
+    if not check:
+        return "No delay check was recorded for this profile."
+    pairs = check.get("pairs") if isinstance(check, Mapping) else None
+    if not isinstance(pairs, list) or not pairs:
+        return "A delay check was recorded, but it lists no pairs."
+    parts = []
+    for p in pairs:
+        want = p.get("configured_ms", p.get("target_ms"))
+        got = p.get("measured_ms", p.get("mean_ms"))
+        if want is None or got is None:
+            continue
+        parts.append(
+            f"{escape(str(p.get('pair', '?')).replace('_', '--'))}: {float(want):g} ms set, "
+            f"{float(got):.3g} ms measured"
+        )
+    if not parts:
+        return "A delay check was recorded, but without configured and measured delays."
+    return "The delay check measured " + "; ".join(parts) + "."
+
+
+def _macro(name: str, value: object) -> str:
+    return rf"\newcommand{{\{name}}}{{{value}}}" + "\n"
+
+
+def _camel(text: str) -> str:
+    return "".join(w[:1].upper() + w[1:] for w in text.split("_"))
+
+
+def numbers(runs: pd.DataFrame, machine: Mapping[str, Any], check: Mapping | None) -> str:
+    """The section's macros."""
+    if runs.empty:
+        raise ValueError("no runs to describe")
+    out = [
+        _macro("TestbedCores", machine.get("cores", "?")),
+        _macro("TestbedKernel", escape(str(machine.get("kernel", "?")))),
+        _macro("TestbedCpuModel", escape(str(machine.get("cpu_model") or "unknown"))),
+        _macro("TestbedMemoryGiB", machine.get("memory_gib", "?")),
+        _macro("TestbedHostKinds", escape(", ".join(sorted(runs["host_kind"].dropna().unique())))),
+        _macro("TestbedRuns", len(runs)),
+        _macro("TestbedScale", _values(runs["scale"], 3)),
+        _macro(
+            "TestbedRunsBudgeted",
+            int(runs[[f"budget_{r}" for r in ROLES]].notna().any(axis=1).sum()),
+        ),
+        _macro("TestbedRunsCpuAccounted", int(runs["cpu_accounted"].sum())),
+        _macro("TestbedDelayCheck", delay_accuracy(check)),
+    ]
+    delayed = (runs[[f"delay_{p}" for p in PAIRS]].astype(float) > 0).any(axis=1)
+    out.append(_macro("TestbedRunsDelayed", int(delayed.sum())))
+    for role in ROLES:
+        name = _camel(role)
+        out.append(_macro(f"TestbedCap{name}", _values(runs[f"cap_{role}"], 0)))
+        out.append(_macro(f"TestbedBudget{name}", _values(runs[f"budget_{role}"], 2, "none")))
+        cap = pd.to_numeric(runs[f"capacity_{role}"], errors="coerce").dropna()
+        out.append(_macro(f"TestbedCapacity{name}", f"{cap.median():.0f}" if len(cap) else "--"))
+    for pair in PAIRS:
+        out.append(_macro(f"TestbedDelay{_camel(pair)}", _values(runs[f"delay_{pair}"], 3, "0")))
+    return "".join(out)
+
+
+def table(runs: pd.DataFrame) -> str:
+    """Per role: the cap, the median measured capacity and the CPU budgets of the runs."""
+    lines = []
+    for role in ROLES:
+        cap = pd.to_numeric(runs[f"capacity_{role}"], errors="coerce").dropna()
+        lines.append(
+            rf"{role} & {_values(runs[f'cap_{role}'], 0)} & "
+            rf"{(f'{cap.median():.0f}' if len(cap) else '--')} & "
+            rf"{_values(runs[f'budget_{role}'], 2, 'none')} \\"
+        )
+    return "\n".join(
+        [
+            r"\begin{tabular}{@{}lrrr@{}}",
+            r"\toprule",
+            r"Role & Cap [Mbit/s] & Measured [Mbit/s] & CPU budget [cores] \\",
+            r"\midrule",
+            *lines,
+            r"\bottomrule",
+            r"\end{tabular}",
+            "",
+        ]
+    )
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["host"]:
+        sys.exit("usage: python -m analysis.testbed_summary host")
+    print(json.dumps(host(), indent=1))

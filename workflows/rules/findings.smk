@@ -1,0 +1,65 @@
+# The report's account of the testbed and of the findings: the machine and the emulation the
+# runs used, each family's bottleneck beside the study's, and the studies' findings with a
+# verdict each (catalogue: workflows/findings.yaml). Included by paper.smk.
+
+FINDINGS_CATALOGUE = "workflows/findings.yaml"
+
+
+rule host_environment:
+    output:
+        json=f"{RESULTS}/environment/host.json",
+    log:
+        f"{RESULTS}/logs/host_environment.log",
+    shell:
+        "python3 -m analysis.testbed_summary host > {output.json} 2> {log}"
+
+
+rule testbed_section:
+    input:
+        runs=[f"{RESULTS}/runs/{run.path}/run.json" for run in PLAN],
+        host=rules.host_environment.output.json,
+        code=ANALYSIS_CODE,
+    output:
+        table=f"{RESULTS}/paper/testbed-table.tex",
+        numbers=f"{RESULTS}/paper/testbed-numbers.tex",
+    params:
+        # Written by `python -m mwlab delay-check`; read when present.
+        delay_check=f"{RESULTS}/delay_check.json",
+    log:
+        f"{RESULTS}/logs/testbed_section.log",
+    script:
+        "../scripts/testbed_section.py"
+
+
+def _family_tables(table):
+    return expand(f"{RESULTS}/data/{{family}}/{table}.parquet", family=ACTIVE_FAMILIES)
+
+
+rule findings:
+    input:
+        points=_family_tables("points"),
+        runs=_family_tables("runs"),
+        histograms=_family_tables("histograms"),
+        pools=_family_tables("pools"),
+        queueing2016=rules.r2016_queueing.output.numbers,
+        mva2018=rules.r2018_models.output.mva_data,
+        catalogue=FINDINGS_CATALOGUE,
+        code=ANALYSIS_CODE,
+    output:
+        bottlenecks=f"{RESULTS}/paper/findings-bottlenecks.tex",
+        table=f"{RESULTS}/paper/findings.tex",
+        rules=f"{RESULTS}/paper/findings-rules.tex",
+        numbers=f"{RESULTS}/paper/findings-numbers.tex",
+        data=f"{RESULTS}/data/findings.json",
+    params:
+        families=ACTIVE_FAMILIES,
+    log:
+        f"{RESULTS}/logs/findings.log",
+    script:
+        "../scripts/findings.py"
+
+
+FINDINGS_GENERATED = [
+    *rules.testbed_section.output,
+    *[f for f in rules.findings.output if f != rules.findings.output.data],
+]
