@@ -109,6 +109,10 @@
             (mkTwemproxy pkgs)
             iperf3
             iproute2
+            # Link delays of emulated hosts: iptables queues packets to build/nfdelay, which
+            # `make build` compiles against libnetfilter_queue (found by pkg-config).
+            iptables
+            pkg-config
             openssh
             procps
             gnumake
@@ -118,6 +122,7 @@
             (octave.withPackages (ps: [ ps.queueing ]))
             nix
           ];
+          buildInputs = with pkgs; [ libnetfilter_queue libnfnetlink ];
           shellHook = ''
             # The project root is the directory of flake.nix, wherever the shell was entered.
             mwlab_root=$PWD

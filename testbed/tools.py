@@ -58,6 +58,7 @@ TOOLS: tuple[Tool, ...] = (
     Tool("iperf3", ("--version",), "measures link capacities", debian="iperf3"),
     Tool("ip", ("-V",), "network namespaces for emulated hosts", debian="iproute2"),
     Tool("tc", ("-V",), "bandwidth caps for emulated hosts", debian="iproute2"),
+    Tool("iptables", ("-V",), "queues packets to the link-delay process", debian="iptables"),
     Tool("sshd", ("-V",), "ssh hosts in tests", debian="openssh-server"),
     Tool("latexmk", ("-v",), "builds the report", debian="latexmk"),
     Tool("pdflatex", ("--version",), "builds the report", debian="texlive-latex-base"),
