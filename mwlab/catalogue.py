@@ -12,6 +12,8 @@ from typing import Any
 import jsonschema
 import yaml
 
+from testbed import scalemodel
+
 ROOT = Path(__file__).resolve().parents[1]
 CATALOGUE = ROOT / "workflows" / "catalogue.yaml"
 CATALOGUE_SCHEMA = ROOT / "workflows" / "catalogue.schema.yaml"
@@ -60,6 +62,9 @@ class PlannedRun:
     repetition: int
     levels: dict[str, str]
     spec: dict[str, Any] = field(repr=False)
+    # Emulated points under the scale model: the study whose machines they emulate. Their CPU
+    # budgets come from the profile's calibration when they run (testbed.scalemodel).
+    scale_model: dict[str, Any] | None = field(default=None, repr=False)
 
     @property
     def path(self) -> str:
@@ -248,6 +253,55 @@ def selected_levels(family: Family, profile: dict[str, Any]) -> list[tuple[str, 
     return out
 
 
+def scale_settings(family: Family | None, profile: dict[str, Any]) -> dict[str, Any]:
+    """The scale model of a family under a profile: factor s and whether the model applies."""
+    base = {"factor": 1.0, "model": False, **profile.get("scale", {})}
+    if family is None:
+        return base
+    return {**base, **profile.get("families", {}).get(family.name, {}).get("scale", {})}
+
+
+def hosts_of(family: Family, profile: dict[str, Any]) -> str:
+    return str(profile.get("families", {}).get(family.name, {}).get("hosts", profile["hosts"]))
+
+
+def _apply_scale(
+    spec: dict[str, Any], study: int | str, hosts: str, scale: dict[str, Any], where: str
+) -> dict[str, Any] | None:
+    """Sets `scale` (and on emulated hosts under the model, caps and delays) on a point; the
+    study's machines when the model applies, else None. A point whose budgets could not fit
+    this machine fails the plan."""
+    divisor = spec.pop("scale_divisor", 1)
+    if isinstance(divisor, bool) or not isinstance(divisor, int | float) or divisor < 1:
+        raise CatalogueError(f"{where}: scale_divisor must be a number >= 1, got {divisor!r}")
+    factor = float(scale["factor"]) / divisor
+    spec["scale"] = factor
+    if not scale["model"]:
+        if factor != 1:
+            raise CatalogueError(
+                f"{where}: scale factor {factor:g} without the scale model; only emulated hosts"
+                " under the model (profile `scale: {model: true}`) run time-dilated"
+            )
+        return None
+    if hosts != "emulated":
+        raise CatalogueError(
+            f"{where}: the scale model needs emulated hosts, not {hosts}; local hosts and real"
+            " machines run at scale 1 without it"
+        )
+    try:
+        spec.update(scalemodel.plan_fields(_machines(), study, factor, spec, where))
+    except scalemodel.ScaleModelError as err:
+        raise CatalogueError(str(err)) from err
+    return {"study": str(study)}
+
+
+def _machines() -> scalemodel.Machines:
+    try:
+        return scalemodel.load_machines()
+    except scalemodel.ScaleModelError as err:
+        raise CatalogueError(str(err)) from err
+
+
 def point_name(levels: dict[str, str]) -> str:
     return ",".join(f"{factor}={level}" for factor, level in levels.items())
 
@@ -269,7 +323,14 @@ def expand(families: dict[str, Family], profile: dict[str, Any]) -> list[Planned
             name = point_name(levels)
             _resolve_replication(spec, f"family {family.name}, point {name}")
             _resolve_design(spec, f"family {family.name}, point {name}")
-            spec["hosts"] = profile["hosts"]
+            spec["hosts"] = hosts_of(family, profile)
+            model = _apply_scale(
+                spec,
+                family.study,
+                spec["hosts"],
+                scale_settings(family, profile),
+                f"profile {profile.get('profile')}: family {family.name}, point {name}",
+            )
             inventory = profile.get("inventories", {}).get(str(family.study))
             if inventory is not None:
                 spec["inventory"] = inventory
@@ -284,6 +345,67 @@ def expand(families: dict[str, Family], profile: dict[str, Any]) -> list[Planned
                         repetition=rep,
                         levels=levels,
                         spec={**spec, "name": f"{family.name}/{name}/rep{rep}", "repetition": rep},
+                        scale_model=model,
                     )
                 )
+    return runs
+
+
+CALIBRATION = "calibration"  # the family name of the calibration runs
+
+
+def calibration_needed(runs: list[PlannedRun]) -> bool:
+    return any(run.scale_model is not None for run in runs)
+
+
+def calibration_settings(profile: dict[str, Any]) -> dict[str, Any]:
+    """Scale factor, hosts, run protocol and speed levels of the profile's calibration."""
+    own = profile.get("calibration", {})
+    run = profile.get("run", {})
+    machines = _machines()
+    return {
+        "factor": float(own.get("factor", scale_settings(None, profile)["factor"])),
+        "hosts": own.get("hosts", "emulated"),
+        "repetitions": int(own.get("repetitions", run.get("repetitions", 1))),
+        "duration_s": float(own.get("duration_s", run.get("duration_s", 5))),
+        "warmup_s": float(own.get("warmup_s", run.get("warmup_s", 0))),
+        "cooldown_s": float(own.get("cooldown_s", run.get("cooldown_s", 0))),
+        "speeds": [float(x) for x in own.get("speeds", machines.calibration_speeds)],
+    }
+
+
+def calibration_plan(profile: dict[str, Any], catalogue: Path = CATALOGUE) -> list[PlannedRun]:
+    """The calibration runs of a profile: each target's point with its role at each speed
+    level and the other roles at the upper speed bound, fully budgeted."""
+    machines = _machines()
+    settings = calibration_settings(profile)
+    defaults = _read_yaml(catalogue)["defaults"]["fixed"]
+    runs: list[PlannedRun] = []
+    for target in machines.targets.values():
+        for speed in settings["speeds"]:
+            if not machines.speed_lower <= speed <= machines.speed_upper:
+                raise CatalogueError(
+                    f"profile {profile.get('profile')}: calibration speed {speed:g} is outside"
+                    f" [{machines.speed_lower:g}, {machines.speed_upper:g}]"
+                )
+            levels = {"target": target.name, "speed": _level_name(speed)}
+            name = point_name(levels)
+            where = f"profile {profile.get('profile')}: calibration point {name}"
+            spec = merge(defaults, target.point)
+            _resolve_replication(spec, where)
+            spec["hosts"] = settings["hosts"]
+            _apply_scale(
+                spec, target.study, spec["hosts"], {"factor": settings["factor"], "model": True},
+                where,
+            )  # fmt: skip
+            factors = dict.fromkeys(scalemodel.ROLES, machines.speed_upper) | {target.role: speed}
+            for key in ("duration_s", "warmup_s", "cooldown_s"):
+                spec[key] = settings[key]
+            for rep in range(1, settings["repetitions"] + 1):
+                full = {**spec, "name": f"{CALIBRATION}/{name}/rep{rep}", "repetition": rep}
+                try:
+                    full = scalemodel.with_budgets(full, machines, target.study, factors)
+                except scalemodel.ScaleModelError as err:
+                    raise CatalogueError(f"{where}: {err}") from err
+                runs.append(PlannedRun(CALIBRATION, name, rep, levels, full))
     return runs

@@ -1,13 +1,17 @@
 # The plan: every run of the profile, from the catalogue.
 from pathlib import Path
 
+from mwlab.catalogue import calibration_needed, calibration_plan
 from mwlab.catalogue import expand as plan_runs
 from mwlab.catalogue import family_settings, load_catalogue, load_profile
 
 FAMILIES = load_catalogue(Path(config.get("catalogue", "workflows/catalogue.yaml")))
 PROFILE = load_profile(config, source=f"profile {config['profile']}")
 PLAN = plan_runs(FAMILIES, PROFILE)
-RUNS = {run.path: run for run in PLAN}
+# The speed factors' calibration runs, when a point uses the scale model (workflows/machines.yaml).
+CALIBRATION_PLAN = calibration_plan(PROFILE) if calibration_needed(PLAN) else []
+CALIBRATION_JSON = f"{RESULTS}/calibration.json"
+RUNS = {run.path: run for run in PLAN + CALIBRATION_PLAN}
 ACTIVE_FAMILIES = sorted({run.family for run in PLAN})
 # Python modules whose changes must rerun the analysis (and only the analysis).
 ANALYSIS_CODE = sorted(glob.glob("analysis/**/*.py", recursive=True)) + sorted(

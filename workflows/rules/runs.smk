@@ -13,14 +13,19 @@ rule run_point:
         inventory=lambda w: [
             path
             for study, path in config.get("inventories", {}).items()
-            if str(FAMILIES[w.family].study) == study
+            if w.family in FAMILIES and str(FAMILIES[w.family].study) == study
         ],
+        # Points under the scale model take their CPU budgets from the calibration.
+        calibration=lambda w: (
+            [CALIBRATION_JSON] if RUNS[f"{w.family}/{w.point}/rep{w.rep}"].scale_model else []
+        ),
     output:
         manifest=f"{RESULTS}/runs/{{family}}/{{point}}/rep{{rep}}/run.json",
     params:
         # The resolved point is a parameter, not a file: editing one family's levels reruns
         # only the points whose specification changed.
         spec=lambda w: RUNS[f"{w.family}/{w.point}/rep{w.rep}"].spec,
+        scale_model=lambda w: RUNS[f"{w.family}/{w.point}/rep{w.rep}"].scale_model,
         failures=f"{RESULTS}/failures",
         retries=PROFILE.get("run", {}).get("retries", 1),
     resources:

@@ -18,6 +18,7 @@ import yaml
 from analysis.parse.errors import ParseError
 from analysis.parse.manifest import read_manifest
 from testbed.manifest import never_started, now, write_manifest
+from testbed.scalemodel import calibrated
 
 
 def _status(manifest: Path) -> str:
@@ -99,9 +100,13 @@ def run(
 
 if __name__ == "__main__":
     sm = snakemake  # type: ignore[name-defined]  # noqa: F821
+    spec = dict(sm.params.spec)
+    if sm.params.scale_model:
+        # Under the scale model the hosts' CPU budgets come from the profile's calibration.
+        spec = calibrated(spec, sm.params.scale_model["study"], Path(sm.input.calibration[0]))
     sys.exit(
         run(
-            spec=dict(sm.params.spec),
+            spec=spec,
             manifest=Path(sm.output.manifest),
             failures=Path(sm.params.failures),
             attempt=int(sm.resources.attempt),

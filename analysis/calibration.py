@@ -1,0 +1,125 @@
+"""Calibration of the scale model: per-role speed factors fitted to named study numbers.
+
+Each calibration target is one study throughput that one role bounds (memcached's write
+maximum for the server, the one-middleware write plateau for the middleware). Its point runs
+with that role at one or more speed factors f (CPU budget vCPUs x s x f) and the other roles
+fast enough not to matter. CPU-bound throughput grows with the budget, so the measured
+throughput in the study's time, Y = X / s, is fitted as Y = b f (one level: through the
+origin) or Y = a + b f (two or more levels), and the role's factor is the f at which Y equals
+the study's number, kept within the machines file's bounds (a clamped fit is flagged).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from testbed.scalemodel import Machines, speed_factors
+
+
+class CalibrationError(ValueError):
+    """The calibration runs cannot give a speed factor."""
+
+
+@dataclass(frozen=True)
+class Fit:
+    model: str  # "proportional" or "affine"
+    slope: float  # study-time ops/s per unit of speed factor
+    intercept: float
+    speed_unclamped: float
+    speed: float
+    clamped: bool
+
+
+def fit_speed(points: pd.DataFrame, target: float, lower: float, upper: float) -> Fit:
+    """The speed factor at which the study-time throughput meets `target`.
+
+    `points` holds one row per run: `speed` and `throughput_study` (ops/s in the study's
+    time); repetitions of a level are averaged first."""
+    if not (math.isfinite(target) and target > 0):
+        raise CalibrationError(f"target must be a positive throughput, got {target!r}")
+    data = points.dropna(subset=["speed", "throughput_study"])
+    if data.empty:
+        raise CalibrationError("no successful calibration run to fit")
+    if (data["speed"] <= 0).any():
+        raise CalibrationError("speed factors of calibration runs must be positive")
+    means = data.groupby("speed", sort=True)["throughput_study"].mean()
+    f = means.index.to_numpy(dtype=float)
+    y = means.to_numpy(dtype=float)
+    model, intercept = "proportional", 0.0
+    slope = float(np.dot(f, y) / np.dot(f, f))
+    if len(f) >= 2:
+        b, a = np.polyfit(f, y, 1)
+        if b > 0:
+            model, slope, intercept = "affine", float(b), float(a)
+    if slope <= 0:
+        raise CalibrationError(
+            f"throughput does not grow with the speed factor (slope {slope:g}): no fit"
+        )
+    raw = (target - intercept) / slope
+    speed = min(max(raw, lower), upper)
+    return Fit(model, slope, intercept, float(raw), float(speed), bool(speed != raw))
+
+
+def calibrate(runs: pd.DataFrame, machines: Machines, scale: float) -> dict[str, Any]:
+    """The content of calibration.json from the calibration runs.
+
+    `runs` has one row per run: `target`, `speed`, `status`, `throughput_ops` (measured, on
+    the target's side) and `run` (its path)."""
+    missing = sorted(set(machines.targets) - set(runs["target"]))
+    if missing:
+        raise CalibrationError(f"no calibration runs for targets {missing}")
+    ok = runs[runs["status"] == "ok"].copy()
+    ok["throughput_study"] = ok["throughput_ops"] / ok["scale"]
+    fitted: dict[str, float] = {}
+    targets = []
+    for name, target in machines.targets.items():
+        mine = ok[ok["target"] == name]
+        try:
+            fit = fit_speed(mine, target.value, machines.speed_lower, machines.speed_upper)
+        except CalibrationError as err:
+            raise CalibrationError(f"target {name}: {err}") from err
+        fitted[target.role] = fit.speed
+        points = runs[runs["target"] == name].sort_values(["speed", "run"])
+        targets.append(
+            {
+                "name": name,
+                "role": target.role,
+                "study": target.study,
+                "value": target.value,
+                "source": target.source,
+                "side": target.side,
+                "point": target.point,
+                "fit": asdict(fit),
+                "runs": [
+                    {
+                        "run": str(r["run"]),
+                        "speed": float(r["speed"]),
+                        "status": str(r["status"]),
+                        "throughput_ops": _num(r["throughput_ops"]),
+                        "throughput_study": _num(r["throughput_ops"] / r["scale"]),
+                    }
+                    for _, r in points.iterrows()
+                ],
+            }
+        )
+    return {
+        "scale": scale,
+        "speed_factors": speed_factors(machines, fitted),
+        "speed_bounds": [machines.speed_lower, machines.speed_upper],
+        "client_rule": {"same_as": machines.client_same_as, "why": machines.client_why},
+        "targets": targets,
+        "validation": [
+            {"name": v.name, "value": v.value, "source": v.source, "reference": v.where}
+            for v in machines.validation.values()
+        ],
+    }
+
+
+def _num(x: Any) -> float | None:
+    x = float(x)
+    return x if math.isfinite(x) else None

@@ -1,0 +1,292 @@
+"""The scale model: the study's machines as emulated hosts on this machine, time-dilated by s.
+
+A study machine with v vCPUs and a link of L Mbit/s becomes a host with a CPU budget of
+v * s * speed(role) cores of this machine and an egress cap of L * s Mbit/s; every one-way
+delay d becomes d / s. Time runs 1/s slower, so a measured throughput X stands for X / s in
+the study and a measured time T for T * s. The data (machine types, role types per study,
+delays, speed bounds, calibration targets) live in workflows/machines.yaml.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+MACHINES = ROOT / "workflows" / "machines.yaml"
+MACHINES_SCHEMA = ROOT / "workflows" / "machines.schema.yaml"
+ROLES = ("server", "client", "middleware")
+PAIRS = ("client_middleware", "middleware_server", "client_server")
+# Cores left to the harness (mwlab, Snakemake, the link-delay stage, the kernel's network
+# work) when the budgets of all hosts of a point must fit this machine.
+HARNESS_RESERVE_CORES = 0.5
+
+
+class ScaleModelError(ValueError):
+    """The machines file is invalid, or a point does not fit this machine."""
+
+
+@dataclass(frozen=True)
+class MachineType:
+    name: str
+    vcpus: int
+    link_mbit: float
+
+
+@dataclass(frozen=True)
+class Target:
+    """A study number one role's speed factor is fitted to, and the point that measures it."""
+
+    name: str
+    role: str
+    study: str
+    value: float
+    source: str
+    side: str
+    point: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Reference:
+    name: str
+    value: float
+    source: str
+    where: str
+
+
+@dataclass(frozen=True)
+class Machines:
+    types: dict[str, MachineType]
+    studies: dict[str, dict[str, MachineType]]  # study -> role -> type
+    delays_ms: dict[str, float]  # pair -> one-way ms at s = 1
+    speed_lower: float
+    speed_upper: float
+    calibration_speeds: tuple[float, ...]
+    targets: dict[str, Target]
+    client_same_as: str
+    client_why: str
+    validation: dict[str, Reference]
+
+    def roles(self, study: str | int) -> dict[str, MachineType]:
+        key = str(study)
+        if key not in self.studies:
+            raise ScaleModelError(f"no machines for study {key}; known: {sorted(self.studies)}")
+        return self.studies[key]
+
+
+def _read(path: Path) -> Any:
+    try:
+        return yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as err:
+        raise ScaleModelError(f"{path}: cannot read: {err}") from err
+
+
+def reference_value(file: str, keys: list[str | int], root: Path = ROOT) -> float:
+    """A number of workflows/reference*.yaml by its path of keys."""
+    node: Any = _read(root / "workflows" / file)
+    for key in keys:
+        if not isinstance(node, dict):
+            raise ScaleModelError(f"{file}: {'.'.join(map(str, keys))} is not a path")
+        found = [k for k in node if str(k) == str(key)]
+        if not found:
+            raise ScaleModelError(f"{file}: no {'.'.join(map(str, keys))}")
+        node = node[found[0]]
+    if isinstance(node, bool) or not isinstance(node, int | float):
+        raise ScaleModelError(f"{file}: {'.'.join(map(str, keys))} is not a number")
+    return float(node)
+
+
+def load_machines(path: Path = MACHINES, root: Path = ROOT) -> Machines:
+    """Reads and checks workflows/machines.yaml."""
+    doc = _read(path)
+    try:
+        jsonschema.validate(doc, _read(MACHINES_SCHEMA))
+    except jsonschema.ValidationError as err:
+        where = "/".join(str(p) for p in err.absolute_path) or "(top level)"
+        raise ScaleModelError(f"{path}: at {where}: {err.message}") from err
+    types = {
+        name: MachineType(name, int(t["vcpus"]), float(t["link_mbit"]))
+        for name, t in doc["machine_types"].items()
+    }
+    studies: dict[str, dict[str, MachineType]] = {}
+    for study, spec in doc["studies"].items():
+        unknown = sorted(set(spec["roles"].values()) - set(types))
+        if unknown:
+            raise ScaleModelError(f"{path}: study {study} names unknown machine types {unknown}")
+        studies[str(study)] = {role: types[t] for role, t in spec["roles"].items()}
+    speed = doc["speed"]
+    if not speed["lower"] < speed["upper"]:
+        raise ScaleModelError(f"{path}: speed.lower must be below speed.upper")
+    cal = doc["calibration"]
+
+    def ref(raw: dict[str, Any]) -> tuple[float, str]:
+        where = f"{raw['file']}:{'.'.join(map(str, raw['path']))}"
+        return reference_value(raw["file"], raw["path"], root), where
+
+    targets: dict[str, Target] = {}
+    for name, t in cal["targets"].items():
+        value, _ = ref(t["reference"])
+        targets[name] = Target(
+            name, t["role"], str(t["study"]), value, t["source"], t["side"], t["point"]
+        )
+    roles = [t.role for t in targets.values()]
+    if len(set(roles)) != len(roles):
+        raise ScaleModelError(f"{path}: calibration fits one target per role, got roles {roles}")
+    same_as = cal["client_rule"]["same_as"]
+    if "client" in roles:
+        raise ScaleModelError(f"{path}: the client role follows client_rule, it is not fitted")
+    if same_as not in roles:
+        raise ScaleModelError(f"{path}: client_rule follows {same_as}, which no target fits")
+    validation = {}
+    for name, v in doc["validation"].items():
+        value, where = ref(v["reference"])
+        validation[name] = Reference(name, value, v["source"], where)
+    used = {ref(t["reference"])[1]: n for n, t in cal["targets"].items()}
+    both = sorted(r.where for r in validation.values() if r.where in used)
+    if both:
+        raise ScaleModelError(f"{path}: calibration targets also listed for validation: {both}")
+    return Machines(
+        types=types,
+        studies=studies,
+        delays_ms={pair: float(doc["delays_ms"][pair]["one_way_ms"]) for pair in PAIRS},
+        speed_lower=float(speed["lower"]),
+        speed_upper=float(speed["upper"]),
+        calibration_speeds=tuple(float(x) for x in cal["speeds"]),
+        targets=targets,
+        client_same_as=same_as,
+        client_why=cal["client_rule"]["why"],
+        validation=validation,
+    )
+
+
+def _check_scale(scale: float) -> None:
+    if not (isinstance(scale, int | float) and math.isfinite(scale) and 0 < scale <= 1):
+        raise ScaleModelError(f"scale factor must be in (0, 1], got {scale!r}")
+
+
+def caps_mbit(machines: Machines, study: str | int, scale: float) -> dict[str, float]:
+    """Egress cap per role: the study's link times s."""
+    _check_scale(scale)
+    return {role: round(t.link_mbit * scale, 4) for role, t in machines.roles(study).items()}
+
+
+def delays_ms(machines: Machines, scale: float) -> dict[str, float]:
+    """One-way delay per role pair: the study's delay divided by s."""
+    _check_scale(scale)
+    return {pair: round(d / scale, 4) for pair, d in machines.delays_ms.items()}
+
+
+def speed_factors(machines: Machines, fitted: dict[str, float]) -> dict[str, float]:
+    """All three roles' speed factors from the fitted ones (the client follows its rule)."""
+    missing = [r for r in ROLES if r != "client" and r not in fitted]
+    if missing:
+        raise ScaleModelError(f"no speed factor for roles {missing}")
+    out = {role: float(fitted[role]) for role in ROLES if role != "client"}
+    out["client"] = out[machines.client_same_as]
+    for role, f in out.items():
+        if not (math.isfinite(f) and f > 0):
+            raise ScaleModelError(f"speed factor of {role} must be positive, got {f!r}")
+    return out
+
+
+def budgets_cores(
+    machines: Machines, study: str | int, scale: float, speed: dict[str, float]
+) -> dict[str, float]:
+    """CPU budget of one host per role: vCPUs times s times the role's speed factor."""
+    _check_scale(scale)
+    return {
+        role: round(t.vcpus * scale * speed[role], 4) for role, t in machines.roles(study).items()
+    }
+
+
+def host_counts(spec: dict[str, Any]) -> dict[str, int]:
+    """How many hosts of each role a point has."""
+    return {
+        "server": int(spec.get("servers", 1)),
+        "client": int(spec.get("client_machines", 1)),
+        "middleware": int(spec.get("middlewares", 0)),
+    }
+
+
+def total_cores(budgets: dict[str, float], counts: dict[str, int]) -> float:
+    return sum(budgets[role] * counts[role] for role in ROLES)
+
+
+def machine_cores() -> int:
+    return os.cpu_count() or 1
+
+
+def check_fit(total: float, what: str, cores: float | None = None) -> None:
+    """Fails unless budgets of `total` cores fit this machine with the harness reserve."""
+    have = float(machine_cores() if cores is None else cores) - HARNESS_RESERVE_CORES
+    if total > have + 1e-9:
+        raise ScaleModelError(
+            f"{what}: the hosts' CPU budgets add up to {total:.3f} cores, more than the"
+            f" {have:.2f} this machine has for them ({machine_cores() if cores is None else cores}"
+            f" cores less {HARNESS_RESERVE_CORES} for the harness); lower the profile's scale"
+        )
+
+
+def plan_fields(
+    machines: Machines, study: str | int, scale: float, spec: dict[str, Any], what: str
+) -> dict[str, Any]:
+    """The fields the plan sets on an emulated point: scale, caps and delays. Checks that its
+    budgets fit this machine at the upper speed bound, so any calibration result fits."""
+    worst = dict.fromkeys(ROLES, machines.speed_upper)
+    check_fit(total_cores(budgets_cores(machines, study, scale, worst), host_counts(spec)), what)
+    return {
+        "scale": scale,
+        "caps_mbit": caps_mbit(machines, study, scale),
+        "delays_ms": delays_ms(machines, scale),
+    }
+
+
+def with_budgets(
+    spec: dict[str, Any],
+    machines: Machines,
+    study: str | int,
+    speed: dict[str, float],
+    cores: float | None = None,
+) -> dict[str, Any]:
+    """A copy of a planned point with the CPU budgets of its hosts (checked to fit)."""
+    out = copy.deepcopy(spec)
+    budgets = budgets_cores(machines, study, float(spec["scale"]), speed)
+    check_fit(total_cores(budgets, host_counts(spec)), str(spec.get("name", "point")), cores)
+    out["budgets_cores"] = budgets
+    return out
+
+
+def throughput_study(throughput: float, scale: float) -> float:
+    """A measured throughput in the study's time: divided by s."""
+    _check_scale(scale)
+    return throughput / scale
+
+
+def time_study(duration: float, scale: float) -> float:
+    """A measured time in the study's time: multiplied by s."""
+    _check_scale(scale)
+    return duration * scale
+
+
+def read_speed_factors(path: Path) -> dict[str, float]:
+    """The speed factor of every role from a profile's calibration.json."""
+    try:
+        factors = json.loads(path.read_text())["speed_factors"]
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise ScaleModelError(f"{path}: no speed factors: {err}") from err
+    if not isinstance(factors, dict) or sorted(factors) != sorted(ROLES):
+        raise ScaleModelError(f"{path}: speed_factors must name {', '.join(ROLES)}")
+    return {role: float(factors[role]) for role in ROLES}
+
+
+def calibrated(spec: dict[str, Any], study: str | int, calibration: Path) -> dict[str, Any]:
+    """A planned point with the CPU budgets its calibration gives its hosts."""
+    return with_budgets(spec, load_machines(), study, read_speed_factors(calibration))

@@ -1,0 +1,27 @@
+# The scale model's calibration: a few runs of named points (workflows/machines.yaml) on
+# emulated hosts, through rule run_point like every run, and the fit of the per-role speed
+# factors to the study's numbers. Every run under the scale model depends on its result.
+from mwlab.catalogue import calibration_settings
+
+
+rule calibrate:
+    input:
+        runs=[f"{RESULTS}/runs/{run.path}/run.json" for run in CALIBRATION_PLAN],
+        machines="workflows/machines.yaml",
+    output:
+        calibration=CALIBRATION_JSON,
+    params:
+        runs=[
+            {
+                "path": run.path,
+                "dir": f"{RESULTS}/runs/{run.path}",
+                "target": run.levels["target"],
+                "speed": float(run.levels["speed"]),
+            }
+            for run in CALIBRATION_PLAN
+        ],
+        settings=lambda w: calibration_settings(PROFILE),
+    log:
+        f"{RESULTS}/logs/calibration.log",
+    script:
+        "../scripts/calibrate.py"
