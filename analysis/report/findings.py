@@ -8,16 +8,34 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from analysis import findings, linkload
+from analysis.bottleneck import SATURATED
 from analysis.latex import escape
 
-ROLE_SHORT = {"server": "S", "middleware": "MW", "client": "C"}
 NOT_MEASURED = "not measured"
+_UNICODE = {"→": r"$\to$", "−": r"$-$", "≤": r"$\le$", "≥": r"$\ge$"}
+
+
+def tex(text: str) -> str:
+    """Escaped text, with the arrows and minus signs of the catalogue in math mode."""
+    out = escape(text)
+    for char, math in _UNICODE.items():
+        out = out.replace(char, math)
+    return out
+
+
+def _family(name: str) -> str:
+    return r"\texttt{" + escape(name).replace(r"\_", r"\_\allowbreak{}") + "}"
 
 
 def _percentages(values: Mapping[str, float]) -> str:
     if not values:
         return NOT_MEASURED
     return "/".join(f"{100 * values[r]:.0f}" if r in values else "--" for r in linkload.ROLES)
+
+
+def _row(*cells: str) -> str:
+    """A table row whose paragraph cells are set ragged right (narrow columns)."""
+    return " & ".join(r"\raggedright " + c for c in cells) + r" \tabularnewline"
 
 
 def _group(group: Mapping[str, str]) -> str:
@@ -33,15 +51,22 @@ def bottleneck_table(
         theirs = findings.study_bottleneck(catalogue, r["family"], r["group"])
         rows.append({**r, "study": theirs["bottleneck"], "source": theirs["source"]})
         lines.append(
-            rf"\texttt{{{escape(r['family'])}}} & {_group(r['group'])} & {r['clients']} & "
-            rf"{r['throughput']:,.0f} & {_percentages(r['cpu'])} & {_percentages(r['link'])} & "
-            rf"{escape(r['bottleneck'])} & {escape(theirs['bottleneck'])} & "
-            rf"{escape(theirs['source'])} \\"
+            _row(
+                _family(r["family"]),
+                _group(r["group"]),
+                str(r["clients"]),
+                f"{r['throughput']:,.0f}",
+                _percentages(r["cpu"]),
+                _percentages(r["link"]),
+                escape(r["bottleneck"]),
+                tex(theirs["bottleneck"]),
+                tex(theirs["source"]),
+            )
         )
     table = "\n".join(
         [
-            r"\begin{longtable}{@{}p{0.16\linewidth}p{0.12\linewidth}rrllp{0.1\linewidth}"
-            r"p{0.11\linewidth}p{0.13\linewidth}@{}}",
+            r"\begin{longtable}{@{}p{0.14\linewidth}p{0.11\linewidth}rrp{0.07\linewidth}l"
+            r"p{0.1\linewidth}p{0.11\linewidth}p{0.13\linewidth}@{}}",
             r"\caption{Each family at its highest load (most clients, then highest "
             r"throughput): CPU use per role as a share of its budget and link use per role "
             r"as a share of its cap (server/middleware/client, \%), the bottleneck they name "
@@ -66,18 +91,22 @@ def bottleneck_table(
 def _verdict(o: findings.Outcome) -> str:
     if o.reproduced:
         return r"\textbf{reproduced}"
-    return r"\textbf{not reproduced}: " + escape(o.reason)
+    return r"\textbf{not reproduced}: " + tex(o.reason)
 
 
 def findings_table(outcomes: Sequence[findings.Outcome], level: float) -> str:
     lines = [
-        rf"{escape(o.claim)} {{\footnotesize({escape(o.source)})}} & {escape(o.study)} & "
-        rf"{escape(o.ours)} & {_verdict(o)} \\"
+        _row(
+            rf"{tex(o.claim)} {{\footnotesize({tex(o.source)})}}",
+            tex(o.study),
+            tex(o.ours),
+            _verdict(o),
+        )
         for o in outcomes
     ]
     return "\n".join(
         [
-            r"\begin{longtable}{@{}p{0.27\linewidth}p{0.17\linewidth}p{0.2\linewidth}"
+            r"\begin{longtable}{@{}p{0.26\linewidth}p{0.16\linewidth}p{0.2\linewidth}"
             r"p{0.3\linewidth}@{}}",
             r"\caption{The studies' findings beside ours. A finding is reproduced by the rule "
             r"of its row (Section~\ref{sec:findings}); effects are tested at the "
@@ -107,12 +136,12 @@ def rules_table(catalogue: Mapping[str, Any]) -> str:
         "share": lambda r: f"a share above {r['tolerance']:g}",
     }
     lines = [
-        rf"{escape(f['claim'])} & {escape(words[f['rule']['kind']](f['rule']))} \\"
+        rf"{tex(f['claim'])} & {tex(words[f['rule']['kind']](f['rule']))} \\"
         for f in catalogue["findings"]
     ]
     return "\n".join(
         [
-            r"\begin{tabular}{@{}p{0.5\linewidth}p{0.45\linewidth}@{}}",
+            r"\begin{tabular}{@{}p{0.5\linewidth}p{0.42\linewidth}@{}}",
             r"\toprule",
             r"Finding & Reproduced when \\",
             r"\midrule",
@@ -145,9 +174,10 @@ def numbers(outcomes: Sequence[findings.Outcome], rows: Sequence[Mapping[str, An
             _macro("FindingsTotal", len(outcomes)),
             _macro("FindingsReproduced", len(ok)),
             _macro("FindingsNotReproduced", len(bad)),
-            _macro("FindingsReproducedList", "; ".join(escape(o.claim) for o in ok) or "none"),
-            _macro("FindingsNotReproducedList", "; ".join(escape(o.claim) for o in bad) or "none"),
+            _macro("FindingsReproducedList", "; ".join(tex(o.claim) for o in ok) or "none"),
+            _macro("FindingsNotReproducedList", "; ".join(tex(o.claim) for o in bad) or "none"),
             _macro("BottleneckGroups", len(rows)),
+            _macro("BottleneckThreshold", rf"{100 * SATURATED:.0f}\,\%"),
             _macro("BottleneckStudied", len(studied)),
             _macro("BottleneckAgree", len(agree)),
             _macro("BottleneckCpuMeasured", cpu_measured),
@@ -155,7 +185,11 @@ def numbers(outcomes: Sequence[findings.Outcome], rows: Sequence[Mapping[str, An
             _macro(
                 "BottleneckAgreeList",
                 "; ".join(
-                    escape(f"{r['family']} ({', '.join(r['group'].values()) or 'all'})")
+                    escape(
+                        f"{r['family']} ({', '.join(r['group'].values()) or 'all'})".replace(
+                            "_", " "
+                        )
+                    )
                     for r in agree
                 )
                 or "none",
