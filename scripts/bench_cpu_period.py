@@ -3,10 +3,10 @@
 One single-threaded memcached on loopback runs in a cgroup of its own with a quota of
 BUDGET cores; the built-in load generator (outside the cgroup) reads 4096-byte values from
 it. For each period the quota is BUDGET × period (the kernel's smallest quota is 1 ms, so a
-period too short for the budget is skipped), and one run without a quota comes first as the
-reference. Prints a Markdown table: throughput (also relative to the unthrottled run), p50,
-p99 and p99.9 of the client's response time, the cores memcached used and the share of
-periods that throttled.
+period too short for the budget is skipped), and a run without a quota is the reference.
+Each row is the median of several rounds over every setting. Prints a Markdown table:
+throughput (also relative to the unthrottled run), p50, p99 and p99.9 of the client's
+response time, the cores memcached used and the share of periods that throttled.
 Needs root and cgroups. Ports 26100-26109.
 
     python scripts/bench_cpu_period.py --budget 0.5 --periods 1,2,5,10,20 --seconds 8
@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from statistics import median
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from testbed import cpubudget
@@ -78,6 +79,7 @@ def main() -> None:
     ap.add_argument("--budget", type=float, default=0.5, help="cores of memcached's quota")
     ap.add_argument("--periods", default="1,2,5,10,20", help="CFS periods, ms")
     ap.add_argument("--seconds", type=int, default=8)
+    ap.add_argument("--rounds", type=int, default=3, help="each row is the median of these")
     ap.add_argument("--clients", type=int, default=8, help="connections per thread (2 threads)")
     ap.add_argument("--jar", type=Path, default=ROOT / "build" / "loadgen.jar")
     args = ap.parse_args()
@@ -88,7 +90,10 @@ def main() -> None:
     cg = cgroups.add("memcached", "server", None)
     cmd = ["memcached", "-l", "127.0.0.1", "-p", str(PORT), "-t", "1", "-m", "256", "-u", "root"]
     server = subprocess.Popen(cg.wrap(cmd), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    rows = []
+    rows: list[tuple[str, dict | None]] = []
+    settings: list[tuple[str, float | None, int]] = [("none", None, 100_000)]
+    for ms in (float(p) for p in args.periods.split(",")):
+        settings.append((f"{ms:g} ms", args.budget, round(ms * 1000)))
     try:
         wait_for_memcached("127.0.0.1", PORT, 60, server)
         with tempfile.TemporaryDirectory() as t:
@@ -100,15 +105,18 @@ def main() -> None:
                 tmp / "populate.json",
                 180,
             )  # fmt: skip
-            set_period(cg, None, 100_000)
-            rows.append(("none", measure(args.jar, cg, args.seconds, args.clients, tmp)))
-            for ms in (float(p) for p in args.periods.split(",")):
-                period = round(ms * 1000)
-                if args.budget * period < cpubudget.MIN_QUOTA_US:
-                    rows.append((f"{ms:g} ms", None))
-                    continue
-                set_period(cg, args.budget, period)
-                rows.append((f"{ms:g} ms", measure(args.jar, cg, args.seconds, args.clients, tmp)))
+            # Rounds over every setting, so a drift in the machine's load spreads over all.
+            runs: dict[str, list[dict]] = {}
+            for _ in range(args.rounds):
+                for name, budget, period in settings:
+                    if budget is not None and budget * period < cpubudget.MIN_QUOTA_US:
+                        continue
+                    set_period(cg, budget, period)
+                    r = measure(args.jar, cg, args.seconds, args.clients, tmp)
+                    runs.setdefault(name, []).append(r)
+            for name, _, _ in settings:
+                got = runs.get(name)
+                rows.append((name, {k: median(r[k] for r in got) for k in got[0]} if got else None))
     finally:
         server.terminate()
         server.wait(30)
@@ -116,8 +124,10 @@ def main() -> None:
         if problems:
             print("; ".join(problems), file=sys.stderr)
     base = rows[0][1]["ops"]
-    print(f"memcached -t 1, quota {args.budget} core, 2×{args.clients} connections, "
-          f"GET {VALUE} B, {args.seconds} s per row, {os.cpu_count()} cores")  # fmt: skip
+    print(
+        f"memcached -t 1, quota {args.budget} core, 2×{args.clients} connections, GET {VALUE} B,"
+        f" median of {args.rounds} × {args.seconds} s, {os.cpu_count()} cores"
+    )
     print("| period | ops/s | of unthrottled | p50 ms | p99 ms | p99.9 ms | cores | throttled |")
     print("|---|---|---|---|---|---|---|---|")
     for name, r in rows:

@@ -58,6 +58,9 @@ _POINT_FLAGS: dict[str, str] = {
     "cap_server": "caps_mbit.server",
     "cap_client": "caps_mbit.client",
     "cap_middleware": "caps_mbit.middleware",
+    "budget_server": "budgets_cores.server",
+    "budget_client": "budgets_cores.client",
+    "budget_middleware": "budgets_cores.middleware",
 }
 
 
@@ -178,6 +181,11 @@ def _print_tools(found: dict[str, Found], python: dict[str, Found], pins: dict[s
 @click.option("--cap-server", type=float, help="Emulated egress cap of servers, Mbit/s.")
 @click.option("--cap-client", type=float, help="Emulated egress cap of clients, Mbit/s.")
 @click.option("--cap-middleware", type=float, help="Emulated egress cap of middlewares, Mbit/s.")
+@click.option("--budget-server", type=float, help="CPU budget of each emulated server, cores.")
+@click.option("--budget-client", type=float, help="CPU budget of each emulated client, cores.")
+@click.option(
+    "--budget-middleware", type=float, help="CPU budget of each emulated middleware, cores."
+)
 @click.option(
     "--base-port",
     type=int,

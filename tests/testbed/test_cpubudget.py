@@ -1,0 +1,339 @@
+"""CPU budgets of emulated hosts (cgroups) and the CPU accounting of every run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from testbed import cpuaccount, cpubudget
+from testbed.cpubudget import CgroupSample, Hierarchy, HostCgroup
+from testbed.point import Point
+from testbed.run import RunError, RunOptions, run_point
+
+from .conftest import REPO, no_leftovers, processes_in
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def emulated(**kw) -> Point:
+    spec = {
+        "name": "cpu",
+        "hosts": "emulated",
+        "servers": 1,
+        "client_machines": 1,
+        "threads": 2,
+        "virtual_clients": 8,
+        "driver": "builtin",
+        "workload": {"ratio": "0:1", "data_size": 1024, "key_maximum": 1000},
+        "duration_s": 4,
+    }
+    spec.update(kw)
+    return Point.model_validate(spec)
+
+
+@pytest.fixture
+def hierarchy() -> Hierarchy:
+    found = cpubudget.detect(cpubudget.DEFAULT_ROOT)
+    if isinstance(found, str):
+        pytest.skip(f"no usable cgroups: {found}")
+    return found
+
+
+def options(tmp_path: Path, name: str, base_port: int, prefix: str, **kw) -> RunOptions:
+    return RunOptions(
+        out=tmp_path / name,
+        base_port=base_port,
+        progress=False,
+        netns_prefix=prefix,
+        linkcap_cache=tmp_path / "linkcap.json",
+        **kw,
+    )
+
+
+def no_cgroups_left(prefix: str) -> None:
+    assert cpubudget.leftovers(cpubudget.DEFAULT_ROOT, prefix) == [], "cgroups left behind"
+
+
+# --- planning: periods, quotas and the fit check ------------------------------------------
+
+
+def test_a_small_budget_gets_a_longer_period_so_its_quota_is_at_least_1_ms():
+    assert cpubudget.period_us(1.0) == cpubudget.PERIOD_US
+    assert cpubudget.quota_us(0.5) == round(0.5 * cpubudget.PERIOD_US)
+    assert cpubudget.period_us(0.05) == 20_000
+    assert cpubudget.quota_us(0.05) == 1000
+    assert cpubudget.quota_us(2.0) == 2 * cpubudget.PERIOD_US  # more than one core
+    with pytest.raises(ValueError, match="below the smallest"):
+        cpubudget.period_us(0.0005)
+
+
+def test_budgets_that_do_not_fit_the_machine_are_named_with_their_sum():
+    point = emulated(servers=3, middlewares=1, budgets_cores={"server": 0.5, "middleware": 1})
+    why = cpubudget.check_fits(point, 2)
+    assert why is not None
+    assert "server 0.5 × 3" in why and "middleware 1.0 × 1" in why
+    assert "2.5 cores" in why and "2 cores" in why and "1.6" in why
+    # The same budgets fit a bigger machine; unbudgeted roles count for nothing.
+    assert cpubudget.check_fits(point, 4) is None
+    assert cpubudget.check_fits(emulated(servers=7), 2) is None
+    # The reserve: 0.4 core on small machines, a tenth on large ones.
+    assert cpubudget.check_fits(emulated(budgets_cores={"server": 1.6}), 2) is None
+    assert cpubudget.check_fits(emulated(budgets_cores={"server": 1.61}), 2) is not None
+    assert cpubudget.check_fits(emulated(budgets_cores={"server": 14.4}), 16) is None
+    assert cpubudget.check_fits(emulated(budgets_cores={"server": 14.5}), 16) is not None
+
+
+def test_budgets_of_other_host_kinds_need_no_room_and_a_too_small_budget_is_refused():
+    assert cpubudget.check_fits(emulated(hosts="local", budgets_cores={"server": 9}), 2) is None
+    why = cpubudget.check_fits(emulated(budgets_cores={"client": 0.0001}), 2)
+    assert why is not None and why.startswith("budgets_cores.client:")
+
+
+def test_mwlab_run_refuses_a_point_that_does_not_fit_before_starting_anything(tmp_path):
+    cores = cpuaccount.cores()
+    out = tmp_path / "refused"
+    proc = subprocess.run(
+        [
+            *(str(REPO / ".venv/bin/python"), "-m", "mwlab", "run", "--out", str(out)),
+            *("--hosts", "emulated", "--servers", "3", "--budget-server", str(cores)),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "CPU budgets do not fit this machine" in proc.stderr
+    assert f"server {float(cores)} × 3 = {3 * cores:g} cores" in proc.stderr
+    assert not out.exists()
+
+
+# --- cgroup v2 and /proc/stat, from their files ----------------------------------------------
+
+
+def test_cgroup_v2_is_found_and_laid_out_with_cpu_max(tmp_path, monkeypatch):
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    root = tmp_path / "cgroup"
+    root.mkdir()
+    (root / "cgroup.controllers").write_text("cpuset cpu io memory pids\n")
+    (root / "cgroup.subtree_control").write_text("memory\n")
+    found = cpubudget.detect(root)
+    assert found == Hierarchy(2, root.resolve(), root.resolve())
+    cgroups = cpubudget.RunCgroups(found, "runA")
+    cg = cgroups.add("server1", "server", 0.25)
+    assert cg.dirs() == [root.resolve() / "mwlab" / "runA" / "server1"]
+    assert (cg.dirs()[0] / "cpu.max").read_text() == cpubudget.cpu_max(0.25)
+    assert cpubudget.parse_cpu_max(cpubudget.cpu_max(0.25)) == (
+        cpubudget.quota_us(0.25),
+        cpubudget.period_us(0.25),
+    )
+    assert cpubudget.parse_cpu_max(cpubudget.cpu_max(None))[0] is None
+    # The cpu controller is handed down to the run's cgroups.
+    assert (root / "cgroup.subtree_control").read_text() == "+cpu"
+    assert (root / "mwlab" / "runA" / "cgroup.subtree_control").read_text() == "+cpu"
+    assert cg.wrap(["memcached"])[-1] == "memcached"
+    assert str(cg.procs_files()[0]) in cg.wrap(["memcached"])[2]
+
+
+def test_cgroup_v1_separate_cpu_and_cpuacct_hierarchies_are_both_joined(tmp_path, monkeypatch):
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    (tmp_path / "cpu").mkdir()
+    (tmp_path / "cpu" / "cpu.cfs_quota_us").write_text("-1\n")
+    (tmp_path / "cpuacct").mkdir()
+    (tmp_path / "cpuacct" / "cpuacct.usage").write_text("0\n")
+    found = cpubudget.detect(tmp_path)
+    assert isinstance(found, Hierarchy) and found.version == 1
+    cg = HostCgroup("client1", "client", None, found, Path("mwlab/r/client1"))
+    assert [p.parent.parent.parent.parent.name for p in cg.procs_files()] == ["cpu", "cpuacct"]
+
+
+def test_no_cpu_controller_is_a_reason_not_a_failure(tmp_path):
+    assert "no cgroup file system" in str(cpubudget.detect(tmp_path / "absent"))
+    (tmp_path / "cgroup.controllers").write_text("memory pids\n")
+    assert "no cgroup cpu controller" in str(cpubudget.detect(tmp_path))
+
+
+def test_cpu_stat_of_either_version_becomes_seconds():
+    v1 = "nr_periods 40\nnr_throttled 10\nthrottled_time 2500000000\nnr_bursts 0\n"
+    assert cpubudget.sample_from(1, "3000000000\n", v1) == CgroupSample(3.0, 40, 10, 2.5)
+    v2 = "usage_usec 1500000\nuser_usec 1\nsystem_usec 2\nnr_periods 8\nnr_throttled 2\n"
+    v2 += "throttled_usec 250000\n"
+    assert cpubudget.sample_from(2, None, v2) == CgroupSample(1.5, 8, 2, 0.25)
+
+
+def test_proc_stat_splits_busy_idle_and_steal():
+    text = (
+        "cpu  100 5 50 800 20 3 2 40 7 0\n"
+        "cpu0 50 2 25 400 10 1 1 20 3 0\ncpu1 50 3 25 400 10 2 1 20 4 0\nintr 1 2\n"
+    )
+    s = cpuaccount.parse_proc_stat(text)
+    assert (s.busy, s.idle, s.steal, s.cores) == (160, 820, 40, 2)
+
+
+def test_the_machine_saturates_when_its_idle_time_falls_below_five_percent():
+    cg = HostCgroup("server1", "server", 0.5, Hierarchy(1, Path("/x"), Path("/x")), Path("m"))
+
+    def mark(at: float, busy: int, idle: int, cpu_s: float) -> cpuaccount.Mark:
+        machine = cpuaccount.MachineSample(busy, idle, 0, 2)
+        return cpuaccount.Mark(at, machine, {"server1": CgroupSample(cpu_s, 0, 0, 0.0)}, {})
+
+    busy = {"window_start": mark(10, 0, 0, 1.0), "window_end": mark(12, 390, 10, 2.0)}
+    s = cpuaccount.section("cgroup-v1", [cg], busy)
+    assert s["host_saturated"] is True
+    assert s["hosts"][0]["util"] == pytest.approx(1.0)  # 1 s of CPU in 2 s at half a core
+    assert s["outside_budgets_cores"] == pytest.approx(390 / 400 * 2 - 0.5)
+    assert "saturated" in str(cpuaccount.saturation_warning(s))
+    calm = {"window_start": mark(10, 0, 0, 1.0), "window_end": mark(12, 300, 100, 1.5)}
+    s = cpuaccount.section("cgroup-v1", [cg], calm)
+    assert s["host_saturated"] is False and cpuaccount.saturation_warning(s) is None
+
+
+# --- real cgroups ----------------------------------------------------------------------------
+
+
+def test_a_busy_loop_uses_no_more_than_its_budget_and_is_throttled(hierarchy):
+    cgroups = cpubudget.RunCgroups(hierarchy, f"mwt-loop{os.getpid()}")
+    try:
+        cg = cgroups.add("busy", "client", 0.2)
+        loop = subprocess.Popen(cg.wrap(["sh", "-c", "while :; do :; done"]))
+        try:
+            before, t0 = cg.sample(), time.monotonic()
+            time.sleep(2.0)
+            after, t1 = cg.sample(), time.monotonic()
+            assert cg.pids() == [loop.pid]
+            assert f"mwlab/{cgroups.run}/busy" in Path(f"/proc/{loop.pid}/cgroup").read_text()
+        finally:
+            loop.kill()
+            loop.wait(30)
+        cores = (after.cpu_s - before.cpu_s) / (t1 - t0)
+        # The quota caps it (a period's worth of slack); a loaded machine may give it less.
+        assert 0.02 < cores <= 0.2 * 1.15
+        assert after.nr_throttled > before.nr_throttled
+    finally:
+        assert cgroups.teardown() == []
+    no_cgroups_left(cgroups.run)
+
+
+def test_budgeted_run_accounts_cpu_and_throttles_the_server(
+    tmp_path, base_port, netns_prefix, loadgen_jar, hierarchy
+):
+    # Tight: memcached wants more than this even when the machine is busy with other work.
+    point = emulated(budgets_cores={"server": 0.05})
+    manifest = run_point(point, options(tmp_path, "run", base_port, netns_prefix))
+    no_leftovers(netns_prefix)
+    no_cgroups_left(netns_prefix)
+    assert manifest["status"] == "ok", manifest["error"]
+    cpu = manifest["cpu"]
+    assert cpu["accounting"] == hierarchy.name
+    assert cpu["budgets_cores"] == {"server1": 0.05, "client1": None}
+    hosts = {h["name"]: h for h in cpu["hosts"]}
+    server, client = hosts["server1"], hosts["client1"]
+    assert server["quota_us"] == cpubudget.quota_us(0.05)
+    assert 0 < server["util"] <= 1.1
+    assert server["nr_throttled"] > 0 and server["throttled_s"] > 0
+    assert 0 < server["throttled_share"] <= 1
+    assert server["cpu_s_window"] <= server["cpu_s_run"]
+    assert client["util"] is None and client["cores_window"] > 0
+    assert client["nr_throttled"] == 0
+    assert cpu["window_s"] >= point.duration_s
+    machine = cpu["machine"]
+    assert machine["cores"] == cpuaccount.cores()
+    assert 0 < machine["busy_share"] <= 1
+    assert machine["busy_share"] + machine["idle_share"] + machine["steal_share"] == (
+        pytest.approx(1)
+    )
+    assert cpu["hosts_cores"] == pytest.approx(server["cores_window"] + client["cores_window"])
+    assert isinstance(cpu["host_saturated"], bool)
+    assert (cpu["host_saturated"]) == any("saturated" in w for w in manifest["warnings"])
+    # The whole run reads back as JSON with the same numbers.
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["cpu"] == cpu
+
+
+def test_processes_are_in_their_hosts_cgroups_and_sigterm_removes_them(
+    tmp_path, base_port, mwlab_run, netns_prefix, loadgen_jar, hierarchy
+):
+    out = tmp_path / "run"
+    args = [
+        "--out", str(out), "--hosts", "emulated", "--driver", "builtin", "--duration", "30",
+        "--ratio", "1:0", "--data-size", "64", "--base-port", str(base_port),
+        "--netns-prefix", netns_prefix, "--linkcap-cache", str(tmp_path / "linkcap.json"),
+        "--budget-server", "0.3", "--budget-client", "0.5", "--pause-at", "clients",
+    ]  # fmt: skip
+    run = mwlab_run(args)
+    run.wait_for("paused at clients")
+    # The clients were just started: wait until each has joined and exec'd its command.
+    deadline = time.monotonic() + 60
+    while any(ln.split(" ", 2)[1] in ("sh", "ip") for ln in processes_in(out)):
+        assert time.monotonic() < deadline, processes_in(out)
+        time.sleep(0.1)
+    seen = {}
+    for line in processes_in(out):
+        pid, command = line.split(" ", 1)
+        cgroups = Path(f"/proc/{pid}/cgroup").read_text()
+        host = "server1" if "memcached" in command else "client1"
+        seen[host] = f"{command}\n{cgroups}"
+    assert set(seen) == {"server1", "client1"}
+    for host, cgroups in seen.items():
+        # One line per hierarchy: cpu and cpuacct (v1, unless co-mounted), or the unified one.
+        ours = [ln for ln in cgroups.splitlines() if ln.endswith(f":/mwlab/{netns_prefix}/{host}")]
+        assert len(ours) == len(hierarchy.controllers()), cgroups
+    quota = (hierarchy.cpu / "mwlab" / netns_prefix / "server1" / "cpu.cfs_quota_us").read_text()
+    if hierarchy.version == 1:
+        assert int(quota) == cpubudget.quota_us(0.3)
+    run.send("SIGTERM")
+    assert run.finish() == 143
+    no_leftovers(netns_prefix)
+    no_cgroups_left(netns_prefix)
+    assert processes_in(out) == []
+
+
+def test_a_failed_run_leaves_no_cgroup(tmp_path, base_port, netns_prefix, loadgen_jar, hierarchy):
+    opts = options(tmp_path, "fail", base_port, netns_prefix, fail_at="clients")
+    manifest = run_point(emulated(budgets_cores={"client": 0.5}, servers=2), opts)
+    assert manifest["status"] == "failed"
+    assert "injected failure" in manifest["error"]
+    assert [h["name"] for h in manifest["cpu"]["hosts"]] == ["server1", "server2", "client1"]
+    no_leftovers(netns_prefix)
+    no_cgroups_left(netns_prefix)
+
+
+def test_without_cgroups_the_run_goes_on_unbudgeted_with_a_warning(
+    tmp_path, base_port, netns_prefix, loadgen_jar
+):
+    opts = options(tmp_path, "none", base_port, netns_prefix, cgroup_root=tmp_path / "absent")
+    manifest = run_point(emulated(budgets_cores={"server": 0.3}), opts)
+    no_leftovers(netns_prefix)
+    assert manifest["status"] == "ok", manifest["error"]
+    assert any("no CPU budgets" in w and "absent" in w for w in manifest["warnings"])
+    cpu = manifest["cpu"]
+    assert cpu["accounting"] == "machine"
+    assert cpu["hosts"] == [] and cpu["budgets_cores"] == {}
+    assert 0 < cpu["machine"]["busy_share"] <= 1
+
+
+def test_run_point_refuses_a_point_that_does_not_fit(tmp_path):
+    point = emulated(budgets_cores={"server": 64.0})
+    with pytest.raises(RunError, match="do not fit"):
+        run_point(point, RunOptions(out=tmp_path / "x", progress=False, linkcap_cache=None))
+    assert not (tmp_path / "x").exists()
+
+
+def test_local_hosts_record_the_machine_and_ignore_budgets_with_a_warning(
+    tmp_path, base_port, loadgen_jar
+):
+    point = emulated(hosts="local", duration_s=2, budgets_cores={"server": 0.5})
+    opts = RunOptions(out=tmp_path / "local", base_port=base_port, progress=False)
+    manifest = run_point(point, opts)
+    assert manifest["status"] == "ok", manifest["error"]
+    assert any("emulated hosts only" in w for w in manifest["warnings"])
+    cpu = manifest["cpu"]
+    assert cpu["accounting"] == "machine" and cpu["hosts"] == []
+    assert 0 < cpu["machine"]["busy_share"] <= 1
+    assert cpu["outside_budgets_cores"] == pytest.approx(
+        cpu["machine"]["busy_share"] * cpu["machine"]["cores"]
+    )
