@@ -246,6 +246,33 @@ def table(result: dict[str, Any]) -> Table:
     return t
 
 
+def markdown(result: dict[str, Any]) -> str:
+    """The table of `table` as Markdown (for READMEs and reports)."""
+
+    def cell(s: dict[str, Any], absolute: bool) -> str:
+        if not s.get("n"):
+            return "-"
+        e = s["rtt_ms"] if absolute else s["excess_ms"]
+        return f"{e['median']:.3f} [{e['p1']:.3f}, {e['p99']:.3f}]"
+
+    lines = [
+        "| one-way ms | ping | memcached | memcached, loaded | packets/s | CPU µs/packet | core |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for lv in result["levels"]:
+        base = lv["one_way_ms"] == 0
+        nf = lv["loaded"].get("nfdelay", {})
+        pps, per, core = nf.get("packets_per_s"), nf.get("cpu_us_per_packet"), nf.get("core_share")
+        lines.append(
+            f"| {lv['one_way_ms']:g}{' (RTT)' if base else ''}"
+            f" | {cell(lv['idle']['icmp'], base)} | {cell(lv['idle']['memcached'], base)}"
+            f" | {cell(lv['loaded']['memcached'], base)}"
+            f" | {f'{pps:.0f}' if pps else '-'} | {f'{per:.1f}' if per else '-'}"
+            f" | {f'{core:.3f}' if core is not None else '-'} |"
+        )
+    return "\n".join(lines)
+
+
 @click.command("delay-check")
 @click.option(
     "--out",
