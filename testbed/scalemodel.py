@@ -25,9 +25,6 @@ MACHINES = ROOT / "workflows" / "machines.yaml"
 MACHINES_SCHEMA = ROOT / "workflows" / "machines.schema.yaml"
 ROLES = ("server", "client", "middleware")
 PAIRS = ("client_middleware", "middleware_server", "client_server")
-# Cores left to the harness (mwlab, Snakemake, the link-delay stage, the kernel's network
-# work) when the budgets of all hosts of a point must fit this machine.
-HARNESS_RESERVE_CORES = 0.5
 
 
 class ScaleModelError(ValueError):
@@ -224,24 +221,34 @@ def machine_cores() -> int:
     return os.cpu_count() or 1
 
 
-def check_fit(total: float, what: str, cores: float | None = None) -> None:
-    """Fails unless budgets of `total` cores fit this machine with the harness reserve."""
-    have = float(machine_cores() if cores is None else cores) - HARNESS_RESERVE_CORES
-    if total > have + 1e-9:
-        raise ScaleModelError(
-            f"{what}: the hosts' CPU budgets add up to {total:.3f} cores, more than the"
-            f" {have:.2f} this machine has for them ({machine_cores() if cores is None else cores}"
-            f" cores less {HARNESS_RESERVE_CORES} for the harness); lower the profile's scale"
-        )
+def check_fit(spec: dict[str, Any], budgets: dict[str, float], cores: float | None = None) -> None:
+    """Fails unless a point with these per-role budgets fits this machine (the CPU-budget
+    stage's own check: its harness reserve, its smallest budget)."""
+    from testbed.cpubudget import check_fits  # the stage that applies the budgets
+    from testbed.point import Point
+
+    try:
+        point = Point.model_validate({**spec, "budgets_cores": budgets})
+    except ValueError as err:
+        raise ScaleModelError(f"{spec.get('name', 'point')}: {err}") from err
+    why = check_fits(point, float(machine_cores() if cores is None else cores))
+    if why is not None:
+        raise ScaleModelError(f"{spec.get('name', 'point')}: {why}; lower the profile's scale")
 
 
 def plan_fields(
     machines: Machines, study: str | int, scale: float, spec: dict[str, Any], what: str
 ) -> dict[str, Any]:
     """The fields the plan sets on an emulated point: scale, caps and delays. Checks that its
-    budgets fit this machine at the upper speed bound, so any calibration result fits."""
-    worst = dict.fromkeys(ROLES, machines.speed_upper)
-    check_fit(total_cores(budgets_cores(machines, study, scale, worst), host_counts(spec)), what)
+    budgets fit this machine at the upper speed bound and are valid budgets at the lower one,
+    so any calibration result fits."""
+    for bound in (machines.speed_upper, machines.speed_lower):
+        speeds = dict.fromkeys(ROLES, bound)
+        budgets = budgets_cores(machines, study, scale, speeds)
+        try:
+            check_fit({**spec, "name": what, "hosts": "emulated"}, budgets)
+        except ScaleModelError as err:
+            raise ScaleModelError(f"{err} (speed factors at their bound {bound:g})") from err
     return {
         "scale": scale,
         "caps_mbit": caps_mbit(machines, study, scale),
@@ -259,7 +266,7 @@ def with_budgets(
     """A copy of a planned point with the CPU budgets of its hosts (checked to fit)."""
     out = copy.deepcopy(spec)
     budgets = budgets_cores(machines, study, float(spec["scale"]), speed)
-    check_fit(total_cores(budgets, host_counts(spec)), str(spec.get("name", "point")), cores)
+    check_fit(spec, budgets, cores)
     out["budgets_cores"] = budgets
     return out
 

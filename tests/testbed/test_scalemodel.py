@@ -1,0 +1,113 @@
+"""The scale model: budgets, caps and delays of the study's machines at one scale factor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from testbed import scalemodel
+from testbed.scalemodel import ScaleModelError, load_machines
+
+MACHINES = load_machines()
+BIG_2016 = {"servers": 7, "middlewares": 1, "client_machines": 3, "hosts": "emulated"}
+
+
+def test_budgets_are_vcpus_times_scale_times_speed() -> None:
+    speed = {"server": 0.5, "client": 0.25, "middleware": 0.75}
+    assert scalemodel.budgets_cores(MACHINES, 2018, 0.04, speed) == {
+        "server": 0.02,  # Basic A1: 1 vCPU
+        "client": 0.02,  # Basic A2: 2 vCPU
+        "middleware": 0.24,  # Basic A4: 8 vCPU
+    }
+    # 2016's servers are Basic A2.
+    assert scalemodel.budgets_cores(MACHINES, "2016", 0.04, speed)["server"] == 0.04
+
+
+def test_caps_and_delays_scale_with_the_factor() -> None:
+    assert scalemodel.caps_mbit(MACHINES, 2018, 0.5) == {
+        "server": 50.5,
+        "client": 100.5,
+        "middleware": 401.0,
+    }
+    # 2016 has no link measurement: its A2 servers take the A2 capacity 2018 measured.
+    assert scalemodel.caps_mbit(MACHINES, 2016, 1)["server"] == 201
+    delays = scalemodel.delays_ms(MACHINES, 0.04)
+    assert delays == {"client_middleware": 18.75, "middleware_server": 7.5, "client_server": 7.5}
+
+
+def test_rescaling_undoes_the_dilation() -> None:
+    assert scalemodel.throughput_study(400.0, 0.04) == pytest.approx(10000.0)
+    assert scalemodel.time_study(250.0, 0.04) == pytest.approx(10.0)
+    with pytest.raises(ScaleModelError, match="scale factor"):
+        scalemodel.throughput_study(1.0, 0.0)
+    with pytest.raises(ScaleModelError, match="scale factor"):
+        scalemodel.caps_mbit(MACHINES, 2018, 1.5)
+
+
+def test_client_follows_its_rule() -> None:
+    factors = scalemodel.speed_factors(MACHINES, {"server": 0.3, "middleware": 0.6})
+    assert factors["client"] == factors[MACHINES.client_same_as]
+    with pytest.raises(ScaleModelError, match="middleware"):
+        scalemodel.speed_factors(MACHINES, {"server": 0.3})
+
+
+def test_the_largest_point_fits_two_cores_at_the_default_scale_only(monkeypatch) -> None:
+    monkeypatch.setattr(scalemodel, "machine_cores", lambda: 2)
+    fields = scalemodel.plan_fields(MACHINES, 2016, 0.04, BIG_2016, "big")
+    assert fields["scale"] == 0.04
+    with pytest.raises(ScaleModelError, match="do not fit"):
+        scalemodel.plan_fields(MACHINES, 2016, 0.06, BIG_2016, "big")
+
+
+def test_calibrated_budgets_come_from_calibration_json(tmp_path: Path) -> None:
+    cal = tmp_path / "calibration.json"
+    cal.write_text('{"speed_factors": {"server": 0.5, "client": 0.5, "middleware": 0.25}}')
+    spec = {**BIG_2016, "name": "p", "scale": 0.04}
+    out = scalemodel.calibrated(spec, 2016, cal)
+    assert out["budgets_cores"] == {"server": 0.04, "client": 0.04, "middleware": 0.08}
+    assert "budgets_cores" not in spec
+    cal.write_text('{"speed_factors": {"server": 0.5}}')
+    with pytest.raises(ScaleModelError, match="speed_factors must name"):
+        scalemodel.calibrated(spec, 2016, cal)
+
+
+def _machines_copy(tmp_path: Path, edit) -> Path:
+    doc = yaml.safe_load(scalemodel.MACHINES.read_text())
+    edit(doc)
+    path = tmp_path / "machines.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    return path
+
+
+def test_a_calibration_target_listed_for_validation_is_refused(tmp_path: Path) -> None:
+    def edit(doc):
+        target = doc["calibration"]["targets"]["server_write_max"]
+        doc["validation"]["again"] = {"reference": target["reference"], "source": "x"}
+
+    with pytest.raises(ScaleModelError, match="also listed for validation"):
+        load_machines(_machines_copy(tmp_path, edit))
+
+
+def test_unknown_machine_type_and_bad_reference_are_named(tmp_path: Path) -> None:
+    def unknown(doc):
+        doc["studies"]["2018"]["roles"]["server"] = "basic_a9"
+
+    with pytest.raises(ScaleModelError, match="basic_a9"):
+        load_machines(_machines_copy(tmp_path, unknown))
+
+    def missing(doc):
+        doc["validation"]["nowhere"] = {
+            "reference": {"file": "reference2018.yaml", "path": ["writes", 12]},
+            "source": "x",
+        }
+
+    with pytest.raises(ScaleModelError, match=r"no writes\.12"):
+        load_machines(_machines_copy(tmp_path, missing))
+
+    def no_vcpus(doc):
+        del doc["machine_types"]["basic_a1"]["vcpus"]
+
+    with pytest.raises(ScaleModelError, match="vcpus"):
+        load_machines(_machines_copy(tmp_path, no_vcpus))
