@@ -17,6 +17,7 @@ import pytest
 
 from analysis.parse.manifest import read_manifest
 from testbed import emulation, linkdelay
+from testbed.delaycheck import summarize
 from testbed.hosts import NamespaceHost, wait_for_memcached
 from testbed.point import Caps, Delays, Point
 from testbed.run import RunOptions, run_point
@@ -310,3 +311,11 @@ def test_delays_on_local_hosts_are_ignored_with_a_warning(
         "applied": False,
         "delays_ms": Delays(client_middleware=1.0, middleware_server=2.0).model_dump(),
     }
+
+
+def test_delay_check_summary_measures_against_the_target():
+    s = summarize([2100.0, 2050.0, 1990.0, 2300.0], target_ms=2.0)
+    assert s["n"] == 4
+    assert s["rtt_ms"]["min"] == 1.99
+    assert s["excess_ms"]["median"] == round((2.05 + 2.1) / 2 - 2.0, 4)
+    assert s["below_target"] == 1
