@@ -89,24 +89,29 @@ def _values(series: pd.Series, digits: int = 2, none: str = "none") -> str:
 
 
 def delay_accuracy(check: Mapping[str, Any] | None) -> str:
-    """One sentence on the delay check: configured against measured one-way delays."""
+    """One sentence on the delay check (`python -m mwlab delay-check`): per one-way delay, the
+    median round trip against its target, idle (ICMP) and under load (memcached)."""
     if not check:
         return "No delay check was recorded for this profile."
-    pairs = check.get("pairs") if isinstance(check, Mapping) else None
-    if not isinstance(pairs, list) or not pairs:
-        return "A delay check was recorded, but it lists no pairs."
+    levels = check.get("levels") if isinstance(check, Mapping) else None
+    if not isinstance(levels, list) or not levels:
+        return "A delay check was recorded, but it lists no delays."
     parts = []
-    for p in pairs:
-        want = p.get("configured_ms", p.get("target_ms"))
-        got = p.get("measured_ms", p.get("mean_ms"))
-        if want is None or got is None:
+    for level in levels:
+        target = level.get("target_rtt_ms")
+        idle = _get(level, "idle", "icmp", "rtt_ms", "median")
+        loaded = _get(level, "loaded", "memcached", "excess_ms", "median")
+        if target is None or idle is None:
             continue
-        parts.append(
-            f"{escape(str(p.get('pair', '?')).replace('_', '--'))}: {float(want):g} ms set, "
-            f"{float(got):.3g} ms measured"
+        text = (
+            rf"{float(level.get('one_way_ms', 0)):g}\,ms one way: median round trip "
+            rf"{float(idle):.3g}\,ms idle against {float(target):g}\,ms"
         )
+        if loaded is not None:
+            text += rf", {float(loaded):+.3g}\,ms over it under load"
+        parts.append(text)
     if not parts:
-        return "A delay check was recorded, but without configured and measured delays."
+        return "A delay check was recorded, but without measured round trips."
     return "The delay check measured " + "; ".join(parts) + "."
 
 

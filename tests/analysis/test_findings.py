@@ -183,5 +183,16 @@ def test_testbed_numbers_without_budgets_or_delay_check(tmp_path: Path) -> None:
     assert r"\newcommand{\TestbedBudgetServer}{none}" in text
     assert r"\newcommand{\TestbedCapServer}{100}" in text
     assert "No delay check" in text
-    check = {"pairs": [{"pair": "client_middleware", "configured_ms": 1, "measured_ms": 1.04}]}
-    assert "1.04 ms measured" in testbed_summary.delay_accuracy(check)
+    check = {
+        "levels": [
+            {
+                "one_way_ms": 1,
+                "target_rtt_ms": 2,
+                "idle": {"icmp": {"rtt_ms": {"median": 2.04}}},
+                "loaded": {"memcached": {"excess_ms": {"median": 0.31}}},
+            }
+        ]
+    }
+    sentence = testbed_summary.delay_accuracy(check)
+    assert "2.04" in sentence and "+0.31" in sentence
+    assert "no delays" in testbed_summary.delay_accuracy({"levels": []})

@@ -23,7 +23,7 @@ rule testbed_section:
         table=f"{RESULTS}/paper/testbed-table.tex",
         numbers=f"{RESULTS}/paper/testbed-numbers.tex",
     params:
-        # Written by `python -m mwlab delay-check`; read when present.
+        # Written by `python -m mwlab delay-check` (testbed/delaycheck.py); read when present.
         delay_check=f"{RESULTS}/delay_check.json",
     log:
         f"{RESULTS}/logs/testbed_section.log",
