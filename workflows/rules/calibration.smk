@@ -25,3 +25,23 @@ rule calibrate:
         f"{RESULTS}/logs/calibration.log",
     script:
         "../scripts/calibrate.py"
+
+
+rule scale_model_tables:
+    input:
+        calibration=[CALIBRATION_JSON] if CALIBRATION_PLAN else [],
+        check=(
+            [f"{RESULTS}/data/scale_check/runs.parquet"]
+            if "scale_check" in ACTIVE_FAMILIES
+            else []
+        ),
+        code=ANALYSIS_CODE,
+    output:
+        tex=f"{RESULTS}/paper/scale-model.tex",
+        numbers=f"{RESULTS}/paper/scale-model-numbers.tex",
+    params:
+        scale=PROFILE.get("scale", {}).get("factor", 1.0),
+    log:
+        f"{RESULTS}/logs/scale-model.log",
+    script:
+        "../scripts/scale_model.py"

@@ -18,6 +18,7 @@ from analysis.aggregate import (
     trim_to_clients,
 )
 from analysis.parse import RunTables, load_run, tidy
+from analysis.scaling import add_study_columns
 
 # `throughput_cv` of a run is the largest CV among its sources (each over its own windows).
 METRICS = (
@@ -103,6 +104,11 @@ def build(
     # Per-pool statistics of the stable middleware windows only, like the windows.
     kept = trimmed.loc[trimmed["side"] == "middleware", ["run", "source", "window"]]
     kept = kept.drop_duplicates()
+    # `scale` per run and point, and throughput and response time in the study's time.
+    if not summary.empty:
+        summary = add_study_columns(summary)
+    if not points.empty:
+        points = add_study_columns(points)
     return {
         "windows": stable,
         "runs": summary if not summary.empty else runs,

@@ -1,0 +1,160 @@
+"""Snakemake script of rule scale_model_tables: the report's tables of the scale model.
+
+From calibration.json: the calibration targets, their runs and the fitted speed factors, and
+the study numbers kept for validation. From the scale_check family: the rescaled throughput
+and response time at s and s/2 and their ratio. Profiles without the scale model (real
+machines) get tables that say so.
+"""
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from analysis.latex import escape
+from analysis.scaling import agreement
+
+
+def _f(x: Any, digits: int = 0) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "--"
+    return f"{float(x):,.{digits}f}".replace(",", "{,}")
+
+
+def calibration_table(cal: dict[str, Any] | None) -> str:
+    if cal is None:
+        return "\\emph{No scale model in this profile: its hosts are the study's machines.}\n"
+    lines = [
+        r"\begin{tabular}{@{}llrlrr@{}}",
+        r"\toprule",
+        r"Target (role) & Study number & Value & Runs: speed $\to$ $X/s$ [ops/s] & Fit & Factor \\",
+        r"\midrule",
+    ]
+    for t in cal["targets"]:
+        runs = "; ".join(
+            f"{r['speed']:g} $\\to$ {_f(r['throughput_study'])}"
+            + ("" if r["status"] == "ok" else " (failed)")
+            for r in t["runs"]
+        )
+        fit = t["fit"]
+        factor = f"{fit['speed']:.3f}" + (r"$^\ast$" if fit["clamped"] else "")
+        lines.append(
+            f"{escape(t['name'])} ({t['role']}) & {escape(t['source'])} & {_f(t['value'])}"
+            f" & {runs} & {fit['model']} & {factor} \\\\"
+        )
+    rule = cal["client_rule"]
+    lines += [
+        r"\midrule",
+        f"client & \\multicolumn{{4}}{{l}}{{same as the {rule['same_as']}: {escape(rule['why'])}}}"
+        f" & {cal['speed_factors']['client']:.3f} \\\\",
+        r"\bottomrule",
+        r"\end{tabular}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def validation_table(cal: dict[str, Any] | None) -> str:
+    if cal is None:
+        return ""
+    lines = [r"\begin{tabular}{@{}llr@{}}", r"\toprule", r"Validation number & Source & Value \\"]
+    lines.append(r"\midrule")
+    for v in cal["validation"]:
+        lines.append(f"{escape(v['name'])} & {escape(v['source'])} & {_f(v['value'], 2)} \\\\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def _ratio(row: pd.Series, metric: str) -> str:
+    r = row[f"{metric}_ratio"]
+    lo, hi = row[f"{metric}_ratio_ci_low"], row[f"{metric}_ratio_ci_high"]
+    ci = f" [{_f(lo, 2)}, {_f(hi, 2)}]" if math.isfinite(lo) else ""
+    return f"{_f(r, 2)}{ci}"
+
+
+def check_table(table: pd.DataFrame) -> str:
+    if table.empty:
+        return "\\emph{The scale check did not run in this profile.}\n"
+    lines = [
+        r"\begin{tabular}{@{}llrrlrrl@{}}",
+        r"\toprule",
+        r" & & \multicolumn{3}{c}{Throughput $X/s$ [ops/s]} & \multicolumn{3}{c}{Response time"
+        r" $R\cdot s$ [ms]} \\",
+        r"Workload & Side & at $s$ & at $s'$ & ratio [95\,\% CI] & at $s$ & at $s'$ & ratio \\",
+        r"\midrule",
+    ]
+    for _, row in table.iterrows():
+        lines.append(
+            f"{escape(str(row['level_workload']))} & {row['side']}"
+            f" & {_f(row['throughput_study_reference'])} & {_f(row['throughput_study_other'])}"
+            f" & {_ratio(row, 'throughput_study')}"
+            f" & {_f(row['response_ms_study_reference'], 2)}"
+            f" & {_f(row['response_ms_study_other'], 2)} & {_ratio(row, 'response_ms_study')} \\\\"
+        )
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def numbers(cal: dict[str, Any] | None, table: pd.DataFrame, profile_scale: float) -> str:
+    out = {"ScaleFactor": f"{profile_scale:g}", "ScaleModelUsed": "no" if cal is None else "yes"}
+    if cal is not None:
+        out["ScaleCalibrationFactor"] = f"{cal['scale']:g}"
+        for role, f in cal["speed_factors"].items():
+            out[f"ScaleSpeed{role.capitalize()}"] = f"{f:.3f}"
+        out["ScaleCalibrationTargets"] = str(len(cal["targets"]))
+        out["ScaleValidationNumbers"] = str(len(cal["validation"]))
+    if not table.empty:
+        out["ScaleCheckOther"] = f"{table['other_scale'].iloc[0]:g}"
+        worst = (table["throughput_study_ratio"] - 1).abs().max()
+        out["ScaleCheckWorstThroughputPercent"] = _f(100 * worst, 1)
+        worst_r = (table["response_ms_study_ratio"] - 1).abs().max()
+        out["ScaleCheckWorstResponsePercent"] = _f(100 * worst_r, 1)
+    return "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in out.items())
+
+
+def main(calibration: list[str], check: list[str], scale: float, tex: Path, nums: Path) -> None:
+    cal = json.loads(Path(calibration[0]).read_text()) if calibration else None
+    table = agreement(pd.read_parquet(check[0])) if check else pd.DataFrame()
+    body = [
+        r"\begin{table}[htbp]",
+        r"\centering\small",
+        r"\caption{Calibration of the scale model: each target's study number, its runs (the"
+        r" role's speed factor and the throughput measured there, in the study's time) and the"
+        r" fitted speed factor (${}^\ast$: at a bound).}\label{tab:calibration}",
+        r"\resizebox{\textwidth}{!}{%",
+        calibration_table(cal) + "}",
+        r"\end{table}",
+    ]
+    if cal is not None:
+        body += [
+            r"\begin{table}[htbp]",
+            r"\centering\small",
+            r"\caption{Study numbers the calibration does not use: validation of the scale"
+            r" model.}\label{tab:scale-validation}",
+            validation_table(cal),
+            r"\end{table}",
+        ]
+    body += [
+        r"\begin{table}[htbp]",
+        r"\centering\small",
+        r"\caption{Check of the scale model: the same points at scale factors $s$ and $s'$,"
+        r" rescaled to the study's time; the ratio is the value at $s'$ over the value at $s$"
+        r" (interval where both have repetitions).}\label{tab:scale-check}",
+        r"\resizebox{\textwidth}{!}{%",
+        check_table(table) + "}",
+        r"\end{table}",
+    ]
+    tex.write_text("\n".join(body) + "\n")
+    nums.write_text(numbers(cal, table, scale))
+
+
+if __name__ == "__main__":
+    sm = snakemake  # type: ignore[name-defined]  # noqa: F821
+    main(
+        list(sm.input.calibration),
+        list(sm.input.check),
+        float(sm.params.scale),
+        Path(sm.output.tex),
+        Path(sm.output.numbers),
+    )
