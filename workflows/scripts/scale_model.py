@@ -98,6 +98,12 @@ def check_table(table: pd.DataFrame) -> str:
 
 def numbers(cal: dict[str, Any] | None, table: pd.DataFrame, profile_scale: float) -> str:
     out = {"ScaleFactor": f"{profile_scale:g}", "ScaleModelUsed": "no" if cal is None else "yes"}
+    # Every macro is defined, "--" where this profile has no such number.
+    for name in ("ScaleCalibrationFactor", "ScaleSpeedServer", "ScaleSpeedMiddleware",
+                 "ScaleSpeedClient", "ScaleCalibrationTargets", "ScaleValidationNumbers",
+                 "ScaleCheckOther", "ScaleCheckWorstThroughputPercent",
+                 "ScaleCheckWorstResponsePercent"):  # fmt: skip
+        out[name] = "--"
     if cal is not None:
         out["ScaleCalibrationFactor"] = f"{cal['scale']:g}"
         for role, f in cal["speed_factors"].items():
