@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from analysis.parse.cpu import cpu_columns
 from analysis.parse.errors import ParseError
 from analysis.parse.manifest import read_manifest
 from analysis.parse.memaslap import MemaslapResult, read_memaslap
@@ -268,6 +269,7 @@ def load_run(path: str | Path) -> RunTables:
         "host_kind": manifest["host_kind"],
         "clients_total": manifest["clients_total"],
         **{f"link_{k}_mbit": v for k, v in manifest["link_capacity_mbit"].items()},  # type: ignore[union-attr]
+        **cpu_columns(manifest.get("cpu")),  # type: ignore[arg-type]
         **_flatten(point),
     }
     windows, totals, hists, queues, servers, workers = [], [], [], [], [], []
