@@ -68,7 +68,7 @@ class Machines:
     speed_upper: float
     calibration_speeds: tuple[float, ...]
     targets: dict[str, Target]
-    client_same_as: str
+    client_same_as: str  # a fitted role, or "upper": the upper speed bound
     client_why: str
     validation: dict[str, Reference]
 
@@ -140,7 +140,7 @@ def load_machines(path: Path = MACHINES, root: Path = ROOT) -> Machines:
     same_as = cal["client_rule"]["same_as"]
     if "client" in roles:
         raise ScaleModelError(f"{path}: the client role follows client_rule, it is not fitted")
-    if same_as not in roles:
+    if same_as != "upper" and same_as not in roles:
         raise ScaleModelError(f"{path}: client_rule follows {same_as}, which no target fits")
     validation = {}
     for name, v in doc["validation"].items():
@@ -187,7 +187,8 @@ def speed_factors(machines: Machines, fitted: dict[str, float]) -> dict[str, flo
     if missing:
         raise ScaleModelError(f"no speed factor for roles {missing}")
     out = {role: float(fitted[role]) for role in ROLES if role != "client"}
-    out["client"] = out[machines.client_same_as]
+    same_as = machines.client_same_as
+    out["client"] = machines.speed_upper if same_as == "upper" else out[same_as]
     for role, f in out.items():
         if not (math.isfinite(f) and f > 0):
             raise ScaleModelError(f"speed factor of {role} must be positive, got {f!r}")

@@ -45,9 +45,10 @@ def calibration_table(cal: dict[str, Any] | None) -> str:
             f" & {runs} & {fit['model']} & {factor} \\\\"
         )
     rule = cal["client_rule"]
+    follows = "upper bound" if rule["same_as"] == "upper" else f"same as the {rule['same_as']}"
     lines += [
         r"\midrule",
-        f"client & \\multicolumn{{4}}{{l}}{{same as the {rule['same_as']}: {escape(rule['why'])}}}"
+        f"client & \\multicolumn{{4}}{{l}}{{{follows}: {escape(rule['why'])}}}"
         f" & {cal['speed_factors']['client']:.3f} \\\\",
         r"\bottomrule",
         r"\end{tabular}",
