@@ -2,10 +2,13 @@
 
 Runs the same memcaslap load (4096-byte values, read-only and write-only, 1 and 3 servers)
 against direct memcached, twemproxy (nutcracker) and the middleware with replication 1 in both
-designs (2018: --workers workers; 2016: --read-threads read threads and one write thread per
-server), then prints each result and the ratios. Every target first gets the same load for
+designs (2018: --workers workers, with --max-batch 1, 4 and 16; 2016: --read-threads read
+threads and one write thread per server), then prints each result and the ratios. For each
+front end it reports the CPU time (utime + stime) and the context switches (voluntary and
+nonvoluntary, summed over its threads) per operation. Every target first gets the same load for
 --warmup seconds, unmeasured (the JVM compiles the middleware's hot code then, not during the
-measurement). Everything runs on loopback ports 26500-26599.
+measurement). With --rounds R the targets run R times, interleaved, and each figure is the
+median over the rounds. Everything runs on loopback ports 26500-26599.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import re
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -25,8 +29,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# "middleware" is the default design, 2018.
-TARGETS = ("direct", "twemproxy", "middleware", "middleware-2016")
+# "middleware" is the default design, 2018, one request per worker turn; "batch-N" is design 2018
+# with --max-batch N.
+TARGETS = ("direct", "twemproxy", "middleware", "batch-4", "batch-16", "middleware-2016")
 BASE_PORT = 26500
 
 
@@ -40,6 +45,7 @@ class Result:
     latency_std_us: float
     get_misses: int
     frontend_cpu_us_per_op: float | None
+    frontend_ctx_switches_per_op: float | None
 
 
 def wait_port(port: int, timeout: float = 20.0) -> None:
@@ -57,6 +63,20 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process and its threads."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def ctx_switches(pid: int) -> int:
+    """Voluntary + nonvoluntary context switches of a process, summed over its live threads."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            text = (task / "status").read_text()
+        except FileNotFoundError:
+            continue  # the thread ended meanwhile
+        for line in text.splitlines():
+            if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
+                total += int(line.split()[1])
+    return total
 
 
 def start(cmd: list[str], log: Path) -> subprocess.Popen[bytes]:
@@ -151,16 +171,121 @@ def twemproxy(port: int, servers: list[int], work: Path) -> subprocess.Popen[byt
 
 
 def middleware(
-    port: int, servers: list[int], design: str, threads: int, work: Path, jar: Path
+    port: int,
+    servers: list[int],
+    design: str,
+    threads: int,
+    work: Path,
+    jar: Path,
+    max_batch: int = 1,
 ) -> subprocess.Popen[bytes]:
     """The middleware in `design`; `threads` is -t: workers (2018) or read threads per server."""
     cmd = ["java", "-jar", str(jar), "-p", str(port), "--design", design, "-t", str(threads)]
+    if max_batch > 1:
+        cmd += ["--max-batch", str(max_batch)]
     cmd += ["--replication", "1"]
     cmd += ["--stats-dir", str(work / "mw-stats"), "-m"]
     cmd += [f"127.0.0.1:{p}" for p in servers]
     p = start(cmd, work / "middleware.log")
     wait_port(port)
     return p
+
+
+def run_target(
+    target: str,
+    n_servers: int,
+    workload: str,
+    ports: list[int],
+    cfg: Path,
+    work: Path,
+    args: argparse.Namespace,
+) -> Result:
+    """One measurement of `target` on fresh memcached servers."""
+    procs = [memcached(p, work / f"mc{p}.log") for p in ports]
+    front: subprocess.Popen[bytes] | None = None
+    try:
+        if target == "direct":
+            endpoints = ports
+        elif target == "twemproxy":
+            front = twemproxy(BASE_PORT + 50, ports, work)
+            endpoints = [BASE_PORT + 50]
+        else:
+            design = "2016" if target == "middleware-2016" else "2018"
+            threads = args.read_threads if design == "2016" else args.workers
+            batch = int(target.split("-")[1]) if target.startswith("batch-") else 1
+            front = middleware(BASE_PORT + 60, ports, design, threads, work, args.jar, batch)
+            endpoints = [BASE_PORT + 60]
+        if args.warmup > 0:
+            run_memaslap(endpoints, cfg, args.warmup, args.threads, args.concurrency)
+        cpu0 = cpu_seconds(front.pid) if front else 0.0
+        cs0 = ctx_switches(front.pid) if front else 0
+        tps, avg, std, misses = run_memaslap(
+            endpoints, cfg, args.seconds, args.threads, args.concurrency
+        )
+        cpu = cpu_seconds(front.pid) - cpu0 if front else None
+        cs = ctx_switches(front.pid) - cs0 if front else None
+    finally:
+        if front is not None:
+            stop(front)
+        for p in procs:
+            stop(p)
+    ops = tps * args.seconds
+    per_op = cpu * 1e6 / ops if cpu is not None else None
+    cs_per_op = cs / ops if cs is not None else None
+    return Result(n_servers, workload, target, tps, avg, std, misses, per_op, cs_per_op)
+
+
+def median(runs: list[Result], n_servers: int, workload: str, target: str) -> Result:
+    """Each figure's median over the rounds of one target and load."""
+    rs = [r for r in runs if (r.servers, r.workload, r.target) == (n_servers, workload, target)]
+
+    def mid(values: list[float]) -> float:
+        return statistics.median(values)
+
+    cpu = [r.frontend_cpu_us_per_op for r in rs if r.frontend_cpu_us_per_op is not None]
+    cs = [r.frontend_ctx_switches_per_op for r in rs if r.frontend_ctx_switches_per_op is not None]
+    return Result(
+        n_servers,
+        workload,
+        target,
+        mid([r.ops_per_s for r in rs]),
+        mid([r.latency_avg_us for r in rs]),
+        mid([r.latency_std_us for r in rs]),
+        int(mid([r.get_misses for r in rs])),
+        mid(cpu) if cpu else None,
+        mid(cs) if cs else None,
+    )
+
+
+def table(results: list[Result], targets: list[str]) -> str:
+    """Throughput, its ratios to twemproxy and direct, CPU and context switches per operation."""
+
+    def fmt(v: float | None, spec: str) -> str:
+        return "-" if v is None else format(v, spec)
+
+    lines = [
+        f"{'servers':>7} {'load':5} {'target':15} {'ops/s':>9} {'/twem':>6} {'/direct':>8}"
+        f" {'cpu us/op':>9} {'cpu/twem':>8} {'cs/op':>6} {'cs/twem':>7}"
+    ]
+    for n_servers in (1, 3):
+        for workload in ("read", "write"):
+            by = {r.target: r for r in results if (r.servers, r.workload) == (n_servers, workload)}
+            d, t = by.get("direct"), by.get("twemproxy")
+            for target in targets:
+                r = by[target]
+                cpu, cs = r.frontend_cpu_us_per_op, r.frontend_ctx_switches_per_op
+                t_cpu = t.frontend_cpu_us_per_op if t else None
+                t_cs = t.frontend_ctx_switches_per_op if t else None
+                lines.append(
+                    f"{n_servers:>7} {workload:5} {target:15} {r.ops_per_s:>9.0f}"
+                    f" {fmt(r.ops_per_s / t.ops_per_s if t else None, '>6.2f')}"
+                    f" {fmt(r.ops_per_s / d.ops_per_s if d else None, '>8.2f')}"
+                    f" {fmt(cpu, '>9.1f')}"
+                    f" {fmt(cpu / t_cpu if cpu is not None and t_cpu else None, '>8.2f')}"
+                    f" {fmt(cs, '>6.2f')}"
+                    f" {fmt(cs / t_cs if cs is not None and t_cs else None, '>7.2f')}"
+                )
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -175,11 +300,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--read-threads", type=int, default=8, help="read threads per server (design 2016)"
     )
+    ap.add_argument(
+        "--targets",
+        default=",".join(TARGETS),
+        help=f"comma-separated targets, from {','.join(TARGETS)} (default: all)",
+    )
+    ap.add_argument("--rounds", type=int, default=1, help="interleaved rounds of all targets")
     ap.add_argument("--jar", type=Path, default=ROOT / "build" / "middleware.jar")
     ap.add_argument("--out", type=Path, help="also write the results as JSON")
     args = ap.parse_args(argv)
 
-    results: list[Result] = []
+    targets = [t for t in args.targets.split(",") if t]
+    unknown = sorted(set(targets) - set(TARGETS))
+    if unknown or not targets:
+        ap.error(f"--targets: unknown {unknown}; choose from {','.join(TARGETS)}")
+    if args.rounds < 1:
+        ap.error("--rounds must be >= 1")
+    runs: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="bench-mw-") as tmp:
         work = Path(tmp)
         for n_servers in (1, 3):
@@ -187,65 +324,35 @@ def main(argv: list[str] | None = None) -> int:
                 cfg = work / f"{workload}.cfg"
                 memaslap_config(cfg, workload)
                 ports = [BASE_PORT + i for i in range(n_servers)]
-                for target in TARGETS:
-                    procs = [memcached(p, work / f"mc{p}.log") for p in ports]
-                    front: subprocess.Popen[bytes] | None = None
-                    try:
-                        if target == "direct":
-                            endpoints = ports
-                        elif target == "twemproxy":
-                            front = twemproxy(BASE_PORT + 50, ports, work)
-                            endpoints = [BASE_PORT + 50]
-                        else:
-                            design = "2016" if target == "middleware-2016" else "2018"
-                            threads = args.read_threads if design == "2016" else args.workers
-                            front = middleware(
-                                BASE_PORT + 60, ports, design, threads, work, args.jar
-                            )
-                            endpoints = [BASE_PORT + 60]
-                        if args.warmup > 0:
-                            run_memaslap(
-                                endpoints, cfg, args.warmup, args.threads, args.concurrency
-                            )
-                        cpu0 = cpu_seconds(front.pid) if front else 0.0
-                        tps, avg, std, misses = run_memaslap(
-                            endpoints, cfg, args.seconds, args.threads, args.concurrency
+                for _ in range(args.rounds):
+                    for target in targets:
+                        r = run_target(target, n_servers, workload, ports, cfg, work, args)
+                        runs.append(r)
+                        print(
+                            f"{n_servers} server(s) {workload:5s} {target:15s} "
+                            f"{r.ops_per_s:10.0f} ops/s  avg {r.latency_avg_us:7.0f} us  "
+                            f"std {r.latency_std_us:8.0f} us  misses {r.get_misses}"
+                            + (
+                                f"  front-end CPU {r.frontend_cpu_us_per_op:.1f} us/op, "
+                                f"{r.frontend_ctx_switches_per_op:.2f} cs/op"
+                                if r.frontend_cpu_us_per_op is not None
+                                and r.frontend_ctx_switches_per_op is not None
+                                else ""
+                            ),
+                            flush=True,
                         )
-                        cpu = cpu_seconds(front.pid) - cpu0 if front else None
-                    finally:
-                        if front is not None:
-                            stop(front)
-                        for p in procs:
-                            stop(p)
-                    per_op = cpu * 1e6 / (tps * args.seconds) if cpu is not None else None
-                    r = Result(n_servers, workload, target, tps, avg, std, misses, per_op)
-                    results.append(r)
-                    print(
-                        f"{n_servers} server(s) {workload:5s} {target:15s} "
-                        f"{tps:10.0f} ops/s  avg {avg:7.0f} us  std {std:8.0f} us  "
-                        f"misses {misses}"
-                        + (f"  front-end CPU {per_op:.1f} us/op" if per_op is not None else ""),
-                        flush=True,
-                    )
-
+    results = [median(runs, n, w, t) for n in (1, 3) for w in ("read", "write") for t in targets]
     print()
-    print(
-        f"{'servers':>7} {'load':5} {'mw/direct':>10} {'mw/twemproxy':>13} {'twem/direct':>12}"
-        f" {'2016/direct':>12} {'2016/2018':>10}"
-    )
-    for n_servers in (1, 3):
-        for workload in ("read", "write"):
-            by = {r.target: r for r in results if (r.servers, r.workload) == (n_servers, workload)}
-            d, t, m = by["direct"], by["twemproxy"], by["middleware"]
-            m16 = by["middleware-2016"]
-            print(
-                f"{n_servers:>7} {workload:5} {m.ops_per_s / d.ops_per_s:>10.2f} "
-                f"{m.ops_per_s / t.ops_per_s:>13.2f} {t.ops_per_s / d.ops_per_s:>12.2f}"
-                f" {m16.ops_per_s / d.ops_per_s:>12.2f} {m16.ops_per_s / m.ops_per_s:>10.2f}"
-            )
+    print(table(results, targets))
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps([asdict(r) for r in results], indent=2) + "\n")
+        args.out.write_text(
+            json.dumps(
+                {"rounds": [asdict(r) for r in runs], "median": [asdict(r) for r in results]},
+                indent=2,
+            )
+            + "\n"
+        )
     return 0
 
 

@@ -12,6 +12,8 @@ import java.util.Map;
  * @param workers design 2018: worker threads; design 2016: read threads per server
  * @param traceSample 0 = no trace, otherwise one request in N is traced
  * @param design which queues and threads carry the requests to the servers
+ * @param maxBatch design 2018: most requests a worker takes from the queue in one turn (those
+ *     already queued, never waiting for more) and pipelines to the servers; 1 = one at a time
  */
 public record Config(
     String listenAddress,
@@ -35,7 +37,8 @@ public record Config(
     int maxConnections,
     int maxPipeline,
     int virtualNodes,
-    Design design) {
+    Design design,
+    int maxBatch) {
 
   public Config {
     servers = List.copyOf(servers);
@@ -69,6 +72,11 @@ public record Config(
     if (maxLineLength < maxKeyLength + 64) {
       throw new IllegalArgumentException("max line length must exceed the max key length + 64");
     }
+    requirePositive("max batch", maxBatch);
+    if (maxBatch > 1 && design != Design.D2018) {
+      throw new IllegalArgumentException(
+          "--max-batch > 1 needs --design 2018 (the 2016 design has no batching workers)");
+    }
     if (traceSample < 0) {
       throw new IllegalArgumentException("trace sample must be >= 0");
     }
@@ -100,7 +108,7 @@ public record Config(
     this(listenAddress, port, workers, sharded, servers, replication, readBalance, statsWindowMs,
         statsDir, traceSample, serverTimeoutMs, reconnectMinMs, reconnectMaxMs, queueCapacity,
         maxKeyLength, maxValueBytes, maxLineLength, maxKeysPerGet, maxConnections, maxPipeline,
-        virtualNodes, Design.D2018);
+        virtualNodes, Design.D2018, 1);
   }
 
   private static void requirePositive(final String what, final long v) {
@@ -143,6 +151,7 @@ public record Config(
     m.put("max_pipeline", maxPipeline);
     m.put("virtual_nodes", virtualNodes);
     m.put("design", design.label());
+    m.put("max_batch", maxBatch);
     return m;
   }
 
@@ -152,6 +161,6 @@ public record Config(
     return new Config(listenAddress, port, workers, sharded, servers, replication, readBalance,
         statsWindowMs, statsDir, traceSample, serverTimeoutMs, reconnectMinMs, reconnectMaxMs,
         queueCapacity, keyLen, valueBytes, lineLen, keysPerGet, maxConnections, maxPipeline,
-        virtualNodes, design);
+        virtualNodes, design, maxBatch);
   }
 }

@@ -44,6 +44,12 @@ sealed interface Dispatcher permits Design2018, Design2016 {
   void dispatch(Request r);
 
   /**
+   * Net-thread, once per selector round: hands over what {@link #dispatch} kept back to queue it
+   * together with the round's other requests. Nothing is kept back by default.
+   */
+  default void flush() {}
+
+  /**
    * After the net-thread has drained: the threads finish what is queued and in flight, then end;
    * waits up to {@code joinMs} for each.
    */

@@ -67,13 +67,20 @@ final class GetExchange {
       final long deadline)
       throws ServerException {
     cmd.reset();
-    cmd.append(GET);
-    for (int i = from; i < to; i++) {
-      cmd.append((byte) ' ');
-      cmd.append(keys[positions == null ? i : positions[i]]);
-    }
-    cmd.crlf();
+    command(cmd, keys, positions, from, to);
     c.send(cmd.array(), 0, cmd.length(), deadline);
+  }
+
+  /** Appends the {@code get} command of {@link #send} to {@code out}. */
+  static void command(
+      final ByteSink out, final byte[][] keys, final int[] positions, final int from,
+      final int to) {
+    out.append(GET);
+    for (int i = from; i < to; i++) {
+      out.append((byte) ' ');
+      out.append(keys[positions == null ? i : positions[i]]);
+    }
+    out.crlf();
   }
 
   /** The second half of {@link #fetch}: reads the reply. */

@@ -126,6 +126,12 @@ public final class Main implements Callable<Integer> {
       description = "Points per server on the hash ring (default: ${DEFAULT-VALUE}).")
   private int virtualNodes;
 
+  @Option(names = "--max-batch", paramLabel = "N", defaultValue = "1",
+      description = "Design 2018: a worker takes up to N requests that are already queued and"
+          + " pipelines them to the servers, one write per server (default: ${DEFAULT-VALUE} ="
+          + " one request per turn).")
+  private int maxBatch;
+
   /** Builds the configuration from the parsed options; bad combinations are usage errors. */
   Config config() {
     try {
@@ -136,7 +142,7 @@ public final class Main implements Callable<Integer> {
           ReadBalance.parse(readBalance), statsWindowMs, statsDir, traceSample, serverTimeoutMs,
           reconnectMinMs, reconnectMaxMs, queueCapacity, maxKeyLength, maxValueBytes,
           maxLineLength, maxKeysPerGet, maxConnections, maxPipeline, virtualNodes,
-          Design.parse(design));
+          Design.parse(design), maxBatch);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage(), e);
     }

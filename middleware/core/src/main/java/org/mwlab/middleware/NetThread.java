@@ -121,6 +121,8 @@ final class NetThread implements Runnable {
             c.restoreReadInterest();
           }
         }
+        // Everything this round decoded goes to the workers together.
+        dispatcher.flush();
       }
       drain();
     } catch (IOException e) {
@@ -156,6 +158,7 @@ final class NetThread implements Runnable {
       while ((next = dispatches.poll()) != null) {
         enqueue(next);
       }
+      dispatcher.flush();
       long owed = 0;
       for (final SelectionKey k : selector.keys()) {
         if (k.attachment() instanceof ClientConnection c) {

@@ -1,7 +1,6 @@
 package org.mwlab.middleware;
 
 import java.util.Arrays;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.mwlab.middleware.ServerConnection.ServerException;
 import org.mwlab.middleware.stats.Recorder;
@@ -39,12 +38,12 @@ final class Worker extends QueueThread<Request> {
 
   Worker(
       final Config config,
-      final BlockingQueue<Request> queue,
+      final QueueThread.Source<Request> queue,
       final ReplicaSelector selector,
       final ServerPool servers,
       final Recorder stats,
       final AtomicInteger inFlight) {
-    super(queue);
+    super(queue, config.maxBatch());
     this.selector = selector;
     this.servers = servers;
     this.stats = stats;
@@ -60,6 +59,11 @@ final class Worker extends QueueThread<Request> {
     }
     sentTo = new boolean[n];
     failedServer = new boolean[n];
+    outgoing = new ByteSink[n];
+    for (int i = 0; i < n; i++) {
+      outgoing[i] = new ByteSink(config.maxBatch() > 1 ? 16 * 1024 : 16);
+    }
+    broken = new String[n];
   }
 
   /** Opens the server connections; returns the failures, empty if all connected. */
@@ -84,19 +88,36 @@ final class Worker extends QueueThread<Request> {
 
   @Override
   void handle(final Request r) {
-    r.dequeueNs = System.nanoTime();
-    stats.dequeued(POOL, inFlight.incrementAndGet(), r.dequeueNs);
+    stats.batch(1);
+    begin(r, System.nanoTime());
+    finish(r, process(r, ""), true);
+  }
+
+  private void begin(final Request r, final long now) {
+    r.dequeueNs = now;
+    stats.dequeued(POOL, inFlight.incrementAndGet(), now);
+  }
+
+  /** Serves one request on its own; {@code earlier} is a failure of a batched attempt. */
+  private byte[] process(final Request r, final String earlier) {
     valuesReturned = 0;
     error = false;
     failures.setLength(0);
-    byte[] out;
+    failures.append(earlier);
     try {
-      out = r.type == RequestType.SET ? set(r) : get(r);
+      return r.type == RequestType.SET ? set(r) : get(r);
     } catch (RuntimeException e) {
       // Never leave a client without an answer.
       error = true;
-      out = Replies.serverError("internal error: " + e);
+      return Replies.serverError("internal error: " + e);
     }
+  }
+
+  /**
+   * Answers the client ({@code out} null: the reply is in {@link #reply}) and records the
+   * request; {@code busy}: the worker's busy time is this request's (not its batch's).
+   */
+  private void finish(final Request r, final byte[] out, final boolean busy) {
     if (r.sentNs != 0 && r.repliedNs == 0) {
       r.repliedNs = System.nanoTime();
     }
@@ -114,7 +135,237 @@ final class Worker extends QueueThread<Request> {
     stats.part(POOL, r.type.ordinal(), r.keys.length, r.keys.length, r.dequeueNs - r.enqueueNs,
         serverNs, r.writtenNs - r.arrivalNs, error, r.writtenNs);
     stats.partDone(POOL, r.enqueueNs, r.dequeueNs, r.writtenNs);
-    stats.busy(r.dequeueNs, r.writtenNs);
+    if (busy) {
+      stats.busy(r.dequeueNs, r.writtenNs);
+    }
+  }
+
+  // --- batches --------------------------------------------------------------------------------
+  // The requests of a batch come from different client connections (a connection has at most one
+  // request queued or in flight), so their order among each other is free. GETs, non-sharded
+  // multi-GETs and SETs are pipelined: each server's share goes out in one write, then the
+  // replies are read in the order sent and each client is answered as soon as its reply is
+  // complete. Sharded multi-GETs, requests whose server is down, and GETs whose server failed
+  // during the batch are served one by one afterwards, as without batching.
+
+  /**
+   * Most bytes pipelined to one server in one batch (beyond its first request): the write must
+   * fit into the socket buffers even while the server, blocked on its replies, does not read.
+   */
+  private static final int MAX_PIPELINED_BYTES = 64 * 1024;
+
+  private static final int LATER = 0;
+  private static final int PIPELINED_GET = 1;
+  private static final int PIPELINED_SET = 2;
+
+  private int[] kind = new int[0];
+  /** GET: the server asked. */
+  private int[] target = new int[0];
+  /** SET: the replicas and which of them were sent the request. */
+  private int[][] replicaSets = new int[0][];
+  private boolean[][] sentSet = new boolean[0][];
+  private final ByteSink[] outgoing;
+  /** Why a server's connection failed during the batch: its later replies are lost. */
+  private final String[] broken;
+  private final java.util.List<Request> later = new java.util.ArrayList<>();
+  private final java.util.List<String> laterWhy = new java.util.ArrayList<>();
+
+  @Override
+  void handleBatch(final java.util.List<Request> batch) {
+    final int size = batch.size();
+    stats.batch(size);
+    final long start = System.nanoTime();
+    if (kind.length < size) {
+      kind = new int[size];
+      target = new int[size];
+      replicaSets = new int[size][];
+      sentSet = new boolean[size][conns.length];
+    }
+    for (int s = 0; s < conns.length; s++) {
+      outgoing[s].reset();
+      broken[s] = null;
+    }
+    later.clear();
+    laterWhy.clear();
+    for (int i = 0; i < size; i++) {
+      final Request r = batch.get(i);
+      begin(r, start);
+      try {
+        kind[i] = plan(r, i, start);
+      } catch (RuntimeException e) {
+        kind[i] = LATER;
+      }
+      if (kind[i] == LATER) {
+        later.add(r);
+        laterWhy.add("");
+      }
+    }
+    final long sent = System.nanoTime();
+    final long deadline = sent + timeoutNs;
+    for (int s = 0; s < conns.length; s++) {
+      if (outgoing[s].length() == 0) {
+        continue;
+      }
+      try {
+        conns[s].send(outgoing[s].array(), 0, outgoing[s].length(), deadline);
+      } catch (ServerException e) {
+        broken[s] = e.getMessage();
+      }
+    }
+    for (int i = 0; i < size; i++) {
+      if (kind[i] == LATER) {
+        continue;
+      }
+      final Request r = batch.get(i);
+      r.sentNs = sent;
+      valuesReturned = 0;
+      error = false;
+      failures.setLength(0);
+      byte[] out;
+      try {
+        out = kind[i] == PIPELINED_SET ? receiveSet(r, i, deadline) : receiveGet(r, i, deadline);
+      } catch (RuntimeException e) {
+        // The connections' positions in their reply streams are unknown now.
+        for (int s = 0; s < conns.length; s++) {
+          if (outgoing[s].length() > 0 && broken[s] == null) {
+            conns[s].markFailed("internal error");
+            broken[s] = "internal error";
+          }
+        }
+        error = true;
+        out = Replies.serverError("internal error: " + e);
+      }
+      if (out == RETRY) {
+        later.add(r);
+        laterWhy.add(failures.toString());
+        continue;
+      }
+      finish(r, out, false);
+    }
+    for (int k = 0; k < later.size(); k++) {
+      final Request r = later.get(k);
+      finish(r, process(r, laterWhy.get(k)), false);
+    }
+    stats.busy(start, System.nanoTime());
+  }
+
+  /** Adds {@code r} to its servers' outgoing bytes; returns how it is served. */
+  private int plan(final Request r, final int i, final long now) {
+    if (r.type == RequestType.SET) {
+      final int[] reps = selector.replicas(r.keys[0]);
+      for (final int s : reps) {
+        if (!fits(s, r.payload.length)) {
+          return LATER;
+        }
+      }
+      replicaSets[i] = reps;
+      for (final int s : reps) {
+        final ServerConnection c = conns[s];
+        sentSet[i][s] = c.available(now);
+        if (sentSet[i][s]) {
+          outgoing[s].append(r.payload);
+          servers.sent(s);
+        } else {
+          stats.server(s, 1, true, now);
+        }
+      }
+      return PIPELINED_SET;
+    }
+    if (r.type == RequestType.MULTIGET && sharded) {
+      return LATER;
+    }
+    final int[] candidates =
+        r.type == RequestType.GET
+            ? selector.replicas(r.keys[0])
+            : selector.commonReplicas(r.keys);
+    if (candidates.length == 0) {
+      return LATER;
+    }
+    final int s = candidates[selector.first(candidates, r.ticket, x -> conns[x].connected())];
+    int bytes = 5;
+    for (final byte[] k : r.keys) {
+      bytes += k.length + 1;
+    }
+    if (!fits(s, bytes) || !conns[s].available(now)) {
+      return LATER;
+    }
+    GetExchange.command(outgoing[s], r.keys, null, 0, r.keys.length);
+    servers.sent(s);
+    target[i] = s;
+    return PIPELINED_GET;
+  }
+
+  private boolean fits(final int server, final int bytes) {
+    final int have = outgoing[server].length();
+    return have == 0 || have + bytes <= MAX_PIPELINED_BYTES;
+  }
+
+  /** A pipelined GET failed: serve it again on its own. */
+  private static final byte[] RETRY = new byte[0];
+
+  private byte[] receiveGet(final Request r, final int i, final long deadline) {
+    final int s = target[i];
+    final ServerConnection c = conns[s];
+    final int n = r.keys.length;
+    boolean ok = false;
+    String why = broken[s];
+    if (why == null) {
+      reply.reset();
+      try {
+        ok = exchange.receive(c, r.keys, null, 0, n, deadline, reply, null);
+        if (!ok) {
+          why = exchange.failure();
+        }
+      } catch (ServerException e) {
+        why = e.getMessage();
+      }
+      if (!ok && !c.connected()) {
+        broken[s] = why;
+      }
+    }
+    servers.done(s);
+    stats.server(s, n, !ok, System.nanoTime());
+    if (!ok) {
+      failure(s, why);
+      return RETRY;
+    }
+    valuesReturned = exchange.values();
+    r.repliedNs = System.nanoTime();
+    reply.append(Replies.END);
+    return null;
+  }
+
+  private byte[] receiveSet(final Request r, final int i, final long deadline) {
+    for (final int s : replicaSets[i]) {
+      final ServerConnection c = conns[s];
+      if (!sentSet[i][s]) {
+        failure(s, "unavailable (" + c.lastFailure() + ")");
+        continue;
+      }
+      boolean ok = false;
+      if (broken[s] != null) {
+        failure(s, broken[s]);
+      } else {
+        try {
+          final int end = c.readLine(deadline);
+          ok = ServerReplyParser.stored(c.buffer(), c.lineStart, end);
+          if (!ok) {
+            failure(s, "replied " + ServerReplyParser.text(c.buffer(), c.lineStart, end));
+          }
+        } catch (ServerException e) {
+          broken[s] = e.getMessage();
+          failure(s, e.getMessage());
+        }
+      }
+      servers.done(s);
+      stats.server(s, 1, !ok, System.nanoTime());
+    }
+    r.repliedNs = System.nanoTime();
+    if (failures.length() > 0) {
+      error = true;
+      return Replies.serverError("set failed on " + failures);
+    }
+    return r.noreply ? Replies.EMPTY : Replies.STORED;
   }
 
   // --- SET ----------------------------------------------------------------------------------

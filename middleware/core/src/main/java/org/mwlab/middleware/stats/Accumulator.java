@@ -8,6 +8,8 @@ import java.util.TreeMap;
 final class Accumulator {
   final TreeMap<Long, WindowData> windows = new TreeMap<>();
   final List<long[]> trace = new ArrayList<>();
+  /** Worker turns by the number of requests taken in the turn (index = batch size). */
+  long[] batchSizes = new long[0];
   private final int workers;
   private final int servers;
   private final int pools;
@@ -18,6 +20,13 @@ final class Accumulator {
     this.workers = workers;
     this.servers = servers;
     this.pools = pools;
+  }
+
+  void batch(final int size) {
+    if (size >= batchSizes.length) {
+      batchSizes = java.util.Arrays.copyOf(batchSizes, Math.max(size + 1, 17));
+    }
+    batchSizes[size]++;
   }
 
   WindowData window(final long w) {

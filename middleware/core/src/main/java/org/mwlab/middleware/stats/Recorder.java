@@ -138,6 +138,16 @@ public final class Recorder {
     }
   }
 
+  /** A worker turn that took {@code size} requests from the queue. */
+  public void batch(final int size) {
+    final long c = phaser.writerCriticalSectionEnter();
+    try {
+      active.batch(size);
+    } finally {
+      phaser.writerCriticalSectionExit(c);
+    }
+  }
+
   /** One request sent to server {@code server} with {@code keys} keys. */
   public void server(final int server, final int keys, final boolean error, final long now) {
     final long c = phaser.writerCriticalSectionEnter();

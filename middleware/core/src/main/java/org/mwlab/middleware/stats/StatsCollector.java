@@ -38,6 +38,8 @@ public final class StatsCollector {
   private final Path dir;
   private final Map<String, Object> config;
   private final AtomicLong localReplies = new AtomicLong();
+  /** Worker turns by batch size, over the whole run. */
+  private long[] batchSizes = new long[0];
   private final BufferedWriter windowsCsv;
   private final BufferedWriter queueCsv;
   private final BufferedWriter serversCsv;
@@ -191,6 +193,12 @@ public final class StatsCollector {
     }
     taken.add(netRecorder.swap());
     for (final Accumulator a : taken) {
+      if (a.batchSizes.length > batchSizes.length) {
+        batchSizes = java.util.Arrays.copyOf(batchSizes, a.batchSizes.length);
+      }
+      for (int i = 0; i < a.batchSizes.length; i++) {
+        batchSizes[i] += a.batchSizes[i];
+      }
       // A record that comes in after its window was written (its thread was held up for longer
       // than the grace period) counts in the next window written, so no request is lost.
       a.windows.forEach(
@@ -412,6 +420,14 @@ public final class StatsCollector {
           .append('}');
     }
     sb.append("\n  },\n");
+    // Worker turns by the number of requests taken (design 2018); empty where no turn happened.
+    final Map<String, Object> batches = new LinkedHashMap<>();
+    for (int i = 1; i < batchSizes.length; i++) {
+      if (batchSizes[i] > 0) {
+        batches.put(Integer.toString(i), batchSizes[i]);
+      }
+    }
+    sb.append("  \"batch_sizes\": ").append(Json.inline(batches)).append(",\n");
     sb.append("  \"local_replies\": ").append(localReplies.get()).append(",\n");
     sb.append("  \"design\": ").append(Json.inline(design)).append(",\n");
     sb.append("  \"threads\": ").append(Json.inline(threads())).append(",\n");
