@@ -26,6 +26,7 @@ final class Design2018 implements Dispatcher {
   private final List<Thread> threads = new ArrayList<>();
   private final Recorder net;
   private final int maxBatch;
+  private final AtomicInteger inFlight;
 
   Design2018(
       final Config config,
@@ -37,7 +38,7 @@ final class Design2018 implements Dispatcher {
     queue = batching ? null : new LinkedBlockingQueue<>(config.queueCapacity());
     batchQueue = batching ? new BatchQueue(config.queueCapacity(), config.maxBatch()) : null;
     net = stats.net();
-    final AtomicInteger inFlight = new AtomicInteger();
+    inFlight = new AtomicInteger();
     final QueueThread.Source<Request> source =
         batching ? batchQueue : QueueThread.Source.of(queue);
     for (int i = 0; i < config.workers(); i++) {
@@ -117,6 +118,16 @@ final class Design2018 implements Dispatcher {
     for (final Thread t : threads) {
       Middleware.join(t, joinMs);
     }
+  }
+
+  @Override
+  public int queued() {
+    return batchQueue != null ? batchQueue.size() : queue.size();
+  }
+
+  @Override
+  public int inService() {
+    return inFlight.get();
   }
 
   @Override

@@ -55,6 +55,16 @@ sealed interface Dispatcher permits Design2018, Design2016 {
    */
   void stop(long joinMs);
 
+  /** Requests waiting in the queues now (for tests); -1 if the design does not say. */
+  default int queued() {
+    return -1;
+  }
+
+  /** Requests taken from the queues and not yet answered (for tests); -1 if not known. */
+  default int inService() {
+    return -1;
+  }
+
   /** Threads and queues, for the start-up line. */
   String describe();
 }

@@ -57,6 +57,16 @@ public final class Middleware implements AutoCloseable {
     return config;
   }
 
+  /** Requests waiting in the design's queues now; -1 if the design does not say. */
+  int queued() {
+    return dispatcher.queued();
+  }
+
+  /** Requests the design's threads have taken and not yet answered; -1 if not known. */
+  int inService() {
+    return dispatcher.inService();
+  }
+
   /** Threads and queues of the design, for the start-up line. */
   String describe() {
     return dispatcher.describe();

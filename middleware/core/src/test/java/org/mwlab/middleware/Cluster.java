@@ -42,6 +42,7 @@ final class Cluster implements AutoCloseable {
     for (int attempt = 0; ; attempt++) {
       final List<String> a = new ArrayList<>(List.of("-p", Integer.toString(Ports.next())));
       a.addAll(args);
+      a.addAll(TestBatching.args(args));
       a.add("-m");
       a.addAll(servers);
       final Config config = Main.parse(a.toArray(String[]::new));

@@ -32,6 +32,7 @@ final class MiddlewareProcess implements AutoCloseable {
               .toString(), "-cp", System.getProperty("java.class.path"), Main.class.getName(),
               "-p", Integer.toString(port)));
       cmd.addAll(List.of(args));
+      cmd.addAll(TestBatching.args(List.of(args)));
       final Path log = dir.resolve("mw-" + port + ".log");
       final Process p;
       try {
