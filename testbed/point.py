@@ -71,6 +71,15 @@ class MiddlewareSettings(BaseModel):
     # How long a server has to answer before the middleware fails the request; None: the
     # middleware's own default.
     server_timeout_ms: int | None = Field(None, ge=1)
+    # Design 2018: a worker takes up to this many requests that are already queued and
+    # pipelines them to the servers (--max-batch); 1 is the study's one request per turn.
+    max_batch: int = Field(1, ge=1)
+
+    @model_validator(mode="after")
+    def _batch_design(self) -> MiddlewareSettings:
+        if self.max_batch > 1 and self.design != "2018":
+            raise ValueError("middleware.max_batch > 1 needs middleware.design 2018")
+        return self
 
     @field_validator("design", mode="before")
     @classmethod

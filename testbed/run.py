@@ -319,6 +319,8 @@ class Runner:
                 cmd += ["--replication", str(m.replication)]
             if m.server_timeout_ms is not None:
                 cmd += ["--server-timeout-ms", str(m.server_timeout_ms)]
+            if m.max_batch != 1:
+                cmd += ["--max-batch", str(m.max_batch)]
             procs.append(self._start(host, cmd, f"middlewares/{host.name}", "middleware", i))
             targets.append(Target(host.address, port))
         self._hook("middlewares")

@@ -30,6 +30,20 @@ rule r2018_baselines:
         "../scripts/r2018_baselines.py"
 
 
+rule r2018_batching:
+    input:
+        points=data_2018("batching_2018"),
+        code=ANALYSIS_CODE,
+    output:
+        fig=f"{R2018}/batching.pdf",
+        table=f"{R2018}/batching.tex",
+        numbers=f"{R2018}/numbers-batching.tex",
+    log:
+        f"{RESULTS}/logs/r2018/batching.log",
+    script:
+        "../scripts/r2018_batching.py"
+
+
 rule r2018_writes:
     input:
         points=data_2018("write_throughput"),
@@ -106,6 +120,7 @@ rule r2018_models:
 
 R2018_SECTIONS = [
     rules.r2018_baselines,
+    rules.r2018_batching,
     rules.r2018_writes,
     rules.r2018_multiget,
     rules.r2018_factorial,
