@@ -95,7 +95,7 @@ class BatchingTest {
       c.servers.get(0).thaw();
       assertEquals(List.of(), clients.get(0).readGet());
       for (int i = 0; i < 10; i++) {
-        assertEquals(List.of("VALUE k" + i + " 0 2", "v" + i), clients.get(i + 1).readGet());
+        assertEquals(List.of("k" + i, "v" + i), clients.get(i + 1).readGet());
       }
       clients.forEach(TextClient::close);
     }
@@ -126,7 +126,7 @@ class BatchingTest {
       for (final Memcached m : c.servers) {
         try (TextClient direct = new TextClient(m.address().port())) {
           for (int i = 0; i < 12; i++) {
-            assertEquals(List.of("VALUE r" + i + " 5 4", "val!"), direct.get("r" + i));
+            assertEquals(List.of("r" + i, "val!"), direct.get("r" + i));
           }
         }
       }
@@ -151,7 +151,7 @@ class BatchingTest {
       }
       // The other replicas still answer, and so does the middleware.
       try (TextClient t = c.client()) {
-        assertEquals(List.of("VALUE f3 0 1", "x"), t.get("f3"));
+        assertEquals(List.of("f3", "x"), t.get("f3"));
       }
     }
   }
@@ -178,8 +178,8 @@ class BatchingTest {
             for (int i = 0; i < rounds; i++) {
               final String v = id + ":" + i;
               assertEquals("STORED", t.line(), "client " + id + " set " + i);
-              assertEquals(List.of("VALUE o" + id + "-" + (i % 7) + " 0 " + v.length(), v),
-                  t.readGet(), "client " + id + " get " + i);
+              assertEquals(List.of("o" + id + "-" + (i % 7), v), t.readGet(),
+                  "client " + id + " get " + i);
             }
           }
           return null;
