@@ -24,6 +24,15 @@ _next_port = iter(PORTS)
 SERVER_TIMEOUT_MS = 60_000
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--mw-max-batch",
+        type=int,
+        default=1,
+        help="start every design-2018 middleware with --max-batch N (batching workers)",
+    )
+
+
 def free_port() -> int:
     for port in _next_port:
         with socket.socket() as s:
@@ -88,6 +97,9 @@ def deployment(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Deplo
         stats = tmp_path / "stats"
         cmd = ["java", "-jar", str(JAR), "-l", "127.0.0.1", "-p", str(port), "-t", "4"]
         cmd += ["-s", "true", "--design", design]
+        max_batch: int = request.config.getoption("--mw-max-batch")
+        if max_batch > 1 and design == "2018":
+            cmd += ["--max-batch", str(max_batch)]
         cmd += ["--server-timeout-ms", str(SERVER_TIMEOUT_MS)]
         cmd += ["--stats-dir", str(stats), "-m", *[f"127.0.0.1:{p}" for p in servers]]
         mw = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
