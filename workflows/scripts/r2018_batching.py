@@ -4,6 +4,7 @@ memcached, as a figure, a table and number macros."""
 
 import math
 
+import numpy as np
 import pandas as pd
 from r2018_common import camel, log_to, points
 
@@ -23,7 +24,8 @@ batches = sorted(client["batch"].unique()) if not client.empty else []
 top = max(batches) if batches else 1
 workloads = rf.levels_sorted(client["level_workload"]) if not client.empty else []
 
-fig, axes = rf.figure(ncols=2, height=2.4)
+fig, grid = rf.figure(ncols=2, height=2.4)
+axes = list(np.ravel(grid))
 for ax, wl in zip(axes, ["read-only", "write-only"], strict=True):
     d = client[client["level_workload"] == wl]
     if d.empty:
