@@ -52,6 +52,18 @@ for setup, path in zip(SETUPS_M, [out.fig_mw1, out.fig_mw2], strict=True):
     panel_grid(d, "workers", f"Baseline with middleware: {setup.replace('_', ' ')}", path)
 
 
+def study(row: pd.Series | None, column: str) -> float:
+    """A point's value in the study's time (throughput / scale, time x scale; scale 1 where
+    the point recorded none)."""
+    if row is None:
+        return math.nan
+    scale = float(row.get("scale", 1.0)) if pd.notna(row.get("scale", 1.0)) else 1.0
+    if column == "throughput":
+        return float(row.get("throughput_study_mean", row["throughput_ops_mean"] / scale))
+    raw = row.get("response_us_mean_mean", math.nan) / 1e3
+    return float(row.get("response_ms_study_mean", raw * scale))
+
+
 def best(d: pd.DataFrame) -> pd.Series | None:
     c = d[d["side"] == "client"].dropna(subset=["throughput_ops_mean"])
     return None if c.empty else c.loc[c["throughput_ops_mean"].idxmax()]
@@ -73,21 +85,38 @@ for setup in SETUPS_D:
                 if b is None
                 else rf.num(b["throughput_ops_ci_high"] - b["throughput_ops_mean"]),
                 rf.MISSING if b is None else rf.num(b["response_us_mean_mean"] / 1e3, 2),
+                rf.MISSING if b is None else rf.num(study(b, "throughput")),
+                rf.MISSING if b is None else rf.num(study(b, "response"), 2),
                 rf.num(theirs),
             ]
         )
         key = camel("BaseDirect", setup, wl)
+        # Beside the study: the value in the study's time (rescaled by the run's scale).
         numbers.append(
-            rf.macro(f"{key}X", rf.MISSING if b is None else rf.num(b["throughput_ops_mean"]))
+            rf.macro(f"{key}X", rf.MISSING if b is None else rf.num(study(b, "throughput")))
+        )
+        numbers.append(
+            rf.macro(f"{key}XRaw", rf.MISSING if b is None else rf.num(b["throughput_ops_mean"]))
         )
         numbers.append(rf.macro(f"{key}XStudy", rf.num(theirs)))
 rf.write(
     out.tab_direct,
     rf.table(
-        ["setup", "workload", "clients", "X [ops/s]", "$\\pm$CI", "R [ms]", "study X"],
+        [
+            "setup",
+            "workload",
+            "clients",
+            "X [ops/s]",
+            "$\\pm$CI",
+            "R [ms]",
+            "$X/s$",
+            "$R\\cdot s$ [ms]",
+            "study X",
+        ],
         rows,
-        "llrrrrr",
-        "Maximum throughput without middleware (client side; CI half-width over repetitions) "
+        "llrrrrrrr",
+        "Maximum throughput without middleware (client side; CI half-width over repetitions), "
+        "as measured and rescaled to the study's time by the runs' scale factor $s$, "
         f"beside the original study ({ref['baselines_direct']['source']}).",
         "tab:base-direct-max",
     ),
@@ -101,21 +130,27 @@ for setup in SETUPS_M:
         b = best(d)
         theirs = ref["baselines_middleware"][setup][wl]
         if b is None:
-            ours = [rf.MISSING] * 6 + [rf.num(theirs["client_x"])]
+            ours = [rf.MISSING] * 7 + [rf.num(theirs["client_x"])]
         else:
             m = d[(d["point"] == b["point"]) & (d["side"] == "middleware")]
             m = m.iloc[0] if not m.empty else pd.Series(dtype=float)
+            scale = float(b.get("scale", 1.0)) if pd.notna(b.get("scale", 1.0)) else 1.0
+            # In the study's time (rescaled by the runs' scale), with the raw client X.
             ours = [
                 f"{int(b['clients_total'])}/{int(b['middleware.workers'])}",
                 rf.num(b["throughput_ops_mean"]),
-                rf.num(m.get("throughput_ops_mean", math.nan)),
-                rf.num(b["response_us_mean_mean"] / 1e3, 2),
-                rf.num(m.get("response_us_mean_mean", math.nan) / 1e3, 2),
-                rf.num(m.get("queue_us_mean_mean", math.nan) / 1e3, 2),
+                rf.num(study(b, "throughput")),
+                rf.num(m.get("throughput_ops_mean", math.nan) / scale),
+                rf.num(study(b, "response"), 2),
+                rf.num(m.get("response_us_mean_mean", math.nan) / 1e3 * scale, 2),
+                rf.num(m.get("queue_us_mean_mean", math.nan) / 1e3 * scale, 2),
                 rf.num(theirs["client_x"]),
             ]
             numbers.append(
-                rf.macro(camel("BaseMw", setup, wl, "X"), rf.num(b["throughput_ops_mean"]))
+                rf.macro(camel("BaseMw", setup, wl, "X"), rf.num(study(b, "throughput")))
+            )
+            numbers.append(
+                rf.macro(camel("BaseMw", setup, wl, "XRaw"), rf.num(b["throughput_ops_mean"]))
             )
         rows.append([setup.replace("_", " "), wl, *ours])
 rf.write(
@@ -125,6 +160,7 @@ rf.write(
             "setup",
             "workload",
             "N/WT",
+            "X cl. raw",
             "X cl.",
             "X mw",
             "R cl. [ms]",
@@ -133,9 +169,11 @@ rf.write(
             "study X cl.",
         ],
         rows,
-        "llrrrrrrr",
+        "llrrrrrrrr",
         "Maximum throughput with middlewares: client (cl.) and middleware (mw) side at the "
-        "point of highest client throughput (N clients, WT workers per middleware), beside "
+        "point of highest client throughput (N clients, WT workers per middleware), "
+        "rescaled to the study's time by the runs' scale factor $s$ (throughputs $/s$, times "
+        "$\\cdot s$; raw: as measured), beside "
         f"the original study ({ref['baselines_middleware']['source']}).",
         "tab:base-mw-max",
     ),
