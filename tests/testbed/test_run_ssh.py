@@ -118,6 +118,15 @@ def test_point_over_ssh(tmp_path, base_port, ssh_machines, loadgen_jar):
     # Measured over the emulated links underneath the ssh hosts: never above the cap (how
     # close it comes depends on the CPU the machine has to spare).
     assert 0 < manifest["link_capacity_mbit"]["server"] <= 100
+    # Each machine's CPU over the clients' window, from its own /proc/stat.
+    cpu = manifest["cpu"]
+    assert cpu["accounting"] == "ssh"
+    assert {h["name"]: h["role"] for h in cpu["hosts"]} == {
+        "server1": "server",
+        "server2": "server",
+        "client1": "client",
+    }
+    assert all(h["cores"] >= 1 and 0 < h["util"] <= 1 for h in cpu["hosts"])
     for i, server in enumerate(("server1", "server2")):
         result = json.loads((out / f"clients/client1.{i}/result.json").read_text())
         sets = result["ALL STATS"]["Sets"]["Count"]
