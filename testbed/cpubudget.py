@@ -26,9 +26,11 @@ DEFAULT_ROOT = Path("/sys/fs/cgroup")
 PARENT = "mwlab"
 ROLES = ("server", "middleware", "client")
 # The CFS period. A throttled group waits for the next period, so throttling adds up to one
-# period of delay to a request, while short periods cost scheduler work. Measured on this
-# 2-core machine (scripts/bench_cpu_period.py, memcached at 0.5 core, testbed/README.md):
-PERIOD_US = 5000
+# period of delay to a request. Measured (scripts/bench_cpu_period.py, testbed/README.md):
+# memcached at a 0.5-core quota, 64 connections, on this 2-core machine, held at its quota
+# with the same throughput (0.66-0.71 of unthrottled) at 2, 5, 10 and 20 ms, while p99 grew
+# 4.5, 5.1, 7.0, 10.3 ms (unthrottled 3.3 ms). 1 ms needs a budget of at least one core.
+PERIOD_US = 2000
 # The kernel refuses quotas below 1 ms and periods above 1 s: a small budget gets a longer
 # period so its quota stays at 1 ms (0.1 core: 10 ms).
 MIN_QUOTA_US = 1000
