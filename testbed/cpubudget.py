@@ -340,9 +340,16 @@ class RunCgroups:
             raise CgroupError(f"bad host name for a cgroup: {host!r}")
         cg = HostCgroup(host, role, budget, self.hierarchy, Path(PARENT, self.run, host))
         for controller in self.hierarchy.controllers():
-            self._mkdir(controller, Path(PARENT))
-            self._mkdir(controller, Path(PARENT, self.run))
-            self._mkdir(controller, cg.relative)
+            # Another run's teardown may remove the shared parent between two mkdirs.
+            for attempt in range(5):
+                try:
+                    self._mkdir(controller, Path(PARENT))
+                    self._mkdir(controller, Path(PARENT, self.run))
+                    self._mkdir(controller, cg.relative)
+                    break
+                except FileNotFoundError:
+                    if attempt == 4:
+                        raise CgroupError(f"cannot create cgroup {cg.relative}") from None
         self.hosts.append(cg)
         cg.configure()
         return cg
@@ -357,6 +364,8 @@ class RunCgroups:
             path.mkdir()
         except FileExistsError:
             return  # another run made the shared parent meanwhile
+        except FileNotFoundError:
+            raise
         except OSError as e:
             raise CgroupError(f"cannot create cgroup {path}: {e}") from e
         # The shared parent is left to the teardown of whichever run finds it empty.

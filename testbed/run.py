@@ -668,12 +668,27 @@ class Runner:
             )
             self.cpu_accounting = "machine"
             return
-        self.cpu_accounting = found.name
         self.cgroups = cpubudget.RunCgroups(found, layout.emulation.prefix)
-        for host in layout.all:
-            assert isinstance(host, NamespaceHost)
-            host.cgroup = self.cgroups.add(host.name, host.role, budgets[host.role])
-            self.host_cgroups.append(host.cgroup)
+        try:
+            for host in layout.all:
+                assert isinstance(host, NamespaceHost)
+                host.cgroup = self.cgroups.add(host.name, host.role, budgets[host.role])
+                self.host_cgroups.append(host.cgroup)
+        except cpubudget.CgroupError as e:
+            # Like having no cgroups at all: what was made goes, the hosts run without.
+            for host in layout.all:
+                if isinstance(host, NamespaceHost):
+                    host.cgroup = None
+            self.host_cgroups.clear()
+            problems = self.cgroups.teardown()
+            self.cgroups = None
+            if problems:
+                raise RunError("; ".join(problems)) from e
+            self._warn(f"no CPU budgets nor per-host CPU accounting ({e}); the emulated hosts"
+                       " run without them")  # fmt: skip
+            self.cpu_accounting = "machine"
+            return
+        self.cpu_accounting = found.name
 
     def _mark(self, name: str) -> None:
         """Samples every CPU counter; a counter that cannot be read costs a warning, never

@@ -337,3 +337,24 @@ def test_local_hosts_record_the_machine_and_ignore_budgets_with_a_warning(
     assert cpu["outside_budgets_cores"] == pytest.approx(
         cpu["machine"]["busy_share"] * cpu["machine"]["cores"]
     )
+
+
+def test_cgroups_that_cannot_be_made_leave_the_run_unbudgeted_with_a_warning(
+    tmp_path, base_port, netns_prefix, loadgen_jar
+):
+    # A cgroup v1 layout whose `mwlab` is a file: no host's cgroup can be created under it.
+    root = tmp_path / "cgroup"
+    (root / "cpu").mkdir(parents=True)
+    (root / "cpu" / "cpu.cfs_quota_us").write_text("-1\n")
+    (root / "cpuacct").mkdir()
+    (root / "cpuacct" / "cpuacct.usage").write_text("0\n")
+    (root / "cpu" / "mwlab").write_text("")
+    opts = options(tmp_path, "run", base_port, netns_prefix, cgroup_root=root)
+    manifest = run_point(emulated(duration_s=1, budgets_cores={"server": 0.3}), opts)
+    no_leftovers(netns_prefix)
+    assert manifest["status"] == "ok", manifest["error"]
+    assert any("cannot create cgroup" in w for w in manifest["warnings"]), manifest["warnings"]
+    assert manifest["cpu"]["accounting"] == "machine" and manifest["cpu"]["hosts"] == []
+    # Nothing was left half-made: no run directory in either hierarchy.
+    assert list((root / "cpuacct").iterdir()) == [root / "cpuacct" / "cpuacct.usage"]
+    assert sorted(p.name for p in (root / "cpu").iterdir()) == ["cpu.cfs_quota_us", "mwlab"]
