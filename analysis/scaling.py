@@ -9,6 +9,7 @@ the scale model have no `scale` and count as s = 1.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -42,6 +43,66 @@ def add_study_columns(frame: pd.DataFrame) -> pd.DataFrame:
             column = measured + suffix
             if column in out.columns:
                 out[study + suffix] = out[column].astype(float) * unit * s**power
+    return out
+
+
+# Columns of per-request times (µs or ms) and of rates (ops/s) that the scale model stretches.
+# Settings (`middleware.window_ms`, dotted), levels and the windows' positions on the run's
+# clock are not measurements of the system and stay as they are.
+_TIME = re.compile(r"_(us|ms)(_|$)")
+_RATE = re.compile(r"^throughput(?!_cv)|(^|_)ops(_|$)")
+_KEPT = re.compile(r"\.|^level_|_study|^(start_ms|end_ms|scale)$")
+TIME_BASE = "time_base"
+
+
+class TimeBaseError(ValueError):
+    """A table that is already in the study's time, or whose rows have no scale."""
+
+
+def rescaled_columns(frame: pd.DataFrame) -> dict[str, int]:
+    """Each column the scale model stretches, with the power of s its value in the study's
+    time takes: -1 for rates (throughput / s), +1 for times (time * s), +2 for variances of
+    times."""
+    powers: dict[str, int] = {}
+    for column in map(str, frame.columns):
+        if _KEPT.search(column):
+            continue
+        if _TIME.search(column):
+            powers[column] = 2 if "_var" in column else 1
+        elif _RATE.search(column):
+            powers[column] = -1
+    return powers
+
+
+def with_scale(frame: pd.DataFrame, runs: pd.DataFrame, on: str = "run") -> pd.DataFrame:
+    """A copy of `frame` with each row's `scale` taken from `runs` (one scale per `on` key;
+    runs without a scale count as s = 1)."""
+    if on not in frame.columns or on not in runs.columns:
+        raise TimeBaseError(f"both tables need the column {on!r} to attach the scale")
+    scales = runs[[on]].assign(scale=scale_of(runs)).drop_duplicates(on)
+    out = frame.drop(columns=["scale"], errors="ignore").merge(scales, on=on, how="left")
+    out["scale"] = scale_of(out)
+    return out
+
+
+def in_study_time(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy with every throughput and per-request time column (means, deviations, CI
+    bounds, percentiles, histogram buckets) rescaled by its row's `scale` to the study's time,
+    under the same names and units; `time_base` marks the copy as "study".
+
+    One definition for every report script, so raw and rescaled values are never mixed: a
+    table rescaled twice or without a `scale` column is an error."""
+    if TIME_BASE in frame.columns and (frame[TIME_BASE] == "study").any():
+        raise TimeBaseError("the table is already in the study's time")
+    if "scale" not in frame.columns:
+        raise TimeBaseError(
+            "the table has no `scale` column: attach it with with_scale(frame, runs)"
+        )
+    out = frame.copy()
+    s = scale_of(out)
+    for column, power in rescaled_columns(out).items():
+        out[column] = pd.to_numeric(out[column], errors="coerce").astype(float) * s**power
+    out[TIME_BASE] = "study"
     return out
 
 

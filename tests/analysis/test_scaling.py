@@ -7,7 +7,14 @@ import math
 import pandas as pd
 import pytest
 
-from analysis.scaling import add_study_columns, agreement
+from analysis.scaling import (
+    TimeBaseError,
+    add_study_columns,
+    agreement,
+    in_study_time,
+    rescaled_columns,
+    with_scale,
+)
 
 
 def test_study_columns_divide_throughput_and_multiply_times_by_the_scale() -> None:
@@ -61,3 +68,67 @@ def test_agreement_without_repetitions_has_no_interval() -> None:
     row = agreement(runs).iloc[0]
     assert row["throughput_study_ratio"] == pytest.approx(0.5)
     assert math.isnan(row["throughput_study_ratio_ci_low"])
+
+
+def test_in_study_time_rescales_every_rate_and_per_request_time_by_its_rows_scale() -> None:
+    table = pd.DataFrame(
+        {"scale": [0.04, 0.5], "throughput_ops_mean": [400.0, 400.0],
+         "throughput_std": [40.0, 40.0], "arrival_rate_ops": [100.0, 100.0],
+         "queue_us_p90": [1000.0, 1000.0], "response_us_mean_ci_high": [500.0, 500.0],
+         "server_us_var": [100.0, 100.0], "bucket_us": [200.0, 200.0],
+         "throughput_cv": [0.1, 0.1], "queue_length_mean": [3.0, 3.0],
+         "start_ms": [5000.0, 5000.0], "middleware.window_ms": [1000.0, 1000.0],
+         "count": [7, 7]}
+    )  # fmt: skip
+    out = in_study_time(table)
+    assert out["throughput_ops_mean"].tolist() == pytest.approx([10000.0, 800.0])
+    assert out["throughput_std"].tolist() == pytest.approx([1000.0, 80.0])
+    assert out["arrival_rate_ops"].tolist() == pytest.approx([2500.0, 200.0])
+    assert out["queue_us_p90"].tolist() == pytest.approx([40.0, 500.0])
+    assert out["response_us_mean_ci_high"].tolist() == pytest.approx([20.0, 250.0])
+    assert out["server_us_var"].tolist() == pytest.approx([0.16, 25.0])
+    assert out["bucket_us"].tolist() == pytest.approx([8.0, 100.0])
+    # Dimensionless values, the run's clock and settings are not stretched.
+    for column in ("throughput_cv", "queue_length_mean", "start_ms", "middleware.window_ms",
+                   "count"):  # fmt: skip
+        assert out[column].tolist() == table[column].tolist()
+    assert (out["time_base"] == "study").all()
+    assert table["throughput_ops_mean"].tolist() == [400.0, 400.0]  # the input is untouched
+
+
+def test_in_study_time_agrees_with_the_study_columns_of_the_family_tables() -> None:
+    table = {"scale": [0.04], "throughput_ops_mean": [400.0], "response_us_mean_mean": [2.5e5]}
+    points = add_study_columns(pd.DataFrame(table))
+    out = in_study_time(points)
+    assert out["throughput_ops_mean"].iloc[0] == pytest.approx(points["throughput_study_mean"][0])
+    assert out["response_us_mean_mean"].iloc[0] / 1e3 == pytest.approx(
+        points["response_ms_study_mean"][0]
+    )
+    assert out["throughput_study_mean"].iloc[0] == points["throughput_study_mean"].iloc[0]
+
+
+def test_in_study_time_refuses_a_second_rescaling_and_a_table_without_scale() -> None:
+    table = pd.DataFrame({"scale": [0.04], "throughput_ops": [400.0]})
+    with pytest.raises(TimeBaseError, match="already"):
+        in_study_time(in_study_time(table))
+    with pytest.raises(TimeBaseError, match="no `scale`"):
+        in_study_time(pd.DataFrame({"throughput_ops": [400.0]}))
+
+
+def test_with_scale_takes_each_runs_scale_and_one_for_runs_without() -> None:
+    runs = pd.DataFrame({"run": ["a", "a", "b"], "scale": [0.04, 0.04, None]})
+    hist = pd.DataFrame({"run": ["a", "b", "c"], "bucket_us": [100.0, 100.0, 100.0]})
+    out = in_study_time(with_scale(hist, runs))
+    assert out["scale"].tolist() == [0.04, 1.0, 1.0]
+    assert out["bucket_us"].tolist() == pytest.approx([4.0, 100.0, 100.0])
+    with pytest.raises(TimeBaseError, match="'run'"):
+        with_scale(hist.drop(columns=["run"]), runs)
+
+
+def test_rescaled_columns_names_the_power_of_the_scale() -> None:
+    columns = ["throughput_ops", "response_us_var", "net_us_mean", "throughput_cv", "level_x"]
+    assert rescaled_columns(pd.DataFrame(columns=columns)) == {
+        "throughput_ops": -1,
+        "response_us_var": 2,
+        "net_us_mean": 1,
+    }
