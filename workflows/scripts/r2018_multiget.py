@@ -1,6 +1,7 @@
 """Snakemake script: the GET/multi-GET section: response-time mean and percentiles against
 the multi-get size (sharded and non-sharded, percentiles from the histograms), histograms of
-size 6 on both sides with common buckets, and keys per second beside the study."""
+size 6 on both sides with common buckets, and keys per second beside the study; times and
+rates in the study's time (times * s, rates / s), the raw keys per second beside."""
 
 import math
 
@@ -10,6 +11,7 @@ from r2018_common import camel, log_to, reference
 
 from analysis.aggregate import aggregate_points
 from analysis.report import figures as rf
+from analysis.scaling import in_study_time, with_scale
 
 sm = snakemake  # type: ignore[name-defined]  # noqa: F821
 log_to(sm.log[0])
@@ -19,10 +21,14 @@ QUANTILES = (25, 50, 75, 90, 99)
 SHARDING = ["sharded", "non-sharded"]
 numbers = []
 
-pts = pd.read_parquet(sm.input.points)
+# Every throughput and time in the study's time (each row by its runs' scale); `raw_pts`
+# keeps the measured values for the raw column beside.
+raw_pts = pd.read_parquet(sm.input.points)
+pts = in_study_time(raw_pts)
 pts = pts[pts["type"].isin(["get", "multiget"])].copy()
 pts["size"] = pts["level_size"].astype(int)
 hist = pd.read_parquet(sm.input.histograms)
+hist = in_study_time(with_scale(hist, raw_pts, on="point"))
 hist = hist[hist["type"].isin(["get", "multiget"])]
 level = pts.drop_duplicates("point").set_index("point")[["level_sharding", "size"]]
 hist = hist.join(level, on="point")
@@ -95,7 +101,7 @@ for ax, sharding in zip(axes[0], SHARDING, strict=True):
                 linestyle=":",
                 label=f"p{q}, client",
             )
-    ax.set(xlabel="keys per multi-get", ylabel="response time [ms]", title=sharding)
+    ax.set(xlabel="keys per multi-get", ylabel="response time [ms], study time", title=sharding)
     ax.set_xticks(sorted(pts["size"].unique()))
     ax.set_ylim(bottom=0)
 handles, labels = axes[0][0].get_legend_handles_labels()
@@ -105,10 +111,11 @@ if handles:
     fig.legend(handles, labels, loc="outside right upper", fontsize=6)
 rf.save(fig, out.fig_percentiles)
 
-# Histograms of size 6 with common 100 µs buckets up to 1.5 times the largest 90th
-# percentile (at most 200); the last bucket collects everything above.
+# Histograms of size 6 with common buckets of the middleware's 100 µs (in the study's time:
+# 100 µs * s) up to 1.5 times the largest 90th percentile (at most 200); the last bucket
+# collects everything above.
 six = hist[hist["size"] == 6]
-width = 100.0
+width = 100.0 * (float(six["scale"].max()) if not six.empty else 1.0)
 top = max(
     (
         quantiles(g["bucket_us"].to_numpy(float), g["count"].to_numpy(float))["p90"]
@@ -135,17 +142,18 @@ for r, sharding in enumerate(SHARDING):
                 color="C0" if side == "client" else "C1",
             )
         ax.set(
-            xlabel="response time [ms] (last bucket: all above)",
+            xlabel="response time [ms], study time (last bucket: all above)",
             ylabel="fraction",
             title=f"{sharding}, {side}",
         )
 rf.save(fig, out.fig_hist)
 numbers.append(rf.macro("MgetHistBuckets", str(nb)))
-numbers.append(rf.macro("MgetHistWidthUs", rf.num(width)))
+numbers.append(rf.macro("MgetHistWidthUs", rf.num(width, 1 if width < 10 else 0)))
 
 # Table: per size and sharding, client mean and percentiles, keys per second at the middlewares.
 rows = []
 mwx = mean_rt[mean_rt["side"] == "middleware"]
+raw_x = raw_pts.set_index(["point", "side", "type"])["throughput_ops_mean"]
 for sharding in SHARDING:
     for size in sorted(pts["size"].unique()):
         c = mean_rt[
@@ -160,6 +168,11 @@ for sharding in SHARDING:
         if c.empty:
             continue
         keys_s = w["throughput_ops_mean"].iloc[0] * size if not w.empty else math.nan
+        keys_raw = (
+            raw_x.get((w["point"].iloc[0], "middleware", w["type"].iloc[0]), math.nan) * size
+            if not w.empty
+            else math.nan
+        )
         p = {q: (a[f"p{q}_mean"].iloc[0] / 1e3 if not a.empty else math.nan) for q in QUANTILES}
         theirs = ref["keys_per_s"].get(sharding, {}).get(int(size), math.nan)
         rows.append(
@@ -169,6 +182,7 @@ for sharding in SHARDING:
                 rf.num(c["response_us_mean_mean"].iloc[0] / 1e3, 2),
                 *[rf.num(p[q], 2) for q in (50, 90, 99)],
                 rf.num(keys_s),
+                rf.num(keys_raw),
                 rf.num(theirs),
             ]
         )
@@ -181,12 +195,23 @@ for sharding in SHARDING:
 rf.write(
     out.table,
     rf.table(
-        ["sharding", "keys", "R cl. [ms]", "p50", "p90", "p99", "keys/s mw", "study keys/s"],
+        [
+            "sharding",
+            "keys",
+            "R cl. [ms]",
+            "p50",
+            "p90",
+            "p99",
+            "keys/s mw",
+            "raw",
+            "study keys/s",
+        ],
         rows,
-        "lrrrrrrr",
+        "lrrrrrrrr",
         "Multi-gets: client mean response time and percentiles (ms, from the whole-run "
-        "histograms) and keys per second served by the middlewares' GETs, beside the "
-        f"study ({ref['source']}).",
+        "histograms) and keys per second served by the middlewares' GETs, in the study's "
+        "time (times $\\cdot s$, keys per second $/s$, $s$ the runs' scale factor; raw: keys "
+        f"per second as measured), beside the study ({ref['source']}).",
         "tab:mget",
     ),
 )
