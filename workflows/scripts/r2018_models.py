@@ -1,6 +1,10 @@
 """Snakemake script: the queueing-models section: M/M/1 and M/M/m of the write experiment
 per worker count (λ, μ estimated as the study did), and a closed MVA network of the baseline
-with one and two middlewares, predictions beside measurements."""
+with one and two middlewares, predictions beside measurements.
+
+Every input is in the study's time first (each family's throughputs / s, times * s by its
+runs' scale), so the models are fitted, predict and are compared with the measurements in
+one time base, the one the study's values are in."""
 
 import math
 
@@ -9,6 +13,7 @@ from r2018_common import camel, log_to, reference
 
 from analysis import estimate, mva, queueing
 from analysis.report import figures as rf
+from analysis.scaling import in_study_time, with_scale
 
 sm = snakemake  # type: ignore[name-defined]  # noqa: F821
 log_to(sm.log[0])
@@ -17,15 +22,21 @@ out = sm.output
 numbers = []
 
 
-def middleware_windows(path: str) -> pd.DataFrame:
-    w = pd.read_parquet(path)
+def study_points(path: str) -> pd.DataFrame:
+    return in_study_time(pd.read_parquet(path))
+
+
+def middleware_windows(path: str, points_path: str) -> pd.DataFrame:
+    """The middlewares' windows per request type, in the study's time (the scale of the
+    family's points)."""
+    w = in_study_time(with_scale(pd.read_parquet(path), pd.read_parquet(points_path), "point"))
     return w[(w["side"] == "middleware") & (w["type"] != "all") & (w["count"] > 0)]
 
 
 # --- M/M/1 and M/M/m of the write experiment -------------------------------------------
-wpts = pd.read_parquet(sm.input.write_points)
+wpts = study_points(sm.input.write_points)
 wpts = wpts[wpts["type"] == "all"].set_index(["point", "side"])
-wwin = middleware_windows(sm.input.write_windows)
+wwin = middleware_windows(sm.input.write_windows, sm.input.write_points)
 wq = pd.read_parquet(sm.input.write_queue)
 wq = wq.merge(wwin[["run", "window"]].drop_duplicates(), on=["run", "window"])
 # Queue length of the whole system: the middlewares' queues summed per window.
@@ -119,7 +130,8 @@ rf.write(
         "throughput of the worker count ($\\mu/m$ per server for M/M/m); response time R, "
         "waiting time W (ms) and queue length $n_q$ measured at the middlewares, beside the "
         "M/M/1 (subscript 1) and M/M/m (subscript $m$) predictions (-- where $\\rho \\ge 1$). "
-        "The study's tables: "
+        "Rates and times in the study's time: fitted to the measurements rescaled by the runs' "
+        "scale factor $s$ (rates $/s$, times $\\cdot s$). The study's tables: "
         f"{rf.escape(ref['source'])}.",
         "tab:mm",
     ),
@@ -139,17 +151,19 @@ for i, (workers, g) in enumerate(pr.groupby("workers") if not pr.empty else []):
             color=f"C{i}",
             label=f"{workers} WT, {col}",
         )
-ax.set(xlabel="clients (virtual)", ylabel="response time [ms]", yscale="log")
+ax.set(xlabel="clients (virtual)", ylabel="response time [ms], study time", yscale="log")
 if not pr.empty:
     ax.legend(fontsize=5, ncols=2)
 rf.save(fig, out.fig_mm)
 numbers.append(rf.macro("ModelMMPoints", str(len(rows))))
 
 # --- MVA of the baseline with middlewares ------------------------------------------------
-bpts = pd.read_parquet(sm.input.base_points)
+raw_bpts = pd.read_parquet(sm.input.base_points)
+raw_x = raw_bpts.set_index(["point", "side", "type"])["throughput_ops_mean"]
+bpts = in_study_time(raw_bpts)
 bpts = bpts[bpts["type"] == "all"]
-bwin = middleware_windows(sm.input.base_windows)
-dpts = pd.read_parquet(sm.input.direct_points)
+bwin = middleware_windows(sm.input.base_windows, sm.input.base_points)
+dpts = study_points(sm.input.direct_points)
 dpts = dpts[(dpts["type"] == "all") & (dpts["level_setup"] == "one_server")]
 mva_rows, util_rows = [], []
 mva_data: list[dict] = []  # the same rows as numbers, for the findings
@@ -211,6 +225,8 @@ for (setup, workload), g in bpts.groupby(["level_setup", "level_workload"]):
                 "clients": n,
                 "x_model": res.throughput,
                 "x_measured": float(c["throughput_ops_mean"]),
+                "x_measured_raw": float(raw_x.get((c["point"], "client", "all"), math.nan)),
+                "scale": float(c["scale"]),
                 "bottleneck": res.bottleneck(),
             }
         )
@@ -221,6 +237,7 @@ for (setup, workload), g in bpts.groupby(["level_setup", "level_workload"]):
                 str(n),
                 rf.num(res.throughput),
                 rf.num(c["throughput_ops_mean"]),
+                rf.num(raw_x.get((c["point"], "client", "all"), math.nan)),
                 rf.num(res.response_time * 1e3, 2),
                 rf.num(c["response_us_mean_mean"] / 1e3, 2),
                 rf.escape(res.bottleneck()),
@@ -248,11 +265,23 @@ numbers += [rf.macro(k, v) for k, v in mva_numbers.items()]
 rf.write(
     out.table_mva,
     rf.table(
-        ["setup", "workload", "N", "X MVA", "X meas.", "R MVA [ms]", "R meas. [ms]", "bottleneck"],
+        [
+            "setup",
+            "workload",
+            "N",
+            "X MVA",
+            "X meas.",
+            "raw",
+            "R MVA [ms]",
+            "R meas. [ms]",
+            "bottleneck",
+        ],
         mva_rows,
-        "llrrrrrl",
+        "llrrrrrrl",
         "Closed MVA network of the baseline with middlewares (largest worker count of the "
-        "profile), predicted beside the clients' measurements; think time 0.",
+        "profile), predicted beside the clients' measurements; think time 0. Fitted to and "
+        "compared with the measurements in the study's time (throughput $/s$, times "
+        "$\\cdot s$, $s$ the runs' scale factor); raw: the measured throughput as is.",
         "tab:mva",
     ),
 )
@@ -274,8 +303,9 @@ rf.write(
         ],
         util_rows,
         "llrrrrrrrrr",
-        "MVA service times (ms; the network delay centre from the client--middleware gap at "
-        "the lightest load, net-thread and worker from the middleware's component times, "
+        "MVA service times (ms in the study's time, measured $\\cdot s$; the network delay "
+        "centre from the client--middleware gap at the lightest load, net-thread and worker "
+        "from the middleware's component times, "
         "memcached from the highest one-server throughput without middleware) and predicted "
         "utilisations (per server, first middleware) at the largest N.",
         "tab:mva-util",
@@ -283,6 +313,16 @@ rf.write(
 )
 numbers.append(rf.macro("ModelMvaCases", str(len(util_rows))))
 pd.DataFrame(
-    mva_data, columns=["setup", "workload", "clients", "x_model", "x_measured", "bottleneck"]
+    mva_data,
+    columns=[
+        "setup",
+        "workload",
+        "clients",
+        "x_model",
+        "x_measured",
+        "x_measured_raw",
+        "scale",
+        "bottleneck",
+    ],
 ).to_parquet(out.mva_data)
 rf.write(out.numbers, "".join(numbers))
