@@ -4,8 +4,8 @@ Per role, the largest value over the role's hosts: the busiest host is the one t
 `cpu_util_<role>` is CPU used over the clients' window divided by the host's budget (emulated
 hosts) or the VM's busy share (ssh hosts); `throttled_share_<role>` the share of CFS periods
 in which the host's quota ran out; `cpu_cores_<role>` the cores it used. `host_busy` is the
-busy share of this machine's capacity over the window and `host_saturated` whether its idle
-time fell below 5 %. NaN where a run has no such number (older runs, unbudgeted hosts).
+busy share of this machine's capacity over the window and `host_saturated` 1.0 if its idle
+time fell below 5 %, else 0.0. NaN where a run has no such number (older runs, unbudgeted hosts).
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ def cpu_columns(cpu: Mapping[str, Any] | None) -> dict[str, object]:
     out["host_busy"] = _num(machine.get("busy_share"))
     out["host_steal"] = _num(machine.get("steal_share"))
     saturated = cpu.get("host_saturated")
-    out["host_saturated"] = saturated if isinstance(saturated, bool) else math.nan
+    # A number, so that its mean over repetitions is the share of them that saturated.
+    out["host_saturated"] = float(saturated) if isinstance(saturated, bool) else math.nan
     out["cpu_outside_budgets_cores"] = _num(cpu.get("outside_budgets_cores"))
     return out

@@ -53,7 +53,7 @@ def test_the_busiest_host_of_a_role_gives_its_columns():
     assert math.isnan(cols["cpu_util_client"])  # unbudgeted: no utilisation of a budget
     assert math.isnan(cols["cpu_util_middleware"])
     assert cols["host_busy"] == 700 / 800
-    assert cols["host_saturated"] is False
+    assert cols["host_saturated"] == 0.0
     assert cols["cpu_outside_budgets_cores"] == pytest.approx(700 / 800 * 2 - (2.3 + 1.0) / 4)
 
 
