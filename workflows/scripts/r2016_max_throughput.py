@@ -1,7 +1,9 @@
 """Snakemake script: the 2016 maximum-throughput family. Throughput against clients per
 read-pool size, middleware response-time percentiles, the breakdown of the middleware's
 response time, the chosen maximum-throughput configuration beside the original's (with the
-percentiles of its Table 1), and the grid of throughput and read-pool load per pool size."""
+percentiles of its Table 1), and the grid of throughput and read-pool load per pool size.
+Throughputs and times in the study's time (throughput / s, times * s by the runs' scale),
+the chosen configuration's raw values beside."""
 
 import json
 from pathlib import Path
@@ -19,6 +21,7 @@ from analysis.report.tables2016 import (
     run_percentiles,
 )
 from analysis.report.times2016 import ok_runs, point_times
+from analysis.scaling import in_study_time, with_scale
 
 TOLERANCE = 0.05
 W = "middleware.workers"
@@ -36,7 +39,7 @@ def throughput_figure(points: pd.DataFrame, path: str) -> None:
     ax = axes[0][0]
     fg.error_lines(ax, points, "clients_total", "throughput_ops", series=W, label="T=")
     ax.set_xlabel("total clients")
-    ax.set_ylabel("throughput (ops/s)")
+    ax.set_ylabel("throughput (ops/s), study time")
     ax.legend(fontsize=6, ncols=2)
     fg.save(fig, path)
 
@@ -46,7 +49,7 @@ def percentile_figure(pct: pd.DataFrame, path: str) -> None:
     for ax, q in zip(axes[0], ("p50", "p90"), strict=True):
         fg.error_lines(ax, pct, "clients_total", q, series=W, scale=1e-3, label="T=")
         ax.set_xlabel("total clients")
-        ax.set_ylabel(f"response time {q} (ms)")
+        ax.set_ylabel(f"response time {q} (ms), study time")
         ax.legend(fontsize=6)
     fg.save(fig, path)
 
@@ -73,7 +76,7 @@ def breakdown_figure(mw: pd.DataFrame, path: str) -> None:
             **fg.SIDE_STYLE["middleware"],
         )
     ax.set_xlabel("total clients")
-    ax.set_ylabel("mean time (ms)")
+    ax.set_ylabel("mean time (ms), study time")
     ax.legend(fontsize=6, ncols=2)
     fg.save(fig, path)
 
@@ -125,7 +128,8 @@ def grid_table(client: pd.DataFrame, load: pd.DataFrame, plateau: dict) -> str:
             r"\begin{table}[htbp]",
             r"\centering\small",
             r"\caption{The maximum-throughput grid: throughput measured at the clients ($X$, "
-            r"mean over repetitions) and the mean busy fraction of the busiest read pool "
+            r"mean over repetitions, in the study's time: measured $/s$) and the mean busy "
+            r"fraction of the busiest read pool "
             r"(busy: dequeue to reply, measured at the middleware) per total clients and "
             r"threads per read pool $T$; the highest throughput per pool size, and the "
             r"original's plateau per pool size (\S 1.2 of the 2016 study, read off its "
@@ -154,19 +158,40 @@ def read_load(pool_table: pd.DataFrame, ok: set[str]) -> pd.DataFrame:
     return busiest.groupby("point", as_index=False)["busy_read"].mean()
 
 
-def main(sm) -> None:  # noqa: ANN001
-    ref = yaml.safe_load(Path(sm.input.reference).read_text())
-    points = pd.read_parquet(sm.input.points)
-    # Read-only: the middleware's side is its GETs (its SETs are memaslap's untimed pre-set).
-    points = read_only_points(points)
-    windows = pd.read_parquet(sm.input.windows)
-    hist = pd.read_parquet(sm.input.histograms)
-    throughput_figure(points, sm.output.throughput)
-
+def percentiles(hist: pd.DataFrame, windows: pd.DataFrame, points: pd.DataFrame) -> pd.DataFrame:
+    """Per point: the middleware's GET response-time p50 and p90 (µs) over repetitions."""
     per_run = run_percentiles(hist, windows, qs=(0.5, 0.9), types=["get"])
     pct = point_statistics(per_run, ["p50", "p90"])
     info = points.drop_duplicates("point")[["point", "clients_total", W]]
-    pct = pct.merge(info, on="point", how="left").assign(side="middleware")
+    return pct.merge(info, on="point", how="left").assign(side="middleware")
+
+
+def part_times(pool_requests: pd.DataFrame, ok: set[str], point: str) -> dict[str, pd.Series]:
+    """Queue and server time percentiles of the GET parts at one point."""
+    part = {}
+    for metric in ("queue", "server"):
+        t = point_times(pool_requests, ok, metric)
+        t = t[(t["point"] == point) & (t["type"] == "get")]
+        part[metric] = t.iloc[0] if len(t) else pd.Series(dtype=float)
+    return part
+
+
+def main(sm) -> None:  # noqa: ANN001
+    ref = yaml.safe_load(Path(sm.input.reference).read_text())
+    raw_points = pd.read_parquet(sm.input.points)
+    # Read-only: the middleware's side is its GETs (its SETs are memaslap's untimed pre-set).
+    raw_points = read_only_points(raw_points)
+    raw_windows = pd.read_parquet(sm.input.windows)
+    raw_hist = pd.read_parquet(sm.input.histograms)
+    raw_pool_requests = pd.read_parquet(sm.input.pool_requests)
+    # The same tables in the study's time (each row by its runs' scale); raw ones beside.
+    points = in_study_time(raw_points)
+    windows = in_study_time(with_scale(raw_windows, raw_points, "point"))
+    hist = in_study_time(with_scale(raw_hist, raw_points, "point"))
+    pool_requests = in_study_time(with_scale(raw_pool_requests, raw_points, "point"))
+    throughput_figure(points, sm.output.throughput)
+
+    pct = percentiles(hist, windows, points)
     percentile_figure(pct, sm.output.percentiles)
 
     client = points[points["side"] == "client"].rename(columns={W: "workers"})
@@ -177,48 +202,75 @@ def main(sm) -> None:  # noqa: ANN001
     mw_point = points[(points["side"] == "middleware") & (points["point"] == chosen["point"])]
     mwr = mw_point.iloc[0] if len(mw_point) else pd.Series(dtype=float)
     p = pct.set_index("point").reindex([chosen["point"]]).iloc[0]
+    p_raw = (
+        percentiles(raw_hist, raw_windows, raw_points)
+        .set_index("point")
+        .reindex([chosen["point"]])
+        .iloc[0]
+    )
     mx, b = ref["max_throughput"], ref["breakdown"]
     sec = mx["section"]
     ok = ok_runs(pd.read_parquet(sm.input.runs))
-    pool_requests = pd.read_parquet(sm.input.pool_requests)
-    part = {}
-    for metric in ("queue", "server"):
-        t = point_times(pool_requests, ok, metric)
-        t = t[(t["point"] == chosen["point"]) & (t["type"] == "get")]
-        part[metric] = t.iloc[0] if len(t) else pd.Series(dtype=float)
+    part = part_times(pool_requests, ok, chosen["point"])
+    part_raw = part_times(raw_pool_requests, ok, chosen["point"])
+    raw_client = raw_points[(raw_points["side"] == "client")].set_index("point")
+    x_raw = raw_client["throughput_ops_mean"].get(chosen["point"], float("nan"))
     load = read_load(in_get_windows(pd.read_parquet(sm.input.pools), windows), ok)
     fg.write(sm.output.grid, grid_table(client, load, mx["plateau_ops"]))
     rows = [
         [
             "Throughput (ops/s)",
             fg.num(chosen["throughput_ops_mean"]),
+            fg.num(x_raw),
             fg.num(mx["throughput_ops"]),
             sec,
         ],
-        ["Total clients", fg.num(chosen["clients_total"]), fg.num(mx["clients"]), sec],
+        [
+            "Total clients",
+            fg.num(chosen["clients_total"]),
+            "",
+            fg.num(mx["clients"]),
+            sec,
+        ],
         [
             "Threads per read pool",
             fg.num(chosen["workers"]),
+            "",
             fg.num(mx["threads_per_pool"]),
             sec,
         ],
     ]
-    for name, ours, orig in (
-        ("$t_\\mathrm{MW}$, middleware response", p, b["response"]),
-        ("$t_\\mathrm{Queue}$, time in the read queue", part["queue"], b["queue"]),
-        ("$t_\\mathrm{Server}$, time waiting for memcached", part["server"], b["server"]),
+    for name, ours, raw, orig in (
+        ("$t_\\mathrm{MW}$, middleware response", p, p_raw, b["response"]),
+        (
+            "$t_\\mathrm{Queue}$, time in the read queue",
+            part["queue"],
+            part_raw["queue"],
+            b["queue"],
+        ),
+        (
+            "$t_\\mathrm{Server}$, time waiting for memcached",
+            part["server"],
+            part_raw["server"],
+            b["server"],
+        ),
     ):
         for i, q in enumerate(("p50", "p90")):
             value = ours.get(f"{q}_mean", ours.get(q))
-            rows.append([f"{name}, {q} (ms)", ms(value), fg.num(orig[i], 3), b["table"]])
+            value_raw = raw.get(f"{q}_mean", raw.get(q))
+            rows.append(
+                [f"{name}, {q} (ms)", ms(value), ms(value_raw), fg.num(orig[i], 3), b["table"]]
+            )
     fg.write(
         sm.output.table,
         fg.table(
-            ["Metric", "Ours", "Original", "Seed"],
+            ["Metric", "Ours", "Ours raw", "Original", "Seed"],
             rows,
-            "p{6.2cm}rrl",
+            "p{5.4cm}rrrl",
             "The maximum-throughput configuration: ours (client-measured throughput, "
-            "middleware-measured times, means over repetitions) beside the original study's. "
+            "middleware-measured times, means over repetitions) in the study's time "
+            "(throughput $/s$, times $\\cdot s$, $s$ the runs' scale factor) and as measured "
+            "(raw), beside the original study's. "
             "Time percentiles: the middleware's response time from its 0.1\\,ms histograms "
             "of the stable windows; queue and server times of the GET parts, per run the "
             "count-weighted mean of the windows' percentiles.",
@@ -228,6 +280,7 @@ def main(sm) -> None:  # noqa: ANN001
     resp = float(mwr.get("response_us_mean_mean", float("nan")))
     numbers = {
         "SixteenMaxThroughput": fg.num(chosen["throughput_ops_mean"]),
+        "SixteenMaxThroughputRaw": fg.num(x_raw),
         "SixteenMaxClients": fg.num(chosen["clients_total"]),
         "SixteenMaxWorkers": fg.num(chosen["workers"]),
         "SixteenMaxTolerance": fg.num(100 * TOLERANCE),
