@@ -18,6 +18,7 @@ from analysis.aggregate import (
     trim_to_clients,
 )
 from analysis.parse import RunTables, load_run, tidy
+from analysis.parse.cpu import CPU_COLUMNS
 from analysis.scaling import add_study_columns
 
 # `throughput_cv` of a run is the largest CV among its sources (each over its own windows).
@@ -29,6 +30,9 @@ METRICS = (
     "worker_us_mean",
     "server_us_mean",
 )
+
+# The numeric CPU columns of a run (not `cpu_accounting`).
+CPU_METRICS = tuple(c for c in CPU_COLUMNS if c != "cpu_accounting")
 
 
 def _load(run_dir: Path, key: str) -> RunTables:
@@ -93,10 +97,14 @@ def build(
         points = pd.DataFrame(columns=list(by))
     else:
         metrics = [m for m in METRICS if m in ok.columns]
+        # Per-role CPU of the runs: points get their mean over repetitions (`<column>_mean`).
+        metrics += [c for c in CPU_METRICS if c in ok.columns]
         points = aggregate_points(ok, by=by, metrics=metrics)
     point_info = runs.drop_duplicates("point").drop(
         columns=["run", "repetition", "status", "error", "started_at", "finished_at"]
     )
+    # One repetition's CPU would stand for the point's; the means above do.
+    point_info = point_info.drop(columns=[c for c in CPU_COLUMNS if c in point_info.columns])
     points = points.merge(point_info, on="point", how="left")
     hist = tables.histograms
     if not hist.empty:
