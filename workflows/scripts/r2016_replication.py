@@ -1,6 +1,7 @@
 """Snakemake script: the 2016 replication family. Throughput and response time of set and
 get requests against the number of servers, one line per replication level, and a table;
-queue and server times of sets and gets in the layout of the original's Tables 2 and 3."""
+queue and server times of sets and gets in the layout of the original's Tables 2 and 3.
+Throughputs and times in the study's time (throughput / s, times * s by the runs' scale)."""
 
 import json
 import math
@@ -11,6 +12,7 @@ import yaml
 
 from analysis.report import figures as fg
 from analysis.report.times2016 import grid_table, ok_runs, point_times
+from analysis.scaling import in_study_time, with_scale
 
 ORDER = {"none": 0, "half": 1, "full": 2}
 REPLICAS = {"none": "1", "half": r"$\lceil S/2 \rceil$", "full": "$S$"}
@@ -32,8 +34,8 @@ def figure(points: pd.DataFrame, path: str) -> None:
         d = points[points["type"] == kind]
         for i, (metric, scale, label) in enumerate(
             (
-                ("throughput_ops", 1.0, "throughput (ops/s)"),
-                ("response_us_mean", 1e-3, "mean response time (ms)"),
+                ("throughput_ops", 1.0, "throughput (ops/s), study time"),
+                ("response_us_mean", 1e-3, "mean response time (ms), study time"),
             )
         ):
             ax = axes[i][j]
@@ -88,7 +90,8 @@ def times_tables(
                 "",
                 f"Effect of replication on {kind}s: time in the "
                 f"{'write' if kind == 'set' else 'read'} queue and time waiting for the servers "
-                "per part, median (p50) and 90th percentile (p90) in ms, measured at the "
+                "per part, median (p50) and 90th percentile (p90) in ms in the study's time "
+                "(measured $\\cdot s$, $s$ the runs' scale factor), measured at the "
                 "middleware (per run the count-weighted mean of its stable windows' "
                 f"percentiles, then the mean over repetitions); orig.: the original's "
                 f"medians ({table} of the 2016 study; it prints no server-time table).",
@@ -101,17 +104,16 @@ def times_tables(
 def main(sm) -> None:  # noqa: ANN001
     reference = yaml.safe_load(Path(sm.input.reference).read_text())
     design = reference["design"]["replication"]
-    points = pd.read_parquet(sm.input.points)
+    raw_points = pd.read_parquet(sm.input.points)
+    # Every throughput and time in the study's time, each row by its runs' scale.
+    points = in_study_time(raw_points)
     points = points[points["type"].isin(["set", "get"])].copy()
+    pool_requests = pd.read_parquet(sm.input.pool_requests)
+    pool_requests = in_study_time(with_scale(pool_requests, raw_points, "point"))
     figure(points, sm.output.figure)
     fg.write(
         sm.output.times,
-        times_tables(
-            points,
-            pd.read_parquet(sm.input.runs),
-            pd.read_parquet(sm.input.pool_requests),
-            reference,
-        ),
+        times_tables(points, pd.read_parquet(sm.input.runs), pool_requests, reference),
     )
 
     def cell(side: str, kind: str, metric: str, scale: float, digits: int, row: pd.Series) -> str:
@@ -155,8 +157,9 @@ def main(sm) -> None:  # noqa: ANN001
             ],
             rows,
             "rlrrrrrrr",
-            "Effect of replication (means over repetitions). $X$: throughput in ops/s and $R$: "
-            "mean response time in ms, both measured at the clients; $R^{mw}$ and "
+            "Effect of replication (means over repetitions, in the study's time: throughput "
+            "$/s$, times $\\cdot s$, $s$ the runs' scale factor). $X$: throughput in ops/s "
+            "and $R$: mean response time in ms, both measured at the clients; $R^{mw}$ and "
             "$T^{mw}_\\mathrm{server}$: the middleware's response time and its time waiting "
             "for the servers, in ms. $R$ column: replication level (replicas per key).",
             "tab:sixteen-replication",
