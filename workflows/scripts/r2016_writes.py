@@ -1,7 +1,8 @@
 """Snakemake script: the 2016 write-ratio family. Throughput against the share of writes,
 the table of throughput change relative to the base case (1 % writes), beside the
 original study's Table 4, and queue and server times of sets and gets in the layout of its
-Tables 5 and 6."""
+Tables 5 and 6. Throughputs and times in the study's time (throughput / s, times * s by the
+runs' scale); the relative changes do not depend on a constant s."""
 
 import json
 from pathlib import Path
@@ -12,6 +13,7 @@ import yaml
 from analysis.report import figures as fg
 from analysis.report.tables2016 import relative_change
 from analysis.report.times2016 import grid_table, ok_runs, point_times
+from analysis.scaling import in_study_time, with_scale
 
 KEYS = ["servers", "level_replication", "level_writes"]
 
@@ -24,7 +26,7 @@ def figure(points: pd.DataFrame, path: str) -> None:
     ax = axes[0][0]
     fg.error_lines(ax, d, "writes", "throughput_ops", series="config")
     ax.set_xlabel("writes (%)")
-    ax.set_ylabel("throughput, all requests (ops/s)")
+    ax.set_ylabel("throughput, all requests (ops/s), study time")
     ax.set_xticks(sorted(d["writes"].unique()))
     ax.legend(fontsize=6, ncols=2)
     fg.save(fig, path)
@@ -93,7 +95,8 @@ def times_tables(
                 "",
                 f"Effect of writes on {kind}s: time in the "
                 f"{'write' if kind == 'set' else 'read'} queue and time waiting for the servers "
-                "per part, median (p50) and 90th percentile (p90) in ms, measured at the "
+                "per part, median (p50) and 90th percentile (p90) in ms in the study's time "
+                "(measured $\\cdot s$, $s$ the runs' scale factor), measured at the "
                 "middleware (per run the count-weighted mean of its stable windows' "
                 "percentiles, then the mean over repetitions)"
                 + (
@@ -111,15 +114,14 @@ def times_tables(
 def main(sm) -> None:  # noqa: ANN001
     reference = yaml.safe_load(Path(sm.input.reference).read_text())
     ref, design = reference["writes_change_percent"], reference["design"]["writes"]
-    points = pd.read_parquet(sm.input.points)
+    raw_points = pd.read_parquet(sm.input.points)
+    # Every throughput and time in the study's time, each row by its runs' scale.
+    points = in_study_time(raw_points)
+    pool_requests = pd.read_parquet(sm.input.pool_requests)
+    pool_requests = in_study_time(with_scale(pool_requests, raw_points, "point"))
     fg.write(
         sm.output.times,
-        times_tables(
-            points,
-            pd.read_parquet(sm.input.runs),
-            pd.read_parquet(sm.input.pool_requests),
-            reference,
-        ),
+        times_tables(points, pd.read_parquet(sm.input.runs), pool_requests, reference),
     )
     points = points[points["type"] == "all"].copy()
     figure(points, sm.output.figure)
