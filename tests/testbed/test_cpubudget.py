@@ -358,3 +358,34 @@ def test_cgroups_that_cannot_be_made_leave_the_run_unbudgeted_with_a_warning(
     # Nothing was left half-made: no run directory in either hierarchy.
     assert list((root / "cpuacct").iterdir()) == [root / "cpuacct" / "cpuacct.usage"]
     assert sorted(p.name for p in (root / "cpu").iterdir()) == ["cpu.cfs_quota_us", "mwlab"]
+
+
+def test_the_populating_loader_runs_outside_the_servers_budget(
+    tmp_path, base_port, mwlab_run, netns_prefix, loadgen_jar, hierarchy
+):
+    out = tmp_path / "run"
+    args = [
+        "--out", str(out), "--hosts", "emulated", "--driver", "builtin", "--duration", "5",
+        "--ratio", "0:1", "--data-size", "64", "--key-maximum", "100000",
+        "--base-port", str(base_port), "--netns-prefix", netns_prefix,
+        "--linkcap-cache", str(tmp_path / "linkcap.json"), "--budget-server", "0.3",
+        "--pause-at", "populate",
+    ]  # fmt: skip
+    run = mwlab_run(args)
+    run.wait_for("paused at populate")
+    deadline = time.monotonic() + 60
+    while any(ln.split(" ", 2)[1] in ("sh", "ip") for ln in processes_in(out)):
+        assert time.monotonic() < deadline, processes_in(out)
+        time.sleep(0.1)
+    server = f":/mwlab/{netns_prefix}/server1"
+    placed = {}
+    for line in processes_in(out):
+        pid, command = line.split(" ", 1)
+        placed[command.split()[0]] = Path(f"/proc/{pid}/cgroup").read_text()
+    assert set(placed) == {"memcached", "java"}, placed
+    assert server in placed["memcached"]
+    assert f"/mwlab/{netns_prefix}/" not in placed["java"]
+    run.send("SIGTERM")
+    assert run.finish() == 143
+    no_leftovers(netns_prefix)
+    no_cgroups_left(netns_prefix)
