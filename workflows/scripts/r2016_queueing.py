@@ -3,7 +3,11 @@ and an M/M/m with one server per read and write thread at the maximum-throughput
 configuration; the M/M/m per number of servers of the replication family without
 replication; the MVA network of read pools, write threads and memcached servers over the
 maximum-throughput family's client counts and at one replication point. Seed 001's values
-(Tables 1-3) stand beside ours."""
+(Tables 1-3) stand beside ours.
+
+Every table is in the study's time first (throughputs / s, times * s by its runs' scale), so
+the models are fitted, predict and are compared with the measurements and the seed's values
+in one time base; utilisations, queue lengths and relative errors do not depend on s."""
 
 import contextlib
 import json
@@ -23,6 +27,7 @@ from analysis.report.tables2016 import (
     run_percentiles,
 )
 from analysis.report.times2016 import ok_runs
+from analysis.scaling import in_study_time, with_scale
 
 W = "middleware.workers"
 TOLERANCE = 0.05  # as in the choice of the maximum-throughput configuration
@@ -53,7 +58,14 @@ TIME_KEYS = {k for k, _, scale, _ in ROWS if scale == 1e3}
 
 
 def load(sm, family: str, *tables: str) -> dict[str, pd.DataFrame]:  # noqa: ANN001
-    frames = {t: pd.read_parquet(sm.input[f"{family}_{t}"]) for t in tables}
+    raw = {t: pd.read_parquet(sm.input[f"{family}_{t}"]) for t in tables}
+    points = raw["points"] if "points" in raw else pd.read_parquet(sm.input[f"{family}_points"])
+    frames = {
+        t: in_study_time(f if t == "points" else with_scale(f, points, "point"))
+        if "point" in f.columns
+        else f
+        for t, f in raw.items()
+    }
     if family == "max":
         frames = timed_reads(frames)
     return frames
@@ -162,7 +174,9 @@ def open_models(sm, ref: dict, numbers: dict) -> None:  # noqa: ANN001
             rows,
             "p{5.6cm}rrrrr",
             "M/M/1 and M/M/$m$ ($m = S(T+1)$) models of the maximum-throughput configuration "
-            "beside the middleware's measurements, and seed 001's M/M/1 of its own trace "
+            "beside the middleware's measurements (rates and times in the study's time: "
+            "measured rates $/s$, times $\\cdot s$, $s$ the runs' scale factor), and seed "
+            "001's M/M/1 of its own trace "
             f"experiment ({seed['table']}; its configuration is not given, so only the kind "
             "of agreement compares). Measured jobs in the system follow from Little's law "
             "($N = \\lambda R$); jobs in the queue are the time-weighted length of all "
@@ -275,7 +289,9 @@ def mmm_by_servers(sm, ref: dict, numbers: dict) -> None:  # noqa: ANN001
         r"\centering\small",
         r"\caption{M/M/$m$ with one server per read and write thread ($m = S(T+1)$) per number "
         r"of servers $S$, on the replication family without replication: our model and "
-        r"measurements beside seed 001's (" + seed["table"] + r"; its own experiment, "
+        r"measurements (in the study's time: rates $/s$, times $\cdot s$) beside seed 001's ("
+        + seed["table"]
+        + r"; its own experiment, "
         rf"{cfg['clients']} clients, $T = {cfg['threads_per_pool']}$, "
         rf"{cfg['writes_percent']}\,\% writes; its utilisation is computed here from its "
         r"$\lambda$, $\mu$ and $m$). Waiting time: the parts' time in their queue; jobs in "
@@ -393,7 +409,8 @@ def mva_models(sm, numbers: dict) -> None:  # noqa: ANN001
                     fg.escape(p.bottleneck),
                 ]
             )
-    for ax, label in zip(axes[0], ("throughput (ops/s)", "response time (ms)"), strict=True):
+    labels = ("throughput (ops/s), study time", "response time (ms), study time")
+    for ax, label in zip(axes[0], labels, strict=True):
         ax.set_xlabel("total clients")
         ax.set_ylabel(label)
         ax.legend(fontsize=6)
@@ -407,7 +424,8 @@ def mva_models(sm, numbers: dict) -> None:  # noqa: ANN001
             "rrrrrrrrrrl",
             "MVA of the 2016 design (client delay, net-thread, per server a read pool of $T$ "
             "threads, a write thread and memcached) against the client-side measurements of "
-            "the maximum-throughput family; service times from the lightest load of each "
+            "the maximum-throughput family, in the study's time (throughput $/s$, times "
+            "$\\cdot s$); service times from the lightest load of each "
             "pool size. busy: the busiest read pool's busy fraction measured (dequeue to "
             "reply) and predicted (the thread's own time and its wait at memcached); "
             "bottleneck: the station kind with the highest utilisation in the model.",
@@ -506,7 +524,8 @@ def mva_seed(sm, ref: dict, numbers: dict) -> None:  # noqa: ANN001
             "p{6.2cm}rrrr",
             f"MVA of the 2016 design at the replication family's point with $S = "
             f"{chosen_s if chosen_s is not None else fg.MISSING}$ servers and no replication, "
-            "service times measured at that point, beside seed 001's network "
+            "service times measured at that point (in the study's time: rates $/s$, times "
+            "$\\cdot s$), beside seed 001's network "
             f"({seed['table']}: $S = {cfg['servers']}$, $R = 1$, {cfg['writes_percent']}\\,\\% "
             f"writes, {cfg['clients']} clients, a class each of GET and SET clients and no "
             "memcached station). Pool times are per visit: the wait in the queue and the "
