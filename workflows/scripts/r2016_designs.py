@@ -11,6 +11,7 @@ import pandas as pd
 from analysis.report import figures as fg
 from analysis.report.designs2016 import CONFIG, DESIGNS, SATURATED, comparison, sentences, wide
 from analysis.report.times2016 import ok_runs
+from analysis.scaling import in_study_time
 
 LABEL = {"2016": "2016 (per-server pools)", "2018": "2018 (one shared pool)"}
 
@@ -25,8 +26,13 @@ def figure(cmp: pd.DataFrame, path: str) -> None:
     x = np.arange(len(configs))
     colours = fg.plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for ax, metric, scale, label in (
-        (axes[0][0], "throughput_ops_mean", 1.0, "throughput at the clients (ops/s)"),
-        (axes[0][1], "response_us_mean_mean", 1e-3, "response time at the clients (ms)"),
+        (axes[0][0], "throughput_ops_mean", 1.0, "throughput at the clients (ops/s), study time"),
+        (
+            axes[0][1],
+            "response_us_mean_mean",
+            1e-3,
+            "response time at the clients (ms), study time",
+        ),
     ):
         for j, design in enumerate(DESIGNS):
             d = configs.merge(cmp[cmp["level_design"] == design], on=CONFIG, how="left")
@@ -68,7 +74,8 @@ def table(w: pd.DataFrame) -> str:
         "The grid of the effect of writes on both designs with the same \\texttt{-t} "
         "(2016: that many read threads per server and one write thread per server; 2018: "
         "that many workers in all). $X$: throughput (ops/s) and $R$: mean response time "
-        "(ms) at the clients, means over repetitions; ratio: $X_{2016}/X_{2018}$. Busy "
+        "(ms) at the clients, means over repetitions, in the study's time (measured $X/s$, "
+        "$R \\cdot s$, $s$ the runs' scale factor); ratio: $X_{2016}/X_{2018}$. Busy "
         "fractions (dequeue to reply; the write thread: time not waiting in its selector), "
         "measured at the middleware: the 2016 design's busiest pool and the busiest read "
         "pool and write thread; the 2018 design's shared pool. A pool busy "
@@ -78,7 +85,8 @@ def table(w: pd.DataFrame) -> str:
 
 
 def main(sm) -> None:  # noqa: ANN001
-    points = pd.read_parquet(sm.input.points)
+    # Throughputs and times in the study's time, each row by its runs' scale.
+    points = in_study_time(pd.read_parquet(sm.input.points))
     ok = ok_runs(pd.read_parquet(sm.input.runs))
     cmp = comparison(points, pd.read_parquet(sm.input.pools), ok)
     figure(cmp, sm.output.figure)

@@ -9,6 +9,7 @@ import pandas as pd
 
 from analysis import factorial
 from analysis.report import figures as fg
+from analysis.scaling import in_study_time
 
 FACTORS = {"level_servers": "S", "level_replication": "Rep", "level_writes": "w"}
 HIGH = {"S": "7", "Rep": "full", "w": "10"}
@@ -23,7 +24,8 @@ def placeholder(path: str, text: str) -> None:
 
 
 def main(sm) -> None:  # noqa: ANN001
-    runs = pd.read_parquet(sm.input.runs)
+    # Effects in the study's time (throughput / s, times * s by the runs' scale).
+    runs = in_study_time(pd.read_parquet(sm.input.runs))
     runs = runs[(runs["side"] == "client") & (runs["type"] == "all") & (runs["status"] == "ok")]
     data = runs.rename(columns=FACTORS).reset_index(drop=True)
     data["response_ms"] = data["response_us_mean"] / 1e3
@@ -76,7 +78,9 @@ def main(sm) -> None:  # noqa: ANN001
             rows,
             "lrrrrrr",
             f"$2^3 \\cdot {tp.replications}$ factorial design on the client-measured throughput "
-            "$X$ and mean response time $R$: effects $q$ (additive model), their confidence "
+            "$X$ and mean response time $R$ in the study's time (measured $X/s$, $R \\cdot s$, "
+            "$s$ the runs' scale factor; the shares of variation do not depend on $s$): "
+            "effects $q$ (additive model), their confidence "
             "intervals (* where the interval excludes zero) and the share of the variation "
             f"each term explains. Factors at $-1$/$+1$: $S$ = {tp.levels['S']['low']}/"
             f"{tp.levels['S']['high']} servers, Rep = {tp.levels['Rep']['low']}/"
