@@ -1,6 +1,7 @@
 """Snakemake script: the interactive response time law on every run of the 2016 families.
 Throughput predicted from N and the client response time R (X = N/(R + Z), Z = 0 for
-memaslap), its relative error per run, and the think time Z that would make the law exact."""
+memaslap), its relative error per run, and the think time Z that would make the law exact.
+Bookkeeping in the runs' own time base (raw): the law holds in any one time base."""
 
 import json
 from pathlib import Path
@@ -61,7 +62,8 @@ def main(sm) -> None:  # noqa: ANN001
             "lrrrrr",
             "Interactive response time law per 2016 family: relative error $e = (X - N/R)/X$ "
             "of the throughput predicted from the clients $N$ and the client response time "
-            "$R$ with $Z = 0$, and the think time $Z = N/X - R$ that would make the law exact.",
+            "$R$ with $Z = 0$, and the think time $Z = N/X - R$ that would make the law exact; "
+            "as measured (the law holds in any one time base, so no rescaling by $s$).",
             "tab:sixteen-law",
         ),
     )
