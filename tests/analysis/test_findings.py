@@ -196,3 +196,18 @@ def test_testbed_numbers_without_budgets_or_delay_check(tmp_path: Path) -> None:
     sentence = testbed_summary.delay_accuracy(check)
     assert "2.04" in sentence and "+0.31" in sentence
     assert "no delays" in testbed_summary.delay_accuracy({"levels": []})
+
+
+def test_findings_show_our_values_in_the_studys_time_and_ratios_do_not_depend_on_s() -> None:
+    # The same run at scale 0.04: 25 times slower throughput over a link capped at 0.04 times.
+    study = _points({48: 2950.0})
+    scaled = _points({48: 2950.0 * 0.04}).assign(scale=0.04)
+    scaled["caps_mbit.server"] = scaled["caps_mbit.server"] * 0.04
+    measure = {"kind": "link_ratio", "family": "f"}
+    at_one = findings.measure_link_ratio(findings.Data(families={"f": {"points": study}}), measure)
+    at_s = findings.measure_link_ratio(findings.Data(families={"f": {"points": scaled}}), measure)
+    assert at_s.value == pytest.approx(at_one.value)
+    assert at_s.text == at_one.text  # "2,950 of ... ops/s": the study's time
+    data = findings.Data(families={"f": {"points": scaled}})
+    assert data.table("f", "points")["throughput_ops_mean"].max() == pytest.approx(2950.0)
+    assert scaled["throughput_ops_mean"].max() == pytest.approx(118.0)  # input untouched
