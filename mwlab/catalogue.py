@@ -271,10 +271,10 @@ def _apply_scale(
     """Sets `scale` (and on emulated hosts under the model, caps and delays) on a point; the
     study's machines when the model applies, else None. A point whose budgets could not fit
     this machine fails the plan."""
-    divisor = spec.pop("scale_divisor", 1)
-    if isinstance(divisor, bool) or not isinstance(divisor, int | float) or divisor < 1:
-        raise CatalogueError(f"{where}: scale_divisor must be a number >= 1, got {divisor!r}")
-    factor = float(scale["factor"]) / divisor
+    multiple = spec.pop("scale_multiple", 1)
+    if isinstance(multiple, bool) or not isinstance(multiple, int | float) or multiple <= 0:
+        raise CatalogueError(f"{where}: scale_multiple must be a positive number, got {multiple!r}")
+    factor = float(scale["factor"]) * multiple
     spec["scale"] = factor
     if not scale["model"]:
         if factor != 1:
@@ -362,7 +362,6 @@ def calibration_settings(profile: dict[str, Any]) -> dict[str, Any]:
     """Scale factor, hosts, run protocol and speed levels of the profile's calibration."""
     own = profile.get("calibration", {})
     run = profile.get("run", {})
-    machines = _machines()
     return {
         "factor": float(own.get("factor", scale_settings(None, profile)["factor"])),
         "hosts": own.get("hosts", "emulated"),
@@ -370,7 +369,8 @@ def calibration_settings(profile: dict[str, Any]) -> dict[str, Any]:
         "duration_s": float(own.get("duration_s", run.get("duration_s", 5))),
         "warmup_s": float(own.get("warmup_s", run.get("warmup_s", 0))),
         "cooldown_s": float(own.get("cooldown_s", run.get("cooldown_s", 0))),
-        "speeds": [float(x) for x in own.get("speeds", machines.calibration_speeds)],
+        # A profile's own levels replace every target's (smoke: one level, to be quick).
+        "speeds": [float(x) for x in own["speeds"]] if "speeds" in own else None,
     }
 
 
@@ -382,7 +382,8 @@ def calibration_plan(profile: dict[str, Any], catalogue: Path = CATALOGUE) -> li
     defaults = _read_yaml(catalogue)["defaults"]["fixed"]
     runs: list[PlannedRun] = []
     for target in machines.targets.values():
-        for speed in settings["speeds"]:
+        speeds = settings["speeds"] or target.speeds or machines.calibration_speeds
+        for speed in speeds:
             if not machines.speed_lower <= speed <= machines.speed_upper:
                 raise CatalogueError(
                     f"profile {profile.get('profile')}: calibration speed {speed:g} is outside"

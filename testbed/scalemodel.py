@@ -49,6 +49,8 @@ class Target:
     source: str
     side: str
     point: dict[str, Any]
+    # Speed levels of this target's runs; empty: the calibration's common levels.
+    speeds: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -132,7 +134,14 @@ def load_machines(path: Path = MACHINES, root: Path = ROOT) -> Machines:
     for name, t in cal["targets"].items():
         value, _ = ref(t["reference"])
         targets[name] = Target(
-            name, t["role"], str(t["study"]), value, t["source"], t["side"], t["point"]
+            name,
+            t["role"],
+            str(t["study"]),
+            value,
+            t["source"],
+            t["side"],
+            t["point"],
+            tuple(float(x) for x in t.get("speeds", ())),
         )
     roles = [t.role for t in targets.values()]
     if len(set(roles)) != len(roles):

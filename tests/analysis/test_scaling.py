@@ -44,16 +44,16 @@ def test_agreement_is_the_ratio_of_rescaled_means_with_an_interval() -> None:
             [
                 _run("s", 0.04, 400, 250),
                 _run("s", 0.04, 420, 240),
-                _run("half", 0.02, 190, 520),
-                _run("half", 0.02, 210, 480),
-                _run("half", 0.02, 1, 1, status="failed"),
+                _run("double", 0.08, 760, 130),
+                _run("double", 0.08, 840, 120),
+                _run("double", 0.08, 1, 1, status="failed"),
             ]
         )
     )
     table = agreement(runs)
     assert len(table) == 1
     row = table.iloc[0]
-    assert row["other_scale"] == 0.02 and row["repetitions"] == 2
+    assert row["other_scale"] == 0.08 and row["repetitions"] == 2
     assert row["throughput_study_reference"] == pytest.approx(10250.0)
     assert row["throughput_study_ratio"] == pytest.approx(10000.0 / 10250.0)
     assert row["response_ms_study_ratio"] == pytest.approx(10.0 / 9.8)
@@ -63,7 +63,7 @@ def test_agreement_is_the_ratio_of_rescaled_means_with_an_interval() -> None:
 
 def test_agreement_without_repetitions_has_no_interval() -> None:
     runs = add_study_columns(
-        pd.DataFrame([_run("s", 0.04, 400, 250), _run("half", 0.02, 100, 1000)])
+        pd.DataFrame([_run("s", 0.04, 400, 250), _run("double", 0.08, 400, 1000)])
     )
     row = agreement(runs).iloc[0]
     assert row["throughput_study_ratio"] == pytest.approx(0.5)

@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.netns, pytest.mark.timeout(600)]
 MACHINES = scalemodel.load_machines()
 # Large enough that the JVMs of small budgets start in seconds, small enough that both points
 # fit two cores; at speed factor 1 the server's link, not its CPU, bounds read-only load.
-SCALES = {"s": 0.2, "half": 0.1}
+SCALES = {"s": 0.1, "double": 0.2}
 SPEED = dict.fromkeys(scalemodel.ROLES, 1.0)
 
 

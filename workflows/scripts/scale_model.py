@@ -2,7 +2,7 @@
 
 From calibration.json: the calibration targets, their runs and the fitted speed factors, and
 the study numbers kept for validation. From the scale_check family: the rescaled throughput
-and response time at s and s/2 and their ratio. Profiles without the scale model (real
+and response time at s and 2s and their ratio. Profiles without the scale model (real
 machines) get tables that say so.
 """
 
