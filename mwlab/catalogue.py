@@ -399,7 +399,9 @@ def calibration_plan(profile: dict[str, Any], catalogue: Path = CATALOGUE) -> li
                 spec, target.study, spec["hosts"], {"factor": settings["factor"], "model": True},
                 where,
             )  # fmt: skip
-            factors = dict.fromkeys(scalemodel.ROLES, machines.speed_upper) | {target.role: speed}
+            factors: dict[str, float | None] = dict.fromkeys(scalemodel.ROLES, machines.speed_upper)
+            factors["client"] = scalemodel.client_speed(machines, factors)  # type: ignore[arg-type]
+            factors[target.role] = speed
             for key in ("duration_s", "warmup_s", "cooldown_s"):
                 spec[key] = settings[key]
             for rep in range(1, settings["repetitions"] + 1):

@@ -204,10 +204,10 @@ def parse_cpu_stat(text: str) -> dict[str, int]:
     return out
 
 
-def cpu_max(budget: float | None) -> str:
+def cpu_max(budget: float | None, period: int | None = None) -> str:
     """cgroup v2's cpu.max for a budget: `quota period`, or `max period` for none."""
     if budget is None:
-        return f"max {PERIOD_US}"
+        return f"max {period or PERIOD_US}"
     return f"{quota_us(budget)} {period_us(budget)}"
 
 
@@ -270,17 +270,33 @@ class HostCgroup:
         return ["sh", "-c", f'{joins} && exec "$@"', "mwlab-cgroup", *command]
 
     def configure(self) -> None:
+        """Sets the period and leaves the quota open: start-up is harness work (`bind`)."""
         cpu = self.hierarchy.cpu / self.relative
         if self.hierarchy.version == 1:
-            if self.budget is None:
-                _write(cpu / "cpu.cfs_quota_us", "-1")
-            else:
-                # Quota unlimited first: a new period must not meet an old, larger quota.
-                _write(cpu / "cpu.cfs_quota_us", "-1")
+            # Quota unlimited first: a new period must not meet an old, larger quota.
+            _write(cpu / "cpu.cfs_quota_us", "-1")
+            if self.budget is not None:
                 _write(cpu / "cpu.cfs_period_us", str(period_us(self.budget)))
-                _write(cpu / "cpu.cfs_quota_us", str(quota_us(self.budget)))
+        else:
+            _write(cpu / "cpu.max", cpu_max(None, self.period_us))
+
+    def bind(self) -> None:
+        """Puts the host under its budget (nothing for an unbudgeted host)."""
+        if self.budget is None:
+            return
+        cpu = self.hierarchy.cpu / self.relative
+        if self.hierarchy.version == 1:
+            _write(cpu / "cpu.cfs_quota_us", str(quota_us(self.budget)))
         else:
             _write(cpu / "cpu.max", cpu_max(self.budget))
+
+    def release(self) -> None:
+        """Lifts the quota again (shut-down and log collection are harness work)."""
+        cpu = self.hierarchy.cpu / self.relative
+        if self.hierarchy.version == 1:
+            _write(cpu / "cpu.cfs_quota_us", "-1")
+        else:
+            _write(cpu / "cpu.max", cpu_max(None, self.period_us))
 
     def sample(self) -> CgroupSample:
         cpu = self.hierarchy.cpu / self.relative
@@ -333,6 +349,16 @@ class RunCgroups:
     def __post_init__(self) -> None:
         if not self.run or "/" in self.run or self.run in (".", ".."):
             raise CgroupError(f"bad run name for a cgroup: {self.run!r}")
+
+    def bind(self) -> None:
+        """Every host under its budget: the measurement begins."""
+        for cg in self.hosts:
+            cg.bind()
+
+    def release(self) -> None:
+        """Every quota lifted: the measurement is over."""
+        for cg in self.hosts:
+            cg.release()
 
     def add(self, host: str, role: str, budget: float | None) -> HostCgroup:
         """Creates and configures the cgroup of one host."""

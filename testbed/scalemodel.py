@@ -70,7 +70,8 @@ class Machines:
     speed_upper: float
     calibration_speeds: tuple[float, ...]
     targets: dict[str, Target]
-    client_same_as: str  # a fitted role, or "upper": the upper speed bound
+    # A fitted role, "upper" (the upper speed bound) or "unbudgeted" (accounted, no quota).
+    client_same_as: str
     client_why: str
     validation: dict[str, Reference]
 
@@ -149,7 +150,7 @@ def load_machines(path: Path = MACHINES, root: Path = ROOT) -> Machines:
     same_as = cal["client_rule"]["same_as"]
     if "client" in roles:
         raise ScaleModelError(f"{path}: the client role follows client_rule, it is not fitted")
-    if same_as != "upper" and same_as not in roles:
+    if same_as not in ("upper", "unbudgeted") and same_as not in roles:
         raise ScaleModelError(f"{path}: client_rule follows {same_as}, which no target fits")
     validation = {}
     for name, v in doc["validation"].items():
@@ -190,28 +191,40 @@ def delays_ms(machines: Machines, scale: float) -> dict[str, float]:
     return {pair: round(d / scale, 4) for pair, d in machines.delays_ms.items()}
 
 
-def speed_factors(machines: Machines, fitted: dict[str, float]) -> dict[str, float]:
+def client_speed(machines: Machines, fitted: dict[str, float]) -> float | None:
+    """The client role's speed factor by its rule; None: clients run without a budget."""
+    same_as = machines.client_same_as
+    if same_as == "unbudgeted":
+        return None
+    return machines.speed_upper if same_as == "upper" else float(fitted[same_as])
+
+
+def speed_factors(machines: Machines, fitted: dict[str, float]) -> dict[str, float | None]:
     """All three roles' speed factors from the fitted ones (the client follows its rule)."""
     missing = [r for r in ROLES if r != "client" and r not in fitted]
     if missing:
         raise ScaleModelError(f"no speed factor for roles {missing}")
-    out = {role: float(fitted[role]) for role in ROLES if role != "client"}
-    same_as = machines.client_same_as
-    out["client"] = machines.speed_upper if same_as == "upper" else out[same_as]
+    out: dict[str, float | None] = {role: float(fitted[role]) for role in ROLES if role != "client"}
+    out["client"] = client_speed(machines, out)  # type: ignore[arg-type]
     for role, f in out.items():
+        if f is None:
+            continue
         if not (math.isfinite(f) and f > 0):
             raise ScaleModelError(f"speed factor of {role} must be positive, got {f!r}")
     return out
 
 
 def budgets_cores(
-    machines: Machines, study: str | int, scale: float, speed: dict[str, float]
-) -> dict[str, float]:
-    """CPU budget of one host per role: vCPUs times s times the role's speed factor."""
+    machines: Machines, study: str | int, scale: float, speed: dict[str, float | None]
+) -> dict[str, float | None]:
+    """CPU budget of one host per role: vCPUs times s times the role's speed factor (None
+    for a role without a speed factor: unbudgeted)."""
     _check_scale(scale)
-    return {
-        role: round(t.vcpus * scale * speed[role], 4) for role, t in machines.roles(study).items()
-    }
+    out: dict[str, float | None] = {}
+    for role, t in machines.roles(study).items():
+        f = speed[role]
+        out[role] = None if f is None else round(t.vcpus * scale * f, 4)
+    return out
 
 
 def host_counts(spec: dict[str, Any]) -> dict[str, int]:
@@ -223,15 +236,17 @@ def host_counts(spec: dict[str, Any]) -> dict[str, int]:
     }
 
 
-def total_cores(budgets: dict[str, float], counts: dict[str, int]) -> float:
-    return sum(budgets[role] * counts[role] for role in ROLES)
+def total_cores(budgets: dict[str, float | None], counts: dict[str, int]) -> float:
+    return sum((budgets[role] or 0.0) * counts[role] for role in ROLES)
 
 
 def machine_cores() -> int:
     return os.cpu_count() or 1
 
 
-def check_fit(spec: dict[str, Any], budgets: dict[str, float], cores: float | None = None) -> None:
+def check_fit(
+    spec: dict[str, Any], budgets: dict[str, float | None], cores: float | None = None
+) -> None:
     """Fails unless a point with these per-role budgets fits this machine (the CPU-budget
     stage's own check: its harness reserve, its smallest budget)."""
     from testbed.cpubudget import check_fits  # the stage that applies the budgets
@@ -253,7 +268,8 @@ def plan_fields(
     budgets fit this machine at the upper speed bound and are valid budgets at the lower one,
     so any calibration result fits."""
     for bound in (machines.speed_upper, machines.speed_lower):
-        speeds = dict.fromkeys(ROLES, bound)
+        speeds: dict[str, float | None] = dict.fromkeys(ROLES, bound)
+        speeds["client"] = client_speed(machines, dict.fromkeys(ROLES, bound))
         budgets = budgets_cores(machines, study, scale, speeds)
         try:
             check_fit({**spec, "name": what, "hosts": "emulated"}, budgets)
@@ -270,7 +286,7 @@ def with_budgets(
     spec: dict[str, Any],
     machines: Machines,
     study: str | int,
-    speed: dict[str, float],
+    speed: dict[str, float | None],
     cores: float | None = None,
 ) -> dict[str, Any]:
     """A copy of a planned point with the CPU budgets of its hosts (checked to fit)."""
@@ -293,7 +309,7 @@ def time_study(duration: float, scale: float) -> float:
     return duration * scale
 
 
-def read_speed_factors(path: Path) -> dict[str, float]:
+def read_speed_factors(path: Path) -> dict[str, float | None]:
     """The speed factor of every role from a profile's calibration.json."""
     try:
         factors = json.loads(path.read_text())["speed_factors"]
@@ -301,7 +317,7 @@ def read_speed_factors(path: Path) -> dict[str, float]:
         raise ScaleModelError(f"{path}: no speed factors: {err}") from err
     if not isinstance(factors, dict) or sorted(factors) != sorted(ROLES):
         raise ScaleModelError(f"{path}: speed_factors must name {', '.join(ROLES)}")
-    return {role: float(factors[role]) for role in ROLES}
+    return {role: None if factors[role] is None else float(factors[role]) for role in ROLES}
 
 
 def calibrated(spec: dict[str, Any], study: str | int, calibration: Path) -> dict[str, Any]:

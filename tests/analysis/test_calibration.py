@@ -64,7 +64,7 @@ def test_calibrate_fits_every_role_and_lists_both_sets() -> None:
     result = calibrate(_runs(0.04), MACHINES, 0.04)
     assert result["speed_factors"]["server"] == pytest.approx(0.4)
     assert result["speed_factors"]["middleware"] == pytest.approx(0.4)
-    assert result["speed_factors"]["client"] == MACHINES.speed_upper
+    assert result["speed_factors"]["client"] is None  # clients run without a budget
     fitted = {t["source"] + str(t["value"]) for t in result["targets"]}
     validated = {v["source"] + str(v["value"]) for v in result["validation"]}
     assert fitted and validated and not fitted & validated

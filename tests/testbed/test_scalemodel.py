@@ -48,9 +48,11 @@ def test_rescaling_undoes_the_dilation() -> None:
 
 def test_client_follows_its_rule() -> None:
     factors = scalemodel.speed_factors(MACHINES, {"server": 0.3, "middleware": 0.6})
-    # Our load generator is not the study's: clients get the upper bound.
-    assert MACHINES.client_same_as == "upper"
-    assert factors == {"server": 0.3, "middleware": 0.6, "client": MACHINES.speed_upper}
+    # Our load generator is not the study's: clients run without a budget.
+    assert MACHINES.client_same_as == "unbudgeted"
+    assert factors == {"server": 0.3, "middleware": 0.6, "client": None}
+    budgets = scalemodel.budgets_cores(MACHINES, 2018, 0.04, factors)
+    assert budgets == {"server": 0.012, "middleware": 0.192, "client": None}
     with pytest.raises(ScaleModelError, match="middleware"):
         scalemodel.speed_factors(MACHINES, {"server": 0.3})
 
@@ -60,7 +62,8 @@ def test_the_largest_point_fits_two_cores_at_the_default_scale_only(monkeypatch)
     fields = scalemodel.plan_fields(MACHINES, 2016, 0.04, BIG_2016, "big")
     assert fields["scale"] == 0.04
     with pytest.raises(ScaleModelError, match="do not fit"):
-        scalemodel.plan_fields(MACHINES, 2016, 0.06, BIG_2016, "big")
+        # Unbudgeted clients: 1 A4 + 7 A2 servers = 22 vCPU x 0.08 = 1.76 > 2 - 0.4.
+        scalemodel.plan_fields(MACHINES, 2016, 0.08, BIG_2016, "big")
 
 
 def test_calibrated_budgets_come_from_calibration_json(tmp_path: Path) -> None:

@@ -45,11 +45,14 @@ def calibration_table(cal: dict[str, Any] | None) -> str:
             f" & {runs} & {fit['model']} & {factor} \\\\"
         )
     rule = cal["client_rule"]
-    follows = "upper bound" if rule["same_as"] == "upper" else f"same as the {rule['same_as']}"
+    follows = {"upper": "upper bound", "unbudgeted": "no budget"}.get(
+        rule["same_as"], f"same as the {rule['same_as']}"
+    )
+    client = cal["speed_factors"]["client"]
     lines += [
         r"\midrule",
         f"client & \\multicolumn{{4}}{{l}}{{{follows}: {escape(rule['why'])}}}"
-        f" & {cal['speed_factors']['client']:.3f} \\\\",
+        f" & {'--' if client is None else format(client, '.3f')} \\\\",
         r"\bottomrule",
         r"\end{tabular}",
     ]
@@ -108,7 +111,7 @@ def numbers(cal: dict[str, Any] | None, table: pd.DataFrame, profile_scale: floa
     if cal is not None:
         out["ScaleCalibrationFactor"] = f"{cal['scale']:g}"
         for role, f in cal["speed_factors"].items():
-            out[f"ScaleSpeed{role.capitalize()}"] = f"{f:.3f}"
+            out[f"ScaleSpeed{role.capitalize()}"] = "none (unbudgeted)" if f is None else f"{f:.3f}"
         out["ScaleCalibrationTargets"] = str(len(cal["targets"]))
         out["ScaleValidationNumbers"] = str(len(cal["validation"]))
     if not table.empty:

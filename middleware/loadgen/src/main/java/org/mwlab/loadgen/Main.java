@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -99,6 +100,18 @@ public final class Main implements Callable<Integer> {
   @Option(names = "--seed", description = "Random seed (default: ${DEFAULT-VALUE}).", defaultValue = "1")
   private long seed;
 
+  @Option(
+      names = "--start-gate",
+      paramLabel = "FILE",
+      description = "Once connected, write FILE.ready and start measuring only when FILE exists.")
+  private Path startGate;
+
+  @Option(
+      names = "--start-gate-timeout",
+      description = "Seconds to wait at the start gate (default: ${DEFAULT-VALUE}).",
+      defaultValue = "600")
+  private long startGateTimeout;
+
   private List<String> arguments = List.of();
 
   @Override
@@ -106,10 +119,23 @@ public final class Main implements Callable<Integer> {
     final Config config = config();
     final ByteBuffer value = valueBuffer(config.dataSize());
     final RunClock clock = new RunClock();
-    final CyclicBarrier ready = new CyclicBarrier(config.threads(), clock::start);
+    final AtomicReference<String> abort = new AtomicReference<>();
+    final StartGate gate = startGate == null ? null : new StartGate(startGate, Duration.ofSeconds(startGateTimeout));
+    final CyclicBarrier ready =
+        new CyclicBarrier(
+            config.threads(),
+            () -> {
+              // Runs once, when every thread has connected (or failed to).
+              if (gate != null && abort.get() == null) {
+                final String why = gate.pass();
+                if (why != null) {
+                  abort.compareAndSet(null, why);
+                }
+              }
+              clock.start();
+            });
     final AtomicLong setSequence = new AtomicLong();
     final AtomicLong getSequence = new AtomicLong();
-    final AtomicReference<String> abort = new AtomicReference<>();
     final List<Worker> workers = new ArrayList<>();
     final List<Thread> running = new ArrayList<>();
     for (int i = 0; i < config.threads(); i++) {
@@ -180,6 +206,9 @@ public final class Main implements Callable<Integer> {
         }
       } else if (testTime <= 0) {
         perConnection = 10_000;
+      }
+      if (startGateTimeout <= 0) {
+        throw new IllegalArgumentException("--start-gate-timeout must be > 0");
       }
       if (requests != null && testTime > 0) {
         throw new IllegalArgumentException("give either --test-time or --requests, not both");
