@@ -37,6 +37,10 @@ MIN_QUOTA_US = 1000
 MAX_PERIOD_US = 1_000_000
 # What the budgets of a run leave to the harness (this process, the kernel's network work,
 # the rest of the machine): at least 0.4 core, and a tenth of the machine on larger ones.
+# A quota caps a host but reserves nothing: the runs' cgroups get eight times the default
+# weight, so other work on the machine yields to the hosts, not the other way round.
+SHARES_V1 = 8192
+WEIGHT_V2 = 800
 RESERVE_CORES = 0.4
 RESERVE_SHARE = 0.10
 
@@ -394,6 +398,12 @@ class RunCgroups:
             raise
         except OSError as e:
             raise CgroupError(f"cannot create cgroup {path}: {e}") from e
+        if controller == self.hierarchy.cpu:
+            name, weight = ("cpu.shares", SHARES_V1)
+            if self.hierarchy.version == 2:
+                name, weight = ("cpu.weight", WEIGHT_V2)
+            with contextlib.suppress(CgroupError):  # a weight is a preference, not a budget
+                _write(path / name, str(weight))
         # The shared parent is left to the teardown of whichever run finds it empty.
         if relative != Path(PARENT):
             self._created.append(path)

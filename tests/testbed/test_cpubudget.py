@@ -127,7 +127,15 @@ def test_cgroup_v2_is_found_and_laid_out_with_cpu_max(tmp_path, monkeypatch):
     cgroups = cpubudget.RunCgroups(found, "runA")
     cg = cgroups.add("server1", "server", 0.25)
     assert cg.dirs() == [root.resolve() / "mwlab" / "runA" / "server1"]
-    assert (cg.dirs()[0] / "cpu.max").read_text() == cpubudget.cpu_max(0.25)
+    # Open until the measurement begins, bound over it, open again after it.
+    cpu_max = cg.dirs()[0] / "cpu.max"
+    assert cpu_max.read_text() == f"max {cpubudget.period_us(0.25)}"
+    cgroups.bind()
+    assert cpu_max.read_text() == cpubudget.cpu_max(0.25)
+    cgroups.release()
+    assert cpu_max.read_text() == f"max {cpubudget.period_us(0.25)}"
+    # The runs' cgroups weigh more than other work on the machine.
+    assert (root / "mwlab" / "cpu.weight").read_text() == str(cpubudget.WEIGHT_V2)
     assert cpubudget.parse_cpu_max(cpubudget.cpu_max(0.25)) == (
         cpubudget.quota_us(0.25),
         cpubudget.period_us(0.25),
@@ -200,6 +208,7 @@ def test_a_busy_loop_uses_no_more_than_its_budget_and_is_throttled(hierarchy):
     cgroups = cpubudget.RunCgroups(hierarchy, f"mwt-loop{os.getpid()}")
     try:
         cg = cgroups.add("busy", "client", 0.2)
+        cgroups.bind()
         loop = subprocess.Popen(cg.wrap(["sh", "-c", "while :; do :; done"]))
         try:
             before, t0 = cg.sample(), time.monotonic()
@@ -284,7 +293,9 @@ def test_processes_are_in_their_hosts_cgroups_and_sigterm_removes_them(
         assert len(ours) == len(hierarchy.controllers()), cgroups
     quota = (hierarchy.cpu / "mwlab" / netns_prefix / "server1" / "cpu.cfs_quota_us").read_text()
     if hierarchy.version == 1:
+        # The clients are measuring: the budgets bind.
         assert int(quota) == cpubudget.quota_us(0.3)
+        assert int((hierarchy.cpu / "mwlab" / "cpu.shares").read_text()) == cpubudget.SHARES_V1
     run.send("SIGTERM")
     assert run.finish() == 143
     no_leftovers(netns_prefix)
