@@ -14,16 +14,46 @@ rule host_environment:
         "python3 -m analysis.testbed_summary host > {output.json} 2> {log}"
 
 
+def _delay_levels():
+    """The one-way delays the profile's emulated runs use (0: the baseline without delay)."""
+    from mwlab.catalogue import scale_settings
+    from testbed import scalemodel
+
+    scale = scale_settings(None, PROFILE)
+    if PROFILE.get("hosts") != "emulated" or not scale["model"]:
+        return []
+    delays = scalemodel.delays_ms(scalemodel.load_machines(), float(scale["factor"]))
+    return [0.0, *sorted(set(delays.values()))]
+
+
+DELAY_LEVELS = _delay_levels()
+
+
+rule delay_check:
+    output:
+        json=f"{RESULTS}/delay_check.json",
+    params:
+        levels=",".join(f"{d:g}" for d in DELAY_LEVELS),
+    resources:
+        testbed=1,
+    log:
+        f"{RESULTS}/logs/delay_check.log",
+    shell:
+        "python3 -m mwlab delay-check --out {output.json} --levels {params.levels}"
+        " --samples 400 > {log} 2>&1"
+
+
 rule testbed_section:
     input:
         runs=[f"{RESULTS}/runs/{run.path}/run.json" for run in PLAN],
         host=rules.host_environment.output.json,
         code=ANALYSIS_CODE,
+        # The delay stage's accuracy at the profile's delays (emulated profiles only).
+        delay_check=[f"{RESULTS}/delay_check.json"] if DELAY_LEVELS else [],
     output:
         table=f"{RESULTS}/paper/testbed-table.tex",
         numbers=f"{RESULTS}/paper/testbed-numbers.tex",
     params:
-        # Written by `python -m mwlab delay-check` (testbed/delaycheck.py); read when present.
         delay_check=f"{RESULTS}/delay_check.json",
     log:
         f"{RESULTS}/logs/testbed_section.log",
