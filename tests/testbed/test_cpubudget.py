@@ -400,3 +400,26 @@ def test_the_populating_loader_runs_outside_the_servers_budget(
     assert run.finish() == 143
     no_leftovers(netns_prefix)
     no_cgroups_left(netns_prefix)
+
+
+def test_budgets_lift_once_the_clients_end(
+    tmp_path, base_port, mwlab_run, netns_prefix, loadgen_jar, hierarchy
+):
+    out = tmp_path / "run"
+    args = [
+        "--out", str(out), "--hosts", "emulated", "--driver", "builtin", "--duration", "2",
+        "--ratio", "1:0", "--data-size", "64", "--base-port", str(base_port),
+        "--netns-prefix", netns_prefix, "--linkcap-cache", str(tmp_path / "linkcap.json"),
+        "--budget-server", "0.3", "--pause-at", "stop",
+    ]  # fmt: skip
+    run = mwlab_run(args)
+    run.wait_for("paused at stop")
+    server = hierarchy.cpu / "mwlab" / netns_prefix / "server1"
+    if hierarchy.version == 1:
+        # Shut-down and log collection are harness work: no quota any more.
+        assert int((server / "cpu.cfs_quota_us").read_text()) == -1
+    else:
+        assert (server / "cpu.max").read_text().split()[0] == "max"
+    run.send("SIGTERM")
+    assert run.finish() == 143
+    no_cgroups_left(netns_prefix)
