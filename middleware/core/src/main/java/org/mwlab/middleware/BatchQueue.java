@@ -8,8 +8,11 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The design-2018 queue when workers take batches: the net-thread adds every request of one
- * selector round at once and wakes only as many idle workers as the batches they make need
- * (one per {@code maxBatch} requests), instead of one wake-up per request.
+ * selector round at once and wakes an idle worker only for what the workers already busy will not
+ * take: each busy worker comes back for up to {@code maxBatch} more when its turn ends. Fewer,
+ * larger turns cost fewer wake-ups, context switches and server round trips per request. So that
+ * a worker stuck on a slow server cannot hold the queue, a request that waited longer than {@link
+ * #STALE_NS} gets an idle worker woken anyway ({@link #nudge}).
  */
 final class BatchQueue implements QueueThread.Source<Request> {
   private final ReentrantLock lock = new ReentrantLock();
@@ -21,6 +24,11 @@ final class BatchQueue implements QueueThread.Source<Request> {
   private int idle;
   /** Of those, signalled but not yet running. Guarded by lock. */
   private int woken;
+  /** Workers serving a turn (between {@link #poll} and {@link #turnDone}). Guarded by lock. */
+  private int busy;
+
+  /** Longer than a busy worker's turn normally takes. */
+  static final long STALE_NS = 2_000_000L;
 
   BatchQueue(final int capacity, final int maxBatch) {
     this.capacity = capacity;
@@ -43,15 +51,34 @@ final class BatchQueue implements QueueThread.Source<Request> {
         items.addLast(r);
         lengths[i] = items.size();
       }
-      // Each signalled worker takes up to maxBatch; wake more only if what waits needs them.
+      // Each woken or busy worker takes up to maxBatch; wake more only if what waits needs them.
       final int needed = (items.size() + maxBatch - 1) / maxBatch;
-      while (woken < needed && woken < idle) {
+      while (woken + busy < needed && woken < idle) {
         notEmpty.signal();
         woken++;
       }
+      wakeIfStale(enqueueNs);
       return i - from;
     } finally {
       lock.unlock();
+    }
+  }
+
+  /** Net-thread, every selector round: wakes an idle worker if a request waited too long. */
+  void nudge(final long now) {
+    lock.lock();
+    try {
+      wakeIfStale(now);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void wakeIfStale(final long now) {
+    final Request head = items.peekFirst();
+    if (head != null && woken == 0 && idle > 0 && now - head.enqueueNs > STALE_NS) {
+      notEmpty.signal();
+      woken++;
     }
   }
 
@@ -83,7 +110,18 @@ final class BatchQueue implements QueueThread.Source<Request> {
           }
         }
       }
+      busy++;
       return items.pollFirst();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void turnDone() {
+    lock.lock();
+    try {
+      busy--;
     } finally {
       lock.unlock();
     }

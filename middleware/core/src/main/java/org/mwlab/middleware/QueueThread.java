@@ -22,6 +22,9 @@ abstract sealed class QueueThread<T> implements Runnable permits ReadThread, Wor
 
     boolean isEmpty();
 
+    /** The thread finished the turn of its last {@link #poll}ed item. */
+    default void turnDone() {}
+
     static <T> Source<T> of(final BlockingQueue<T> q) {
       return new Source<>() {
         @Override
@@ -110,10 +113,14 @@ abstract sealed class QueueThread<T> implements Runnable permits ReadThread, Wor
         batch.clear();
         batch.add(item);
         queue.drainTo(batch, maxBatch - 1);
-        if (batch.size() == 1) {
-          handle(item);
-        } else {
-          handleBatch(batch);
+        try {
+          if (batch.size() == 1) {
+            handle(item);
+          } else {
+            handleBatch(batch);
+          }
+        } finally {
+          queue.turnDone();
         }
         batch.clear();
       }

@@ -39,7 +39,10 @@ final class ServerConnection {
   private final AtomicLong armed = new AtomicLong(IDLE);
   private InputStream in;
   private OutputStream out;
-  private byte[] buf = new byte[16 * 1024];
+  /** Holds a reply with a few values of the study's 4 KB. */
+  static final int DEFAULT_READ_BUFFER = 16 * 1024;
+
+  private byte[] buf;
   private int pos;
   private int lim;
   /** Start of the line returned by the last {@link #readLine}. */
@@ -52,7 +55,8 @@ final class ServerConnection {
   private final Backoff backoff;
   private String lastFailure = "not connected";
 
-  ServerConnection(final ServerPool pool, final int index) {
+  ServerConnection(final ServerPool pool, final int index, final int readBuffer) {
+    this.buf = new byte[readBuffer];
     this.index = index;
     this.address = pool.address(index);
     this.timeoutMs = pool.timeoutMs();

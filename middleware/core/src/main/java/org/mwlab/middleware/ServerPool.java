@@ -58,7 +58,12 @@ final class ServerPool {
 
   /** A new blocking connection to {@code server} (not yet connected), under the watchdog. */
   ServerConnection blockingConnection(final int server) {
-    final ServerConnection c = new ServerConnection(this, server);
+    return blockingConnection(server, ServerConnection.DEFAULT_READ_BUFFER);
+  }
+
+  /** As {@link #blockingConnection(int)}, reading up to {@code readBuffer} bytes per call. */
+  ServerConnection blockingConnection(final int server, final int readBuffer) {
+    final ServerConnection c = new ServerConnection(this, server, readBuffer);
     watchdog.watch(c);
     return c;
   }
