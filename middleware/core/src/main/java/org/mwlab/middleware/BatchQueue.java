@@ -10,9 +10,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * The design-2018 queue when workers take batches: the net-thread adds every request of one
  * selector round at once and wakes an idle worker only for what the workers already busy will not
  * take: each busy worker comes back for up to {@code maxBatch} more when its turn ends. Fewer,
- * larger turns cost fewer wake-ups, context switches and server round trips per request. So that
- * a worker stuck on a slow server cannot hold the queue, a request that waited longer than {@link
- * #STALE_NS} gets an idle worker woken anyway ({@link #nudge}).
+ * larger turns cost fewer wake-ups, context switches and server round trips per request. A
+ * worker stuck on a slow server does not hold the queue for long: idle workers wait in {@link
+ * #poll} with a timeout and take what is queued when it ends.
  */
 final class BatchQueue implements QueueThread.Source<Request> {
   private final ReentrantLock lock = new ReentrantLock();
@@ -26,9 +26,6 @@ final class BatchQueue implements QueueThread.Source<Request> {
   private int woken;
   /** Workers serving a turn (between {@link #poll} and {@link #turnDone}). Guarded by lock. */
   private int busy;
-
-  /** Longer than a busy worker's turn normally takes. */
-  static final long STALE_NS = 2_000_000L;
 
   BatchQueue(final int capacity, final int maxBatch) {
     this.capacity = capacity;
@@ -57,28 +54,9 @@ final class BatchQueue implements QueueThread.Source<Request> {
         notEmpty.signal();
         woken++;
       }
-      wakeIfStale(enqueueNs);
       return i - from;
     } finally {
       lock.unlock();
-    }
-  }
-
-  /** Net-thread, every selector round: wakes an idle worker if a request waited too long. */
-  void nudge(final long now) {
-    lock.lock();
-    try {
-      wakeIfStale(now);
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  private void wakeIfStale(final long now) {
-    final Request head = items.peekFirst();
-    if (head != null && woken == 0 && idle > 0 && now - head.enqueueNs > STALE_NS) {
-      notEmpty.signal();
-      woken++;
     }
   }
 

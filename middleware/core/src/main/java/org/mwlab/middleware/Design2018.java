@@ -87,11 +87,7 @@ final class Design2018 implements Dispatcher {
   /** Net-thread: queues the round's requests together, waiting while the queue is full. */
   @Override
   public void flush() {
-    if (batchQueue == null) {
-      return;
-    }
     if (round.isEmpty()) {
-      batchQueue.nudge(System.nanoTime());
       return;
     }
     if (lengths.length < round.size()) {

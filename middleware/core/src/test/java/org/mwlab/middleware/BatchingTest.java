@@ -156,6 +156,43 @@ class BatchingTest {
     }
   }
 
+  /**
+   * Busy workers take what is queued when their turn ends, so no idle one is woken for it; but a
+   * worker held on a stopped server must not hold the queue: a request for the other server is
+   * answered by an idle worker while the held one still waits (its server timeout is far beyond
+   * the client's hang guard).
+   */
+  @Test
+  void aRequestDoesNotWaitBehindAWorkerHeldOnAStoppedServer() throws Exception {
+    try (Cluster c = new Cluster(2, dir.resolve("stats"), "-t", "2", "--max-batch", "16",
+        "--replication", "1", "--server-timeout-ms", "600000")) {
+      String held = null;
+      String other = null;
+      for (int i = 0; held == null || other == null; i++) {
+        final String k = "h" + i;
+        if (c.primary(k) == 0) {
+          held = held == null ? k : held;
+        } else {
+          other = other == null ? k : other;
+        }
+      }
+      try (TextClient t = c.client()) {
+        assertEquals("STORED", t.set(other, "v"));
+      }
+      c.servers.get(0).freeze();
+      final TextClient first = c.client();
+      first.send("get " + held + "\r\n");
+      await(c.middleware::inService, 1, "requests in service");
+      try (TextClient t = c.client()) {
+        assertEquals(List.of(other, "v"), t.get(other));
+      }
+      assertEquals(1, c.middleware.inService(), "the held request is still in service");
+      c.servers.get(0).thaw();
+      assertEquals(List.of(), first.readGet());
+      first.close();
+    }
+  }
+
   @Test
   void pipelinedClientsGetTheirRepliesInOrder() throws Exception {
     final int clients = 8;
