@@ -65,8 +65,8 @@ def bottleneck_table(
         )
     table = "\n".join(
         [
-            r"\begin{longtable}{@{}p{0.14\linewidth}p{0.11\linewidth}rrp{0.07\linewidth}l"
-            r"p{0.1\linewidth}p{0.11\linewidth}p{0.13\linewidth}@{}}",
+            r"\begin{longtable}{@{}p{0.145\linewidth}p{0.09\linewidth}rrp{0.09\linewidth}l"
+            r"p{0.115\linewidth}p{0.115\linewidth}p{0.09\linewidth}@{}}",
             r"\caption{Each family at its highest load (most clients, then highest "
             r"throughput): CPU use per role as a share of its budget and link use per role "
             r"as a share of its cap (server/middleware/client, \%), the bottleneck they name "

@@ -67,7 +67,7 @@ def family_rows(family: Family, runs: list[PlannedRun], profile: dict[str, Any])
 
 def render(families: dict[str, Family], plan: list[PlannedRun], profile: dict[str, Any]) -> str:
     lines = [
-        r"\begin{longtable}{@{}p{0.22\textwidth}p{0.74\textwidth}@{}}",
+        r"\begin{longtable}{@{}p{0.22\textwidth}p{0.72\textwidth}@{}}",
         rf"\caption{{Experiment families of profile \texttt{{{escape(profile['profile'])}}},"
         r" generated from the catalogue.}\label{tab:setup}\\",
         r"\toprule",

@@ -119,11 +119,17 @@ def _num(value: float, fmt: str) -> str:
 def render(table: pd.DataFrame) -> str:
     """One block per family; the point column wraps, so long level names never overflow."""
     lines = [
-        r"\begin{longtable}{@{}p{0.46\textwidth}rrrrp{0.16\textwidth}@{}}",
+        r"\begin{longtable}{@{}p{0.44\textwidth}rrrrp{0.15\textwidth}@{}}",
         r"\caption{Validation of every run: client throughput over the stable window, its "
         r"coefficient of variation between windows, the relative error of the interactive "
         r"law, and the share of the bandwidth bound reached. Flagged runs stay in the "
         r"analysis.}\label{tab:validation}\\",
+        r"\toprule",
+        r"Point and repetition & X [ops/s] & CV & Law err. & Bound & Flags \\",
+        r"\midrule",
+        r"\endfirsthead",
+        # Pages after the first repeat the header, not the caption (nor its label).
+        r"\caption[]{Validation of every run (continued).}\\",
         r"\toprule",
         r"Point and repetition & X [ops/s] & CV & Law err. & Bound & Flags \\",
         r"\midrule",
