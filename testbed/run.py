@@ -387,6 +387,7 @@ class Runner:
             ready = q.host.base / q.rel / f"{START_GATE}.ready"
             while not ready.exists():
                 self.signals.check()
+                self._check_link_delay()  # without it, no client could ever connect
                 if q.poll() is not None:
                     raise RunError(
                         f"client {q.host.name}.{q.instance} exited with {q.exit_code} before"
