@@ -353,11 +353,7 @@ final class Worker extends QueueThread<Request> {
         failure(s, broken[s]);
       } else {
         try {
-          final int end = c.readLine(deadline);
-          ok = ServerReplyParser.stored(c.buffer(), c.lineStart, end);
-          if (!ok) {
-            failure(s, "replied " + ServerReplyParser.text(c.buffer(), c.lineStart, end));
-          }
+          ok = readStored(s, deadline);
         } catch (ServerException e) {
           broken[s] = e.getMessage();
           failure(s, e.getMessage());
@@ -366,6 +362,22 @@ final class Worker extends QueueThread<Request> {
       servers.done(s);
       stats.server(s, 1, !ok, System.nanoTime());
     }
+    return setReply(r);
+  }
+
+  /** Reads server s's reply to a SET; false, with the failure noted, unless STORED. */
+  private boolean readStored(final int s, final long deadline) throws ServerException {
+    final ServerConnection c = conns[s];
+    final int end = c.readLine(deadline);
+    final boolean ok = ServerReplyParser.stored(c.buffer(), c.lineStart, end);
+    if (!ok) {
+      failure(s, "replied " + ServerReplyParser.text(c.buffer(), c.lineStart, end));
+    }
+    return ok;
+  }
+
+  /** STORED only when every replica stored, else the failures. */
+  private byte[] setReply(final Request r) {
     r.repliedNs = System.nanoTime();
     if (failures.length() > 0) {
       error = true;
@@ -402,26 +414,16 @@ final class Worker extends QueueThread<Request> {
       if (!sentTo[s]) {
         continue;
       }
-      final ServerConnection c = conns[s];
       boolean ok = false;
       try {
-        final int end = c.readLine(deadline);
-        ok = ServerReplyParser.stored(c.buffer(), c.lineStart, end);
-        if (!ok) {
-          failure(s, "replied " + ServerReplyParser.text(c.buffer(), c.lineStart, end));
-        }
+        ok = readStored(s, deadline);
       } catch (ServerException e) {
         failure(s, e.getMessage());
       }
       servers.done(s);
       stats.server(s, 1, !ok, System.nanoTime());
     }
-    r.repliedNs = System.nanoTime();
-    if (failures.length() > 0) {
-      error = true;
-      return Replies.serverError("set failed on " + failures);
-    }
-    return r.noreply ? Replies.EMPTY : Replies.STORED;
+    return setReply(r);
   }
 
   // --- GET and multi-GET --------------------------------------------------------------------
