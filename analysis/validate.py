@@ -66,20 +66,44 @@ def interactive_law_table(
     return pd.concat([summary.reset_index(drop=True), pd.DataFrame(rows)], axis=1)
 
 
-def message_sizes(data_size: int, key_size: int, multiget: int = 0) -> dict[str, int]:
+def message_sizes(
+    data_size: int, key_size: int, multiget: int = 0, parts: int = 1
+) -> dict[str, int]:
     """Bytes on the wire in memcached's text protocol (no TCP/IP overhead), for a value of
-    `data_size` bytes and keys of `key_size` bytes."""
+    `data_size` bytes and keys of `key_size` bytes. A multi-get of `multiget` keys that the
+    middleware splits into `parts` requests (sharded: one per server it asks) also has the
+    bytes of all its parts towards the servers and of all their replies: every part is a
+    `get` line of its own keys, and every reply ends in its own `END`."""
+    if multiget < 0 or not 1 <= parts <= max(multiget, 1):
+        raise ValueError("need multiget >= 0 and 1 <= parts <= max(multiget, 1)")
     value_line = len(f"VALUE {'k' * key_size} 0 {data_size}\r\n") + data_size + 2
+    end, get = len("END\r\n"), len("get\r\n")
     sizes = {
         "set_request": len(f"set {'k' * key_size} 0 0 {data_size}\r\n") + data_size + 2,
         "set_reply": len("STORED\r\n"),
         "get_request": len(f"get {'k' * key_size}\r\n"),
-        "get_reply": value_line + len("END\r\n"),
+        "get_reply": value_line + end,
     }
     if multiget > 0:
-        sizes["multiget_request"] = len("get\r\n") + multiget * (key_size + 1)
-        sizes["multiget_reply"] = multiget * value_line + len("END\r\n")
+        keys = multiget * (key_size + 1)  # " <key>" per key
+        sizes["multiget_request"] = get + keys
+        sizes["multiget_reply"] = multiget * value_line + end
+        sizes["multiget_server_request"] = parts * get + keys
+        sizes["multiget_server_reply"] = multiget * value_line + parts * end
     return sizes
+
+
+def set_share(ratio: str, multiget: int = 0) -> float:
+    """The share of operations that are SETs under memtier's `--ratio S:G`: per cycle S
+    SETs and G keys read, in multi-gets of up to `multiget` keys (one operation each)."""
+    try:
+        sets, gets = (int(x) for x in str(ratio).split(":"))
+    except ValueError:
+        raise ValueError(f"ratio must look like S:G, got {ratio!r}") from None
+    if sets < 0 or gets < 0 or sets + gets == 0:
+        raise ValueError(f"ratio needs non-negative parts and at least one > 0: {ratio!r}")
+    reads = -(-gets // multiget) if multiget > 1 else gets
+    return sets / (sets + reads)
 
 
 @dataclass(frozen=True)
@@ -99,22 +123,34 @@ def bandwidth_bound(
     via_middleware: bool = True,
 ) -> BandwidthBound:
     """Throughput bound (ops/s) from each role's egress capacity, every machine of a role
-    sharing the load evenly. Writes go to `replication` of `servers` servers; reads to one."""
+    sharing the load evenly. `set_fraction` is the share of operations that are SETs (a
+    multi-get is one operation, see `set_share`). Writes go to `replication` of `servers`
+    servers; reads to one server, or through the middleware in the parts of `sizes`.
+
+    Per operation, what leaves each role: a client sends the request; a server sends a
+    reply per replica written and the replies to the parts it was asked; the middleware
+    sends the client its one reply and the servers a request per replica and the parts.
+    """
     if not 0 <= set_fraction <= 1:
         raise ValueError("set_fraction must lie in [0, 1]")
     fs, fg = set_fraction, 1 - set_fraction
     get_req = sizes.get("multiget_request", sizes["get_request"])
     get_rep = sizes.get("multiget_reply", sizes["get_reply"])
+    if via_middleware:
+        part_req = sizes.get("multiget_server_request", get_req)
+        part_rep = sizes.get("multiget_server_reply", get_rep)
+    else:  # the client asks one server for all its keys
+        part_req, part_rep = get_req, get_rep
     per_op = {
         "client": fs * sizes["set_request"] + fg * get_req,
-        "server": fs * replication * sizes["set_reply"] + fg * get_rep,
+        "server": fs * replication * sizes["set_reply"] + fg * part_rep,
     }
     if via_middleware:
         per_op["middleware"] = (
             fs * sizes["set_reply"]
             + fg * get_rep
             + fs * replication * sizes["set_request"]
-            + fg * get_req
+            + fg * part_req
         )
     per_role = {}
     for role, nbytes in per_op.items():

@@ -13,17 +13,12 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.latex import escape
-from analysis.validate import bandwidth_bound, interactive_law, message_sizes
+from analysis.validate import bandwidth_bound, interactive_law, message_sizes, set_share
 
 CV_LIMIT = 0.10  # stable window: throughput varies by at most 10 % between windows
 LAW_LIMIT = 0.10  # interactive law: predicted and measured throughput within 10 %
 NEAR_BOUND = 0.90  # a run above 90 % of its bandwidth bound is link-limited
 MEMTIER_KEY_BYTES = 12  # "memtier-" and the key index
-
-
-def _set_fraction(ratio: str) -> float:
-    sets, gets = (int(x) for x in str(ratio).split(":"))
-    return sets / (sets + gets) if sets + gets else 0.0
 
 
 def _bound(row: pd.Series) -> float:
@@ -36,14 +31,19 @@ def _bound(row: pd.Series) -> float:
         return math.nan
     key = row.get("workload.key_size")
     multiget = int(row.get("workload.multiget") or 0)
+    multiget = multiget if multiget > 1 else 0
+    servers = int(row["servers"])
+    middlewares = int(row["middlewares"])
+    # A sharded multi-get asks every server for its share of the keys, one part each.
+    flag = row.get("middleware.sharded")
+    sharded = middlewares > 0 and multiget > 0 and pd.notna(flag) and bool(flag)
     sizes = message_sizes(
         int(row["workload.data_size"]),
         int(key) if pd.notna(key) else MEMTIER_KEY_BYTES,
-        multiget if multiget > 1 else 0,
+        multiget,
+        parts=min(multiget, servers) if sharded else 1,
     )
     replication = row.get("middleware.replication")
-    servers = int(row["servers"])
-    middlewares = int(row["middlewares"])
     machines = {"client": int(row["client_machines"]), "server": servers}
     if middlewares:
         machines["middleware"] = middlewares
@@ -51,7 +51,7 @@ def _bound(row: pd.Series) -> float:
         capacity,
         machines,
         sizes,
-        _set_fraction(row["workload.ratio"]),
+        set_share(row["workload.ratio"], multiget),
         replication=int(replication) if pd.notna(replication) else servers,
         servers=servers,
         via_middleware=middlewares > 0,

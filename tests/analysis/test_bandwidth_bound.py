@@ -1,0 +1,125 @@
+"""Bandwidth bounds of multi-gets and replicated writes: bytes per link counted by hand."""
+
+from __future__ import annotations
+
+import importlib.util
+import types
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from analysis import validate
+
+ROOT = Path(__file__).resolve().parents[2]
+MULTIGET = ROOT / "results" / "default" / "data" / "multiget"
+
+# 12-byte keys, 4096-byte values, counted character by character:
+#   "VALUE kkkkkkkkkkkk 0 4096\r\n" = 27, + 4096 + "\r\n" = 4125 per value
+#   "set kkkkkkkkkkkk 0 0 4096\r\n" = 27, + 4096 + "\r\n" = 4125
+#   "get kkkkkkkkkkkk\r\n" = 18, "END\r\n" = 5, "STORED\r\n" = 8, "get\r\n" = 5
+VALUE, SET, GET, END, STORED = 4125, 4125, 18, 5, 8
+
+
+def test_sizes_of_a_multiget_split_over_three_servers() -> None:
+    sizes = validate.message_sizes(4096, 12, multiget=6, parts=3)
+    assert sizes["set_request"] == SET and sizes["set_reply"] == STORED
+    assert sizes["get_request"] == GET and sizes["get_reply"] == VALUE + END
+    # The client's request and reply: one get line of 6 keys, 6 values and one END.
+    assert sizes["multiget_request"] == 5 + 6 * 13 == 83
+    assert sizes["multiget_reply"] == 6 * VALUE + END == 24_755
+    # Towards the servers: three get lines of two keys each, three replies with an END each.
+    assert sizes["multiget_server_request"] == 3 * (5 + 2 * 13) == 93
+    assert sizes["multiget_server_reply"] == 3 * (2 * VALUE + END) == 24_765
+    whole = validate.message_sizes(4096, 12, multiget=6)
+    assert whole["multiget_server_request"] == whole["multiget_request"] == 83
+    assert whole["multiget_server_reply"] == whole["multiget_reply"] == 24_755
+
+
+def test_sizes_reject_more_parts_than_keys() -> None:
+    with pytest.raises(ValueError, match="parts"):
+        validate.message_sizes(4096, 12, multiget=2, parts=3)
+
+
+def test_set_share_counts_a_multiget_as_one_operation() -> None:
+    # --ratio=1:6 --multi-key-get=6: one SET and one multi-get of six keys per cycle.
+    assert validate.set_share("1:6", 6) == pytest.approx(0.5)
+    assert validate.set_share("1:9", 9) == pytest.approx(0.5)
+    # Seven keys in multi-gets of up to three: three multi-gets (3, 3 and 1 keys).
+    assert validate.set_share("1:7", 3) == pytest.approx(0.25)
+    assert validate.set_share("1:9", 0) == pytest.approx(0.1)
+    assert validate.set_share("0:1") == 0.0
+    with pytest.raises(ValueError, match="S:G"):
+        validate.set_share("half")
+    with pytest.raises(ValueError, match="at least one"):
+        validate.set_share("0:0")
+
+
+def test_bound_of_a_sharded_multiget_mix_per_link() -> None:
+    # 3 clients, 2 middlewares, 3 servers; one SET (to all 3 servers) per multi-get of 6
+    # keys sharded into 3 parts.
+    sizes = validate.message_sizes(4096, 12, multiget=6, parts=3)
+    caps = {"client": 10.0, "middleware": 40.0, "server": 5.0}
+    bound = validate.bandwidth_bound(
+        caps, {"client": 3, "middleware": 2, "server": 3}, sizes, 0.5, replication=3, servers=3
+    )
+    # Per operation, half a SET and half a multi-get leave each role:
+    client = 0.5 * SET + 0.5 * 83
+    middleware = 0.5 * STORED + 0.5 * 24_755 + 0.5 * 3 * SET + 0.5 * 93
+    server = 0.5 * 3 * STORED + 0.5 * 24_765
+    assert (client, middleware, server) == (2104.0, 18_615.5, 12_394.5)
+    assert bound.per_role["client"] == pytest.approx(3 * 10e6 / 8 / client)
+    assert bound.per_role["middleware"] == pytest.approx(2 * 40e6 / 8 / middleware)
+    assert bound.per_role["server"] == pytest.approx(3 * 5e6 / 8 / server)
+    assert bound.binding == "server"
+    assert bound.bound == pytest.approx(151.2768, rel=1e-6)
+
+
+def test_bound_without_middleware_reads_whole_replies() -> None:
+    sizes = validate.message_sizes(4096, 12, multiget=3, parts=3)
+    bound = validate.bandwidth_bound(
+        {"client": 10.0, "server": 5.0}, {"client": 1, "server": 3}, sizes, 0.0,
+        servers=3, via_middleware=False,
+    )  # fmt: skip
+    # The client asks one server for the three keys: one reply, one END.
+    assert bound.per_role["server"] == pytest.approx(3 * 5e6 / 8 / (3 * VALUE + END))
+
+
+def _validation_script() -> types.ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "validation_script", ROOT / "workflows" / "scripts" / "validation.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_validation_bound_of_a_multiget_run() -> None:
+    row = pd.Series(
+        {
+            "link_client_mbit": 10.0, "link_middleware_mbit": 40.0, "link_server_mbit": 5.0,
+            "workload.key_size": 12, "workload.multiget": 6, "workload.data_size": 4096,
+            "workload.ratio": "1:6", "middleware.replication": None,
+            "middleware.sharded": True, "servers": 3, "middlewares": 2, "client_machines": 3,
+        }
+    )  # fmt: skip
+    script = _validation_script()
+    assert script._bound(row) == pytest.approx(151.2768, rel=1e-6)
+    whole = script._bound(
+        pd.concat([row.drop("middleware.sharded"), pd.Series({"middleware.sharded": False})])
+    )
+    # Non-sharded: one part, so fewer END lines from the servers and a higher bound.
+    assert whole == pytest.approx(3 * 5e6 / 8 / (0.5 * 3 * STORED + 0.5 * 24_755))
+
+
+@pytest.mark.skipif(
+    not (MULTIGET / "runs.parquet").exists(), reason="no pipeline results of the multiget family"
+)
+def test_no_multiget_run_exceeds_its_bandwidth_bound() -> None:
+    script = _validation_script()
+    runs = pd.read_parquet(MULTIGET / "runs.parquet")
+    manifests = pd.read_parquet(MULTIGET / "manifests.parquet")
+    table = script.check(runs, manifests, "multiget")
+    shares = table["bound_fraction"].dropna()
+    assert len(shares) and shares.max() <= 1.0, table.loc[shares.idxmax(), "run"]
