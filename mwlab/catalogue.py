@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
+import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,7 +14,8 @@ from typing import Any
 import jsonschema
 import yaml
 
-from testbed import scalemodel
+from testbed import scalemodel, series
+from testbed.point import Point, describe_error
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOGUE = ROOT / "workflows" / "catalogue.yaml"
@@ -65,6 +68,9 @@ class PlannedRun:
     # Emulated points under the scale model: the study whose machines they emulate. Their CPU
     # budgets come from the profile's calibration when they run (testbed.scalemodel).
     scale_model: dict[str, Any] | None = field(default=None, repr=False)
+    # The series (one run of a topology, testbed/series.py) that measures this point, as a
+    # path below `series/`; None: the point runs on its own.
+    series: str | None = None
 
     @property
     def path(self) -> str:
@@ -220,8 +226,10 @@ def family_settings(family: Family, profile: dict[str, Any]) -> dict[str, Any]:
     return {
         "repetitions": own.get("repetitions", run.get("repetitions", family.repetitions)),
         "duration_s": own.get("duration_s", run.get("duration_s", family.duration_s)),
-        "warmup_s": run.get("warmup_s", family.warmup_s),
-        "cooldown_s": run.get("cooldown_s", family.cooldown_s),
+        "warmup_s": own.get("warmup_s", run.get("warmup_s", family.warmup_s)),
+        "cooldown_s": own.get("cooldown_s", run.get("cooldown_s", family.cooldown_s)),
+        # `series`: the points of one topology share one run of it; `isolated`: one run each.
+        "protocol": own.get("protocol", run.get("protocol", "isolated")),
     }
 
 
@@ -348,7 +356,39 @@ def expand(families: dict[str, Family], profile: dict[str, Any]) -> list[Planned
                         scale_model=model,
                     )
                 )
+        if settings["protocol"] == "series":
+            runs = [r for r in runs if r.family != family.name] + in_series(
+                [r for r in runs if r.family == family.name]
+            )
     return runs
+
+
+def in_series(runs: list[PlannedRun]) -> list[PlannedRun]:
+    """Groups one family's runs into series: per repetition, the points that share a
+    topology. A series is named by the levels its points have in common."""
+    groups: dict[tuple[int, str], list[PlannedRun]] = {}
+    for r in runs:
+        try:
+            topology = series.topology_of(Point.model_validate(r.spec))
+        except ValueError as e:
+            raise CatalogueError(f"{r.path}: invalid point: {describe_error(e)}") from e
+        key = (r.repetition, json.dumps(topology, sort_keys=True))
+        groups.setdefault(key, []).append(r)
+    out: list[PlannedRun] = []
+    names: set[tuple[int, str]] = set()
+    for (rep, _), members in groups.items():
+        common = [
+            f"{k}={v}"
+            for k, v in members[0].levels.items()
+            if all(m.levels.get(k) == v for m in members)
+        ]
+        name = ",".join(common) or "all"
+        if (rep, name) in names:
+            name = f"{name},{len(names) + 1}"
+        names.add((rep, name))
+        key = f"{members[0].family}/{name}/rep{rep}"
+        out.extend(dataclasses.replace(m, series=key) for m in members)
+    return out
 
 
 CALIBRATION = "calibration"  # the family name of the calibration runs

@@ -7,12 +7,14 @@ import sys
 from pathlib import Path
 
 import click
+import yaml
 from rich.console import Console
 from rich.table import Table
 
 from testbed.delaycheck import delay_check_command
 from testbed.point import Point, apply_overrides, describe_error, load_point
 from testbed.run import STAGES, RunError, RunOptions, run_exit_code, run_point
+from testbed.series import SeriesOptions, SeriesRunner
 from testbed.signals import SignalRecorder
 from testbed.tools import (
     PYTHON_PACKAGES,
@@ -286,8 +288,95 @@ def _run(
     return run_exit_code(manifest)
 
 
+@click.command("run-series")
+@click.option(
+    "--plan",
+    "plan_file",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="YAML list of {point: <point>, out: <run directory>}, one per point.",
+)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The series' own directory (raw outputs, earlier attempts, its run.json).",
+)
+@click.option("--base-port", type=int, default=21000, show_default=True)
+@click.option("--netns-prefix", help="Name prefix of emulated namespaces and links (<= 9 chars).")
+@click.option("--reruns", type=int, default=2, show_default=True,
+              help="Further measurements of a step that failed or was unstable.")  # fmt: skip
+@click.option("--stability-check/--no-stability-check", default=True, show_default=True)
+@click.option("--progress/--no-progress", default=True, help="Show a progress bar.")
+def run_series_command(
+    plan_file: Path,
+    out: Path,
+    base_port: int,
+    netns_prefix: str | None,
+    reruns: int,
+    stability_check: bool,
+    progress: bool,
+) -> None:
+    """Run the points of one topology as one series (testbed/series.py).
+
+    \b
+    Sets the topology up once, measures every point as a step, and writes each point's run
+    directory (run.json and its outputs) as `mwlab run` would. Exit code: 0 when every
+    point's run.json says ok, 1 when some failed, 2 bad input, 128 + N on signal N.
+    """
+    with SignalRecorder() as signals:
+        code = _run_series(plan_file, out, base_port, netns_prefix, reruns, stability_check,
+                           progress, signals)  # fmt: skip
+    sys.exit(code)
+
+
+def _run_series(
+    plan_file: Path,
+    out: Path,
+    base_port: int,
+    netns_prefix: str | None,
+    reruns: int,
+    stability_check: bool,
+    progress: bool,
+    signals: SignalRecorder,
+) -> int:
+    try:
+        raw = yaml.safe_load(plan_file.read_text())
+        if not isinstance(raw, list) or not raw:
+            raise ValueError("the plan must be a non-empty list of {point, out}")
+        points = [(Point.model_validate(e["point"]), Path(e["out"])) for e in raw]
+        options = SeriesOptions(
+            out=out,
+            base_port=base_port,
+            netns_prefix=netns_prefix,
+            progress=progress,
+            reruns=reruns,
+            check_stability=stability_check,
+        )
+        runner = SeriesRunner(points, options, signals=signals)
+    except (ValueError, KeyError, TypeError, OSError, yaml.YAMLError) as e:
+        why = describe_error(e) if isinstance(e, ValueError) else str(e)
+        click.echo(f"invalid series plan {plan_file}: {why}", err=True)
+        return 2
+    try:
+        manifest = runner.run()
+    except RunError as e:
+        click.echo(f"run-series: {e}", err=True)
+        return 2
+    failed = [s.point.name for s in runner.steps if s.error is not None]
+    if manifest["status"] != "ok":
+        click.echo(f"series failed: {manifest['error']}", err=True)
+    elif failed:
+        click.echo(f"series ok, {len(failed)} points failed: {', '.join(failed)}", err=True)
+    else:
+        click.echo(f"series ok: {len(runner.steps)} points")
+    code = run_exit_code(manifest)
+    return code if code != 0 else (1 if failed else 0)
+
+
 def register(group: click.Group) -> None:
     """Attach the testbed subcommands to the top-level group."""
     group.add_command(tools_command)
     group.add_command(run_command)
+    group.add_command(run_series_command)
     group.add_command(delay_check_command)

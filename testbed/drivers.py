@@ -144,3 +144,12 @@ def result_file(driver: str, client_dir: Path) -> Path:
     if driver == "memaslap":
         return client_dir / "memaslap.txt"
     return client_dir / "result.json"
+
+
+def stepped(command: list[str], steps: tuple[int, ...], step_s: float) -> list[str]:
+    """A built-in generator command that steps through `steps` connections per thread,
+    `step_s` each, instead of one level for `--test-time`."""
+    out = [c for c in command if not c.startswith("--test-time=")]
+    i = out.index("-c")
+    out[i + 1] = str(max(steps))
+    return [*out, f"--steps={','.join(map(str, steps))}", f"--step-time={_seconds(step_s)}"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import secrets
 import shutil
@@ -309,8 +310,10 @@ class Runner:
                     f" (see servers/{proc.host.name}/populate/stderr.log)"
                 )
 
-    def _start_middlewares(self, layout: Layout, servers: list[Target]) -> list[Target]:
-        m = self.point.middleware
+    def _start_middlewares(
+        self, layout: Layout, servers: list[Target], point: Point | None = None, prefix: str = ""
+    ) -> list[Target]:
+        m = (point or self.point).middleware
         jar_path = self._jar("middleware.jar")
         procs, targets = [], []
         for i, host in enumerate(layout.middlewares):
@@ -328,15 +331,28 @@ class Runner:
                 cmd += ["--server-timeout-ms", str(m.server_timeout_ms)]
             if m.max_batch != 1:
                 cmd += ["--max-batch", str(m.max_batch)]
-            procs.append(self._start(host, cmd, f"middlewares/{host.name}", "middleware", i))
+            procs.append(
+                self._start(host, cmd, f"{prefix}middlewares/{host.name}", "middleware", i)
+            )
             targets.append(Target(host.address, port))
         self._hook("middlewares")
         for host, proc, t in zip(layout.middlewares, procs, targets, strict=True):
             host.wait_memcached(t.address, t.port, 60.0, proc, self.signals.check)
         return targets
 
-    def _run_clients(self, layout: Layout, frontends: list[Target]) -> None:
-        p = self.point
+    def _run_clients(
+        self,
+        layout: Layout,
+        frontends: list[Target],
+        point: Point | None = None,
+        prefix: str = "",
+        steps: tuple[int, ...] = (),
+        marks: tuple[str, ...] = ("window_start", "window_end"),
+    ) -> list[Proc]:
+        """One launch of the clients. With `steps` (built-in generator only), one launch
+        steps through those virtual-client levels, `point.duration_s` each; `marks` names
+        the CPU marks at the launch's boundaries (one more than its steps)."""
+        p = point or self.point
         # Budgets bind over the measurement only. The built-in generator's JVM starts
         # outside them: it connects, waits at its start gate, and the quotas apply before
         # the gate opens. memtier and memaslap start in milliseconds and need no gate.
@@ -344,31 +360,35 @@ class Runner:
         if self.cgroups is not None and not gated:
             self.cgroups.bind()
         procs = []
+        launched = time.time()
         for host in layout.clients:
             jar = host.stage(self._jar("loadgen.jar")) if self.driver == "builtin" else ""
             for i in range(p.instances_per_client):
-                rel = f"clients/{host.name}.{i}"
+                rel = f"{prefix}clients/{host.name}.{i}"
                 cfg = ""
                 if self.driver == "memaslap":
                     cfg = host.put_text(rel, "memaslap.cfg", drivers.memaslap_config(p))
                 target = frontends[i % len(frontends)]
                 cmd = drivers.client_command(self.driver, p, target, jar, cfg)
+                if steps:
+                    cmd = drivers.stepped(cmd, steps, p.duration_s)
                 if gated:
                     cmd += ["--start-gate", START_GATE]
                 procs.append(self._start(host, cmd, rel, "client", i))
+        write_launch(procs, launched)
         if gated:
             assert self.cgroups is not None
             self._await_gates(procs)
             self.cgroups.bind()
-            self._mark("window_start")
+            self._mark(marks[0])
             for q in procs:
                 assert isinstance(q.host, LocalHost)
                 (q.host.base / q.rel / START_GATE).touch()
         else:
-            self._mark("window_start")
+            self._mark(marks[0])
         self._hook("clients")
-        self._wait_clients(procs)
-        self._mark("window_end")
+        self._wait_clients(procs, p.duration_s, marks[1:-1])
+        self._mark(marks[-1])
         if self.cgroups is not None:
             self.cgroups.release()
         bad = [q for q in procs if q.exit_code != 0]
@@ -376,8 +396,9 @@ class Runner:
             q = bad[0]
             raise RunError(
                 f"client {q.host.name}.{q.instance} exited with {q.exit_code}"
-                f" (see clients/{q.host.name}.{q.instance}/stderr.log)"
+                f" (see {q.rel}/stderr.log)"
             )
+        return procs
 
     def _await_gates(self, procs: list[Proc]) -> None:
         """Waits until every gated client is connected and waiting at its gate."""
@@ -400,10 +421,16 @@ class Runner:
                     )
                 time.sleep(0.02)
 
-    def _wait_clients(self, procs: list[Proc]) -> None:
-        length = max(1, int(-(-self.point.duration_s // 1)))
+    def _wait_clients(
+        self, procs: list[Proc], step_s: float, inner_marks: tuple[str, ...] = ()
+    ) -> None:
+        """Waits for the clients of a launch of `len(inner_marks) + 1` steps of `step_s`
+        each, taking the inner marks at the step boundaries."""
+        steps = len(inner_marks) + 1
+        length = max(1, int(-(-step_s // 1))) * steps
         deadline = time.monotonic() + length + self.opt.client_timeout_s
         start = time.monotonic()
+        boundaries = [(start + (k + 1) * length / steps, m) for k, m in enumerate(inner_marks)]
         progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
@@ -418,13 +445,19 @@ class Runner:
             while any(q.poll() is None for q in procs):
                 self.signals.check()
                 self._check_link_delay()
-                if time.monotonic() > deadline:
+                now_ = time.monotonic()
+                while boundaries and now_ >= boundaries[0][0]:
+                    self._mark(boundaries.pop(0)[1])
+                if now_ > deadline:
                     raise RunError(
                         f"clients still running {self.opt.client_timeout_s:.0f} s after the"
                         f" {length} s run length"
                     )
-                progress.update(task, completed=min(length, time.monotonic() - start))
-                time.sleep(0.2)
+                progress.update(task, completed=min(length, now_ - start))
+                wait = 0.2 if not boundaries else min(0.2, max(0.005, boundaries[0][0] - now_))
+                time.sleep(wait)
+        for _, name in boundaries:  # clients that ended early: the marks still exist
+            self._mark(name)
 
     def _stop_middlewares(self, layout: Layout) -> None:
         procs = [q for q in self.processes if q.role == "middleware"]
@@ -607,6 +640,10 @@ class Runner:
         servers = self._start_servers(layout)
         self._stage("populate")
         self._populate(layout, servers)
+        self._measure(layout, servers)
+
+    def _measure(self, layout: Layout, servers: list[Target]) -> None:
+        """Middlewares, clients and stop, once the servers are up and populated."""
         self._stage("middlewares")
         frontends = servers
         if layout.middlewares:
@@ -781,6 +818,16 @@ def _outside_budget(host: Host) -> Iterator[None]:
 
 
 _RUN_TOOLS = {"java", "memcached", "memcaslap", "memtier_benchmark", "iperf3", "ip", "tc"}
+
+
+def write_launch(procs: list[Proc], started: float) -> None:
+    """`launch.json` in each client's directory: when its process started (epoch ms), so that
+    clients whose output has no clock (memaslap) can be placed on the middleware's time line."""
+    for q in procs:
+        if isinstance(q.host, LocalHost):
+            d = q.host.base / q.rel
+            d.mkdir(parents=True, exist_ok=True)
+            (d / "launch.json").write_text(json.dumps({"start_ms": int(started * 1000)}) + "\n")
 
 
 def run_exit_code(manifest: dict[str, Any]) -> int:

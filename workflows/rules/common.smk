@@ -1,4 +1,5 @@
 # The plan: every run of the profile, from the catalogue.
+import re
 from pathlib import Path
 
 from mwlab.catalogue import calibration_needed, calibration_plan
@@ -12,10 +13,17 @@ PLAN = plan_runs(FAMILIES, PROFILE)
 CALIBRATION_PLAN = calibration_plan(PROFILE) if calibration_needed(PLAN) else []
 CALIBRATION_JSON = f"{RESULTS}/calibration.json"
 RUNS = {run.path: run for run in PLAN + CALIBRATION_PLAN}
+# Series (testbed/series.py): the runs each one measures, by series path.
+SERIES = {}
+for _run in PLAN:
+    if _run.series is not None:
+        SERIES.setdefault(_run.series, []).append(_run)
 ACTIVE_FAMILIES = sorted({run.family for run in PLAN})
 # Python modules whose changes must rerun the analysis (and only the analysis).
 ANALYSIS_CODE = sorted(glob.glob("analysis/**/*.py", recursive=True)) + sorted(
-    p for p in glob.glob("workflows/scripts/*.py") if not p.endswith("run_point.py")
+    p
+    for p in glob.glob("workflows/scripts/*.py")
+    if not p.endswith(("run_point.py", "run_series.py"))
 )
 
 

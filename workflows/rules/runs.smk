@@ -1,5 +1,6 @@
-# One job per run (family x point x repetition). Measurement jobs hold the single `testbed`
-# resource so they never overlap; a finished run is never repeated.
+# One job per run (family x point x repetition), or per series (the points of one topology
+# and repetition, measured in one run of it: testbed/series.py). Measurement jobs hold the
+# single `testbed` resource so they never overlap; a finished job is never repeated.
 
 
 wildcard_constraints:
@@ -7,7 +8,15 @@ wildcard_constraints:
     rep="[0-9]+",
 
 
+def _isolated_families():
+    """rule run_point serves the families (and the calibration) whose points run alone."""
+    names = {run.family for run in PLAN + CALIBRATION_PLAN if run.series is None}
+    return "|".join(sorted(names)) or "calibration"
+
+
 rule run_point:
+    wildcard_constraints:
+        family=_isolated_families(),
     input:
         # ssh profiles: the inventory of the run's study, made by rule provision.
         inventory=lambda w: [
@@ -38,3 +47,37 @@ rule run_point:
         f"{RESULTS}/benchmarks/runs/{{family}}/{{point}}/rep{{rep}}.tsv"
     script:
         "../scripts/run_point.py"
+
+
+# One rule per series: its outputs are its points' manifests, known when the plan is made.
+for _key, _runs in SERIES.items():
+
+    rule:
+        name:
+            "series_" + re.sub(r"\W", "_", _key)
+        input:
+            inventory=[
+                path
+                for study, path in config.get("inventories", {}).items()
+                if str(FAMILIES[_runs[0].family].study) == study
+            ],
+            calibration=[CALIBRATION_JSON] if _runs[0].scale_model else [],
+        output:
+            manifests=[f"{RESULTS}/runs/{run.path}/run.json" for run in _runs],
+        params:
+            specs=[run.spec for run in _runs],
+            scale_model=_runs[0].scale_model,
+            series_dir=f"{RESULTS}/series/{_key}",
+            failures=f"{RESULTS}/failures",
+            retries=PROFILE.get("run", {}).get("retries", 1),
+            reruns=PROFILE.get("run", {}).get("reruns", 2),
+        resources:
+            testbed=1,
+            attempt=lambda w, attempt: attempt,
+        retries: PROFILE.get("run", {}).get("retries", 1)
+        log:
+            f"{RESULTS}/logs/series/{_key}.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/series/{_key}.tsv"
+        script:
+            "../scripts/run_series.py"

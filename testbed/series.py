@@ -1,0 +1,458 @@
+"""A series: the points of one topology measured in one run of it, one step per point.
+
+Hosts, links, delays, servers and their population are set up once. Points that share a
+middleware configuration share one middleware (a segment); within a segment, the built-in
+generator steps through the virtual-client levels of one workload in a single launch
+(`--steps`), other drivers launch once per point. Each point still gets a run directory of
+its own, as `mwlab run` writes it: run.json, its clients' outputs, and the middleware's
+statistics windows that overlap the point's step. A step whose measurement fails the
+stability check (analysis.stability) or whose clients fail is measured again on its own, a
+bounded number of times; earlier attempts are kept in the series directory.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import signal
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from testbed import cpuaccount
+from testbed.drivers import Target
+from testbed.hosts import Proc
+from testbed.manifest import build_manifest, now, write_manifest
+from testbed.point import Point
+from testbed.run import Layout, RunError, Runner, RunOptions
+from testbed.signals import SignalRecorder
+
+# Fields a series' points may differ in; every other field fixes the topology.
+VARYING = ("name", "virtual_clients", "middleware", "workload.ratio", "workload.multiget")
+# Middleware statistics files cut to a step's windows (all start with the window index).
+STATS_FILES = (
+    "windows.csv",
+    "queue.csv",
+    "servers.csv",
+    "workers.csv",
+    "histogram.csv",
+    "pools.csv",
+    "pool_requests.csv",
+)
+
+
+class SeriesError(ValueError):
+    """The points cannot form one series; the message says which field differs."""
+
+
+def topology_of(point: Point) -> dict[str, Any]:
+    """The fields that must be equal across a series."""
+    d = point.model_dump(mode="json")
+    d.pop("name")
+    d.pop("virtual_clients")
+    d.pop("middleware")
+    d["workload"] = {k: v for k, v in d["workload"].items() if k not in ("ratio", "multiget")}
+    return d
+
+
+def check_series(points: Sequence[Point]) -> None:
+    if not points:
+        raise SeriesError("a series needs at least one point")
+    first = topology_of(points[0])
+    for p in points[1:]:
+        other = topology_of(p)
+        diff = sorted(k for k in first if first[k] != other[k])
+        if diff:
+            raise SeriesError(
+                f"{p.name} differs from {points[0].name} in {', '.join(diff)}: a series only"
+                f" varies {', '.join(VARYING[1:])}"
+            )
+    names = [p.name for p in points]
+    if len(set(names)) != len(names):
+        raise SeriesError("the points of a series need distinct names")
+
+
+@dataclass(frozen=True)
+class Launch:
+    """Steps (indices into the series' points) measured by one launch of the clients."""
+
+    steps: tuple[int, ...]
+    stepped: bool  # one built-in generator stepping through the steps' levels
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Steps served by one start of the middlewares."""
+
+    middleware: dict[str, Any]
+    launches: tuple[Launch, ...]
+
+
+def plan(points: Sequence[Point], driver: str) -> list[Segment]:
+    """Orders a series: by middleware configuration, then workload, then virtual clients."""
+
+    def mw(i: int) -> str:
+        return json.dumps(points[i].middleware.model_dump(mode="json"), sort_keys=True)
+
+    def wl(i: int) -> str:
+        return json.dumps(points[i].workload.model_dump(mode="json"), sort_keys=True)
+
+    order = sorted(range(len(points)), key=lambda i: (mw(i), wl(i), points[i].virtual_clients))
+    segments: list[Segment] = []
+    for key in dict.fromkeys(mw(i) for i in order):
+        steps = [i for i in order if mw(i) == key]
+        launches: list[Launch] = []
+        for w in dict.fromkeys(wl(i) for i in steps):
+            same = tuple(i for i in steps if wl(i) == w)
+            levels = [points[i].virtual_clients for i in same]
+            if driver == "builtin" and len(same) > 1 and len(set(levels)) == len(levels):
+                launches.append(Launch(same, stepped=True))
+            else:
+                launches.extend(Launch((i,), stepped=False) for i in same)
+        segments.append(Segment(json.loads(key), tuple(launches)))
+    return segments
+
+
+@dataclass
+class Step:
+    """One point of the series and what became of it."""
+
+    point: Point
+    out: Path
+    error: str | None = "not measured"  # why its clients failed; None once measured
+    unstable: str | None = None  # why its last measurement failed the stability check
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    marks: tuple[str, str] | None = None
+    window_ms: tuple[int, int] | None = None  # epoch ms of the step's measurement
+    middleware_dir: str | None = None  # the segment's middleware directories' prefix
+    client_rels: list[str] = field(default_factory=list)
+    stage_s: dict[str, float] = field(default_factory=dict)
+    processes: list[Proc] = field(default_factory=list)
+
+
+@dataclass
+class SeriesOptions(RunOptions):
+    # Further measurements of a step that failed or was unstable (0: none).
+    reruns: int = 2
+    # Whether to check stability after each step (needs the analysis package).
+    check_stability: bool = True
+
+
+class SeriesRunner(Runner):
+    """Runs a series; `run()` writes the series' own run.json in `options.out` and one
+    run.json per point in its directory."""
+
+    def __init__(
+        self,
+        points: Sequence[tuple[Point, Path]],
+        options: SeriesOptions,
+        console: Console | None = None,
+        signals: SignalRecorder | None = None,
+        stability: Callable[[Path, float, float], Any] | None = None,
+    ) -> None:
+        pts = [p for p, _ in points]
+        check_series(pts)
+        # The topology's point: populate whenever any step reads.
+        base = max(pts, key=lambda p: (p.workload.gets > 0, -pts.index(p)))
+        super().__init__(base.model_copy(update={"name": f"series:{base.name}"}), options,
+                         console, signals)  # fmt: skip
+        self.sopt = options
+        self.steps = [Step(p, out.resolve()) for p, out in points]
+        self.segments = plan(pts, self.driver)
+        self.epoch: dict[str, float] = {}
+        self._launches = 0
+        self._stability = stability
+        if stability is None and options.check_stability:
+            from analysis.stability import check_run_dir
+
+            self._stability = check_run_dir
+
+    def _mark(self, name: str) -> None:
+        self.epoch[name] = time.time()
+        super()._mark(name)
+
+    # --- measuring ------------------------------------------------------------------------
+
+    def _measure(self, layout: Layout, servers: list[Target]) -> None:
+        for j, seg in enumerate(self.segments):
+            seg_point = self.steps[seg.launches[0].steps[0]].point
+            prefix = f"seg{j + 1}/"
+            self._stage("middlewares")
+            frontends = servers
+            if layout.middlewares:
+                frontends = self._start_middlewares(layout, servers, seg_point, prefix)
+            else:
+                self._hook("middlewares")
+            try:
+                for launch in seg.launches:
+                    self._launch(layout, frontends, launch, prefix)
+                    for i in launch.steps:
+                        self._remeasure(layout, frontends, i, prefix)
+            except RunError as e:
+                for launch in seg.launches:
+                    for i in launch.steps:
+                        if self.steps[i].marks is None:
+                            self.steps[i].error = f"segment {j + 1}: {e}"
+                self._warn(f"segment {j + 1} ended early: {e}")
+            self._stage("stop")
+            self._hook("stop")
+            try:
+                self._stop_middlewares(layout)
+            except RunError as e:
+                self._warn(f"segment {j + 1}: {e}")
+            self._time_stage("split")
+            for launch in seg.launches:
+                for i in launch.steps:
+                    if self.steps[i].error is None:
+                        self._split_middlewares(layout, self.steps[i])
+        self._stage("stop")
+        self._server_stats(layout, servers)
+        self._stop_link_delay()
+
+    def _launch(self, layout: Layout, frontends: list[Target], launch: Launch, seg: str) -> None:
+        """One launch of the clients for `launch.steps`; each step's outcome is recorded."""
+        self._launches += 1
+        label = f"L{self._launches}"
+        prefix = f"{seg}launch{self._launches}/"
+        first = self.steps[launch.steps[0]].point
+        levels = tuple(self.steps[i].point.virtual_clients for i in launch.steps)
+        marks = tuple(f"{label}:{k}" for k in range(len(launch.steps) + 1))
+        self._stage("clients")
+        names = ", ".join(str(v) for v in levels)
+        self._log(
+            f"launch {label}: {names} virtual clients per thread, {first.duration_s:g} s each"
+        )
+        t0 = time.monotonic()
+        procs: list[Proc] = []
+        error: str | None = None
+        try:
+            procs = self._run_clients(
+                layout, frontends, first, prefix, levels if launch.stepped else (), marks
+            )
+        except RunError as e:
+            error = str(e)
+            procs = [q for q in self.processes if q.role == "client" and q.rel.startswith(prefix)]
+            for q in procs:  # e.g. a gate that timed out: no client outlives its launch
+                q.signal(signal.SIGKILL)
+                q.wait(5.0)
+        wall = time.monotonic() - t0
+        self._time_stage("split")
+        for k, i in enumerate(launch.steps):
+            step = self.steps[i]
+            step.marks = (marks[k], marks[k + 1])
+            step.window_ms = (
+                int(self.epoch.get(marks[k], time.time()) * 1000),
+                int(self.epoch.get(marks[k + 1], time.time()) * 1000),
+            )
+            step.middleware_dir = seg
+            step.processes = procs
+            step.stage_s = {"clients": wall / len(launch.steps)}
+            step.client_rels = [q.rel for q in procs]
+            self._place_clients(step, procs, k + 1 if launch.stepped else None)
+            self._record_attempt(step, label, error)
+        self._time_stage("clients")
+
+    def _remeasure(self, layout: Layout, frontends: list[Target], i: int, seg: str) -> None:
+        """Measures step `i` again on its own while it failed or was unstable."""
+        step = self.steps[i]
+        while (step.error or step.unstable) and len(step.attempts) <= self.sopt.reruns:
+            dead = [q for q in self.processes if q.role == "middleware" and q.poll() is not None]
+            dead = [q for q in dead if q.rel.startswith(seg)]
+            if dead:
+                raise RunError(f"middleware on {dead[0].host.name} exited with {dead[0].exit_code}")
+            self._log(f"{step.point.name}: measuring again ({step.error or step.unstable})")
+            self._keep_attempt(step)
+            self._launch(layout, frontends, Launch((i,), stepped=False), seg)
+
+    def _record_attempt(self, step: Step, label: str, error: str | None) -> None:
+        """Writes the step's provisional run.json and checks its stability."""
+        step.error = error
+        step.unstable = None
+        reason = None
+        if error is None:
+            self._write_step(step, provisional=True)
+            if self._stability is not None:
+                p = step.point
+                verdict = self._stability(step.out, p.warmup_s, p.cooldown_s)
+                if not verdict.stable:
+                    reason = f"unstable: {verdict.reason}"
+        step.attempts.append({"launch": label, "error": error, "unstable": reason})
+        step.unstable = reason
+
+    def _keep_attempt(self, step: Step) -> None:
+        """Moves the step's directory aside, into the series directory."""
+        if step.out.exists():
+            where = f"step{self.steps.index(step) + 1}"
+            kept = self.out / "attempts" / where / f"attempt-{len(step.attempts)}"
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            shutil.rmtree(kept, ignore_errors=True)
+            shutil.move(str(step.out), kept)
+
+    # --- a step's run directory ----------------------------------------------------------
+
+    def _place_clients(self, step: Step, procs: list[Proc], stepped: int | None) -> None:
+        """Copies the launch's client outputs of this step into the step's directory."""
+        shutil.rmtree(step.out / "clients", ignore_errors=True)
+        for q in procs:
+            src = self.out / q.rel
+            with_fetch = src if src.exists() else None
+            if with_fetch is None:
+                q.host.fetch(q.rel, src)
+            dst = step.out / "clients" / Path(q.rel).name
+            dst.mkdir(parents=True, exist_ok=True)
+            for name in ("stdout.log", "stderr.log", "launch.json"):
+                if (src / name).exists():
+                    shutil.copyfile(src / name, dst / name)
+            if stepped is not None:
+                one = src / f"result.step{stepped}.json"
+                if one.exists():
+                    shutil.copyfile(one, dst / "result.json")
+            elif (src / "result.json").exists():
+                shutil.copyfile(src / "result.json", dst / "result.json")
+            if self.driver == "memaslap" and (src / "stdout.log").exists():
+                shutil.copyfile(src / "stdout.log", dst / "memaslap.txt")
+
+    def _split_middlewares(self, layout: Layout, step: Step) -> None:
+        """The middleware statistics windows that overlap the step, in the step's directory."""
+        assert step.window_ms is not None and step.middleware_dir is not None
+        lo, hi = step.window_ms
+        for host in layout.middlewares:
+            rel = f"{step.middleware_dir}middlewares/{host.name}"
+            src = self.out / rel
+            if not src.exists():
+                host.fetch(rel, src)
+            dst = step.out / "middlewares" / host.name
+            shutil.rmtree(dst, ignore_errors=True)
+            (dst / "stats").mkdir(parents=True)
+            for name in ("stdout.log", "stderr.log"):
+                if (src / name).exists():
+                    shutil.copyfile(src / name, dst / name)
+            stats = src / "stats"
+            if (stats / "summary.json").exists():
+                shutil.copyfile(stats / "summary.json", dst / "stats" / "summary.json")
+            keep = _windows_within(stats / "queue.csv", lo, hi)
+            for name in STATS_FILES:
+                if (stats / name).exists():
+                    _filter_windows(stats / name, dst / "stats" / name, keep)
+        self._write_step(step, provisional=True)
+
+    def _step_manifest(self, step: Step, error: str | None) -> dict[str, Any]:
+        layout = self.layout
+        marks = {}
+        if step.marks is not None:
+            for key, name in zip(("window_start", "window_end"), step.marks, strict=True):
+                if name in self.cpu_marks:
+                    marks[key] = self.cpu_marks[name]
+        for key in ("start", "end"):
+            if key in self.cpu_marks:
+                marks[key] = self.cpu_marks[key]
+        cpu = cpuaccount.section(self.cpu_accounting, self.host_cgroups, marks, None)
+        warnings = list(self.warnings)
+        saturated = cpuaccount.saturation_warning(cpu)
+        if saturated is not None:
+            warnings.append(saturated)
+        lo, hi = step.window_ms or (0, 0)
+        shared = {k: v / len(self.steps) for k, v in self.stage_s.items() if k != "clients"}
+        procs = [q for q in self.processes if q.role in ("server", "populate")]
+        procs += [
+            q
+            for q in self.processes
+            if q.role == "middleware"
+            and step.middleware_dir
+            and q.rel.startswith(step.middleware_dir)
+        ]
+        procs += step.processes
+        manifest = build_manifest(
+            point=step.point.model_dump(mode="json"),
+            error=error,
+            started_at=_iso(lo) if lo else now(),
+            finished_at=_iso(hi) if hi else now(),
+            duration_s=(hi - lo) / 1000,
+            host_kind=layout.kind if layout else self.point.hosts,
+            driver=self.driver,
+            clients_total=step.point.clients_total,
+            hosts=[
+                {"name": h.name, "role": h.role, "address": h.address}
+                for h in (layout.all if layout else [])
+            ],
+            link_capacity_mbit=self.link_capacity,
+            processes=[
+                {
+                    "role": q.role,
+                    "host": q.host.name,
+                    "instance": q.instance,
+                    "command": q.command,
+                    "exit_code": q.exit_code,
+                    "dir": q.rel,
+                }
+                for q in procs
+            ],
+            warnings=warnings,
+            signals=[r.as_json() for r in list(self.signals.received)],
+            link_delay=self._link_delay_record(),
+            stage_s={**shared, **step.stage_s},
+            cpu=cpu,
+        )
+        manifest["series"] = {
+            "dir": str(self.out),
+            "points": len(self.steps),
+            "step": self.steps.index(step) + 1,
+            "attempts": step.attempts,
+        }
+        return manifest
+
+    def _write_step(self, step: Step, provisional: bool = False, error: str | None = None) -> None:
+        step.out.mkdir(parents=True, exist_ok=True)
+        (step.out / "point.yaml").write_text(json.dumps(step.point.model_dump(mode="json")))
+        why = error if not provisional else None
+        write_manifest(step.out / "run.json", self._step_manifest(step, why))
+
+    def _finish(self, started: str, t0: float, error: str | None) -> dict[str, Any]:
+        manifest = super()._finish(started, t0, error)
+        for step in self.steps:
+            # A step still unstable after its reruns stands: validation flags it.
+            why = manifest["error"] or step.error if step.marks is None else step.error
+            self._write_step(step, error=why)
+        return manifest
+
+
+def _iso(epoch_ms: int) -> str:
+    import datetime as dt
+
+    return dt.datetime.fromtimestamp(epoch_ms / 1000, dt.UTC).isoformat(timespec="milliseconds")
+
+
+def _windows_within(queue_csv: Path, lo: int, hi: int) -> set[str]:
+    """Window indices of the middleware whose interval overlaps [lo, hi] (epoch ms)."""
+    keep: set[str] = set()
+    if not queue_csv.exists():
+        return keep
+    with queue_csv.open() as f:
+        for row in csv.DictReader(f):
+            if int(row["end_ms"]) > lo and int(row["start_ms"]) < hi:
+                keep.add(row["window"])
+    return keep
+
+
+def _filter_windows(src: Path, dst: Path, keep: set[str]) -> None:
+    with src.open() as f, dst.open("w") as out:
+        header = f.readline()
+        out.write(header)
+        for line in f:
+            if line.split(",", 1)[0] in keep:
+                out.write(line)
+
+
+def run_series(
+    points: Sequence[tuple[Point, Path]],
+    options: SeriesOptions,
+    console: Console | None = None,
+    signals: SignalRecorder | None = None,
+) -> dict[str, Any]:
+    """Runs a series; see `SeriesRunner`."""
+    return SeriesRunner(points, options, console, signals).run()

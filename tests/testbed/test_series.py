@@ -1,0 +1,194 @@
+"""Series: the points of one topology measured in one run of it (testbed/series.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from analysis.aggregate import confidence_interval, trim_to_clients
+from analysis.parse import load_run
+from mwlab.catalogue import expand, load_catalogue
+from testbed.point import Point
+from testbed.run import RunOptions, run_point
+from testbed.series import SeriesError, SeriesOptions, SeriesRunner, check_series, plan
+
+from .conftest import no_leftovers
+
+
+def point(**kw) -> Point:
+    spec = {
+        "name": "p",
+        "servers": 1,
+        "middlewares": 1,
+        "client_machines": 1,
+        "threads": 2,
+        "virtual_clients": 2,
+        "driver": "builtin",
+        "workload": {"ratio": "0:1", "data_size": 4096, "key_maximum": 500},
+        "middleware": {"workers": 4},
+        "duration_s": 4,
+        "warmup_s": 1,
+        "cooldown_s": 1,
+    }
+    spec.update(kw)
+    return Point.model_validate(spec)
+
+
+def test_a_series_orders_steps_by_middleware_then_workload_then_clients():
+    points = [
+        point(name="a", virtual_clients=8, middleware={"workers": 16}),
+        point(name="b", virtual_clients=1, middleware={"workers": 16}),
+        point(name="c", virtual_clients=4, middleware={"workers": 4}),
+        point(name="d", virtual_clients=2, middleware={"workers": 4}, workload={"ratio": "1:0"}),
+    ]
+    segments = plan(points, "builtin")
+    assert [s.middleware["workers"] for s in segments] == [16, 4]
+    # One stepped launch for the 16-worker segment (1 then 8 clients); the 4-worker one has
+    # two workloads, so two launches of one step each.
+    assert [(la.steps, la.stepped) for la in segments[0].launches] == [((1, 0), True)]
+    assert [la.steps for la in segments[1].launches] == [(3,), (2,)]
+    # Drivers other than the built-in generator launch once per point.
+    assert all(not la.stepped for s in plan(points, "memaslap") for la in s.launches)
+
+
+def test_points_of_different_topologies_make_no_series():
+    with pytest.raises(SeriesError, match="servers"):
+        check_series([point(name="a"), point(name="b", servers=3)])
+    with pytest.raises(SeriesError, match="distinct names"):
+        check_series([point(name="a"), point(name="a", virtual_clients=4)])
+
+
+def test_the_plan_groups_a_familys_points_by_topology_and_repetition():
+    families = load_catalogue()
+    profile = {
+        "profile": "t",
+        "hosts": "local",
+        "run": {"repetitions": 2, "protocol": "series"},
+        "families": {
+            "baseline_middleware": {"levels": {"workers": [8, 32], "virtual_clients": [4, 32]}},
+            **{f: {"enabled": False} for f in families if f != "baseline_middleware"},
+        },
+    }
+    runs = expand(families, profile)
+    series = {r.series for r in runs}
+    # Two setups (one or two middlewares: different topologies) times two repetitions.
+    assert series == {
+        f"baseline_middleware/setup={s}/rep{r}"
+        for s in ("one_middleware", "two_middlewares")
+        for r in (1, 2)
+    }
+    one = [r for r in runs if r.series == "baseline_middleware/setup=one_middleware/rep1"]
+    assert len(one) == 2 * 2 * 2  # workloads x workers x virtual clients
+    isolated = expand(families, {**profile, "run": {"repetitions": 1}})
+    assert all(r.series is None for r in isolated)
+
+
+class FirstAttemptUnstable:
+    """A stability verdict that rejects each step's first measurement."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, int] = {}
+
+    def __call__(self, run_dir: Path, warmup_s: float, cooldown_s: float) -> SimpleNamespace:
+        n = self.seen[str(run_dir)] = self.seen.get(str(run_dir), 0) + 1
+        return SimpleNamespace(stable=n > 1, reason="first attempt")
+
+
+def emulated(name: str, vc: int) -> Point:
+    # Read-only 4 KB values through a 20 Mbit/s server link: a link-bound point, steady
+    # enough that its throughput is a property of the topology, not of the machine's load.
+    return point(
+        name=name,
+        hosts="emulated",
+        virtual_clients=vc,
+        caps_mbit={"server": 20, "client": 200, "middleware": 800},
+    )
+
+
+def client_throughput(run_dir: Path) -> float:
+    t = load_run(run_dir)
+    w = trim_to_clients(t.tidy(), 1, 1)
+    c = w[w["side"] == "client"].groupby("window")["throughput_ops"].sum()
+    return float(c.mean())
+
+
+@pytest.mark.netns
+@pytest.mark.timeout(600)
+def test_a_point_inside_a_series_agrees_with_the_point_run_alone(
+    tmp_path, base_port, netns_prefix, loadgen_jar
+):
+    alone, stepped = [], []
+    for rep in range(3):
+        opts = RunOptions(
+            out=tmp_path / f"alone{rep}",
+            base_port=base_port,
+            progress=False,
+            netns_prefix=netns_prefix,
+            linkcap_cache=tmp_path / "linkcap.json",
+        )
+        manifest = run_point(emulated("vc4", 4), opts)
+        assert manifest["status"] == "ok", manifest["error"]
+        alone.append(client_throughput(tmp_path / f"alone{rep}"))
+        sopts = SeriesOptions(
+            out=tmp_path / f"series{rep}",
+            base_port=base_port,
+            progress=False,
+            netns_prefix=netns_prefix,
+            linkcap_cache=tmp_path / "linkcap.json",
+            check_stability=False,
+        )
+        runs = [(emulated(f"vc{v}", v), tmp_path / f"steps{rep}" / f"vc{v}") for v in (1, 4)]
+        manifest = SeriesRunner(runs, sopts).run()
+        assert manifest["status"] == "ok", manifest["error"]
+        for _, out in runs:
+            m = json.loads((out / "run.json").read_text())
+            assert m["status"] == "ok", m["error"]
+            # The middleware's windows of a step lie within the step.
+            mw = load_run(out).windows.query("side == 'middleware'")
+            assert not mw.empty
+            lo = int(pd_ms(m["started_at"]))
+            assert mw["end_ms"].min() > lo
+        stepped.append(client_throughput(tmp_path / f"steps{rep}" / "vc4"))
+    no_leftovers(netns_prefix)
+    lo_a, hi_a = confidence_interval(alone)
+    lo_s, hi_s = confidence_interval(stepped)
+    assert np.isfinite([lo_a, hi_a, lo_s, hi_s]).all()
+    # The two 95 % intervals overlap: the stepped protocol measures the same point.
+    assert lo_a <= hi_s and lo_s <= hi_a, (alone, stepped)
+
+
+def pd_ms(iso: str) -> float:
+    import datetime as dt
+
+    return dt.datetime.fromisoformat(iso).timestamp() * 1000
+
+
+@pytest.mark.netns
+@pytest.mark.timeout(300)
+def test_an_unstable_step_is_measured_again_and_its_first_attempt_kept(
+    tmp_path, base_port, netns_prefix, loadgen_jar
+):
+    opts = SeriesOptions(
+        out=tmp_path / "series",
+        base_port=base_port,
+        progress=False,
+        netns_prefix=netns_prefix,
+        linkcap_cache=tmp_path / "linkcap.json",
+        reruns=1,
+    )
+    runs = [(emulated(f"vc{v}", v), tmp_path / "runs" / f"vc{v}") for v in (1, 2)]
+    manifest = SeriesRunner(runs, opts, stability=FirstAttemptUnstable()).run()
+    no_leftovers(netns_prefix)
+    assert manifest["status"] == "ok", manifest["error"]
+    for i, (_, out) in enumerate(runs):
+        m = json.loads((out / "run.json").read_text())
+        assert m["status"] == "ok"
+        attempts = m["series"]["attempts"]
+        assert [a["unstable"] is not None for a in attempts] == [True, False]
+        kept = tmp_path / "series" / "attempts" / f"step{i + 1}" / "attempt-1"
+        assert (kept / "run.json").exists()
+        assert client_throughput(out) > 0
