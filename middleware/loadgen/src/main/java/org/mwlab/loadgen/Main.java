@@ -66,7 +66,7 @@ public final class Main implements Callable<Integer> {
 
   @Option(
       names = "--steps",
-      paramLabel = "C1,C2,...",
+      paramLabel = "C",
       split = ",",
       description = {
         "Stepped load: connections per thread that send in each step (each 1..--clients; all are"
