@@ -1,6 +1,12 @@
 package org.mwlab.loadgen;
 
-/** Everything a run needs, validated. */
+import java.util.List;
+
+/**
+ * Everything a run needs, validated. {@code steps} is empty for an unstepped run; otherwise it
+ * holds the connections per thread active in each step of {@code stepSeconds} seconds, and
+ * {@code testTimeSeconds} is the whole run (steps times step length).
+ */
 public record Config(
     String server,
     int port,
@@ -18,7 +24,9 @@ public record Config(
     int expiryMin,
     int expiryMax,
     String keyPrefix,
-    long seed) {
+    long seed,
+    List<Integer> steps,
+    int stepSeconds) {
 
   public Config {
     require(port > 0 && port < 65536, "port must be in 1..65535");
@@ -29,6 +37,15 @@ public record Config(
     require(dataSize >= 1, "--data-size must be >= 1");
     require(keyMinimum >= 0 && keyMaximum >= keyMinimum, "need 0 <= --key-minimum <= --key-maximum");
     require(expiryMin >= 0 && expiryMax >= expiryMin, "--expiry-range must be MIN-MAX with MIN <= MAX");
+    steps = List.copyOf(steps);
+    if (!steps.isEmpty()) {
+      require(stepSeconds > 0, "--step-time must be > 0");
+      for (final int c : steps) {
+        require(c >= 1 && c <= clients, "--steps values must be in 1..--clients (" + clients + "), got " + c);
+      }
+      require(requests == 0, "--steps excludes --requests");
+      require((long) steps.size() * stepSeconds == testTimeSeconds, "the test time must be the sum of the steps");
+    }
   }
 
   private static void require(final boolean ok, final String message) {
@@ -40,5 +57,48 @@ public record Config(
   /** Whether the run is bounded by a request count rather than by time. */
   public boolean byRequests() {
     return requests > 0;
+  }
+
+  public boolean stepped() {
+    return !steps.isEmpty();
+  }
+
+  /** Steps of the run; an unstepped run is one step that lasts as long as the run. */
+  public int stepCount() {
+    return stepped() ? steps.size() : 1;
+  }
+
+  /** Connections per thread that send requests in step {@code step} (0-based). */
+  public int activeClients(final int step) {
+    return stepped() ? steps.get(step) : clients;
+  }
+
+  /** Length of a step; unbounded for an unstepped run. */
+  public long stepNanos() {
+    return stepped() ? stepSeconds * 1_000_000_000L : Long.MAX_VALUE;
+  }
+
+  /** Step {@code step} (0-based) described as a run of its own, for its report. */
+  public Config step(final int step) {
+    return new Config(
+        server,
+        port,
+        steps.get(step),
+        threads,
+        stepSeconds,
+        0,
+        ratio,
+        multiKeyGet,
+        dataSize,
+        keyMinimum,
+        keyMaximum,
+        setPattern,
+        getPattern,
+        expiryMin,
+        expiryMax,
+        keyPrefix,
+        seed,
+        List.of(),
+        0);
   }
 }

@@ -18,6 +18,8 @@ final class Connection {
   private static final int MAX_READ_BUFFER = 1024 * 1024;
 
   private final Config config;
+  /** Position among its thread's connections; a step activates the first ones. */
+  private final int slot;
   private final SocketChannel channel;
   private final KeySource setKeys;
   private final KeySource getKeys;
@@ -43,6 +45,7 @@ final class Connection {
 
   Connection(
       final Config config,
+      final int slot,
       final SocketChannel channel,
       final ByteBuffer sharedValue,
       final KeySource setKeys,
@@ -50,6 +53,7 @@ final class Connection {
       final SplittableRandom random)
       throws IOException {
     this.config = config;
+    this.slot = slot;
     this.channel = channel;
     this.setKeys = setKeys;
     this.getKeys = getKeys;
@@ -66,6 +70,10 @@ final class Connection {
 
   void register(final Selector selector) throws IOException {
     key = channel.register(selector, SelectionKey.OP_READ, this);
+  }
+
+  int slot() {
+    return slot;
   }
 
   boolean awaiting() {

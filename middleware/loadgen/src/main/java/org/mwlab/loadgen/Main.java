@@ -64,6 +64,20 @@ public final class Main implements Callable<Integer> {
       description = "Requests per connection, or 'allkeys' to cover the key range once (default 10000 without --test-time).")
   private String requests;
 
+  @Option(
+      names = "--steps",
+      paramLabel = "C",
+      split = ",",
+      description = {
+        "Stepped load: connections per thread that send in each step (each 1..--clients; all are"
+            + " opened first). Needs --step-time; excludes --test-time and --requests.",
+        "--json-out-file F then also gets one file per step, F's name with .step<i>.json."
+      })
+  private List<Integer> steps;
+
+  @Option(names = "--step-time", paramLabel = "S", description = "Seconds of each step of --steps.")
+  private Integer stepTime;
+
   @Option(names = "--ratio", description = "SET:GET ratio (default: ${DEFAULT-VALUE}).", defaultValue = "1:10")
   private String ratio;
 
@@ -148,18 +162,36 @@ public final class Main implements Callable<Integer> {
     for (final Thread t : running) {
       t.join();
     }
-    final RunStats merged = new RunStats();
+    final RunStats[] perStep = new RunStats[config.stepCount()];
+    for (int s = 0; s < perStep.length; s++) {
+      perStep[s] = new RunStats();
+    }
     String failure = abort.get();
     long finish = clock.startEpochMs();
     for (final Worker w : workers) {
-      merged.add(w.stats());
+      for (int s = 0; s < perStep.length; s++) {
+        perStep[s].add(w.stats(s));
+      }
       finish = Math.max(finish, w.finishedEpochMs());
       if (failure == null && w.failure() != null) {
         failure = w.failure();
       }
     }
+    // The whole run: each step's seconds shifted to where the step starts in the run.
+    final RunStats merged = new RunStats();
+    for (int s = 0; s < perStep.length; s++) {
+      merged.add(perStep[s], s * config.stepSeconds());
+    }
     final long start = clock.startEpochMs() == 0 ? finish : clock.startEpochMs();
     final Report report = new Report(config, merged, percentiles, start, finish);
+    final List<Report> stepReports = new ArrayList<>();
+    if (config.stepped()) {
+      final long stepMs = config.stepSeconds() * 1000L;
+      for (int s = 0; s < perStep.length; s++) {
+        final long stepStart = start + s * stepMs;
+        stepReports.add(new Report(config.step(s), perStep[s], percentiles, stepStart, stepStart + stepMs));
+      }
+    }
     final PrintWriter out = spec.commandLine().getOut();
     out.printf(
         "%d Threads%n%d Connections per thread%n%s%n",
@@ -167,11 +199,28 @@ public final class Main implements Callable<Integer> {
         config.clients(),
         config.byRequests() ? config.requests() + " Requests per client" : config.testTimeSeconds() + " Seconds");
     out.print(report.table());
+    for (int s = 0; s < stepReports.size(); s++) {
+      out.printf(
+          "%nStep %d of %d: %d Connections per thread, %d Seconds%n",
+          s + 1,
+          stepReports.size(),
+          config.activeClients(s),
+          config.stepSeconds());
+      out.print(stepReports.get(s).table());
+    }
     out.flush();
     if (jsonOut != null) {
       final Path parent = jsonOut.toAbsolutePath().getParent();
       if (parent != null) {
         Files.createDirectories(parent);
+      }
+      // The step files first: a reader that waits for F finds them complete.
+      for (int s = 0; s < stepReports.size(); s++) {
+        final Map<String, Object> m =
+            stepReports
+                .get(s)
+                .toMap(configuration(config.step(s)), failure, new Report.StepLabel(s + 1, stepReports.size()));
+        Files.writeString(stepFile(jsonOut, s + 1), Json.indented(m) + "\n");
       }
       Files.writeString(jsonOut, Json.indented(report.toMap(configuration(config), failure)) + "\n");
     }
@@ -180,6 +229,13 @@ public final class Main implements Callable<Integer> {
       return 1;
     }
     return 0;
+  }
+
+  /** F's sibling for step {@code step} (1-based): result.json gives result.step1.json. */
+  static Path stepFile(final Path f, final int step) {
+    final String name = f.getFileName().toString();
+    final String stem = name.endsWith(".json") ? name.substring(0, name.length() - ".json".length()) : name;
+    return f.resolveSibling(stem + ".step" + step + ".json");
   }
 
   private Config config() {
@@ -204,7 +260,7 @@ public final class Main implements Callable<Integer> {
             throw new IllegalArgumentException("--requests must be > 0");
           }
         }
-      } else if (testTime <= 0) {
+      } else if (testTime <= 0 && steps == null) {
         perConnection = 10_000;
       }
       if (startGateTimeout <= 0) {
@@ -213,12 +269,38 @@ public final class Main implements Callable<Integer> {
       if (requests != null && testTime > 0) {
         throw new IllegalArgumentException("give either --test-time or --requests, not both");
       }
+      int runSeconds = testTime;
+      if (steps != null) {
+        if (steps.isEmpty()) {
+          throw new IllegalArgumentException("--steps needs at least one value");
+        }
+        if (requests != null) {
+          throw new IllegalArgumentException("--steps excludes --requests");
+        }
+        // Also an explicit --test-time 0: the steps alone set the run's length.
+        if (spec.commandLine().getParseResult().hasMatchedOption("--test-time")) {
+          throw new IllegalArgumentException("--steps excludes --test-time (the run lasts steps x --step-time)");
+        }
+        if (stepTime == null) {
+          throw new IllegalArgumentException("--steps needs --step-time");
+        }
+        if (stepTime <= 0) {
+          throw new IllegalArgumentException("--step-time must be > 0");
+        }
+        try {
+          runSeconds = Math.multiplyExact(steps.size(), stepTime);
+        } catch (ArithmeticException e) {
+          throw new IllegalArgumentException("--steps x --step-time is too long", e);
+        }
+      } else if (stepTime != null) {
+        throw new IllegalArgumentException("--step-time needs --steps");
+      }
       return new Config(
           server,
           port,
           clients,
           threads,
-          testTime,
+          runSeconds,
           perConnection,
           Ratio.parse(ratio),
           multiKeyGet,
@@ -230,7 +312,9 @@ public final class Main implements Callable<Integer> {
           Integer.parseInt(expiry[0].trim()),
           Integer.parseInt(expiry[1].trim()),
           keyPrefix,
-          seed);
+          seed,
+          steps == null ? List.of() : steps,
+          stepTime == null ? 0 : stepTime);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage(), e);
     }
@@ -255,6 +339,10 @@ public final class Main implements Callable<Integer> {
     m.put("expiry_range", c.expiryMin() + "-" + c.expiryMax());
     m.put("print_percentiles", percentiles);
     m.put("seed", c.seed());
+    if (c.stepped()) {
+      m.put("steps", c.steps());
+      m.put("step_time", c.stepSeconds());
+    }
     m.put("arguments", arguments);
     return m;
   }

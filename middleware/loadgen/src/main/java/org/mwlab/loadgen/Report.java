@@ -41,7 +41,16 @@ final class Report {
     return s.substring(0, Math.min(6, s.length()));
   }
 
+  /** Which step of a stepped run a report covers (1-based), for its "mwlab" section. */
+  record StepLabel(int step, int steps) {}
+
   Map<String, Object> toMap(final Map<String, Object> configuration, final String failure) {
+    return toMap(configuration, failure, null);
+  }
+
+  /** The report; {@code step} null for a whole run. */
+  Map<String, Object> toMap(
+      final Map<String, Object> configuration, final String failure, final StepLabel step) {
     final Map<String, Object> root = new LinkedHashMap<>();
     root.put("configuration", configuration);
     final Map<String, Object> info = new LinkedHashMap<>();
@@ -90,6 +99,10 @@ final class Report {
     mwlab.put("generator", "mwlab loadgen " + Main.VERSION);
     mwlab.put("failure", failure);
     mwlab.put("connections", config.threads() * config.clients());
+    if (step != null) {
+      mwlab.put("step", step.step());
+      mwlab.put("steps", step.steps());
+    }
     final Map<String, Object> hist = new LinkedHashMap<>();
     hist.put("sets", histogram(sets.total()));
     hist.put("gets", histogram(gets.total()));

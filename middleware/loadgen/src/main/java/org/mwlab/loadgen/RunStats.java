@@ -19,8 +19,13 @@ public final class RunStats {
   }
 
   public void add(final RunStats other) {
+    add(other, 0);
+  }
+
+  /** Adds {@code other}, whose second 0 is second {@code secondOffset} of this one. */
+  public void add(final RunStats other, final int secondOffset) {
     for (final OpType t : OpType.values()) {
-      byType.get(t).add(other.byType.get(t));
+      byType.get(t).add(other.byType.get(t), secondOffset);
     }
   }
 }

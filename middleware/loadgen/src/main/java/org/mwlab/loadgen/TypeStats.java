@@ -51,20 +51,22 @@ public final class TypeStats {
     }
   }
 
-  void add(final TypeStats other) {
+  /** Adds {@code other}, whose second 0 is second {@code secondOffset} of this one. */
+  void add(final TypeStats other, final int secondOffset) {
     total.add(other.total);
     for (int s = 0; s < other.perSecond.size(); s++) {
       final Histogram h = other.perSecond.get(s);
       if (h == null) {
         continue;
       }
-      while (perSecond.size() <= s) {
+      final int at = s + secondOffset;
+      while (perSecond.size() <= at) {
         perSecond.add(null);
       }
-      if (perSecond.get(s) == null) {
-        perSecond.set(s, newHistogram());
+      if (perSecond.get(at) == null) {
+        perSecond.set(at, newHistogram());
       }
-      perSecond.get(s).add(h);
+      perSecond.get(at).add(h);
     }
     bytes += other.bytes;
     hits += other.hits;

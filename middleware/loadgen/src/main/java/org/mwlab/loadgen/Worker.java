@@ -29,7 +29,8 @@ final class Worker implements Runnable {
   private final ByteBuffer value;
   private final AtomicLong setSequence;
   private final AtomicLong getSequence;
-  private final RunStats stats = new RunStats();
+  /** One per step, each second counted from its step's start. */
+  private final RunStats[] stats;
   private final AtomicReference<String> abort;
   private volatile String failure;
   private volatile long finishedEpochMs;
@@ -51,10 +52,15 @@ final class Worker implements Runnable {
     this.setSequence = setSequence;
     this.getSequence = getSequence;
     this.abort = abort;
+    this.stats = new RunStats[config.stepCount()];
+    for (int s = 0; s < stats.length; s++) {
+      stats[s] = new RunStats();
+    }
   }
 
-  RunStats stats() {
-    return stats;
+  /** Statistics of the requests whose replies arrived in step {@code step} (0-based). */
+  RunStats stats(final int step) {
+    return stats[step];
   }
 
   String failure() {
@@ -77,6 +83,7 @@ final class Worker implements Runnable {
           final Connection conn =
               new Connection(
                   config,
+                  c,
                   ch,
                   value,
                   new KeySource(config.setPattern(), config.keyMinimum(), config.keyMaximum(), setSequence, random),
@@ -111,11 +118,9 @@ final class Worker implements Runnable {
     final long start = clock.startNanos();
     final long deadline =
         config.byRequests() ? Long.MAX_VALUE : start + TimeUnit.SECONDS.toNanos(config.testTimeSeconds());
-    for (final Connection c : connections) {
-      if (c.hasRequestsLeft()) {
-        c.sendNext();
-      }
-    }
+    final long stepNanos = config.stepNanos();
+    int step = 0;
+    activate(connections, step);
     boolean stopping = false;
     long giveUp = Long.MAX_VALUE;
     while (true) {
@@ -124,10 +129,16 @@ final class Worker implements Runnable {
         stopping = true;
         giveUp = now + GRACE_NANOS;
       }
+      if (!stopping && stepAt(now - start) != step) {
+        step = stepAt(now - start);
+        activate(connections, step);
+      }
       if (now >= giveUp || connections.stream().noneMatch(Connection::awaiting)) {
         return;
       }
-      final long wait = Math.min(Math.min(deadline, giveUp) - now, TimeUnit.MILLISECONDS.toNanos(100));
+      // Wake at the next step boundary too, so that connections it activates start on time.
+      final long next = step + 1 < stats.length ? start + (step + 1) * stepNanos : deadline;
+      final long wait = Math.min(Math.min(next, giveUp) - now, TimeUnit.MILLISECONDS.toNanos(100));
       selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(wait)));
       final Iterator<SelectionKey> it = selector.selectedKeys().iterator();
       while (it.hasNext()) {
@@ -139,8 +150,10 @@ final class Worker implements Runnable {
         }
         if (key.isReadable() && c.awaiting() && c.read()) {
           final long done = System.nanoTime();
-          final int second = (int) ((done - start) / 1_000_000_000L);
-          stats
+          // A request belongs to the step in which its reply arrives (the last one in the grace).
+          final int doneStep = stepAt(done - start);
+          final int second = (int) ((done - start - doneStep * stepNanos) / 1_000_000_000L);
+          stats[doneStep]
               .of(c.type())
               .record(
                   second,
@@ -149,13 +162,27 @@ final class Worker implements Runnable {
                   c.type() == OpType.GET ? c.keysRequested() : 0,
                   c.type() == OpType.GET ? c.hits() : 0,
                   c.error());
-          if (!stopping && done < deadline && c.hasRequestsLeft()) {
+          if (!stopping && done < deadline && c.hasRequestsLeft() && c.slot() < config.activeClients(doneStep)) {
             c.sendNext();
           }
         } else if (key.isReadable() && !c.awaiting()) {
           // Unsolicited bytes or a close: read() surfaces a close as an error.
           c.read();
         }
+      }
+    }
+  }
+
+  /** Step (0-based) at {@code elapsed} nanoseconds since the start; 0 for an unstepped run. */
+  private int stepAt(final long elapsed) {
+    return (int) Math.min(stats.length - 1, Math.max(0, elapsed) / config.stepNanos());
+  }
+
+  /** Starts the idle connections that {@code step} makes active; the others stay connected, idle. */
+  private void activate(final List<Connection> connections, final int step) throws IOException {
+    for (final Connection c : connections) {
+      if (c.slot() < config.activeClients(step) && !c.awaiting() && c.hasRequestsLeft()) {
+        c.sendNext();
       }
     }
   }
