@@ -8,6 +8,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+# The one confidence level of the report, and the fewest values an interval is computed from.
+CI_LEVEL = 0.95
+MIN_CI_N = 3
 RUN_KEYS = ["run", "point", "repetition", "side", "type", "keys"]
 _COMPONENTS = ("net_us_mean", "queue_us_mean", "worker_us_mean", "server_us_mean")
 
@@ -39,8 +42,10 @@ def trim(windows: pd.DataFrame, warmup_s: float, cooldown_s: float) -> pd.DataFr
 def trim_to_clients(windows: pd.DataFrame, warmup_s: float, cooldown_s: float) -> pd.DataFrame:
     """Keeps, for every side of a run, the windows that lie inside one stable interval: from
     `warmup_s` after the first client window starts to `cooldown_s` before the last one ends.
-    Client and middleware windows then cover the same time, whatever their alignment. Runs
-    without timestamped client windows (memaslap) fall back to `trim`."""
+    The sides' window grids are not aligned, so each side keeps only the windows whose
+    middle lies where every side has kept windows: client and middleware then cover the
+    same seconds, give or take a fraction of a window at either end. Runs without
+    timestamped client windows (memaslap without `launch.json`) fall back to `trim`."""
     if warmup_s < 0 or cooldown_s < 0:
         raise ValueError("warm-up and cool-down must be >= 0")
     if windows.empty:
@@ -51,9 +56,20 @@ def trim_to_clients(windows: pd.DataFrame, warmup_s: float, cooldown_s: float) -
     keep = (timed["start_ms"] >= timed["first"] + warmup_s * 1000) & (
         timed["end_ms"] <= timed["last"] - cooldown_s * 1000
     )
-    kept = timed[keep].drop(columns=["first", "last"])
+    kept = _common_span(timed[keep].drop(columns=["first", "last"]))
     rest = trim(windows[~windows["run"].isin(bounds.index)], warmup_s, cooldown_s)
     return pd.concat([kept, rest], ignore_index=True)
+
+
+def _common_span(kept: pd.DataFrame) -> pd.DataFrame:
+    """The windows whose middle lies within the span every side of their run covers."""
+    if kept.empty:
+        return kept
+    span = kept.groupby(["run", "side"]).agg(lo=("start_ms", "min"), hi=("end_ms", "max"))
+    common = span.groupby(level="run").agg(lo=("lo", "max"), hi=("hi", "min"))
+    k = kept.join(common, on="run")
+    middle = (k["start_ms"] + k["end_ms"]) / 2
+    return kept[(middle >= k["lo"]) & (middle <= k["hi"])]
 
 
 def summarise_runs(tidy: pd.DataFrame) -> pd.DataFrame:
@@ -126,11 +142,14 @@ def per_source_totals(trimmed: pd.DataFrame) -> pd.DataFrame:
     return out.drop(columns=["rw", "n"])
 
 
-def confidence_interval(values: Sequence[float], level: float = 0.95) -> tuple[float, float]:
-    """Student-t interval of the mean; NaN bounds with fewer than two values."""
+def confidence_interval(values: Sequence[float], level: float = CI_LEVEL) -> tuple[float, float]:
+    """Student-t interval of the mean; NaN bounds with fewer than `MIN_CI_N` values (two
+    values give an interval too wide, and too unreliable, to report)."""
+    if not 0 < level < 1:
+        raise ValueError(f"confidence level must lie in (0, 1), not {level}")
     x = np.asarray(values, dtype=float)
     x = x[~np.isnan(x)]
-    if len(x) < 2:
+    if len(x) < MIN_CI_N:
         return (float("nan"), float("nan"))
     half = stats.t.ppf(0.5 + level / 2, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x))
     return (float(x.mean() - half), float(x.mean() + half))
@@ -140,7 +159,7 @@ def aggregate_points(
     runs: pd.DataFrame,
     by: Sequence[str] = ("point", "side", "type", "keys"),
     metrics: Sequence[str] = ("throughput_ops", "response_us_mean"),
-    level: float = 0.95,
+    level: float = CI_LEVEL,
 ) -> pd.DataFrame:
     """Mean, standard deviation and confidence interval of each metric across repetitions."""
     rows = []

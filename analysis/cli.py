@@ -164,7 +164,12 @@ def _parse_high(values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--response", required=True, help="Response column.")
 @click.option("--factors", required=True, help="Comma-separated factor columns, two values each.")
 @click.option("--high", multiple=True, help="FACTOR=VALUE: the +1 level (default: larger value).")
-@click.option("--alpha", type=float, default=0.10, show_default=True, help="1 - confidence level.")
+@click.option(
+    "--alpha",
+    type=float,
+    default=None,
+    help="1 - confidence level [default: 1 - the report's level, analysis.aggregate.CI_LEVEL].",
+)
 @click.option("--multiplicative", is_flag=True, help="Fit the multiplicative (log10) model.")
 @click.option("--order", "order_column", help="Column with the run order for residual plots.")
 @click.option(
@@ -179,7 +184,7 @@ def factorial_command(
     response: str,
     factors: str,
     high: tuple[str, ...],
-    alpha: float,
+    alpha: float | None,
     multiplicative: bool,
     order_column: str | None,
     plot_file: Path | None,
@@ -189,7 +194,9 @@ def factorial_command(
     import pandas as pd
 
     from analysis import factorial as fact
+    from analysis.aggregate import CI_LEVEL
 
+    alpha = 1 - CI_LEVEL if alpha is None else alpha
     try:
         df = pd.read_csv(data_file)
     except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as err:

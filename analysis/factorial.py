@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from analysis.aggregate import CI_LEVEL
+
 
 class DesignError(ValueError):
     """The data do not form a complete, balanced 2^k·r design."""
@@ -149,7 +151,7 @@ def analyse(
     factors: Sequence[str],
     *,
     high: Mapping[str, str] | None = None,
-    alpha: float = 0.10,
+    alpha: float = 1 - CI_LEVEL,
     multiplicative: bool = False,
     order: str | None = None,
 ) -> FactorialResult:

@@ -28,6 +28,7 @@ import yaml
 from scipy import stats
 
 from analysis import factorial, linkload
+from analysis.aggregate import CI_LEVEL
 from analysis.bottleneck import cpu_utilisation, host_saturated, name_bottleneck
 from analysis.report.tables2016 import histogram_quantiles
 from analysis.scaling import TIME_BASE, in_study_time, scale_of, with_scale
@@ -457,7 +458,7 @@ def evaluate(
 ) -> list[Outcome]:
     """Every finding's verdict; a finding whose data is missing is not reproduced, with the
     missing data as its reason."""
-    level = float(catalogue.get("level", 0.95))
+    level = float(catalogue.get("level", CI_LEVEL))
     out = []
     for f in catalogue["findings"]:
         m = f["measure"]

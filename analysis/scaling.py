@@ -15,6 +15,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from analysis.aggregate import CI_LEVEL, MIN_CI_N
+
 # (measured column prefix, study column prefix, factor applied per unit of s: -1 divides by
 # s, +1 multiplies by it, and the unit change)
 _RESCALED = (
@@ -108,8 +110,8 @@ def in_study_time(frame: pd.DataFrame) -> pd.DataFrame:
 
 def _log_ratio_ci(a: np.ndarray, b: np.ndarray, level: float) -> tuple[float, float]:
     """Confidence interval of mean(b) / mean(a) by the delta method on the log ratio; NaN
-    without two repetitions on each side."""
-    if len(a) < 2 or len(b) < 2:
+    without `MIN_CI_N` repetitions on each side."""
+    if len(a) < MIN_CI_N or len(b) < MIN_CI_N:
         return (math.nan, math.nan)
     ma, mb = a.mean(), b.mean()
     if ma <= 0 or mb <= 0:
@@ -125,7 +127,7 @@ def agreement(
     scale_level: str = "level_scale",
     reference: str = "s",
     by: tuple[str, ...] = ("level_workload", "side"),
-    level: float = 0.95,
+    level: float = CI_LEVEL,
 ) -> pd.DataFrame:
     """Per point and side: the rescaled throughput and response time at each scale and their
     ratio (other scale over the reference scale) with a confidence interval.

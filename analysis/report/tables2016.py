@@ -57,14 +57,15 @@ def run_percentiles(
 
 
 def point_statistics(per_run: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
-    """Mean and 95 % confidence interval over repetitions of each point (NaN with one)."""
+    """Mean and `CI_LEVEL` confidence interval over repetitions of each point (NaN bounds
+    with fewer than `MIN_CI_N`)."""
     rows = []
     for point, g in per_run.groupby("point", sort=True):
         row: dict[str, object] = {"point": point, "repetitions": len(g)}
         for m in metrics:
             values = g[m].dropna().to_numpy(float)
             row[f"{m}_mean"] = float(values.mean()) if len(values) else math.nan
-            lo, hi = confidence_interval(values) if len(values) > 1 else (math.nan, math.nan)
+            lo, hi = confidence_interval(values)
             row[f"{m}_ci_low"], row[f"{m}_ci_high"] = lo, hi
         rows.append(row)
     return pd.DataFrame(rows)

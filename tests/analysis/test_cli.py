@@ -118,6 +118,8 @@ def test_factorial_json_and_table(tmp_path) -> None:
         "perf",
         "--factors",
         "memory,cache",
+        "--alpha",
+        "0.10",  # Jain's printed intervals are at 90 %
         "--json",
     )
     assert proc.returncode == 0, proc.stderr

@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis import findings
+from analysis.aggregate import CI_LEVEL
 from analysis.report import findings as tables
 
 sm = snakemake  # type: ignore[name-defined]  # noqa: F821
@@ -27,7 +28,7 @@ loads = [
     row for family, t in data.families.items() for row in findings.family_loads(family, t["points"])
 ]
 outcomes = findings.evaluate(catalogue, data, loads)
-level = float(catalogue.get("level", 0.95))
+level = float(catalogue.get("level", CI_LEVEL))
 
 bottlenecks, rows = tables.bottleneck_table(loads, catalogue)
 Path(sm.output.bottlenecks).write_text(bottlenecks)

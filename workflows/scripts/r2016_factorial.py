@@ -8,12 +8,13 @@ from pathlib import Path
 import pandas as pd
 
 from analysis import factorial
+from analysis.aggregate import CI_LEVEL
 from analysis.report import figures as fg
 from analysis.scaling import in_study_time
 
 FACTORS = {"level_servers": "S", "level_replication": "Rep", "level_writes": "w"}
 HIGH = {"S": "7", "Rep": "full", "w": "10"}
-ALPHA = 0.10
+ALPHA = 1 - CI_LEVEL
 
 
 def placeholder(path: str, text: str) -> None:

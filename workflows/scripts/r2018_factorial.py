@@ -9,6 +9,7 @@ import pandas as pd
 from r2018_common import camel, log_to, reference
 
 from analysis import factorial
+from analysis.aggregate import CI_LEVEL
 from analysis.report import figures as rf
 from analysis.scaling import in_study_time
 
@@ -19,7 +20,7 @@ out = sm.output
 # The study's letters: A servers (1/3), B middlewares (1/2), C workers (8/32).
 FACTORS = {"servers": "A", "middlewares": "B", "workers": "C"}
 RESPONSES = [("throughput_ops", 1.0, "throughput", 0), ("response_ms", 1.0, "response", 2)]
-ALPHA = 0.05
+ALPHA = 1 - CI_LEVEL
 numbers = []
 
 runs = in_study_time(pd.read_parquet(sm.input.runs))
