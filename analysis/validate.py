@@ -1,8 +1,8 @@
-"""Checks on measurements: interactive response time law, bandwidth bounds, stability."""
+"""Checks on measurements: interactive response time law and bandwidth bounds (stability:
+analysis.stability)."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import pandas as pd
@@ -163,20 +163,3 @@ def bandwidth_bound(
         raise ValueError("no role has both a capacity and traffic")
     binding = min(per_role, key=per_role.__getitem__)
     return BandwidthBound(per_role, per_role[binding], binding)
-
-
-def coefficient_of_variation(values: pd.Series) -> float:
-    """Standard deviation over mean (NaN for fewer than two values or a zero mean)."""
-    x = values.dropna().astype(float)
-    if len(x) < 2 or x.mean() == 0:
-        return math.nan
-    return float(x.std(ddof=1) / x.mean())
-
-
-def stability(tidy: pd.DataFrame, threshold: float = 0.1) -> pd.DataFrame:
-    """CV of the window throughputs per run × side × type × keys, and whether it is below
-    `threshold` (a stable window)."""
-    g = tidy.groupby(["run", "side", "type", "keys"])["throughput_ops"]
-    out = g.apply(coefficient_of_variation).rename("throughput_cv").reset_index()
-    out["stable"] = out["throughput_cv"] <= threshold
-    return out

@@ -120,6 +120,7 @@ def test_no_multiget_run_exceeds_its_bandwidth_bound() -> None:
     script = _validation_script()
     runs = pd.read_parquet(MULTIGET / "runs.parquet")
     manifests = pd.read_parquet(MULTIGET / "manifests.parquet")
-    table = script.check(runs, manifests, "multiget")
+    windows = pd.read_parquet(MULTIGET / "windows.parquet")
+    table = script.check(runs, manifests, "multiget", windows)
     shares = table["bound_fraction"].dropna()
     assert len(shares) and shares.max() <= 1.0, table.loc[shares.idxmax(), "run"]

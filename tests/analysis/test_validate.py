@@ -55,6 +55,25 @@ def test_summaries_and_repetitions(tables: parse.RunTables) -> None:
     assert {"client_throughput_ops_mean", "middleware_throughput_ops_mean"} <= set(wide.columns)
 
 
+def test_confidence_interval_needs_three_values() -> None:
+    assert all(np.isnan(aggregate.confidence_interval([1.0, 2.0])))
+    assert all(np.isnan(aggregate.confidence_interval([1.0, 2.0, float("nan")])))
+    x = [1.0, 2.0, 4.0]
+    lo, hi = stats.t.interval(aggregate.CI_LEVEL, 2, loc=np.mean(x), scale=stats.sem(x))
+    assert aggregate.confidence_interval(x) == pytest.approx((lo, hi))
+    with pytest.raises(ValueError, match="level"):
+        aggregate.confidence_interval(x, level=95)
+
+
+def test_points_of_two_repetitions_have_no_interval(tables: parse.RunTables) -> None:
+    runs = aggregate.summarise_runs(parse.tidy(tables.windows))
+    reps = pd.concat([runs.assign(repetition=i) for i in (1, 2)])
+    points = aggregate.aggregate_points(reps)
+    assert (points["repetitions"] == 2).all()
+    assert points["throughput_ops_ci_low"].isna().all()
+    assert points["throughput_ops_mean"].notna().all()
+
+
 def test_interactive_law() -> None:
     # 192 clients, 10 000 ops/s, 18 ms response time: N/X = 19.2 ms, so Z = 1.2 ms fits.
     law = validate.interactive_law(192, 10_000.0, 0.018)
@@ -88,15 +107,6 @@ def test_bandwidth_bounds_match_the_study() -> None:
     # Each write crosses the middleware's link three times (once per replica).
     assert writes.binding == "middleware"
     assert writes.bound == pytest.approx(800e6 / 8 / (8 + 3 * sizes["set_request"]))
-
-
-def test_stability(tables: parse.RunTables) -> None:
-    st = validate.stability(parse.tidy(tables.windows[tables.windows["side"] == "middleware"]))
-    get = st[st["type"] == "get"].iloc[0]
-    assert get["throughput_cv"] == pytest.approx(
-        np.std([1000, 1010, 1020, 1030, 1040], ddof=1) / 1020
-    )
-    assert get["stable"]
 
 
 def test_parameter_estimates_and_predictions(tables: parse.RunTables) -> None:

@@ -31,6 +31,7 @@ rule validation:
     input:
         runs=expand(f"{RESULTS}/data/{{family}}/runs.parquet", family=ACTIVE_FAMILIES),
         manifests=expand(f"{RESULTS}/data/{{family}}/manifests.parquet", family=ACTIVE_FAMILIES),
+        windows=expand(f"{RESULTS}/data/{{family}}/windows.parquet", family=ACTIVE_FAMILIES),
         code=ANALYSIS_CODE,
     output:
         table=f"{RESULTS}/data/validation.parquet",
