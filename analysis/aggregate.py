@@ -42,8 +42,10 @@ def trim(windows: pd.DataFrame, warmup_s: float, cooldown_s: float) -> pd.DataFr
 def trim_to_clients(windows: pd.DataFrame, warmup_s: float, cooldown_s: float) -> pd.DataFrame:
     """Keeps, for every side of a run, the windows that lie inside one stable interval: from
     `warmup_s` after the first client window starts to `cooldown_s` before the last one ends.
-    Client and middleware windows then cover the same time, whatever their alignment. Runs
-    without timestamped client windows (memaslap) fall back to `trim`."""
+    The sides' window grids are not aligned, so each side keeps only the windows whose
+    middle lies where every side has kept windows: client and middleware then cover the
+    same seconds, give or take a fraction of a window at either end. Runs without
+    timestamped client windows (memaslap without `launch.json`) fall back to `trim`."""
     if warmup_s < 0 or cooldown_s < 0:
         raise ValueError("warm-up and cool-down must be >= 0")
     if windows.empty:
@@ -54,9 +56,20 @@ def trim_to_clients(windows: pd.DataFrame, warmup_s: float, cooldown_s: float) -
     keep = (timed["start_ms"] >= timed["first"] + warmup_s * 1000) & (
         timed["end_ms"] <= timed["last"] - cooldown_s * 1000
     )
-    kept = timed[keep].drop(columns=["first", "last"])
+    kept = _common_span(timed[keep].drop(columns=["first", "last"]))
     rest = trim(windows[~windows["run"].isin(bounds.index)], warmup_s, cooldown_s)
     return pd.concat([kept, rest], ignore_index=True)
+
+
+def _common_span(kept: pd.DataFrame) -> pd.DataFrame:
+    """The windows whose middle lies within the span every side of their run covers."""
+    if kept.empty:
+        return kept
+    span = kept.groupby(["run", "side"]).agg(lo=("start_ms", "min"), hi=("end_ms", "max"))
+    common = span.groupby(level="run").agg(lo=("lo", "max"), hi=("hi", "min"))
+    k = kept.join(common, on="run")
+    middle = (k["start_ms"] + k["end_ms"]) / 2
+    return kept[(middle >= k["lo"]) & (middle <= k["hi"])]
 
 
 def summarise_runs(tidy: pd.DataFrame) -> pd.DataFrame:

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -184,8 +185,9 @@ def _client_frames(run: str, meta: dict, client_dir: Path) -> tuple[pd.DataFrame
         ms = read_memaslap(text_file)
         win = ms.windows.copy()
         if not win.empty:
-            win["start_ms"] = np.nan
-            win["end_ms"] = np.nan
+            origin = memaslap_origin_ms(client_dir, ms)
+            win["start_ms"] = origin + 1000 * win["start_s"]
+            win["end_ms"] = origin + 1000 * win["end_s"]
             win["errors"] = np.nan
             for col in ("response_us_p50", "response_us_p90", "response_us_p99"):
                 win[col] = np.nan
@@ -203,6 +205,32 @@ def _client_frames(run: str, meta: dict, client_dir: Path) -> tuple[pd.DataFrame
             df.insert(0, k, v)
     return win, totals, hist
 
+
+def memaslap_origin_ms(client_dir: Path, result: MemaslapResult) -> float:
+    """Epoch ms at which memaslap started timing, from the `launch.json` the testbed writes
+    beside its output; NaN for runs without one (their windows are then cut by index).
+
+    `exit_ms` (when the process ended) places it best: memaslap stops timing, sleeps one
+    second, prints its totals and exits. `start_ms` (when the process started) comes before
+    memaslap opens its connections one after another (and, with no SETs in its mix, pre-sets
+    its keys), so its windows start that much later than the file says."""
+    path = client_dir / "launch.json"
+    if not path.exists():
+        return np.nan
+    try:
+        launch = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as err:
+        raise ParseError(path, f"not a launch record: {err}") from None
+    times = {k: launch.get(k) for k in ("start_ms", "exit_ms")} if isinstance(launch, dict) else {}
+    if not any(isinstance(v, int | float) and not isinstance(v, bool) for v in times.values()):
+        raise ParseError(path, "holds neither a numeric 'start_ms' nor 'exit_ms'")
+    if isinstance(times["exit_ms"], int | float):
+        return float(times["exit_ms"]) - 1000 * (result.run_time_s + MEMASLAP_EXIT_S)
+    return float(times["start_ms"])
+
+
+# memaslap's pause between the end of timing and its exit.
+MEMASLAP_EXIT_S = 1.0
 
 MIDDLEWARE_COLUMNS = [
     "design",
@@ -231,9 +259,32 @@ def middleware_row(stats: MiddlewareStats) -> dict[str, object]:
     }
 
 
+def with_empty_windows(windows: pd.DataFrame, queue: pd.DataFrame) -> pd.DataFrame:
+    """The middleware writes a windows.csv row only for the request types a window served,
+    but a queue.csv row for every window. A window without requests of a type the
+    middleware serves is a window of throughput 0 for it, and counts as one in the mean
+    over windows (else the mean is taken over the busy windows only)."""
+    if windows.empty or queue.empty:
+        return windows.copy()
+    kinds = windows[["type", "keys"]].drop_duplicates()
+    grid = (
+        queue[["window", "start_ms", "end_ms"]].drop_duplicates("window").merge(kinds, how="cross")
+    )
+    seen = windows[["window", "type", "keys"]].assign(_seen=True)
+    empty = grid.merge(seen, on=["window", "type", "keys"], how="left")
+    empty = empty[empty["_seen"].isna()].drop(columns="_seen")
+    if empty.empty:
+        return windows.copy()
+    zeros = {"count": 0, "throughput_ops": 0.0, "misses": 0, "errors": 0}
+    zeros.update({c: 0 for c in ("keys_requested", "values_returned") if c in windows})
+    empty = empty.assign(**{c: v for c, v in zeros.items() if c in windows.columns})
+    out = pd.concat([windows, empty], ignore_index=True)
+    return out.sort_values(["window", "type", "keys"], kind="stable").reset_index(drop=True)
+
+
 def _middleware_frames(run: str, meta: dict, mw_dir: Path) -> tuple[pd.DataFrame, ...]:
     stats = read_stats_dir(mw_dir / "stats")
-    win = stats.windows.copy()
+    win = with_empty_windows(stats.windows, stats.queue)
     win["response_us_std"] = _var_to_std(win["response_us_var"])
     frames = [win, stats.queue.copy(), stats.servers.copy(), stats.workers.copy()]
     frames += [stats.pools.copy(), stats.pool_requests.copy()]

@@ -11,6 +11,9 @@ import pandas as pd
 
 from analysis.parse.errors import ParseError
 
+# memaslap clears the screen before each periodic print; the prints are its windows.
+_CLEAR = "\x1b[1;1H\x1b[2J"
+_PRINT = "<print>"
 _SECTION = re.compile(r"^(Get|Set|Total) Statistics$")
 _ROW = re.compile(r"^(Period|Global)\s+(.*)$")
 _FINAL = re.compile(r"^(Get|Set|Total) Statistics \((\d+) events\)$")
@@ -32,6 +35,13 @@ _FIELDS = [
 
 @dataclass(frozen=True)
 class MemaslapResult:
+    """`windows` has `start_s` and `end_s`: seconds from memaslap's start of timing (after
+    its connections are set up, and in a read-only run after it has pre-set its keys) to
+    the window's start and end. Window w ends at the w-th print: memaslap prints every
+    `--stat_freq` seconds, but skips a print while a connection is down, and then the next
+    window is longer (its `Period` row still says `--stat_freq`, the `Global` row the time
+    since the start). A type that memaslap has not yet seen is not printed: count 0."""
+
     path: Path
     windows: pd.DataFrame  # window × type (get, set): period statistics
     totals: pd.DataFrame  # one row per type (get, set, total): whole run
@@ -45,10 +55,12 @@ def read_memaslap(path: str | Path) -> MemaslapResult:
     """Reads the statistics memaslap prints with -S (periodic) and at exit."""
     path = Path(path)
     try:
-        lines = path.read_text(errors="replace").replace("\x1b[1;1H\x1b[2J", "\n").splitlines()
+        text = path.read_text(errors="replace")
     except OSError as err:
         raise ParseError(path, f"cannot read: {err.strerror}") from None
+    lines = text.replace(_CLEAR, f"\n{_PRINT}\n").splitlines()
     windows: list[dict] = []
+    ends: dict[int, float] = {}  # window -> its Global time, seconds since the start
     totals: dict[str, dict] = {}
     hist: list[dict] = []
     section: str | None = None
@@ -57,10 +69,11 @@ def read_memaslap(path: str | Path) -> MemaslapResult:
     run = None
     for no, raw in enumerate(lines, 1):
         line = raw.strip()
+        if line == _PRINT:
+            window, section, final = window + 1, None, None
+            continue
         if m := _SECTION.match(line):
             section, final = m.group(1).lower(), None
-            if section == "get":
-                window += 1
             continue
         if m := _FINAL.match(line):
             final, section = m.group(1).lower(), None
@@ -79,6 +92,8 @@ def read_memaslap(path: str | Path) -> MemaslapResult:
                 raise ParseError(path, f"line {no}: non-numeric statistics: {raw!r}") from None
             if m.group(1) == "Period" and section != "total":
                 windows.append({"window": window, "type": section, **row})
+            elif m.group(1) == "Global":
+                ends[window] = row["time_s"]
             continue
         if final:
             if line.startswith(("Min:", "Max:", "Avg:", "Geo:", "Std:")):
@@ -95,20 +110,7 @@ def read_memaslap(path: str | Path) -> MemaslapResult:
         raise ParseError(path, "truncated: no final 'Run time: ... TPS: ...' line")
     if not windows and not totals:
         raise ParseError(path, "no statistics found: not memaslap output")
-    win = pd.DataFrame(windows)
-    if not win.empty:
-        win["keys"] = 1
-        win["count"] = win["ops"].astype(int)
-        win["throughput_ops"] = win["ops"] / win["time_s"].where(win["time_s"] > 0, math.nan)
-        win = win.rename(
-            columns={
-                "avg_us": "response_us_mean",
-                "std_us": "response_us_std",
-                "min_us": "response_us_min",
-                "max_us": "response_us_max",
-                "get_miss": "misses",
-            }
-        )
+    win = _windows(pd.DataFrame(windows), ends)
     return MemaslapResult(
         path=path,
         windows=win,
@@ -125,3 +127,41 @@ def _float(path: Path, no: int, value: str) -> float:
         return float(value)
     except ValueError:
         raise ParseError(path, f"line {no}: not a number: {value.strip()!r}") from None
+
+
+def _windows(periods: pd.DataFrame, ends: dict[int, float]) -> pd.DataFrame:
+    """One row per print × type, zero rows for a type not printed yet, and each window's
+    span from the `Global` times (throughput over the span, not over `--stat_freq`)."""
+    if periods.empty:
+        return periods
+    kinds = sorted(periods["type"].unique())
+    grid = pd.MultiIndex.from_product([sorted(ends), kinds], names=["window", "type"])
+    win = periods.set_index(["window", "type"]).reindex(grid).reset_index()
+    zero = win["ops"].isna()
+    win.loc[zero, ["ops", "tps", "get_miss"]] = 0.0
+    # memaslap prints 0 (and a minimum of -1) for the times of an empty period.
+    win.loc[win["ops"] == 0, _FIELDS[5:]] = math.nan
+    end = win["window"].map(ends)
+    start = win["window"].map(_starts(ends))
+    win["time_s"] = end - start
+    win["start_s"], win["end_s"] = start, end
+    win["keys"] = 1
+    win["count"] = win["ops"].astype(int)
+    win["throughput_ops"] = win["ops"] / win["time_s"].where(win["time_s"] > 0, math.nan)
+    return win.rename(
+        columns={
+            "avg_us": "response_us_mean",
+            "std_us": "response_us_std",
+            "min_us": "response_us_min",
+            "max_us": "response_us_max",
+            "get_miss": "misses",
+        }
+    )
+
+
+def _starts(ends: dict[int, float]) -> dict[int, float]:
+    """Each window starts where the one before ended, the first at memaslap's start."""
+    out, previous = {}, 0.0
+    for w in sorted(ends):
+        out[w], previous = previous, ends[w]
+    return out

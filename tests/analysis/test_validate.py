@@ -140,8 +140,9 @@ def test_trim_to_clients_keeps_one_interval_for_both_sides() -> None:
         rows.append(("r", "middleware", i, start + 1000 * i, start + 1000 + 1000 * i))
     windows = pd.DataFrame(rows, columns=["run", "side", "window", "start_ms", "end_ms"])
     kept = trim_to_clients(windows, warmup_s=1, cooldown_s=1)
-    # Stable interval: [start+1300, start+5300].
-    assert kept[kept.side == "client"]["window"].tolist() == [1, 2, 3, 4]
+    # Stable interval: [start+1300, start+5300]; the middleware's windows inside it cover
+    # [start+2000, start+5000], and the client's whose middle lies there: 2, 3 and 4.
+    assert kept[kept.side == "client"]["window"].tolist() == [2, 3, 4]
     assert kept[kept.side == "middleware"]["window"].tolist() == [2, 3, 4]
     assert (kept["start_ms"] >= start + 1300).all() and (kept["end_ms"] <= start + 5300).all()
 
