@@ -44,8 +44,10 @@ def test_agreement_is_the_ratio_of_rescaled_means_with_an_interval() -> None:
             [
                 _run("s", 0.04, 400, 250),
                 _run("s", 0.04, 420, 240),
+                _run("s", 0.04, 410, 245),
                 _run("double", 0.08, 760, 130),
                 _run("double", 0.08, 840, 120),
+                _run("double", 0.08, 800, 125),
                 _run("double", 0.08, 1, 1, status="failed"),
             ]
         )
@@ -53,7 +55,7 @@ def test_agreement_is_the_ratio_of_rescaled_means_with_an_interval() -> None:
     table = agreement(runs)
     assert len(table) == 1
     row = table.iloc[0]
-    assert row["other_scale"] == 0.08 and row["repetitions"] == 2
+    assert row["other_scale"] == 0.08 and row["repetitions"] == 3
     assert row["throughput_study_reference"] == pytest.approx(10250.0)
     assert row["throughput_study_ratio"] == pytest.approx(10000.0 / 10250.0)
     assert row["response_ms_study_ratio"] == pytest.approx(10.0 / 9.8)
@@ -68,6 +70,9 @@ def test_agreement_without_repetitions_has_no_interval() -> None:
     row = agreement(runs).iloc[0]
     assert row["throughput_study_ratio"] == pytest.approx(0.5)
     assert math.isnan(row["throughput_study_ratio_ci_low"])
+    # Two repetitions a side are still too few for an interval.
+    two = pd.concat([runs, runs], ignore_index=True)
+    assert math.isnan(agreement(two).iloc[0]["throughput_study_ratio_ci_low"])
 
 
 def test_in_study_time_rescales_every_rate_and_per_request_time_by_its_rows_scale() -> None:
