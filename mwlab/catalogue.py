@@ -300,6 +300,9 @@ def _apply_scale(
         spec.update(scalemodel.plan_fields(_machines(), study, factor, spec, where))
     except scalemodel.ScaleModelError as err:
         raise CatalogueError(str(err)) from err
+    # The middleware's own timeouts run on the testbed's clock: dilated like every time.
+    middleware = spec.setdefault("middleware", {})
+    middleware.setdefault("server_timeout_ms", scalemodel.server_timeout_ms(factor))
     return {"study": str(study)}
 
 

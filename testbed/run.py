@@ -127,6 +127,7 @@ class Runner:
         self.cpu_accounting = "none"
         self.cpu_marks: dict[str, cpuaccount.Mark] = {}
         self._stage_since: tuple[str, float] | None = None
+        self._exited: dict[int, float] = {}  # client process -> when it was seen to exit
 
     # --- stages ---------------------------------------------------------------------------
 
@@ -389,6 +390,7 @@ class Runner:
         self._hook("clients")
         self._wait_clients(procs, p.duration_s, marks[1:-1])
         self._mark(marks[-1])
+        record_exits(procs, self._exited)
         if self.cgroups is not None:
             self.cgroups.release()
         bad = [q for q in procs if q.exit_code != 0]
@@ -443,6 +445,9 @@ class Runner:
         with progress:
             task = progress.add_task(f"{self.point.name}: clients", total=length)
             while any(q.poll() is None for q in procs):
+                for q in procs:
+                    if q.exit_code is not None:
+                        self._exited.setdefault(id(q), time.time())
                 self.signals.check()
                 self._check_link_delay()
                 now_ = time.monotonic()
@@ -454,7 +459,7 @@ class Runner:
                         f" {length} s run length"
                     )
                 progress.update(task, completed=min(length, now_ - start))
-                wait = 0.2 if not boundaries else min(0.2, max(0.005, boundaries[0][0] - now_))
+                wait = 0.05 if not boundaries else min(0.05, max(0.005, boundaries[0][0] - now_))
                 time.sleep(wait)
         for _, name in boundaries:  # clients that ended early: the marks still exist
             self._mark(name)
@@ -828,6 +833,19 @@ def write_launch(procs: list[Proc], started: float) -> None:
             d = q.host.base / q.rel
             d.mkdir(parents=True, exist_ok=True)
             (d / "launch.json").write_text(json.dumps({"start_ms": int(started * 1000)}) + "\n")
+
+
+def record_exits(procs: list[Proc], exited: dict[int, float]) -> None:
+    """Adds `exit_ms` (when the process was seen to exit, within the 0.05 s of a poll) to
+    each client's launch.json: memaslap's timing ends a fixed time before it exits."""
+    for q in procs:
+        if not isinstance(q.host, LocalHost):
+            continue
+        path = q.host.base / q.rel / "launch.json"
+        if path.exists():
+            data = json.loads(path.read_text())
+            data["exit_ms"] = int(exited.get(id(q), time.time()) * 1000)
+            path.write_text(json.dumps(data) + "\n")
 
 
 def run_exit_code(manifest: dict[str, Any]) -> int:

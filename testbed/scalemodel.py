@@ -282,6 +282,18 @@ def plan_fields(
     }
 
 
+# The middleware's default --server-timeout-ms, a time of the study's machines.
+SERVER_TIMEOUT_MS = 1000
+
+
+def server_timeout_ms(scale: float) -> int:
+    """The middleware's server timeout on a testbed at scale s: 1 s of the study's time
+    lasts 1/s s here, so a reply that the study's middleware would have waited for is not
+    failed by the dilated testbed's (at s = 0.05, 1 s would be 50 ms of the study's time)."""
+    _check_scale(scale)
+    return round(SERVER_TIMEOUT_MS / scale)
+
+
 def with_budgets(
     spec: dict[str, Any],
     machines: Machines,

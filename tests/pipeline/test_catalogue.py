@@ -133,3 +133,14 @@ def test_unknown_design_is_named(tmp_path: Path) -> None:
     path.write_text(yaml.safe_dump(broken))
     with pytest.raises(CatalogueError, match=r"designs_2016, point design=2017,.*'2017' is not"):
         expand(load_catalogue(path), profile("smoke") | {"families": {}})
+
+
+def test_the_middlewares_timeout_is_dilated_with_the_testbeds_clock() -> None:
+    # At s = 0.05 one second of the study lasts 20 s on the testbed: a middleware that
+    # failed server replies after its own 1 s would fail what the study's waited for.
+    runs = expand(load_catalogue(), profile("default"))
+    scaled = [r for r in runs if r.scale_model is not None]
+    assert scaled
+    for run in scaled:
+        timeout = run.spec["middleware"]["server_timeout_ms"]
+        assert timeout == round(1000 / run.spec["scale"])
