@@ -1,85 +1,55 @@
-"""Snakemake script: the reproduction appendix's table of runs and time per family."""
+"""Snakemake script: the reproduction appendix's table of runs and time per family, and the
+run protocol's numbers (analysis/protocol.py)."""
 
-import csv
-import json
-from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
+
 from analysis.latex import escape
+from analysis.protocol import family_times, run_times, stage_breakdown
 
 
-@dataclass
-class FamilyTime:
-    runs: int = 0
-    failed: int = 0
-    measured_s: float = 0.0
-    wall_s: float = 0.0
+def _minutes(value: float) -> str:
+    return "--" if pd.isna(value) else f"{value:.1f}"
 
 
-def _wall_seconds(benchmark: Path) -> float:
-    """Wall time Snakemake recorded for the job (column `s`), 0 if it was not recorded."""
-    try:
-        with benchmark.open() as handle:
-            rows = list(csv.DictReader(handle, delimiter="\t"))
-    except OSError:
-        return 0.0
-    return float(rows[-1]["s"]) if rows else 0.0
-
-
-def collect(results: Path, manifests: list[Path]) -> dict[str, FamilyTime]:
-    families: dict[str, FamilyTime] = {}
-    for manifest in manifests:
-        relative = manifest.parent.relative_to(results / "runs")
-        family = relative.parts[0]
-        entry = families.setdefault(family, FamilyTime())
-        entry.runs += 1
-        data = json.loads(manifest.read_text())
-        if data.get("status") != "ok":
-            entry.failed += 1
-        entry.measured_s += float(data.get("duration_s") or 0.0)
-        entry.wall_s += _wall_seconds(
-            results / "benchmarks" / "runs" / relative.parent / f"{relative.name}.tsv"
-        )
-    return families
-
-
-def _minutes(seconds: float) -> str:
-    return f"{seconds / 60:.1f}"
-
-
-def render(families: dict[str, FamilyTime], profile: str) -> tuple[str, str]:
+def render(
+    families: pd.DataFrame, stages: pd.Series, runs: pd.DataFrame, profile: str
+) -> tuple[str, str]:
     rows = [
-        rf"\texttt{{{escape(name)}}} & {t.runs} & {t.failed} & {_minutes(t.measured_s)} & "
-        rf"{_minutes(t.wall_s)} \\"
-        for name, t in sorted(families.items())
+        rf"\texttt{{{escape(r.family)}}} & {r.runs} & {r.series} & {r.reruns} & {r.failed} & "
+        rf"{_minutes(r.measured_min)} & {_minutes(r.wall_min)} \\"
+        for r in families.itertuples()
     ]
-    total = FamilyTime(
-        runs=sum(t.runs for t in families.values()),
-        failed=sum(t.failed for t in families.values()),
-        measured_s=sum(t.measured_s for t in families.values()),
-        wall_s=sum(t.wall_s for t in families.values()),
-    )
+    total = families[["runs", "series", "reruns", "failed", "measured_min", "wall_min"]].sum()
     table = "\n".join(
         [
-            r"\begin{tabular}{@{}lrrrr@{}}",
+            r"\begin{tabular}{@{}lrrrrrr@{}}",
             r"\toprule",
-            r"Family & Runs & Failed & Run time [min] & Job time [min] \\",
+            r"Family & Points & Series & Reruns & Failed & Measured [min] & Jobs [min] \\",
             r"\midrule",
             *rows,
             r"\midrule",
-            rf"Total & {total.runs} & {total.failed} & {_minutes(total.measured_s)} & "
-            rf"{_minutes(total.wall_s)} \\",
+            rf"Total & {int(total.runs)} & {int(total.series)} & {int(total.reruns)} & "
+            rf"{int(total.failed)} & {_minutes(total.measured_min)} & "
+            rf"{_minutes(total.wall_min)} \\",
             r"\bottomrule",
             r"\end{tabular}",
             "",
         ]
     )
+    per_run = runs["wall_s"].mean()
+    stage_text = ", ".join(f"{escape(k)} {v:.2f}" for k, v in stages.items())
     numbers = "\n".join(
         [
             rf"\newcommand{{\ProfileName}}{{{escape(profile)}}}",
-            rf"\newcommand{{\RunsTotal}}{{{total.runs}}}",
-            rf"\newcommand{{\RunsFailed}}{{{total.failed}}}",
-            rf"\newcommand{{\RunMinutesTotal}}{{{_minutes(total.wall_s)}}}",
+            rf"\newcommand{{\RunsTotal}}{{{int(total.runs)}}}",
+            rf"\newcommand{{\RunsFailed}}{{{int(total.failed)}}}",
+            rf"\newcommand{{\RunMinutesTotal}}{{{_minutes(total.wall_min)}}}",
+            rf"\newcommand{{\SeriesTotal}}{{{int(total.series)}}}",
+            rf"\newcommand{{\RerunsTotal}}{{{int(total.reruns)}}}",
+            rf"\newcommand{{\JobSecondsPerPoint}}{{{per_run:.1f}}}",
+            rf"\newcommand{{\StageSecondsPerPoint}}{{{stage_text}}}",
             "",
         ]
     )
@@ -88,8 +58,7 @@ def render(families: dict[str, FamilyTime], profile: str) -> tuple[str, str]:
 
 if __name__ == "__main__":
     sm = snakemake  # type: ignore[name-defined]  # noqa: F821
-    table, numbers = render(
-        collect(Path(sm.params.results), [Path(p) for p in sm.input.runs]), sm.config["profile"]
-    )
+    runs = run_times(Path(sm.params.results), [Path(p) for p in sm.input.runs])
+    table, numbers = render(family_times(runs), stage_breakdown(runs), runs, sm.config["profile"])
     Path(sm.output.table).write_text(table)
     Path(sm.output.numbers).write_text(numbers)

@@ -1,0 +1,110 @@
+"""Where the measurement time went: per run, per family and per stage.
+
+A run measured on its own has its own job (a Snakemake benchmark file); the points of a
+series (testbed/series.py) share one job, whose wall time is split evenly over them. Each
+run.json records its stage times (`stage_s`); in a series, the stages shared by its points
+are split the same way, so the stage times of every point add up to its share of the job.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+import pandas as pd
+
+# Stages in run order (testbed.run.STAGES, the analysis' own copy: no testbed import here).
+STAGES = (
+    "layout",
+    "linkcap",
+    "linkdelay",
+    "servers",
+    "populate",
+    "middlewares",
+    "clients",
+    "split",
+    "stop",
+    "teardown",
+    "collect",
+)
+
+
+def job_seconds(benchmark: Path) -> float:
+    """Wall time Snakemake recorded for a job (column `s` of its last row); NaN without one."""
+    try:
+        with benchmark.open() as handle:
+            rows = list(csv.DictReader(handle, delimiter="\t"))
+    except OSError:
+        return float("nan")
+    return float(rows[-1]["s"]) if rows else float("nan")
+
+
+def run_times(results: Path, manifests: Iterable[Path]) -> pd.DataFrame:
+    """One row per run: family, status, series, attempts, measured seconds, its share of
+    the job's wall time, and its stage times (`stage_<name>` columns)."""
+    rows = []
+    series_points: dict[str, int] = {}
+    loaded = []
+    for manifest in manifests:
+        data = json.loads(manifest.read_text())
+        relative = manifest.parent.relative_to(results / "runs")
+        series = data.get("series")
+        key = (
+            str(Path(series["dir"]).relative_to((results / "series").resolve())) if series else None
+        )
+        if key is not None:
+            series_points[key] = series_points.get(key, 0) + 1
+        loaded.append((relative, data, key))
+    for relative, data, key in loaded:
+        if key is None:
+            bench = results / "benchmarks" / "runs" / relative.parent / f"{relative.name}.tsv"
+            wall = job_seconds(bench)
+        else:
+            wall = job_seconds(results / "benchmarks" / "series" / f"{key}.tsv")
+            wall /= series_points[key]
+        attempts = len((data.get("series") or {}).get("attempts") or [None])
+        rows.append(
+            {
+                "family": relative.parts[0],
+                "run": str(relative),
+                "status": data.get("status"),
+                "series": key,
+                "attempts": attempts,
+                "measured_s": float(data.get("duration_s") or 0.0),
+                "wall_s": wall,
+                **{f"stage_{k}": float(v) for k, v in (data.get("stage_s") or {}).items()},
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def family_times(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per family: runs, failed runs, series, further measurements (reruns), minutes the
+    load generators ran, minutes of measurement jobs, and job seconds per run."""
+    if runs.empty:
+        return pd.DataFrame(
+            columns=["family", "runs", "failed", "series", "reruns", "measured_min", "wall_min"]
+        )
+    g = runs.groupby("family", sort=True)
+    out = pd.DataFrame(
+        {
+            "runs": g.size(),
+            "failed": g["status"].apply(lambda s: int((s != "ok").sum())),
+            "series": g["series"].nunique(),
+            "reruns": g["attempts"].apply(lambda a: int((a - 1).clip(lower=0).sum())),
+            "measured_min": g["measured_s"].sum() / 60,
+            "wall_min": g["wall_s"].sum(min_count=1) / 60,
+        }
+    ).reset_index()
+    out["wall_s_per_run"] = out["wall_min"] * 60 / out["runs"]
+    return out
+
+
+def stage_breakdown(runs: pd.DataFrame) -> pd.Series:
+    """Mean seconds per run in each stage, in run order (stages no run reached omitted)."""
+    cols = [f"stage_{s}" for s in STAGES if f"stage_{s}" in runs.columns]
+    means = runs[cols].fillna(0.0).mean()
+    means.index = [c.removeprefix("stage_") for c in cols]
+    return means[means > 0]
