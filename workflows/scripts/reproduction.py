@@ -14,7 +14,7 @@ def _minutes(value: float) -> str:
 
 
 def render(
-    families: pd.DataFrame, stages: pd.Series, runs: pd.DataFrame, profile: str
+    families: pd.DataFrame, stages: pd.Series, runs: pd.DataFrame, profile: str, reruns: int
 ) -> tuple[str, str]:
     rows = [
         rf"\texttt{{{escape(r.family)}}} & {r.runs} & {r.series} & {r.reruns} & {r.failed} & "
@@ -48,6 +48,7 @@ def render(
             rf"\newcommand{{\RunMinutesTotal}}{{{_minutes(total.wall_min)}}}",
             rf"\newcommand{{\SeriesTotal}}{{{int(total.series)}}}",
             rf"\newcommand{{\RerunsTotal}}{{{int(total.reruns)}}}",
+            rf"\newcommand{{\RerunLimit}}{{{reruns}}}",
             rf"\newcommand{{\JobSecondsPerPoint}}{{{per_run:.1f}}}",
             rf"\newcommand{{\StageSecondsPerPoint}}{{{stage_text}}}",
             "",
