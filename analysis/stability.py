@@ -139,10 +139,25 @@ def window_series(tidy: pd.DataFrame) -> dict[str, np.ndarray]:
     """Each run's client throughput per complete window, request types and sources summed,
     in window order. Takes tidy windows (already trimmed); rows of type `all` are used only
     for runs that have no per-type rows. A window that lacks one of the run's sources, or
-    is partial, is left out: its sum would not be the run's throughput."""
+    is partial, is left out: its sum would not be the run's throughput. Where the clients
+    report fewer than MIN_WINDOWS windows (memaslap prints once a second) and the
+    middlewares report more over the same interval, the middlewares' windows stand in: in
+    a closed loop they see the same requests."""
     if tidy.empty:
         return {}
-    c = tidy[tidy["side"] == "client"] if "side" in tidy.columns else tidy
+    if "side" not in tidy.columns:
+        return _side_series(tidy)
+    out = _side_series(tidy[tidy["side"] == "client"])
+    short = [r for r, x in out.items() if len(x) < MIN_WINDOWS]
+    if short:
+        mw = _side_series(tidy[(tidy["side"] == "middleware") & tidy["run"].isin(short)])
+        out.update({r: x for r, x in mw.items() if len(x) > len(out[r])})
+    return out
+
+
+def _side_series(c: pd.DataFrame) -> dict[str, np.ndarray]:
+    if c.empty:
+        return {}
     typed = c[c["type"] != "all"]
     c = pd.concat([typed, c[(c["type"] == "all") & ~c["run"].isin(typed["run"])]])
     if "sources" not in c.columns:
@@ -181,8 +196,7 @@ def check_run_dir(run_dir: Path, warmup_s: float, cooldown_s: float) -> Stabilit
     memaslap.txt clients), after cutting `warmup_s` and `cooldown_s`."""
     tables = parse.load_run(run_dir)
     windows = tables.windows
-    windows = windows[windows["side"] == "client"] if not windows.empty else windows
-    if windows.empty:
+    if windows.empty or not (windows["side"] == "client").any():
         return assess([])
     series = window_series(parse.tidy(trim_to_clients(windows, warmup_s, cooldown_s)))
     return assess(next(iter(series.values()), np.array([])))

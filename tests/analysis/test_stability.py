@@ -203,3 +203,15 @@ def test_validation_flags_and_excludes_unstable_runs() -> None:
     assert r"\newcommand{\ValidationLevel}{95\,\%}" in macros
     assert rf"\newcommand{{\ValidationMinWindows}}{{{MIN_WINDOWS}}}" in macros
     assert " & 12 & " in script.render(table.reset_index())
+
+
+def test_middleware_windows_stand_in_where_the_clients_report_too_few() -> None:
+    # memaslap prints once a second: 3 client windows, 12 finer middleware windows.
+    client = windows({"r": noisy(3, 10, 1)}, sources=1).assign(side="client")
+    mw = windows({"r": noisy(12, 10, 2, mean=4000.0)}, sources=1).assign(side="middleware")
+    series = stability.window_series(pd.concat([client, mw], ignore_index=True))
+    assert len(series["r"]) == 12 and series["r"].mean() > 3000
+    # With enough client windows the clients' own stand.
+    client = windows({"r": noisy(12, 10, 3)}, sources=1).assign(side="client")
+    series = stability.window_series(pd.concat([client, mw], ignore_index=True))
+    assert series["r"].mean() < 2000

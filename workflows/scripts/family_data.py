@@ -20,6 +20,7 @@ from analysis.aggregate import (
 from analysis.parse import RunTables, load_run, tidy
 from analysis.parse.cpu import CPU_COLUMNS
 from analysis.scaling import add_study_columns
+from analysis.stability import stability_table
 
 # `throughput_cv` of a run is the largest CV among its sources (each over its own windows).
 METRICS = (
@@ -90,8 +91,20 @@ def build(
         summary = summary.drop(columns=["throughput_ops", "response_us_mean", "throughput_cv"])
         summary = summary.merge(exact, on=["run", "side", "type", "keys"], how="left")
         summary = summary.merge(runs.drop(columns=["point", "repetition"]), on="run", how="left")
-    # Failed runs stay in `runs` and `manifests` (validation flags them); points use ok runs.
+    if not summary.empty:
+        verdicts = stability_table(stable)[["run", "stable", "reason"]]
+        summary = summary.merge(verdicts.rename(columns={"reason": "stability"}), on="run",
+                                how="left")  # fmt: skip
+        summary["stable"] = summary["stable"].fillna(False).astype(bool)
+    # Failed runs stay in `runs` and `manifests` (validation flags them). Points use the
+    # completed, stable runs; a point none of whose runs is stable keeps its completed runs
+    # and is marked `unstable`.
     ok = summary[summary["status"] == "ok"] if not summary.empty else summary
+    unstable: set[str] = set()
+    if not ok.empty:
+        any_stable = ok.groupby("point")["stable"].transform("any")
+        unstable = set(ok.loc[~any_stable, "point"])
+        ok = ok[ok["stable"] | ~any_stable]
     by = ("point", "side", "type", "keys")
     if ok.empty:
         points = pd.DataFrame(columns=list(by))
@@ -100,6 +113,7 @@ def build(
         # Per-role CPU of the runs: points get their mean over repetitions (`<column>_mean`).
         metrics += [c for c in CPU_METRICS if c in ok.columns]
         points = aggregate_points(ok, by=by, metrics=metrics)
+    points["unstable"] = points["point"].isin(unstable)
     point_info = runs.drop_duplicates("point").drop(
         columns=["run", "repetition", "status", "error", "started_at", "finished_at"]
     )
