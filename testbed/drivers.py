@@ -113,7 +113,11 @@ def client_command(
     if driver == "memtier":
         return ["memtier_benchmark", *memtier_flags(point, target, "result.json")]
     if driver == "builtin":
-        return ["java", "-jar", loadgen_jar, *memtier_flags(point, target, "result.json")]
+        command = ["java", "-jar", loadgen_jar, *memtier_flags(point, target, "result.json")]
+        # Only when asked for: a generator built before --window-ms runs the default.
+        if point.client_window_ms != 1000:
+            command.append(f"--window-ms={point.client_window_ms}")
+        return command
     if driver == "memaslap":
         concurrency = point.threads * point.virtual_clients
         return [

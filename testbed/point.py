@@ -138,6 +138,9 @@ class Point(BaseModel):
     threads: int = Field(1, ge=1)
     virtual_clients: int = Field(1, ge=1)
     driver: Literal["auto", "memtier", "builtin", "memaslap"] = "auto"
+    # The built-in generator's window length (--window-ms) for its per-window series; memtier
+    # and memaslap report per second whatever this says.
+    client_window_ms: int = Field(1000, ge=50, le=60000)
     workload: Workload = Field(default_factory=Workload)
     middleware: MiddlewareSettings = Field(default_factory=MiddlewareSettings)
     duration_s: float = Field(5.0, gt=0)
