@@ -4,6 +4,10 @@ Both generators record latencies in microseconds and write, per request type, th
 HdrHistogram as base64 in `Percentile Latencies/Histogram log format/Compressed Histogram`;
 that histogram is the client side's latency distribution. Latencies come only from the `Sets`
 and `Gets` blocks: memtier writes `Latency` and `Average Latency` of `Totals` as 0.
+
+memtier's `Time-Serie` is keyed by seconds since the start. The built-in generator's windows
+may be shorter (`--window-ms`); it then records their length in `mwlab/window_ms` and keys the
+series by window index. Without that field a window is one second.
 """
 
 from __future__ import annotations
@@ -30,10 +34,11 @@ class MemtierResult:
     path: Path
     start_ms: int
     end_ms: int
-    windows: pd.DataFrame  # second × type: see WINDOW_COLUMNS
+    windows: pd.DataFrame  # window × type: see WINDOW_COLUMNS
     totals: pd.DataFrame  # one row per type
     histograms: pd.DataFrame = field(default_factory=pd.DataFrame)  # see HISTOGRAM_COLUMNS
     config: dict[str, object] = field(default_factory=dict)
+    window_ms: int = 1000  # length of each window of `windows`
 
 
 WINDOW_COLUMNS = [
@@ -111,6 +116,7 @@ def read_memtier(path: str | Path) -> MemtierResult:
     mwlab = data.get("mwlab") if isinstance(data.get("mwlab"), dict) else {}
     config = dict(mwlab.get("config") or data.get("configuration") or {})
     multiget = int(config.get("multi_key_get") or config.get("multi-key-get") or 0)
+    window_ms = _window_ms(path, mwlab)
 
     blocks = {}
     for name in _TYPES:
@@ -120,11 +126,11 @@ def read_memtier(path: str | Path) -> MemtierResult:
         series = block.get("Time-Serie")
         if not isinstance(series, dict):
             raise ParseError(path, f"'{name}' lacks the per-second 'Time-Serie'")
-        blocks[name] = (block, {_second(path, name, k): v for k, v in series.items()})
-    # Each second is a full window except the generator's last one, which ends at the finish
-    # time when that falls inside it. memtier's Start and Finish times are averages over its
-    # connections and can be a second off, so no earlier window is cut short by them.
-    last_second = max((s for _, series in blocks.values() for s in series), default=0)
+        blocks[name] = (block, {_window(path, name, k): v for k, v in series.items()})
+    # Each window is full except the generator's last one, which ends at the finish time when
+    # that falls inside it. memtier's Start and Finish times are averages over its connections
+    # and can be a second off, so no earlier window is cut short by them.
+    last_window = max((s for _, series in blocks.values() for s in series), default=0)
 
     windows, totals, hist_rows = [], [], []
     for name, kind in _TYPES.items():
@@ -141,19 +147,19 @@ def read_memtier(path: str | Path) -> MemtierResult:
             path, f"{name}/Percentile Latencies", block.get("Percentile Latencies") or {}
         )
         count_total = 0
-        for sec, entry in sorted(series.items()):
+        for win, entry in sorted(series.items()):
             if not isinstance(entry, dict) or "Count" not in entry:
-                raise ParseError(path, f"'{name}/Time-Serie/{sec}' lacks 'Count'")
-            count = int(_num(path, f"{name}/Time-Serie/{sec}/Count", entry["Count"]))
+                raise ParseError(path, f"'{name}/Time-Serie/{win}' lacks 'Count'")
+            count = int(_num(path, f"{name}/Time-Serie/{win}/Count", entry["Count"]))
             count_total += count
-            w_start = start + 1000 * sec
-            w_end = w_start + 1000
-            if sec == last_second and w_start < end < w_end:
+            w_start = start + window_ms * win
+            w_end = w_start + window_ms
+            if win == last_window and w_start < end < w_end:
                 w_end = end
-            p = _percentiles(path, f"{name}/Time-Serie/{sec}", entry)
+            p = _percentiles(path, f"{name}/Time-Serie/{win}", entry)
             windows.append(
                 {
-                    "window": sec,
+                    "window": win,
                     "start_ms": w_start,
                     "end_ms": w_end,
                     "type": rtype,
@@ -196,7 +202,18 @@ def read_memtier(path: str | Path) -> MemtierResult:
         totals=pd.DataFrame(totals),
         histograms=pd.DataFrame(hist_rows, columns=HISTOGRAM_COLUMNS),
         config=config,
+        window_ms=window_ms,
     )
+
+
+def _window_ms(path: Path, mwlab: dict) -> int:
+    """The built-in generator's window length; memtier's (no `mwlab/window_ms`) is a second."""
+    if "window_ms" not in mwlab:
+        return 1000
+    value = mwlab["window_ms"]
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ParseError(path, f"mwlab/window_ms is not a positive integer: {value!r}")
+    return value
 
 
 def _histogram(path: Path, name: str, block: dict, count: int) -> list[tuple[int, int]]:
@@ -224,11 +241,11 @@ def _histogram(path: Path, name: str, block: dict, count: int) -> list[tuple[int
     return rows
 
 
-def _second(path: Path, name: str, key: str) -> int:
+def _window(path: Path, name: str, key: str) -> int:
     try:
         return int(key)
     except ValueError:
-        raise ParseError(path, f"'{name}/Time-Serie' has a non-integer second {key!r}") from None
+        raise ParseError(path, f"'{name}/Time-Serie' has a non-integer window {key!r}") from None
 
 
 def _lat(value: object, count: int) -> float:
