@@ -5,7 +5,8 @@ import java.util.List;
 /**
  * Everything a run needs, validated. {@code steps} is empty for an unstepped run; otherwise it
  * holds the connections per thread active in each step of {@code stepSeconds} seconds, and
- * {@code testTimeSeconds} is the whole run (steps times step length).
+ * {@code testTimeSeconds} is the whole run (steps times step length). The time series has one
+ * entry per window of {@code windowMs} milliseconds, counted from the run's (or step's) start.
  */
 public record Config(
     String server,
@@ -26,7 +27,14 @@ public record Config(
     String keyPrefix,
     long seed,
     List<Integer> steps,
-    int stepSeconds) {
+    int stepSeconds,
+    int windowMs) {
+
+  /** memtier's window: one second. */
+  public static final int DEFAULT_WINDOW_MS = 1000;
+
+  public static final int MIN_WINDOW_MS = 50;
+  public static final int MAX_WINDOW_MS = 60_000;
 
   public Config {
     require(port > 0 && port < 65536, "port must be in 1..65535");
@@ -37,6 +45,9 @@ public record Config(
     require(dataSize >= 1, "--data-size must be >= 1");
     require(keyMinimum >= 0 && keyMaximum >= keyMinimum, "need 0 <= --key-minimum <= --key-maximum");
     require(expiryMin >= 0 && expiryMax >= expiryMin, "--expiry-range must be MIN-MAX with MIN <= MAX");
+    require(
+        windowMs >= MIN_WINDOW_MS && windowMs <= MAX_WINDOW_MS,
+        "--window-ms must be in " + MIN_WINDOW_MS + ".." + MAX_WINDOW_MS + ", got " + windowMs);
     steps = List.copyOf(steps);
     if (!steps.isEmpty()) {
       require(stepSeconds > 0, "--step-time must be > 0");
@@ -45,6 +56,10 @@ public record Config(
       }
       require(requests == 0, "--steps excludes --requests");
       require((long) steps.size() * stepSeconds == testTimeSeconds, "the test time must be the sum of the steps");
+      // A window never straddles two steps, so each step's windows are whole.
+      require(
+          stepSeconds * 1000L % windowMs == 0,
+          "--step-time (" + stepSeconds + " s) must be a whole number of --window-ms (" + windowMs + " ms)");
     }
   }
 
@@ -78,6 +93,16 @@ public record Config(
     return stepped() ? stepSeconds * 1_000_000_000L : Long.MAX_VALUE;
   }
 
+  /** Length of a window of the time series, in nanoseconds. */
+  public long windowNanos() {
+    return windowMs * 1_000_000L;
+  }
+
+  /** Windows in one step of a stepped run. */
+  public int windowsPerStep() {
+    return (int) (stepSeconds * 1000L / windowMs);
+  }
+
   /** Step {@code step} (0-based) described as a run of its own, for its report. */
   public Config step(final int step) {
     return new Config(
@@ -99,6 +124,7 @@ public record Config(
         keyPrefix,
         seed,
         List.of(),
-        0);
+        0,
+        windowMs);
   }
 }

@@ -78,6 +78,17 @@ public final class Main implements Callable<Integer> {
   @Option(names = "--step-time", paramLabel = "S", description = "Seconds of each step of --steps.")
   private Integer stepTime;
 
+  @Option(
+      names = "--window-ms",
+      paramLabel = "N",
+      description = {
+        "Length of the windows of the JSON's \"Time-Serie\", in milliseconds (" + Config.MIN_WINDOW_MS
+            + ".." + Config.MAX_WINDOW_MS + ", default: ${DEFAULT-VALUE}, memtier's one second).",
+        "Its keys are then window indices; with --steps, --step-time must be a whole number of windows."
+      },
+      defaultValue = "1000")
+  private int windowMs;
+
   @Option(names = "--ratio", description = "SET:GET ratio (default: ${DEFAULT-VALUE}).", defaultValue = "1:10")
   private String ratio;
 
@@ -177,10 +188,10 @@ public final class Main implements Callable<Integer> {
         failure = w.failure();
       }
     }
-    // The whole run: each step's seconds shifted to where the step starts in the run.
+    // The whole run: each step's windows shifted to where the step starts in the run.
     final RunStats merged = new RunStats();
     for (int s = 0; s < perStep.length; s++) {
-      merged.add(perStep[s], s * config.stepSeconds());
+      merged.add(perStep[s], s * config.windowsPerStep());
     }
     final long start = clock.startEpochMs() == 0 ? finish : clock.startEpochMs();
     final Report report = new Report(config, merged, percentiles, start, finish);
@@ -314,7 +325,8 @@ public final class Main implements Callable<Integer> {
           keyPrefix,
           seed,
           steps == null ? List.of() : steps,
-          stepTime == null ? 0 : stepTime);
+          stepTime == null ? 0 : stepTime,
+          windowMs);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage(), e);
     }

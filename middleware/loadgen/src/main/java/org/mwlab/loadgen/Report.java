@@ -74,10 +74,10 @@ final class Report {
 
     final TypeStats sets = stats.of(OpType.SET);
     final TypeStats gets = stats.of(OpType.GET);
-    final int nSeconds = Math.max(sets.seconds(), gets.seconds());
-    all.put("Sets", block(sets.total(), 0, 0, sets.bytes(), i -> sets.second(i), nSeconds));
-    all.put("Gets", block(gets.total(), gets.hits(), gets.misses(), gets.bytes(), i -> gets.second(i), nSeconds));
-    all.put("Waits", block(TypeStats.newHistogram(), 0, 0, 0, i -> TypeStats.newHistogram(), nSeconds));
+    final int nWindows = Math.max(sets.windows(), gets.windows());
+    all.put("Sets", block(sets.total(), 0, 0, sets.bytes(), sets::window, nWindows));
+    all.put("Gets", block(gets.total(), gets.hits(), gets.misses(), gets.bytes(), gets::window, nWindows));
+    all.put("Waits", block(TypeStats.newHistogram(), 0, 0, 0, i -> TypeStats.newHistogram(), nWindows));
     final Histogram total = sets.total().copy();
     total.add(gets.total());
     all.put(
@@ -88,11 +88,11 @@ final class Report {
             gets.misses(),
             sets.bytes() + gets.bytes(),
             i -> {
-              final Histogram h = sets.second(i).copy();
-              h.add(gets.second(i));
+              final Histogram h = sets.window(i).copy();
+              h.add(gets.window(i));
               return h;
             },
-            nSeconds));
+            nWindows));
     root.put("ALL STATS", all);
 
     final Map<String, Object> mwlab = new LinkedHashMap<>();
@@ -103,6 +103,8 @@ final class Report {
       mwlab.put("step", step.step());
       mwlab.put("steps", step.steps());
     }
+    // The "Time-Serie" keys count windows of this length (memtier's are seconds).
+    mwlab.put("window_ms", config.windowMs());
     final Map<String, Object> hist = new LinkedHashMap<>();
     hist.put("sets", histogram(sets.total()));
     hist.put("gets", histogram(gets.total()));
@@ -122,8 +124,8 @@ final class Report {
     return root;
   }
 
-  private interface PerSecond {
-    Histogram at(int second);
+  private interface PerWindow {
+    Histogram at(int window);
   }
 
   private Map<String, Object> block(
@@ -131,8 +133,8 @@ final class Report {
       final long hits,
       final long misses,
       final long bytes,
-      final PerSecond perSecond,
-      final int nSeconds) {
+      final PerWindow perWindow,
+      final int nWindows) {
     final double s = seconds();
     final boolean any = h.getTotalCount() > 0;
     final Map<String, Object> b = new LinkedHashMap<>();
@@ -146,8 +148,10 @@ final class Report {
     b.put("Max Latency", any ? h.getMaxValue() / 1000.0 : 0.0);
     b.put("KB/sec", bytes / 1024.0 / s);
     final Map<String, Object> series = new LinkedHashMap<>();
-    for (int i = 0; i < nSeconds; i++) {
-      final Histogram sh = perSecond.at(i);
+    // Each entry holds counts and latencies of its window, no rates, so the window length
+    // changes no entry's meaning.
+    for (int i = 0; i < nWindows; i++) {
+      final Histogram sh = perWindow.at(i);
       final boolean has = sh.getTotalCount() > 0;
       final Map<String, Object> one = new LinkedHashMap<>();
       one.put("Count", sh.getTotalCount());

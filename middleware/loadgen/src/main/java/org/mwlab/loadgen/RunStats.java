@@ -22,10 +22,10 @@ public final class RunStats {
     add(other, 0);
   }
 
-  /** Adds {@code other}, whose second 0 is second {@code secondOffset} of this one. */
-  public void add(final RunStats other, final int secondOffset) {
+  /** Adds {@code other}, whose window 0 is window {@code windowOffset} of this one. */
+  public void add(final RunStats other, final int windowOffset) {
     for (final OpType t : OpType.values()) {
-      byType.get(t).add(other.byType.get(t), secondOffset);
+      byType.get(t).add(other.byType.get(t), windowOffset);
     }
   }
 }

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.HdrHistogram.Histogram;
 
-/** Latencies (µs) and counters of one request type, for the whole run and per second. */
+/** Latencies (µs) and counters of one request type, for the whole run and per window of the time series. */
 public final class TypeStats {
 
   /** Highest latency tracked: one hour in microseconds. */
@@ -13,7 +13,7 @@ public final class TypeStats {
   static final int DIGITS = 3;
 
   private final Histogram total = newHistogram();
-  private final List<Histogram> perSecond = new ArrayList<>();
+  private final List<Histogram> perWindow = new ArrayList<>();
   private long bytes;
   private long hits;
   private long misses;
@@ -25,7 +25,7 @@ public final class TypeStats {
   }
 
   void record(
-      final int second,
+      final int window,
       final long latencyUs,
       final long requestBytes,
       final long keysRequested,
@@ -33,13 +33,13 @@ public final class TypeStats {
       final boolean error) {
     final long v = Math.min(Math.max(latencyUs, 0), HIGHEST_US);
     total.recordValue(v);
-    while (perSecond.size() <= second) {
-      perSecond.add(null);
+    while (perWindow.size() <= window) {
+      perWindow.add(null);
     }
-    Histogram h = perSecond.get(second);
+    Histogram h = perWindow.get(window);
     if (h == null) {
       h = newHistogram();
-      perSecond.set(second, h);
+      perWindow.set(window, h);
     }
     h.recordValue(v);
     bytes += requestBytes;
@@ -51,22 +51,22 @@ public final class TypeStats {
     }
   }
 
-  /** Adds {@code other}, whose second 0 is second {@code secondOffset} of this one. */
-  void add(final TypeStats other, final int secondOffset) {
+  /** Adds {@code other}, whose window 0 is window {@code windowOffset} of this one. */
+  void add(final TypeStats other, final int windowOffset) {
     total.add(other.total);
-    for (int s = 0; s < other.perSecond.size(); s++) {
-      final Histogram h = other.perSecond.get(s);
+    for (int s = 0; s < other.perWindow.size(); s++) {
+      final Histogram h = other.perWindow.get(s);
       if (h == null) {
         continue;
       }
-      final int at = s + secondOffset;
-      while (perSecond.size() <= at) {
-        perSecond.add(null);
+      final int at = s + windowOffset;
+      while (perWindow.size() <= at) {
+        perWindow.add(null);
       }
-      if (perSecond.get(at) == null) {
-        perSecond.set(at, newHistogram());
+      if (perWindow.get(at) == null) {
+        perWindow.set(at, newHistogram());
       }
-      perSecond.get(at).add(h);
+      perWindow.get(at).add(h);
     }
     bytes += other.bytes;
     hits += other.hits;
@@ -79,14 +79,14 @@ public final class TypeStats {
     return total;
   }
 
-  /** Histogram of second {@code s}; empty if nothing completed in it. */
-  public Histogram second(final int s) {
-    final Histogram h = s < perSecond.size() ? perSecond.get(s) : null;
+  /** Histogram of window {@code s}; empty if nothing completed in it. */
+  public Histogram window(final int s) {
+    final Histogram h = s < perWindow.size() ? perWindow.get(s) : null;
     return h == null ? newHistogram() : h;
   }
 
-  public int seconds() {
-    return perSecond.size();
+  public int windows() {
+    return perWindow.size();
   }
 
   public long bytes() {

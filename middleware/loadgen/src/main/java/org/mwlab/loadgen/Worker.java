@@ -29,7 +29,7 @@ final class Worker implements Runnable {
   private final ByteBuffer value;
   private final AtomicLong setSequence;
   private final AtomicLong getSequence;
-  /** One per step, each second counted from its step's start. */
+  /** One per step, each window counted from its step's start. */
   private final RunStats[] stats;
   private final AtomicReference<String> abort;
   private volatile String failure;
@@ -119,6 +119,7 @@ final class Worker implements Runnable {
     final long deadline =
         config.byRequests() ? Long.MAX_VALUE : start + TimeUnit.SECONDS.toNanos(config.testTimeSeconds());
     final long stepNanos = config.stepNanos();
+    final long windowNanos = config.windowNanos();
     int step = 0;
     activate(connections, step);
     boolean stopping = false;
@@ -152,11 +153,11 @@ final class Worker implements Runnable {
           final long done = System.nanoTime();
           // A request belongs to the step in which its reply arrives (the last one in the grace).
           final int doneStep = stepAt(done - start);
-          final int second = (int) ((done - start - doneStep * stepNanos) / 1_000_000_000L);
+          final int window = (int) ((done - start - doneStep * stepNanos) / windowNanos);
           stats[doneStep]
               .of(c.type())
               .record(
-                  second,
+                  window,
                   (done - c.sentNanos()) / 1000,
                   c.bytes(),
                   c.type() == OpType.GET ? c.keysRequested() : 0,
