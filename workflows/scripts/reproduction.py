@@ -24,9 +24,10 @@ def render(
     total = families[["runs", "series", "reruns", "failed", "measured_min", "wall_min"]].sum()
     table = "\n".join(
         [
+            r"\setlength{\tabcolsep}{4pt}",
             r"\begin{tabular}{@{}lrrrrrr@{}}",
             r"\toprule",
-            r"Family & Points & Series & Reruns & Failed & Measured [min] & Jobs [min] \\",
+            r"Family & Points & Series & Reruns & Failed & Meas.\ [min] & Jobs [min] \\",
             r"\midrule",
             *rows,
             r"\midrule",
@@ -60,6 +61,12 @@ def render(
 if __name__ == "__main__":
     sm = snakemake  # type: ignore[name-defined]  # noqa: F821
     runs = run_times(Path(sm.params.results), [Path(p) for p in sm.input.runs])
-    table, numbers = render(family_times(runs), stage_breakdown(runs), runs, sm.config["profile"])
+    table, numbers = render(
+        family_times(runs),
+        stage_breakdown(runs),
+        runs,
+        sm.config["profile"],
+        int(sm.config.get("run", {}).get("reruns", 2)),
+    )
     Path(sm.output.table).write_text(table)
     Path(sm.output.numbers).write_text(numbers)

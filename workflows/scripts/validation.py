@@ -150,12 +150,14 @@ _HEADER = (
 def render(table: pd.DataFrame) -> str:
     """One block per family; the point column wraps, so long level names never overflow."""
     lines = [
-        r"\begin{longtable}{@{}p{0.36\textwidth}rrrrrrp{0.13\textwidth}@{}}",
+        r"\setlength{\tabcolsep}{4pt}",
+        r"\begin{longtable}{@{}p{0.32\textwidth}rrrrrrp{0.12\textwidth}@{}}",
         r"\caption{Validation of every run: client throughput over the measured windows, "
         r"their number, the $p$-value of the trend test, the half-width of the "
         r"\ValidationLevel{} confidence interval of the mean over the mean, the relative "
         r"error of the interactive law, and the share of the bandwidth bound reached. "
-        r"Unstable and failed runs are excluded from model fits.}\label{tab:validation}\\",
+        r"Unstable and failed runs are left out of their point's statistics.}"
+        r"\label{tab:validation}\\",
         r"\toprule",
         _HEADER,
         r"\midrule",
