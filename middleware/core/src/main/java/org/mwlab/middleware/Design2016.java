@@ -162,7 +162,7 @@ final class Design2016 implements Dispatcher {
         net.enqueued(p.pool, now, q.size());
       }
     }
-    net.arrival(r.arrivalNs, waiting());
+    net.queued(r.enqueueNs, waiting());
   }
 
   /** Parts waiting in all queues. */

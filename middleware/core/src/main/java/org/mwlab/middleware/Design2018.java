@@ -80,7 +80,7 @@ final class Design2018 implements Dispatcher {
       } while (!queue.offer(r));
     }
     final int length = queue.size();
-    net.arrival(r.arrivalNs, length);
+    net.queued(r.enqueueNs, length);
     net.enqueued(Worker.POOL, r.enqueueNs, length);
   }
 
@@ -100,7 +100,7 @@ final class Design2018 implements Dispatcher {
       done += batchQueue.offer(round, from, now, lengths);
       for (int i = from; i < done; i++) {
         final Request r = round.get(i);
-        net.arrival(r.arrivalNs, lengths[i]);
+        net.queued(r.enqueueNs, lengths[i]);
         net.enqueued(Worker.POOL, r.enqueueNs, lengths[i]);
       }
       if (done == round.size()) {

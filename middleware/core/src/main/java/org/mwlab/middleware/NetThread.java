@@ -8,10 +8,13 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.util.HashSet;
 import java.util.Iterator;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.mwlab.common.Ascii;
+import org.mwlab.middleware.stats.Recorder;
 import org.mwlab.middleware.stats.StatsClock;
 import org.mwlab.middleware.stats.StatsCollector;
 
@@ -30,6 +33,17 @@ final class NetThread implements Runnable {
   private final Dispatcher dispatcher;
   private final StatsClock clock;
   private final StatsCollector collector;
+  private final Recorder net;
+  /**
+   * Connections with bytes read but not yet decoded into requests: their arrivals, at the first
+   * such byte, are still to be recorded.
+   */
+  private final Set<ClientConnection> partial = new HashSet<>();
+  /**
+   * Longest the net-thread holds the statistics back for a request still coming in; a request
+   * whose bytes take longer counts as a late record.
+   */
+  private final long partialHoldNs;
   private final AtomicInteger connections = new AtomicInteger();
   private final ConcurrentLinkedQueue<ClientConnection> resumes = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<Request> dispatches = new ConcurrentLinkedQueue<>();
@@ -48,6 +62,8 @@ final class NetThread implements Runnable {
     this.dispatcher = dispatcher;
     this.clock = clock;
     this.collector = collector;
+    this.net = collector.net();
+    this.partialHoldNs = 10 * clock.windowNs();
     this.initialBuffer = Math.max(16 * 1024, config.maxLineLength() + 4);
     selector = Selector.open();
     server = ServerSocketChannel.open();
@@ -90,7 +106,9 @@ final class NetThread implements Runnable {
   public void run() {
     try {
       while (running) {
+        net.idleFrom(oldestPartial());
         selector.select(100);
+        net.hold();
         final Iterator<SelectionKey> it = selector.selectedKeys().iterator();
         while (it.hasNext() && running) {
           final SelectionKey key = it.next();
@@ -108,6 +126,7 @@ final class NetThread implements Runnable {
           }
           if (key.isValid() && key.isReadable()) {
             read(c);
+            track(c);
           }
         }
         Request next;
@@ -120,6 +139,7 @@ final class NetThread implements Runnable {
             decodeBuffered(c, c.leftoverArrivalNs);
             c.restoreReadInterest();
           }
+          track(c);
         }
         // Everything this round decoded goes to the workers together.
         dispatcher.flush();
@@ -128,6 +148,7 @@ final class NetThread implements Runnable {
     } catch (IOException e) {
       System.err.println("middleware: network thread failed: " + e);
     } finally {
+      net.idle();
       try {
         server.close();
       } catch (IOException e) {
@@ -176,7 +197,9 @@ final class NetThread implements Runnable {
         System.err.println("middleware: shutdown: " + owed + " replies still owed; giving up");
         return;
       }
+      net.idle();
       selector.select(10);
+      net.hold();
       final Iterator<SelectionKey> it = selector.selectedKeys().iterator();
       while (it.hasNext()) {
         final SelectionKey key = it.next();
@@ -277,6 +300,7 @@ final class NetThread implements Runnable {
           r.ticket = ticket++;
         }
         clock.arrival(arrival);
+        net.arrival(arrival);
         if (c.add(r) && c.dispatchOrWait(r)) {
           enqueue(r);
         }
@@ -310,6 +334,37 @@ final class NetThread implements Runnable {
     } else if (left == 0 && in.capacity() > 4 * initialBuffer) {
       c.in = ByteBuffer.allocate(initialBuffer);
     }
+  }
+
+  /** Notes whether the connection has bytes of a request still to come. */
+  private void track(final ClientConnection c) {
+    if (!c.isClosed() && c.in.position() > 0) {
+      partial.add(c);
+    } else {
+      partial.remove(c);
+    }
+  }
+
+  /**
+   * When the first bytes of the oldest request still coming in arrived ({@link Recorder#IDLE} if
+   * none); a request stuck for longer than {@link #partialHoldNs} does not hold the floor.
+   */
+  private long oldestPartial() {
+    if (partial.isEmpty()) {
+      return Recorder.IDLE;
+    }
+    final long now = System.nanoTime();
+    long oldest = Recorder.IDLE;
+    final Iterator<ClientConnection> it = partial.iterator();
+    while (it.hasNext()) {
+      final ClientConnection c = it.next();
+      if (c.isClosed()) {
+        it.remove();
+      } else if (now - c.leftoverArrivalNs < partialHoldNs) {
+        oldest = Math.min(oldest, c.leftoverArrivalNs);
+      }
+    }
+    return oldest;
   }
 
   private void enqueue(final Request r) {

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.mwlab.middleware.stats.Recorder;
 
 /**
  * A thread that serves one queue with blocking server connections of its own: a design-2016 read
@@ -88,6 +89,9 @@ abstract sealed class QueueThread<T> implements Runnable permits ReadThread, Wor
   /** Closes the connections. */
   abstract void close();
 
+  /** The thread's statistics recorder. */
+  abstract Recorder recorder();
+
   /** Ends the thread once the queue is empty. */
   final void stop() {
     running = false;
@@ -106,26 +110,36 @@ abstract sealed class QueueThread<T> implements Runnable permits ReadThread, Wor
         if (item == null) {
           continue;
         }
-        if (maxBatch == 1) {
-          handle(item);
-          continue;
-        }
-        batch.clear();
-        batch.add(item);
-        queue.drainTo(batch, maxBatch - 1);
+        // The turn's times (from its dequeue on) are recorded in their windows, however late.
+        recorder().hold();
         try {
-          if (batch.size() == 1) {
-            handle(item);
-          } else {
-            handleBatch(batch);
-          }
+          turn(item);
         } finally {
-          queue.turnDone();
+          recorder().idle();
         }
-        batch.clear();
       }
     } finally {
       close();
     }
+  }
+
+  private void turn(final T item) {
+    if (maxBatch == 1) {
+      handle(item);
+      return;
+    }
+    batch.clear();
+    batch.add(item);
+    queue.drainTo(batch, maxBatch - 1);
+    try {
+      if (batch.size() == 1) {
+        handle(item);
+      } else {
+        handleBatch(batch);
+      }
+    } finally {
+      queue.turnDone();
+    }
+    batch.clear();
   }
 }

@@ -49,6 +49,11 @@ final class ReadThread extends QueueThread<Part> {
   }
 
   @Override
+  Recorder recorder() {
+    return stats;
+  }
+
+  @Override
   void close() {
     conn.close();
   }
@@ -75,7 +80,7 @@ final class ReadThread extends QueueThread<Part> {
       done = answer(f);
     }
     inFlight.decrementAndGet();
-    stats.partDone(p.pool, p.enqueueNs, p.dequeueNs, done);
+    stats.partDone(p.pool, done);
     stats.busy(p.dequeueNs, done);
   }
 

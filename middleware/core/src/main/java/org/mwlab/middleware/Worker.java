@@ -83,6 +83,11 @@ final class Worker extends QueueThread<Request> {
   }
 
   @Override
+  Recorder recorder() {
+    return stats;
+  }
+
+  @Override
   void close() {
     for (final ServerConnection c : conns) {
       c.close();
@@ -137,7 +142,7 @@ final class Worker extends QueueThread<Request> {
         traceSample > 0 && r.id % traceSample == 0, POOL, 1);
     stats.part(POOL, r.type.ordinal(), r.keys.length, r.keys.length, r.dequeueNs - r.enqueueNs,
         serverNs, r.writtenNs - r.arrivalNs, error, r.writtenNs);
-    stats.partDone(POOL, r.enqueueNs, r.dequeueNs, r.writtenNs);
+    stats.partDone(POOL, r.writtenNs);
     if (busy) {
       stats.busy(r.dequeueNs, r.writtenNs);
     }

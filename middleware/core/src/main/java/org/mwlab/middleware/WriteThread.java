@@ -85,7 +85,11 @@ final class WriteThread implements Runnable {
     try {
       // After stop: every SET queued or in flight is still answered (each has a deadline).
       while (running || queued.get() > 0 || inFlight > 0) {
+        // Between rounds every time taken is recorded (a SET in flight has its enqueue and
+        // dequeue recorded; its end comes with a later round's times).
+        stats.idle();
         selector.select(waitMs());
+        stats.hold();
         final long busyFrom = System.nanoTime();
         final Iterator<SelectionKey> it = selector.selectedKeys().iterator();
         while (it.hasNext()) {
@@ -119,6 +123,7 @@ final class WriteThread implements Runnable {
     } catch (IOException e) {
       System.err.println("middleware: write thread failed: " + e);
     } finally {
+      stats.idle();
       for (final AsyncServerConnection c : conns) {
         if (c != null) {
           c.close();
@@ -222,6 +227,6 @@ final class WriteThread implements Runnable {
         r.writtenNs, 0, error, traceSample > 0 && r.id % traceSample == 0, pool, 1);
     stats.part(pool, type, 1, 1, p.dequeueNs - p.enqueueNs, p.repliedNs - p.sentNs,
         r.writtenNs - r.arrivalNs, error, r.writtenNs);
-    stats.partDone(pool, p.enqueueNs, p.dequeueNs, r.writtenNs);
+    stats.partDone(pool, r.writtenNs);
   }
 }

@@ -10,6 +10,13 @@ import org.HdrHistogram.WriterReaderPhaser;
  * <p>A request is recorded once ({@link #request}) by the thread that answered it; each part of it
  * (what waited in one queue) once by the thread that served it ({@link #partDone}) and once with
  * the request's outcome ({@link #part}).
+ *
+ * <p>Every record lands in the window of its own time, however late the thread records it. So
+ * that the collector knows when a window is complete, the thread keeps a floor: no time it records
+ * later is earlier. It raises the floor from idle ({@link #hold}) before it takes the times of a
+ * turn and drops it ({@link #idle}) once the turn's records are made. Queue and in-flight times
+ * are recorded as changes at the enqueue, dequeue and done times ({@link Level}), each by the
+ * thread that took that time, so no thread records a time another thread took.
  */
 public final class Recorder {
   private final WriterReaderPhaser phaser = new WriterReaderPhaser();
@@ -19,6 +26,10 @@ public final class Recorder {
   private final int servers;
   private final int pools;
   private volatile Accumulator active;
+  /** No time recorded from now on is earlier; {@link #IDLE}: none earlier than when it is read. */
+  private volatile long floor = IDLE;
+
+  public static final long IDLE = Long.MAX_VALUE;
 
   Recorder(final StatsClock clock, final int worker, final int workers, final int servers,
       final int pools) {
@@ -28,6 +39,35 @@ public final class Recorder {
     this.servers = servers;
     this.pools = pools;
     this.active = new Accumulator(workers, servers, pools);
+  }
+
+  /**
+   * The thread is about to take the times of a turn: from now on it records none earlier than
+   * now. Keeps an earlier floor.
+   */
+  public void hold() {
+    if (floor == IDLE) {
+      // Published before the turn's first time is taken, so that time is at least the floor.
+      floor = System.nanoTime();
+    }
+  }
+
+  /** Every time the thread took is recorded; the next turn starts with {@link #hold}. */
+  public void idle() {
+    floor = IDLE;
+  }
+
+  /**
+   * As {@link #idle}, but the thread still holds a time {@code oldestNs} to record later (a
+   * request whose first bytes came in then); {@link #IDLE} if none.
+   */
+  public void idleFrom(final long oldestNs) {
+    floor = oldestNs;
+  }
+
+  /** Collector: the earliest time this thread may still record; {@link #IDLE} if it holds none. */
+  long floor() {
+    return floor;
   }
 
   /**
@@ -100,26 +140,25 @@ public final class Recorder {
     }
   }
 
-  /** This thread is done with a part of {@code pool}: waiting and in-flight time, one served. */
-  public void partDone(final int pool, final long enqueue, final long dequeue, final long done) {
+  /** Done at {@code done} with a part of {@code pool} this thread took ({@link #dequeued}). */
+  public void partDone(final int pool, final long done) {
     final long c = phaser.writerCriticalSectionEnter();
     try {
-      final Accumulator a = active;
-      final WindowData w = a.window(clock.window(done));
-      w.poolCompleted[pool]++;
-      w.workerRequests[worker]++;
-      spread(a, enqueue, dequeue, Interval.QUEUE, pool);
-      spread(a, dequeue, done, Interval.IN_FLIGHT, pool);
+      final long w = clock.window(done);
+      final WindowData d = active.window(w);
+      d.poolCompleted[pool]++;
+      d.workerRequests[worker]++;
+      d.poolInFlight[pool].change(-1, done, clock.windowStartNs(w + 1));
     } finally {
       phaser.writerCriticalSectionExit(c);
     }
   }
 
-  /** This thread was busy from {@code from} to {@code to}. */
+  /** This thread was busy from {@code from} to {@code to} (both times of its turn). */
   public void busy(final long from, final long to) {
     final long c = phaser.writerCriticalSectionEnter();
     try {
-      spread(active, from, to, Interval.BUSY, 0);
+      spread(active, from, to);
     } finally {
       phaser.writerCriticalSectionExit(c);
     }
@@ -129,7 +168,12 @@ public final class Recorder {
   public void dequeued(final int pool, final long inFlight, final long now) {
     final long c = phaser.writerCriticalSectionEnter();
     try {
-      final WindowData w = active.window(clock.window(now));
+      final long i = clock.window(now);
+      final WindowData w = active.window(i);
+      final long end = clock.windowStartNs(i + 1);
+      w.queue.change(-1, now, end);
+      w.poolQueue[pool].change(-1, now, end);
+      w.poolInFlight[pool].change(1, now, end);
       if (inFlight > w.poolInFlightMax[pool]) {
         w.poolInFlightMax[pool] = inFlight;
       }
@@ -163,12 +207,21 @@ public final class Recorder {
     }
   }
 
-  /** Net-thread: one request queued; {@code queueLength} parts wait in all queues just after. */
-  public void arrival(final long arrivalNs, final long queueLength) {
+  /** Net-thread: one request read; its first bytes came in at {@code arrivalNs}. */
+  public void arrival(final long arrivalNs) {
     final long c = phaser.writerCriticalSectionEnter();
     try {
-      final WindowData w = active.window(clock.window(arrivalNs));
-      w.arrivals++;
+      active.window(clock.window(arrivalNs)).arrivals++;
+    } finally {
+      phaser.writerCriticalSectionExit(c);
+    }
+  }
+
+  /** Net-thread: a request was queued at {@code now}; {@code queueLength} parts wait in all. */
+  public void queued(final long now, final long queueLength) {
+    final long c = phaser.writerCriticalSectionEnter();
+    try {
+      final WindowData w = active.window(clock.window(now));
       if (queueLength > w.maxQueue) {
         w.maxQueue = queueLength;
       }
@@ -181,7 +234,11 @@ public final class Recorder {
   public void enqueued(final int pool, final long enqueueNs, final long queueLength) {
     final long c = phaser.writerCriticalSectionEnter();
     try {
-      final WindowData w = active.window(clock.window(enqueueNs));
+      final long i = clock.window(enqueueNs);
+      final WindowData w = active.window(i);
+      final long end = clock.windowStartNs(i + 1);
+      w.queue.change(1, enqueueNs, end);
+      w.poolQueue[pool].change(1, enqueueNs, end);
       w.poolEnqueued[pool]++;
       if (queueLength > w.poolMaxQueue[pool]) {
         w.poolMaxQueue[pool] = queueLength;
@@ -191,15 +248,8 @@ public final class Recorder {
     }
   }
 
-  private enum Interval {
-    QUEUE,
-    IN_FLIGHT,
-    BUSY
-  }
-
-  /** Adds the interval's overlap with each window to the time it stands for. */
-  private void spread(final Accumulator a, final long from, final long to, final Interval kind,
-      final int pool) {
+  /** Adds the busy interval's overlap with each window to the window's busy time. */
+  private void spread(final Accumulator a, final long from, final long to) {
     if (to <= from) {
       return;
     }
@@ -208,15 +258,7 @@ public final class Recorder {
     long t = from;
     while (true) {
       final long end = w == last ? to : clock.windowStartNs(w + 1);
-      final WindowData d = a.window(w);
-      switch (kind) {
-        case BUSY -> d.workerBusyNs[worker] += end - t;
-        case QUEUE -> {
-          d.queueNs += end - t;
-          d.poolQueueNs[pool] += end - t;
-        }
-        case IN_FLIGHT -> d.poolInFlightNs[pool] += end - t;
-      }
+      a.window(w).workerBusyNs[worker] += end - t;
       if (w == last) {
         return;
       }

@@ -21,7 +21,8 @@ import org.mwlab.common.Json;
 
 /**
  * Merges the per-thread recorders off the request path and writes the statistics directory. A
- * window is written a grace period after its end (one window, at most 500 ms).
+ * window is written once it has ended and every recorder's floor ({@link Recorder#hold}) is past
+ * it: each record lands in the window of its own time, however late its thread ran.
  */
 public final class StatsCollector {
   private static final String[] TYPES = {"set", "get", "multiget"};
@@ -53,6 +54,12 @@ public final class StatsCollector {
   private final Thread thread;
   private volatile boolean running = true;
   private long nextWindow;
+  /** Levels at the start of {@link #nextWindow}: parts queued, per pool queued and in flight. */
+  private long queueLevel;
+  private final long[] poolQueueLevel;
+  private final long[] poolInFlightLevel;
+  /** Arrivals and answered requests recorded after their window was written. */
+  private long lateRecords;
   private boolean finished;
 
   /**
@@ -82,6 +89,8 @@ public final class StatsCollector {
       workerRecorders[i] = new Recorder(clock, i, workers, servers.size(), pools.size());
     }
     netRecorder = new Recorder(clock, 0, workers, servers.size(), pools.size());
+    poolQueueLevel = new long[pools.size()];
+    poolInFlightLevel = new long[pools.size()];
     windowsCsv =
         open(
             "windows.csv",
@@ -171,19 +180,35 @@ public final class StatsCollector {
       } catch (InterruptedException e) {
         return;
       }
-      synchronized (this) {
-        if (finished) {
-          return;
-        }
-        collect();
-        if (clock.started()) {
-          // Requests still in flight at a window's end get a grace period to land in it.
-          final long lagNs = Math.min(clock.windowNs(), 500_000_000L);
-          final long complete = clock.window(System.nanoTime() - lagNs) - 1;
-          emitUpTo(complete, Long.MAX_VALUE);
-        }
+      if (!pass()) {
+        return;
       }
     }
+  }
+
+  /** Takes what the recorders have and writes every complete window; false once finished. */
+  synchronized boolean pass() {
+    if (finished) {
+      return false;
+    }
+    // The floors are read before the recorders are taken: whatever a thread records with a time
+    // before its floor it recorded before raising the floor past that time, so it is in what is
+    // taken now, however long this thread or a recorder's thread was held up.
+    final long complete = clock.window(floor()) - 1;
+    collect();
+    if (clock.started()) {
+      emitUpTo(complete, Long.MAX_VALUE);
+    }
+    return true;
+  }
+
+  /** Nothing recorded from now on has an earlier time. */
+  private long floor() {
+    long f = System.nanoTime();
+    for (final Recorder r : workerRecorders) {
+      f = Math.min(f, r.floor());
+    }
+    return Math.min(f, netRecorder.floor());
   }
 
   private void collect() {
@@ -199,13 +224,20 @@ public final class StatsCollector {
       for (int i = 0; i < a.batchSizes.length; i++) {
         batchSizes[i] += a.batchSizes[i];
       }
-      // A record that comes in after its window was written (its thread was held up for longer
-      // than the grace period) counts in the next window written, so no request is lost.
+      // Windows are written only when every floor is past them, so a record whose window was
+      // written comes only from a thread still running at finish, or is the arrival of a request
+      // whose bytes took longer than the net-thread holds its floor for them; it counts in the
+      // next window written, so no request is lost, and in summary.json's late_records.
       a.windows.forEach(
-          (w, d) ->
-              pending
-                  .computeIfAbsent(Math.max(w, nextWindow), k -> newWindow())
-                  .merge(d));
+          (w, d) -> {
+            if (w < nextWindow) {
+              lateRecords += d.arrivals;
+              for (final TypeStats t : d.types.values()) {
+                lateRecords += t.count;
+              }
+            }
+            pending.computeIfAbsent(Math.max(w, nextWindow), k -> newWindow()).merge(d);
+          });
       if (traceCsv != null) {
         try {
           for (final long[] t : a.trace) {
@@ -285,6 +317,9 @@ public final class StatsCollector {
       totals[type][3] += s.valuesReturned;
     }
     final double windowNs = stopNs - startNs;
+    final long windowEndNs = startNs + clock.windowNs();
+    final double queueNs = d.queue.integralNs(queueLevel, startNs, stopNs, windowEndNs);
+    queueLevel += d.queue.delta;
     double busy = 0;
     for (int i = 0; i < workers; i++) {
       final double f = Math.min(1.0, d.workerBusyNs[i] / windowNs);
@@ -292,7 +327,7 @@ public final class StatsCollector {
       workersCsv.write(w + "," + i + "," + d.workerRequests[i] + "," + num(f) + "\n");
     }
     queueCsv.write(
-        head + d.arrivals + "," + num(d.arrivals / seconds) + "," + num(d.queueNs / windowNs)
+        head + d.arrivals + "," + num(d.arrivals / seconds) + "," + num(queueNs / windowNs)
             + "," + d.maxQueue + "," + num(busy) + "\n");
     for (int i = 0; i < servers.size(); i++) {
       serversCsv.write(
@@ -305,11 +340,17 @@ public final class StatsCollector {
       for (int i = spec.firstWorker(); i < spec.firstWorker() + spec.threads(); i++) {
         poolBusy += Math.min(1.0, d.workerBusyNs[i] / windowNs);
       }
+      final double poolQueueNs =
+          d.poolQueue[p].integralNs(poolQueueLevel[p], startNs, stopNs, windowEndNs);
+      final double poolInFlightNs =
+          d.poolInFlight[p].integralNs(poolInFlightLevel[p], startNs, stopNs, windowEndNs);
+      poolQueueLevel[p] += d.poolQueue[p].delta;
+      poolInFlightLevel[p] += d.poolInFlight[p].delta;
       poolsCsv.write(
           head + spec.pool() + "," + spec.server() + "," + spec.threads() + ","
               + d.poolEnqueued[p] + "," + d.poolCompleted[p] + ","
-              + num(d.poolQueueNs[p] / windowNs) + "," + d.poolMaxQueue[p] + "," + num(poolBusy)
-              + "," + num(poolBusy / spec.threads()) + "," + num(d.poolInFlightNs[p] / windowNs)
+              + num(poolQueueNs / windowNs) + "," + d.poolMaxQueue[p] + "," + num(poolBusy)
+              + "," + num(poolBusy / spec.threads()) + "," + num(poolInFlightNs / windowNs)
               + "," + d.poolInFlightMax[p] + "\n");
     }
     for (final Map.Entry<Long, PartStats> e : d.parts.entrySet()) {
@@ -429,6 +470,7 @@ public final class StatsCollector {
     }
     sb.append("  \"batch_sizes\": ").append(Json.inline(batches)).append(",\n");
     sb.append("  \"local_replies\": ").append(localReplies.get()).append(",\n");
+    sb.append("  \"late_records\": ").append(lateRecords).append(",\n");
     sb.append("  \"design\": ").append(Json.inline(design)).append(",\n");
     sb.append("  \"threads\": ").append(Json.inline(threads())).append(",\n");
     sb.append("  \"threads_per_server\": ").append(Json.inline(threadsPerServer())).append(",\n");

@@ -10,7 +10,8 @@ final class WindowData {
   final TreeMap<Long, PartStats> parts = new TreeMap<>();
   long arrivals;
   long maxQueue;
-  long queueNs;
+  /** Parts waiting in all queues, as {@link Level} events (enqueue +1, dequeue -1). */
+  final Level queue = new Level();
   final long[] workerRequests;
   final long[] workerBusyNs;
   final long[] serverRequests;
@@ -18,9 +19,9 @@ final class WindowData {
   final long[] serverErrors;
   final long[] poolEnqueued;
   final long[] poolMaxQueue;
-  final long[] poolQueueNs;
+  final Level[] poolQueue;
   final long[] poolCompleted;
-  final long[] poolInFlightNs;
+  final Level[] poolInFlight;
   final long[] poolInFlightMax;
 
   WindowData(final int workers, final int servers, final int pools) {
@@ -31,9 +32,9 @@ final class WindowData {
     serverErrors = new long[servers];
     poolEnqueued = new long[pools];
     poolMaxQueue = new long[pools];
-    poolQueueNs = new long[pools];
+    poolQueue = Level.array(pools);
     poolCompleted = new long[pools];
-    poolInFlightNs = new long[pools];
+    poolInFlight = Level.array(pools);
     poolInFlightMax = new long[pools];
   }
 
@@ -59,7 +60,7 @@ final class WindowData {
     o.parts.forEach((k, v) -> parts.computeIfAbsent(k, x -> new PartStats()).merge(v));
     arrivals += o.arrivals;
     maxQueue = Math.max(maxQueue, o.maxQueue);
-    queueNs += o.queueNs;
+    queue.merge(o.queue);
     add(workerRequests, o.workerRequests);
     add(workerBusyNs, o.workerBusyNs);
     add(serverRequests, o.serverRequests);
@@ -67,9 +68,9 @@ final class WindowData {
     add(serverErrors, o.serverErrors);
     add(poolEnqueued, o.poolEnqueued);
     max(poolMaxQueue, o.poolMaxQueue);
-    add(poolQueueNs, o.poolQueueNs);
+    Level.merge(poolQueue, o.poolQueue);
     add(poolCompleted, o.poolCompleted);
-    add(poolInFlightNs, o.poolInFlightNs);
+    Level.merge(poolInFlight, o.poolInFlight);
     max(poolInFlightMax, o.poolInFlightMax);
   }
 
