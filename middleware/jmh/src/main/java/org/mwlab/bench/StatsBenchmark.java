@@ -65,7 +65,7 @@ public class StatsBenchmark {
     recorder.request(1, 1, t - 90_000, t - 88_000, t - 60_000, t - 55_000, t - 5_000, t,
         1, false, false, 0, 1);
     recorder.part(0, 1, 1, 1, 28_000, 50_000, 90_000, false, t);
-    recorder.partDone(0, t - 88_000, t - 60_000, t);
+    recorder.partDone(0, t);
     recorder.busy(t - 60_000, t);
     recorder.server((int) (n % 3), 1, false, t);
   }
