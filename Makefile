@@ -121,7 +121,6 @@ test-python:
 test-workflow:
 	@echo "test: workflow (azure plan, then the smoke profile end to end)"
 	@$(BIN)snakemake --profile azure --dry-run --quiet rules
-	@rm -rf results/smoke
 	@$(BIN)snakemake --profile workflows/profiles/smoke --cores $(CORES) results/smoke/report.pdf
 	@test -s results/smoke/report.pdf
 	@$(PY) scripts/check_incremental.py smoke

@@ -226,6 +226,8 @@ def family_settings(family: Family, profile: dict[str, Any]) -> dict[str, Any]:
     return {
         "repetitions": own.get("repetitions", run.get("repetitions", family.repetitions)),
         "duration_s": own.get("duration_s", run.get("duration_s", family.duration_s)),
+        # Write-heavy points (CPU-bound on the scale model, so noisier) may run longer.
+        "write_duration_s": own.get("write_duration_s", run.get("write_duration_s")),
         "warmup_s": own.get("warmup_s", run.get("warmup_s", family.warmup_s)),
         "cooldown_s": own.get("cooldown_s", run.get("cooldown_s", family.cooldown_s)),
         # `series`: the points of one topology share one run of it; `isolated`: one run each.
@@ -346,6 +348,8 @@ def expand(families: dict[str, Family], profile: dict[str, Any]) -> list[Planned
             if inventory is not None:
                 spec["inventory"] = inventory
             spec["duration_s"] = settings["duration_s"]
+            if settings["write_duration_s"] and _writes(spec):
+                spec["duration_s"] = settings["write_duration_s"]
             spec["warmup_s"] = settings["warmup_s"]
             spec["cooldown_s"] = settings["cooldown_s"]
             for rep in range(1, settings["repetitions"] + 1):
@@ -364,6 +368,12 @@ def expand(families: dict[str, Family], profile: dict[str, Any]) -> list[Planned
                 [r for r in runs if r.family == family.name]
             )
     return runs
+
+
+def _writes(spec: dict[str, Any]) -> bool:
+    """A write-heavy point: at least as many SETs as GETs."""
+    sets, gets = (int(x) for x in str(spec.get("workload", {}).get("ratio", "0:1")).split(":"))
+    return sets > 0 and sets >= gets
 
 
 def in_series(runs: list[PlannedRun]) -> list[PlannedRun]:

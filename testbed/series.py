@@ -33,7 +33,14 @@ from testbed.run import Layout, RunError, Runner, RunOptions
 from testbed.signals import SignalRecorder
 
 # Fields a series' points may differ in; every other field fixes the topology.
-VARYING = ("name", "virtual_clients", "middleware", "workload.ratio", "workload.multiget")
+VARYING = (
+    "name",
+    "virtual_clients",
+    "middleware",
+    "workload.ratio",
+    "workload.multiget",
+    "duration_s",
+)
 # Middleware statistics files cut to a step's windows (all start with the window index).
 STATS_FILES = (
     "windows.csv",
@@ -56,6 +63,7 @@ def topology_of(point: Point) -> dict[str, Any]:
     d.pop("name")
     d.pop("virtual_clients")
     d.pop("middleware")
+    d.pop("duration_s")
     d["workload"] = {k: v for k, v in d["workload"].items() if k not in ("ratio", "multiget")}
     return d
 
@@ -100,7 +108,8 @@ def plan(points: Sequence[Point], driver: str) -> list[Segment]:
         return json.dumps(points[i].middleware.model_dump(mode="json"), sort_keys=True)
 
     def wl(i: int) -> str:
-        return json.dumps(points[i].workload.model_dump(mode="json"), sort_keys=True)
+        workload = points[i].workload.model_dump(mode="json")
+        return json.dumps({**workload, "duration_s": points[i].duration_s}, sort_keys=True)
 
     order = sorted(range(len(points)), key=lambda i: (mw(i), wl(i), points[i].virtual_clients))
     segments: list[Segment] = []
@@ -189,8 +198,8 @@ class SeriesRunner(Runner):
             else:
                 self._hook("middlewares")
             try:
-                for launch in seg.launches:
-                    self._launch(layout, frontends, launch, prefix)
+                for n, launch in enumerate(seg.launches):
+                    self._launch(layout, frontends, launch, prefix, warm_up=n == 0)
                     for i in launch.steps:
                         self._remeasure(layout, frontends, i, prefix)
             except RunError as e:
@@ -214,14 +223,25 @@ class SeriesRunner(Runner):
         self._server_stats(layout, servers)
         self._stop_link_delay()
 
-    def _launch(self, layout: Layout, frontends: list[Target], launch: Launch, seg: str) -> None:
-        """One launch of the clients for `launch.steps`; each step's outcome is recorded."""
+    def _launch(
+        self,
+        layout: Layout,
+        frontends: list[Target],
+        launch: Launch,
+        seg: str,
+        warm_up: bool = False,
+    ) -> None:
+        """One launch of the clients for `launch.steps`; each step's outcome is recorded.
+        With `warm_up` (stepped launches only), an unmeasured first step at the first level
+        lets a middleware that has just started compile its hot code before it is measured."""
         self._launches += 1
         label = f"L{self._launches}"
         prefix = f"{seg}launch{self._launches}/"
         first = self.steps[launch.steps[0]].point
         levels = tuple(self.steps[i].point.virtual_clients for i in launch.steps)
-        marks = tuple(f"{label}:{k}" for k in range(len(launch.steps) + 1))
+        skip = 1 if warm_up and launch.stepped else 0
+        levels = levels[:1] * skip + levels
+        marks = tuple(f"{label}:{k}" for k in range(len(levels) + 1))
         self._stage("clients")
         names = ", ".join(str(v) for v in levels)
         self._log(
@@ -242,7 +262,7 @@ class SeriesRunner(Runner):
                 q.wait(5.0)
         wall = time.monotonic() - t0
         self._time_stage("split")
-        for k, i in enumerate(launch.steps):
+        for k, i in enumerate(launch.steps, start=skip):
             step = self.steps[i]
             step.marks = (marks[k], marks[k + 1])
             step.window_ms = (
@@ -251,7 +271,7 @@ class SeriesRunner(Runner):
             )
             step.middleware_dir = seg
             step.processes = procs
-            step.stage_s = {"clients": wall / len(launch.steps)}
+            step.stage_s = {"clients": wall / len(launch.steps)}  # its warm-up shared
             step.client_rels = [q.rel for q in procs]
             self._place_clients(step, procs, k + 1 if launch.stepped else None)
             self._record_attempt(step, label, error)

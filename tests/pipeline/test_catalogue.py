@@ -21,7 +21,7 @@ def profile(name: str) -> dict[str, Any]:
     )
 
 
-@pytest.mark.parametrize("name", ["smoke", "default", "azure"])
+@pytest.mark.parametrize("name", ["smoke", "quick", "default", "azure"])
 def test_every_planned_point_is_a_valid_testbed_point(name: str) -> None:
     runs = expand(load_catalogue(), profile(name))
     assert runs
