@@ -1,7 +1,8 @@
 """Where the measurement time went: per run, per family and per stage.
 
 A run measured on its own has its own job (a Snakemake benchmark file); the points of a
-series (testbed/series.py) share one job, whose wall time is split evenly over them. Each
+series (testbed/series.py) share one run of their topology, whose wall time (the series'
+own run.json, else its job's benchmark) is split evenly over them. Each
 run.json records its stage times (`stage_s`); in a series, the stages shared by its points
 are split the same way, so the stage times of every point add up to its share of the job.
 """
@@ -62,7 +63,13 @@ def run_times(results: Path, manifests: Iterable[Path]) -> pd.DataFrame:
             bench = results / "benchmarks" / "runs" / relative.parent / f"{relative.name}.tsv"
             wall = job_seconds(bench)
         else:
-            wall = job_seconds(results / "benchmarks" / "series" / f"{key}.tsv")
+            # The series' own clock where it wrote one: a job that waited for the machine's
+            # measurement slot (testbed/slot.py) did not spend that wait measuring.
+            own = results / "series" / key / "run.json"
+            if own.exists():
+                wall = float(json.loads(own.read_text()).get("duration_s") or "nan")
+            else:
+                wall = job_seconds(results / "benchmarks" / "series" / f"{key}.tsv")
             wall /= series_points[key]
         attempts = len((data.get("series") or {}).get("attempts") or [None])
         rows.append(

@@ -57,3 +57,13 @@ def test_a_job_without_a_benchmark_has_no_wall_time(tmp_path):
     runs = run_times(r, [manifest(r, "solo/x=1/rep1", {"clients": 1.0})])
     assert runs["wall_s"].isna().all()
     assert family_times(runs)["wall_min"].isna().all()
+
+
+def test_a_series_own_clock_counts_rather_than_its_jobs_wait(tmp_path):
+    r = tmp_path / "results"
+    ms = [manifest(r, f"fam/vc={v}/rep1", {"clients": 5.0}, "fam/all/rep1") for v in (1, 8)]
+    benchmark(r / "benchmarks" / "series" / "fam" / "all" / "rep1.tsv", 100.0)  # 80 s waited
+    own = r / "series" / "fam" / "all" / "rep1" / "run.json"
+    own.parent.mkdir(parents=True)
+    own.write_text(json.dumps({"status": "ok", "duration_s": 20.0}))
+    assert run_times(r, ms)["wall_s"].tolist() == [10.0, 10.0]

@@ -19,6 +19,7 @@ from analysis.parse.errors import ParseError
 from analysis.parse.manifest import read_manifest
 from testbed.manifest import never_started, now, write_manifest
 from testbed.scalemodel import calibrated
+from testbed.slot import measurement_slot
 
 
 def _status(manifest: Path) -> str:
@@ -81,8 +82,13 @@ def run(
     with log.open("a") as out:
         out.write(f"attempt {attempt} of {retries + 1}: {' '.join(command)}\n")
         out.flush()
-        offset = out.tell()
-        code = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, check=False).returncode
+        with measurement_slot() as waited:
+            if waited > 1:
+                out.write(f"waited {waited:.0f} s for the measurement slot\n")
+                out.flush()
+            offset = out.tell()
+            run = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, check=False)
+        code = run.returncode
     point_file.unlink(missing_ok=True)
     if code == 0 and _status(manifest) == "ok":
         return 0

@@ -22,6 +22,7 @@ from run_point import _last_line, _status, ensure_manifest
 
 from testbed.manifest import now
 from testbed.scalemodel import calibrated
+from testbed.slot import measurement_slot
 
 
 def run(
@@ -58,8 +59,13 @@ def run(
     with log.open("a") as out:
         out.write(f"attempt {attempt} of {retries + 1}: {' '.join(command)}\n")
         out.flush()
-        offset = out.tell()
-        code = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, check=False).returncode
+        with measurement_slot() as waited:
+            if waited > 1:
+                out.write(f"waited {waited:.0f} s for the measurement slot\n")
+                out.flush()
+            offset = out.tell()
+            run = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, check=False)
+        code = run.returncode
     plan_file.unlink(missing_ok=True)
     measured = all(_status(m) in ("ok", "failed") for m in manifests)
     series_ok = _status(series_dir / "run.json") == "ok"
