@@ -200,7 +200,6 @@ def test_validation_flags_and_excludes_unstable_runs() -> None:
     assert r"\newcommand{\ValidationStableShare}{50.0\,\%}" in macros
     assert r"\newcommand{\ValidationExcluded}{2}" in macros
     assert r"\newcommand{\ValidationMaxHalfWidth}{10\,\%}" in macros
-    assert r"\newcommand{\ValidationLevel}{95\,\%}" in macros
     assert rf"\newcommand{{\ValidationMinWindows}}{{{MIN_WINDOWS}}}" in macros
     assert " & 12 & " in script.render(table.reset_index())
 

@@ -58,7 +58,7 @@ def test_bad_input_is_retried_then_kept_as_a_complete_failed_run(tmp_path):
         frame.to_parquet(tmp_path / f"{name}.parquet", index=False)
     runs = pd.read_parquet(tmp_path / "runs.parquet")
     manifests = pd.read_parquet(tmp_path / "manifests.parquet")
-    table = validation.check(runs, manifests, "fam")
+    table = validation.check(runs, manifests, "fam", frames["windows"])
     assert table["flags"].tolist() == ["failed"]
     assert bool(table["flagged"].iloc[0])
     assert r"\quad bad r1 &" in validation.render(table)

@@ -50,11 +50,12 @@ def test_run_percentiles_use_only_stable_middleware_windows() -> None:
     assert got["p90"].iloc[0] < 200
 
 
-def test_point_statistics_give_nan_interval_for_one_repetition() -> None:
-    per_run = pd.DataFrame({"point": ["a", "a", "b"], "x": [1.0, 3.0, 5.0]})
+def test_point_statistics_give_an_interval_from_three_repetitions_only() -> None:
+    per_run = pd.DataFrame({"point": ["a", "a", "a", "b", "b"], "x": [1.0, 2.0, 3.0, 5.0, 7.0]})
     got = point_statistics(per_run, ["x"]).set_index("point")
     assert got.loc["a", "x_mean"] == 2.0
     assert got.loc["a", "x_ci_low"] < 2.0 < got.loc["a", "x_ci_high"]
+    assert got.loc["b", "x_mean"] == 6.0
     assert math.isnan(got.loc["b", "x_ci_low"])
 
 

@@ -55,7 +55,9 @@ def test_family_with_a_failed_run_goes_on(tmp_path: Path, base_port, loadgen_jar
     # The machine's CPU over the clients' window, averaged over the point's repetitions.
     assert 0 < client["host_busy_mean"].iloc[0] <= 1
     assert "host_busy" not in points.columns
-    table = validation.check(frames["runs"], frames["manifests"], "fam").set_index("run")
+    table = validation.check(
+        frames["runs"], frames["manifests"], "fam", frames["windows"]
+    ).set_index("run")
     assert table.loc[failed, "flags"] == "failed" and bool(table.loc[failed, "flagged"])
     assert "failed" not in table.loc[ok, "flags"]
     assert table.loc[ok, "throughput_ops"] > 0

@@ -3,6 +3,7 @@
 from pathlib import Path
 from typing import Any
 
+from analysis.aggregate import CI_LEVEL
 from analysis.latex import escape
 from mwlab.catalogue import Family, PlannedRun, design_of, family_settings, selected_levels
 
@@ -100,7 +101,8 @@ def catalogue_macros(
 ) -> str:
     """Per family: its fixed parameters and the levels of each factor, as macros
     `\\Cat<Family><What>`, so prose never types a configuration value by hand."""
-    lines = []
+    # The report's one confidence level (analysis/aggregate.py), for every caption and text.
+    lines = [rf"\newcommand{{\CILevel}}{{{100 * CI_LEVEL:g}\,\%}}"]
     for name, family in families.items():
         runs = [r for r in plan if r.family == name]
         if not runs:

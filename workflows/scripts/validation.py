@@ -14,7 +14,6 @@ from pathlib import Path
 import pandas as pd
 
 from analysis import stability
-from analysis.aggregate import CI_LEVEL
 from analysis.latex import escape
 from analysis.validate import bandwidth_bound, interactive_law, message_sizes, set_share
 
@@ -154,7 +153,7 @@ def render(table: pd.DataFrame) -> str:
         r"\begin{longtable}{@{}p{0.32\textwidth}rrrrrrp{0.12\textwidth}@{}}",
         r"\caption{Validation of every run: client throughput over the measured windows, "
         r"their number, the $p$-value of the trend test, the half-width of the "
-        r"\ValidationLevel{} confidence interval of the mean over the mean, the relative "
+        r"\CILevel{} confidence interval of the mean over the mean, the relative "
         r"error of the interactive law, and the share of the bandwidth bound reached. "
         r"Unstable and failed runs are left out of their point's statistics.}"
         r"\label{tab:validation}\\",
@@ -201,7 +200,6 @@ def numbers(table: pd.DataFrame) -> str:
         "ValidationMedianWindows": _num(ok["windows"].median(), ".0f"),
         "ValidationMedianHalfWidth": _percent(ok["rel_half_width"].median()),
         "ValidationMaxLawError": _num(ok["law_error"].abs().max(), ".3f"),
-        "ValidationLevel": _whole_percent(CI_LEVEL),
         "ValidationMinWindows": str(stability.MIN_WINDOWS),
         "ValidationMinBatches": str(stability.MIN_BATCHES),
         "ValidationTrendAlpha": f"{stability.TREND_ALPHA:g}",
