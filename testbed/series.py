@@ -13,6 +13,7 @@ bounded number of times; earlier attempts are kept in the series directory.
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import json
 import shutil
 import signal
@@ -139,7 +140,6 @@ class Step:
     marks: tuple[str, str] | None = None
     window_ms: tuple[int, int] | None = None  # epoch ms of the step's measurement
     middleware_dir: str | None = None  # the segment's middleware directories' prefix
-    client_rels: list[str] = field(default_factory=list)
     stage_s: dict[str, float] = field(default_factory=dict)
     processes: list[Proc] = field(default_factory=list)
 
@@ -272,7 +272,6 @@ class SeriesRunner(Runner):
             step.middleware_dir = seg
             step.processes = procs
             step.stage_s = {"clients": wall / len(launch.steps)}  # its warm-up shared
-            step.client_rels = [q.rel for q in procs]
             self._place_clients(step, procs, k + 1 if launch.stepped else None)
             self._record_attempt(step, label, error)
         self._time_stage("clients")
@@ -320,8 +319,7 @@ class SeriesRunner(Runner):
         shutil.rmtree(step.out / "clients", ignore_errors=True)
         for q in procs:
             src = self.out / q.rel
-            with_fetch = src if src.exists() else None
-            if with_fetch is None:
+            if not src.exists():  # ssh hosts: their outputs come over first
                 q.host.fetch(q.rel, src)
             dst = step.out / "clients" / Path(q.rel).name
             dst.mkdir(parents=True, exist_ok=True)
@@ -442,8 +440,6 @@ class SeriesRunner(Runner):
 
 
 def _iso(epoch_ms: int) -> str:
-    import datetime as dt
-
     return dt.datetime.fromtimestamp(epoch_ms / 1000, dt.UTC).isoformat(timespec="milliseconds")
 
 
