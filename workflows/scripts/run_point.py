@@ -54,6 +54,21 @@ def ensure_manifest(
     write_manifest(manifest, never_started(spec, error, started_at))
 
 
+def run_measurement(command: list[str], log: Path, label: str) -> tuple[int, int]:
+    """Runs a measurement command holding the machine's measurement slot, its output appended
+    to `log`; returns its exit code and where its output starts in the log."""
+    with log.open("a") as out:
+        out.write(f"{label}: {' '.join(command)}\n")
+        out.flush()
+        with measurement_slot() as waited:
+            if waited > 1:
+                out.write(f"waited {waited:.0f} s for the measurement slot\n")
+                out.flush()
+            offset = out.tell()
+            run = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, check=False)
+    return run.returncode, offset
+
+
 def run(
     spec: dict[str, Any], manifest: Path, failures: Path, attempt: int, retries: int, log: Path
 ) -> int:
@@ -79,16 +94,7 @@ def run(
         str(run_dir),
     ]
     started_at = now()
-    with log.open("a") as out:
-        out.write(f"attempt {attempt} of {retries + 1}: {' '.join(command)}\n")
-        out.flush()
-        with measurement_slot() as waited:
-            if waited > 1:
-                out.write(f"waited {waited:.0f} s for the measurement slot\n")
-                out.flush()
-            offset = out.tell()
-            run = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, check=False)
-        code = run.returncode
+    code, offset = run_measurement(command, log, f"attempt {attempt} of {retries + 1}")
     point_file.unlink(missing_ok=True)
     if code == 0 and _status(manifest) == "ok":
         return 0

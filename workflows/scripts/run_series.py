@@ -9,7 +9,6 @@ ran are measured again by the series itself (`reruns`).
 """
 
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -18,11 +17,10 @@ from typing import Any
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run_point import _last_line, _status, ensure_manifest
+from run_point import _last_line, _status, ensure_manifest, run_measurement
 
 from testbed.manifest import now
 from testbed.scalemodel import calibrated
-from testbed.slot import measurement_slot
 
 
 def run(
@@ -56,16 +54,7 @@ def run(
     command = [sys.executable, "-m", "mwlab", "run-series", "--plan", str(plan_file)]
     command += ["--out", str(series_dir), "--reruns", str(reruns), "--no-progress"]
     started_at = now()
-    with log.open("a") as out:
-        out.write(f"attempt {attempt} of {retries + 1}: {' '.join(command)}\n")
-        out.flush()
-        with measurement_slot() as waited:
-            if waited > 1:
-                out.write(f"waited {waited:.0f} s for the measurement slot\n")
-                out.flush()
-            offset = out.tell()
-            run = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, check=False)
-        code = run.returncode
+    code, offset = run_measurement(command, log, f"attempt {attempt} of {retries + 1}")
     plan_file.unlink(missing_ok=True)
     measured = all(_status(m) in ("ok", "failed") for m in manifests)
     series_ok = _status(series_dir / "run.json") == "ok"
