@@ -105,6 +105,10 @@ def host_entry(
         "nr_periods_run": run.nr_periods if run else None,
         "nr_throttled_run": run.nr_throttled if run else None,
         "throttled_s_run": run.throttled_s if run else None,
+        # Threads outside the budget (see cpubudget.EXEMPT_THREADS).
+        "exempt_threads": sorted(cg.exempted),
+        "exempt_cpu_s_window": None,
+        "exempt_cpu_s_run": run.exempt_cpu_s if run else None,
     }
     if window is not None and window_s:
         a, b = window
@@ -119,6 +123,7 @@ def host_entry(
             nr_throttled=throttled,
             throttled_s=b.throttled_s - a.throttled_s,
             throttled_share=_ratio(throttled, periods),
+            exempt_cpu_s_window=b.exempt_cpu_s - a.exempt_cpu_s,
         )
     return entry
 
@@ -165,6 +170,8 @@ def section(
     if machine and machine["busy_share"] is not None and window_s:
         busy_cores = machine["busy_share"] * machine["cores"]
         used = [h["cores_window"] for h in out["hosts"] if h.get("cores_window") is not None]
+        used += [h["exempt_cpu_s_window"] / window_s for h in out["hosts"]
+                 if h.get("exempt_cpu_s_window") is not None]  # fmt: skip
         out["hosts_cores"] = sum(used)
         out["outside_budgets_cores"] = busy_cores - sum(used)
         out["host_saturated"] = machine["idle_share"] < SATURATED_IDLE

@@ -5,11 +5,20 @@ Each emulated host of a run gets its own cgroup, `<root>/<controller>/mwlab/<run
 v2, `cpu.max`). Its processes join it before they exec, so their children inherit it. The
 quota is budget × period: a budget of 0.5 cores may use 0.5 × period of CPU time per period.
 The cgroups are removed at teardown, after their processes are gone.
+
+A budgeted host also gets a sibling cgroup without a quota, `<host>.exempt` (v1 only: v2
+moves single threads only within threaded subtrees). When the budget binds, threads whose
+names are in `EXEMPT_THREADS` move there: the JVM's JIT compilers and the middleware's
+statistics collector. Their cost is per second of wall time, not per request, and the scale
+model dilates wall time by 1/s: within the budget, one second of compilation that the
+study's machine spent during its warm-up would take 1/s times the share it had there. Their
+CPU is still accounted, as the host's `exempt_cpu_s_window`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import os
 import shlex
@@ -25,6 +34,13 @@ ROOT_ENV = "MWLAB_CGROUP_ROOT"
 DEFAULT_ROOT = Path("/sys/fs/cgroup")
 PARENT = "mwlab"
 ROLES = ("server", "middleware", "client")
+# Thread names (as /proc/<pid>/task/<tid>/comm shows them: 15 characters at most) that run
+# outside their host's budget; see the module's docstring.
+EXEMPT_THREADS = ("C1 CompilerThre", "C2 CompilerThre", "stats-collector")
+EXEMPT_SUFFIX = ".exempt"
+# The exempt threads get the smallest weight: they run on CPU the budgeted hosts leave idle,
+# so a burst of compilation cannot take CPU a budget was promised.
+EXEMPT_SHARES_V1 = 2
 # The CFS period. A throttled group waits for the next period, so throttling adds up to one
 # period of delay to a request. Measured (scripts/bench_cpu_period.py, testbed/README.md):
 # memcached at a 0.5-core quota, 64 connections, on this 2-core machine, held at its quota
@@ -196,6 +212,7 @@ class CgroupSample:
     nr_periods: int
     nr_throttled: int
     throttled_s: float
+    exempt_cpu_s: float = 0.0  # of the host's threads outside its budget
 
 
 def parse_cpu_stat(text: str) -> dict[str, int]:
@@ -252,6 +269,8 @@ class HostCgroup:
     budget: float | None
     hierarchy: Hierarchy
     relative: Path  # mwlab/<run>/<host>
+    exempt: Path | None = None  # mwlab/<run>/<host>.exempt, where budgeted on cgroup v1
+    exempted: set[str] = field(default_factory=set)  # names of the threads moved there
 
     @property
     def period_us(self) -> int | None:
@@ -285,9 +304,11 @@ class HostCgroup:
             _write(cpu / "cpu.max", cpu_max(None, self.period_us))
 
     def bind(self) -> None:
-        """Puts the host under its budget (nothing for an unbudgeted host)."""
+        """Puts the host under its budget (nothing for an unbudgeted host), its exempt
+        threads outside it first."""
         if self.budget is None:
             return
+        self.exempt_threads()
         cpu = self.hierarchy.cpu / self.relative
         if self.hierarchy.version == 1:
             _write(cpu / "cpu.cfs_quota_us", str(quota_us(self.budget)))
@@ -302,20 +323,54 @@ class HostCgroup:
         else:
             _write(cpu / "cpu.max", cpu_max(None, self.period_us))
 
+    def exempt_threads(self) -> list[str]:
+        """Moves the host's threads named in `EXEMPT_THREADS` to its exempt cgroup; returns
+        the names moved now. A thread that ends meanwhile is skipped."""
+        if self.exempt is None:
+            return []
+        moved = []
+        for pid in self.pids():
+            for task in Path(f"/proc/{pid}/task").glob("*"):
+                try:
+                    name = (task / "comm").read_text().strip()
+                except OSError:
+                    continue
+                if name not in EXEMPT_THREADS:
+                    continue
+                try:
+                    for c in self.hierarchy.controllers():
+                        (c / self.exempt / "tasks").write_text(task.name)
+                except ProcessLookupError:
+                    continue
+                except OSError as e:
+                    raise CgroupError(f"cannot move thread {name!r} of {self.host}: {e}") from e
+                moved.append(name)
+        self.exempted.update(moved)
+        return moved
+
     def sample(self) -> CgroupSample:
-        cpu = self.hierarchy.cpu / self.relative
         try:
-            stat = (cpu / "cpu.stat").read_text()
-            usage = None
-            if self.hierarchy.version == 1:
-                usage = (self.hierarchy.cpuacct / self.relative / "cpuacct.usage").read_text()
+            s = self._read(self.relative)
+            if self.exempt is not None:
+                s = dataclasses.replace(s, exempt_cpu_s=self._read(self.exempt).cpu_s)
         except OSError as e:
             raise CgroupError(f"cannot read the cgroup of {self.host}: {e}") from e
+        return s
+
+    def _read(self, relative: Path) -> CgroupSample:
+        stat = (self.hierarchy.cpu / relative / "cpu.stat").read_text()
+        usage = None
+        if self.hierarchy.version == 1:
+            usage = (self.hierarchy.cpuacct / relative / "cpuacct.usage").read_text()
         return sample_from(self.hierarchy.version, usage, stat)
 
     def pids(self) -> list[int]:
+        """Processes with a thread in the host's cgroup or its exempt one."""
         found: set[int] = set()
-        for p in self.procs_files():
+        files = self.procs_files()
+        if self.exempt is not None:
+            files += [c / self.exempt / "cgroup.procs" for c in self.hierarchy.controllers()]
+        for p in files:
             with contextlib.suppress(OSError):
                 found.update(int(x) for x in p.read_text().split())
         return sorted(found)
@@ -369,6 +424,8 @@ class RunCgroups:
         if "/" in host or not host:
             raise CgroupError(f"bad host name for a cgroup: {host!r}")
         cg = HostCgroup(host, role, budget, self.hierarchy, Path(PARENT, self.run, host))
+        if budget is not None and self.hierarchy.version == 1:
+            cg.exempt = Path(PARENT, self.run, host + EXEMPT_SUFFIX)
         for controller in self.hierarchy.controllers():
             # Another run's teardown may remove the shared parent between two mkdirs.
             for attempt in range(5):
@@ -376,12 +433,16 @@ class RunCgroups:
                     self._mkdir(controller, Path(PARENT))
                     self._mkdir(controller, Path(PARENT, self.run))
                     self._mkdir(controller, cg.relative)
+                    if cg.exempt is not None:
+                        self._mkdir(controller, cg.exempt)
                     break
                 except FileNotFoundError:
                     if attempt == 4:
                         raise CgroupError(f"cannot create cgroup {cg.relative}") from None
         self.hosts.append(cg)
         cg.configure()
+        if cg.exempt is not None:
+            _write(self.hierarchy.cpu / cg.exempt / "cpu.shares", str(EXEMPT_SHARES_V1))
         return cg
 
     def _mkdir(self, controller: Path, relative: Path) -> None:

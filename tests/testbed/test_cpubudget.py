@@ -228,6 +228,57 @@ def test_a_busy_loop_uses_no_more_than_its_budget_and_is_throttled(hierarchy):
     no_cgroups_left(cgroups.run)
 
 
+# A process with two busy threads: the main one, and one named like a JIT compiler thread.
+TWO_LOOPS = """
+import threading
+def spin():
+    open(f"/proc/self/task/{threading.get_native_id()}/comm", "w").write("C2 CompilerThre")
+    while True:
+        pass
+threading.Thread(target=spin, daemon=True).start()
+while True:
+    pass
+"""
+
+
+def test_exempt_threads_leave_the_budget_and_stay_accounted(hierarchy):
+    if hierarchy.version != 1:
+        pytest.skip("threads move between cgroups on cgroup v1 only")
+    cgroups = cpubudget.RunCgroups(hierarchy, f"mwt-exempt{os.getpid()}")
+    try:
+        cg = cgroups.add("mw", "middleware", 0.1)
+        proc = subprocess.Popen(cg.wrap(["python3", "-c", TWO_LOOPS]))
+        try:
+            deadline = time.monotonic() + 30
+            while len(list(Path(f"/proc/{proc.pid}/task").glob("*"))) < 2:
+                assert time.monotonic() < deadline, "the second thread never started"
+                time.sleep(0.05)
+            time.sleep(0.2)  # the thread renames itself first thing
+            cgroups.bind()
+            assert cg.exempted == {"C2 CompilerThre"}
+            shares = hierarchy.cpu / cg.exempt / "cpu.shares"  # type: ignore[operator]
+            assert int(shares.read_text()) == cpubudget.EXEMPT_SHARES_V1
+            before, t0 = cg.sample(), time.monotonic()
+            time.sleep(2.0)
+            after, t1 = cg.sample(), time.monotonic()
+            assert cg.pids() == [proc.pid]
+        finally:
+            proc.kill()
+            proc.wait(30)
+        budgeted = (after.cpu_s - before.cpu_s) / (t1 - t0)
+        exempt = (after.exempt_cpu_s - before.exempt_cpu_s) / (t1 - t0)
+        # The main loop is held to its quota; the compiler-named loop runs past it.
+        assert budgeted <= 0.1 * 1.15
+        assert exempt > 0.1 * 1.5
+        entry = cpuaccount.host_entry(cg, (before, after), after, t1 - t0)
+        assert entry["exempt_threads"] == ["C2 CompilerThre"]
+        moved = after.exempt_cpu_s - before.exempt_cpu_s
+        assert entry["exempt_cpu_s_window"] == pytest.approx(moved)
+    finally:
+        assert cgroups.teardown() == []
+    no_cgroups_left(cgroups.run)
+
+
 def test_budgeted_run_accounts_cpu_and_throttles_the_server(
     tmp_path, base_port, netns_prefix, loadgen_jar, hierarchy
 ):
@@ -261,6 +312,31 @@ def test_budgeted_run_accounts_cpu_and_throttles_the_server(
     assert (cpu["host_saturated"]) == any("saturated" in w for w in manifest["warnings"])
     # The whole run reads back as JSON with the same numbers.
     assert json.loads((tmp_path / "run" / "run.json").read_text())["cpu"] == cpu
+
+
+def test_a_budgeted_middleware_runs_its_jit_and_collector_outside_the_budget(
+    tmp_path, base_port, netns_prefix, loadgen_jar, hierarchy
+):
+    if hierarchy.version != 1:
+        pytest.skip("threads move between cgroups on cgroup v1 only")
+    point = emulated(middlewares=1, budgets_cores={"middleware": 0.3})
+    manifest = run_point(point, options(tmp_path, "run", base_port, netns_prefix))
+    no_leftovers(netns_prefix)
+    no_cgroups_left(netns_prefix)
+    assert manifest["status"] == "ok", manifest["error"]
+    cpu = manifest["cpu"]
+    mw = next(h for h in cpu["hosts"] if h["name"] == "middleware1")
+    assert "stats-collector" in mw["exempt_threads"]
+    assert {"C1 CompilerThre", "C2 CompilerThre"} & set(mw["exempt_threads"])
+    assert mw["exempt_cpu_s_window"] > 0
+    assert mw["exempt_cpu_s_run"] >= mw["exempt_cpu_s_window"]
+    unbudgeted = [h for h in cpu["hosts"] if h["budget_cores"] is None]
+    assert all(h["exempt_threads"] == [] for h in unbudgeted)
+    if cpu["hosts_cores"] is not None:
+        total = sum(h["cores_window"] for h in cpu["hosts"])
+        assert cpu["hosts_cores"] == pytest.approx(
+            total + mw["exempt_cpu_s_window"] / cpu["window_s"]
+        )
 
 
 def test_processes_are_in_their_hosts_cgroups_and_sigterm_removes_them(
