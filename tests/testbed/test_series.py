@@ -192,3 +192,33 @@ def test_an_unstable_step_is_measured_again_and_its_first_attempt_kept(
         kept = tmp_path / "series" / "attempts" / f"step{i + 1}" / "attempt-1"
         assert (kept / "run.json").exists()
         assert client_throughput(out) > 0
+
+
+@pytest.mark.netns
+@pytest.mark.timeout(300)
+def test_a_fresh_middleware_is_warmed_up_before_a_memaslap_point_is_measured(
+    tmp_path, base_port, netns_prefix
+):
+    opts = SeriesOptions(
+        out=tmp_path / "series",
+        base_port=base_port,
+        progress=False,
+        netns_prefix=netns_prefix,
+        linkcap_cache=tmp_path / "linkcap.json",
+        check_stability=False,
+    )
+    runs = [
+        (emulated(f"vc{v}", v).model_copy(update={"driver": "memaslap"}), tmp_path / f"vc{v}")
+        for v in (1, 2)
+    ]
+    manifest = SeriesRunner(runs, opts).run()
+    no_leftovers(netns_prefix)
+    assert manifest["status"] == "ok", manifest["error"]
+    # One unmeasured launch for the segment's middleware, then one launch per point.
+    warm = tmp_path / "series" / "seg1" / "warmup" / "clients" / "client1.0" / "stdout.log"
+    assert "TPS" in warm.read_text()
+    for _, out in runs:
+        m = json.loads((out / "run.json").read_text())
+        assert m["status"] == "ok", m["error"]
+        assert all("warmup" not in p["dir"] for p in m["processes"] if p["role"] == "client")
+        assert client_throughput(out) > 0
