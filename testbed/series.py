@@ -307,7 +307,13 @@ class SeriesRunner(Runner):
         step.unstable = None
         reason = None
         if error is None:
-            self._write_step(step, provisional=True)
+            layout = self.layout
+            if self._stability is not None and layout is not None and self._local_stats(step):
+                # The check may need the middlewares' finer windows (memaslap prints once a
+                # second); they are cut again from the complete files after the segment.
+                self._split_middlewares(layout, step)
+            else:
+                self._write_step(step, provisional=True)
             if self._stability is not None:
                 p = step.point
                 verdict = self._stability(step.out, p.warmup_s, p.cooldown_s)
@@ -347,6 +353,14 @@ class SeriesRunner(Runner):
                 shutil.copyfile(src / "result.json", dst / "result.json")
             if self.driver == "memaslap" and (src / "stdout.log").exists():
                 shutil.copyfile(src / "stdout.log", dst / "memaslap.txt")
+
+    def _local_stats(self, step: Step) -> bool:
+        """Whether the middlewares of the step's segment write their statistics here, so
+        that the windows written so far can be read while they run."""
+        layout = self.layout
+        if layout is None or not layout.middlewares or layout.kind == "ssh":
+            return False
+        return (self.out / f"{step.middleware_dir}middlewares").is_dir()
 
     def _split_middlewares(self, layout: Layout, step: Step) -> None:
         """The middleware statistics windows that overlap the step, in the step's directory."""
