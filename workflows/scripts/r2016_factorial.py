@@ -51,6 +51,8 @@ def seed_comparison(
         SixteenSeedFactTable=fg.escape(block["table"]),
         SixteenSeedFactDataTable=fg.escape(block["data"]["table"]),
         SixteenSeedFactRuns=fg.num(len(seed.observations)),
+        SixteenSeedFactThreads=fg.num(block["config"]["threads_per_pool"]),
+        SixteenSeedFactClients=fg.num(block["config"]["clients"]),
         SixteenSeedFactReplications=fg.num(seed.replications),
         SixteenSeedFactSumPrinted=fg.num(check.printed_sum, 3),
         SixteenSeedFactSumRecomputed=fg.num(check.recomputed_sum, 3),
