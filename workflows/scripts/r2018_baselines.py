@@ -104,6 +104,12 @@ for setup in SETUPS_D:
             rf.macro(f"{key}XRaw", rf.MISSING if b is None else rf.num(b["throughput_ops_mean"]))
         )
         numbers.append(rf.macro(f"{key}XStudy", rf.num(theirs)))
+        numbers.append(
+            rf.macro(
+                f"{key}XSeedTwo",
+                rf.num(low) if low == high else f"{rf.num(low)}/{rf.num(high)}",
+            )
+        )
 rf.write(
     out.tab_direct,
     rf.table(
