@@ -148,17 +148,6 @@ def table(
     return "\n".join(lines)
 
 
-def tabular(header: Sequence[str], rows: Sequence[Sequence[str]], spec: str) -> str:
-    """A booktabs tabular without a float, for a section that sets its own caption."""
-    lines = [rf"\begin{{tabular}}{{{spec}}}", r"\toprule", " & ".join(header) + r" \\", r"\midrule"]
-    if rows:
-        lines += [" & ".join(r) + r" \\" for r in rows]
-    else:
-        lines.append(rf"\multicolumn{{{len(header)}}}{{c}}{{no data}} \\")
-    lines += [r"\bottomrule", r"\end{tabular}", ""]
-    return "\n".join(lines)
-
-
 def write(path: str | Path, text: str) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -21,6 +21,7 @@ import yaml
 from analysis import busy_period, estimate, mmm2016, mva2016, pools, queueing
 from analysis.report import figures as fg
 from analysis.report.tables2016 import (
+    MAX_TOLERANCE,
     choose_max,
     in_get_windows,
     read_only_points,
@@ -30,7 +31,6 @@ from analysis.report.times2016 import ok_runs
 from analysis.scaling import in_study_time, with_scale
 
 W = "middleware.workers"
-TOLERANCE = 0.05  # as in the choice of the maximum-throughput configuration
 CURVE_POINTS = 25  # populations at which the MVA curves are drawn
 BUSY_PERIODS = 200_000  # simulated busy periods of the seed's M/M/1 (about a second)
 BUSY_SEED = 2016
@@ -116,7 +116,7 @@ def open_models(sm, ref: dict, numbers: dict) -> None:  # noqa: ANN001
     ok = ok_runs(d["runs"])
     points, windows = d["points"], d["windows"]
     client = points[(points["side"] == "client") & (points["type"] == "all")]
-    chosen = choose_max(client.rename(columns={W: "workers"}), TOLERANCE)
+    chosen = choose_max(client.rename(columns={W: "workers"}), MAX_TOLERANCE)
     point = chosen["point"]
     mw_win = windows[(windows["side"] == "middleware") & (windows["type"] != "all")]
     at = mw_win[mw_win["point"] == point]
