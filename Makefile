@@ -124,6 +124,7 @@ test-workflow:
 	@$(BIN)snakemake --profile workflows/profiles/smoke --cores $(CORES) results/smoke/report.pdf
 	@test -s results/smoke/report.pdf
 	@$(PY) scripts/check_incremental.py smoke
+	@MWLAB_REQUIRE_SMOKE_REPORT=1 $(PY) -m pytest -q tests/pipeline/test_report_numbers.py
 	@echo "test: workflow passed: results/smoke/report.pdf"
 
 # --- products ----------------------------------------------------------------------------

@@ -258,3 +258,53 @@ def plot_diagnostics(result: FactorialResult, path: str | Path) -> Path:
     fig.savefig(path)
     plt.close(fig)
     return path
+
+
+@dataclass(frozen=True)
+class AllocationCheck:
+    """A printed allocation of variation beside the one recomputed from the same data."""
+
+    printed: dict[str, float]  # terms and "error", as printed
+    recomputed: dict[str, float]  # terms and "error", SS / SST of the recomputation
+    effect_difference: float  # largest |printed − recomputed| effect; NaN without effects
+
+    @property
+    def printed_sum(self) -> float:
+        return sum(self.printed.values())
+
+    @property
+    def recomputed_sum(self) -> float:
+        return sum(self.recomputed.values())
+
+    def ratio(self, term: str) -> float:
+        """Printed over recomputed share of one term (NaN where the recomputed share is 0)."""
+        r = self.recomputed[term]
+        return self.printed[term] / r if r else math.nan
+
+
+def check_allocation(
+    result: FactorialResult,
+    shares: Mapping[str, float],
+    effects: Mapping[str, float] | None = None,
+) -> AllocationCheck:
+    """Sets printed shares of variation (fractions, every term and "error") beside those of
+    `result`, which were recomputed from the printed data: the shares of a 2^k·r design
+    must add up to one, since SST = Σ SS(term) + SSE (Jain, ch. 18). `effects`, when given,
+    are the printed effects q (with "mean"), to show that both analyses fit the same model."""
+    wanted = {*result.terms, "error"}
+    if set(shares) != wanted:
+        raise DesignError(
+            f"printed shares must name every term and the error: missing "
+            f"{sorted(wanted - set(shares))}, unknown {sorted(set(shares) - wanted)}"
+        )
+    diff = math.nan
+    if effects is not None:
+        unknown = set(effects) - set(result.effects)
+        if unknown:
+            raise DesignError(f"printed effects of unknown terms: {sorted(unknown)}")
+        diff = max((abs(q - result.effects[t]) for t, q in effects.items()), default=math.nan)
+    return AllocationCheck(
+        printed={t: float(shares[t]) for t in [*result.terms, "error"]},
+        recomputed={t: result.variation[t] for t in [*result.terms, "error"]},
+        effect_difference=diff,
+    )

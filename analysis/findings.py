@@ -422,6 +422,11 @@ def load_catalogue(path: str | Path) -> dict[str, Any]:
     doc = yaml.safe_load(Path(path).read_text())
     if not isinstance(doc, dict) or "findings" not in doc or "bottlenecks" not in doc:
         raise FindingsError(f"{path}: needs `findings` and `bottlenecks`")
+    if "level" in doc:
+        raise FindingsError(
+            f"{path}: `level` is not set here: the report has one confidence level,"
+            " analysis.aggregate.CI_LEVEL"
+        )
     for f in doc["findings"]:
         missing = {"id", "claim", "source", "study", "study_text", "measure", "rule", "reasons"}
         missing -= set(f)
@@ -458,7 +463,7 @@ def evaluate(
 ) -> list[Outcome]:
     """Every finding's verdict; a finding whose data is missing is not reproduced, with the
     missing data as its reason."""
-    level = float(catalogue.get("level", CI_LEVEL))
+    level = CI_LEVEL
     out = []
     for f in catalogue["findings"]:
         m = f["measure"]

@@ -11,6 +11,8 @@ from dataclasses import asdict, dataclass, field
 from scipy.optimize import brentq
 from scipy.special import gammaln, logsumexp
 
+from analysis import busy_period
+
 QUANTILES = (0.5, 0.9, 0.95, 0.99)
 
 
@@ -69,6 +71,7 @@ def mm1(
     mu = service_rate
     mean_r = 1 / (mu * (1 - rho))
     mean_w = rho / (mu * (1 - rho))
+    busy = busy_period.mm1(arrival_rate, service_rate)
     return MM1Result(
         arrival_rate=arrival_rate,
         service_rate=service_rate,
@@ -86,10 +89,10 @@ def mm1(
         waiting_time_quantiles={
             str(q): max(0.0, mean_w / rho * math.log(rho / (1 - q))) for q in quantiles
         },
-        mean_busy_period=1 / (mu * (1 - rho)),
-        std_busy_period=math.sqrt((1 + rho) / (mu**2 * (1 - rho) ** 3)),
-        mean_jobs_per_busy_period=1 / (1 - rho),
-        std_jobs_per_busy_period=math.sqrt(rho * (1 + rho) / (1 - rho) ** 3),
+        mean_busy_period=busy.mean_length,
+        std_busy_period=busy.std_length,
+        mean_jobs_per_busy_period=busy.mean_jobs,
+        std_jobs_per_busy_period=busy.std_jobs,
     )
 
 

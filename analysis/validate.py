@@ -7,6 +7,12 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+# The interactive law holds for a run whose measured throughput is within this relative
+# distance of N/(R + Z): the validation appendix flags the others, and the 2016 section counts
+# the runs within it. It checks bookkeeping (every client active, every request counted), so
+# it is looser than the precision the stability check asks of a run's mean.
+LAW_TOLERANCE = 0.10
+
 
 @dataclass(frozen=True)
 class InteractiveLaw:
@@ -19,7 +25,7 @@ class InteractiveLaw:
     relative_error: float  # (X − N/(R + Z)) / X
     fitted_think_time: float  # the Z that makes the law exact: N/X − R
 
-    def holds(self, tolerance: float = 0.05) -> bool:
+    def holds(self, tolerance: float = LAW_TOLERANCE) -> bool:
         return abs(self.relative_error) <= tolerance
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-from testbed import scalemodel, series
+from testbed import cpuaccount, cpubudget, scalemodel, series
 from testbed.point import Point, describe_error
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -315,12 +315,29 @@ def _machines() -> scalemodel.Machines:
         raise CatalogueError(str(err)) from err
 
 
+def check_point(spec: dict[str, Any], where: str, cores: float) -> None:
+    """What a run checks before it starts, done when the plan is made: the point is a valid
+    `testbed.point.Point` and its CPU budgets fit this machine of `cores` cores. Whether its
+    load generator is installed is left to the run."""
+    try:
+        point = Point.model_validate(spec)
+    except ValueError as err:
+        raise CatalogueError(f"{where}: invalid point: {describe_error(err)}") from err
+    unfit = cpubudget.check_fits(point, cores)
+    if unfit is not None:
+        raise CatalogueError(f"{where}: {unfit}")
+
+
 def point_name(levels: dict[str, str]) -> str:
     return ",".join(f"{factor}={level}" for factor, level in levels.items())
 
 
-def expand(families: dict[str, Family], profile: dict[str, Any]) -> list[PlannedRun]:
-    """Every run of every enabled family under the profile."""
+def expand(
+    families: dict[str, Family], profile: dict[str, Any], cores: float | None = None
+) -> list[PlannedRun]:
+    """Every run of every enabled family under the profile, each point checked as its run
+    would check it (`check_point`) on a machine of `cores` cores (default: this one)."""
+    cores = float(cpuaccount.cores()) if cores is None else cores
     runs: list[PlannedRun] = []
     for family in families.values():
         if not enabled(family, profile):
@@ -334,15 +351,12 @@ def expand(families: dict[str, Family], profile: dict[str, Any]) -> list[Planned
                 spec = merge(spec, factor.overrides[level])
             spec = merge(spec, profile_fixed)
             name = point_name(levels)
+            where = f"profile {profile.get('profile')}: family {family.name}, point {name}"
             _resolve_replication(spec, f"family {family.name}, point {name}")
             _resolve_design(spec, f"family {family.name}, point {name}")
             spec["hosts"] = hosts_of(family, profile)
             model = _apply_scale(
-                spec,
-                family.study,
-                spec["hosts"],
-                scale_settings(family, profile),
-                f"profile {profile.get('profile')}: family {family.name}, point {name}",
+                spec, family.study, spec["hosts"], scale_settings(family, profile), where
             )
             inventory = profile.get("inventories", {}).get(str(family.study))
             if inventory is not None:
@@ -352,6 +366,7 @@ def expand(families: dict[str, Family], profile: dict[str, Any]) -> list[Planned
                 spec["duration_s"] = settings["write_duration_s"]
             spec["warmup_s"] = settings["warmup_s"]
             spec["cooldown_s"] = settings["cooldown_s"]
+            check_point({**spec, "name": f"{family.name}/{name}/rep1"}, where, cores)
             for rep in range(1, settings["repetitions"] + 1):
                 runs.append(
                     PlannedRun(
@@ -427,9 +442,13 @@ def calibration_settings(profile: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def calibration_plan(profile: dict[str, Any], catalogue: Path = CATALOGUE) -> list[PlannedRun]:
+def calibration_plan(
+    profile: dict[str, Any], catalogue: Path = CATALOGUE, cores: float | None = None
+) -> list[PlannedRun]:
     """The calibration runs of a profile: each target's point with its role at each speed
-    level and the other roles at the upper speed bound, fully budgeted."""
+    level and the other roles at the upper speed bound, fully budgeted (and checked as in
+    `expand`)."""
+    cores = float(cpuaccount.cores()) if cores is None else cores
     machines = _machines()
     settings = calibration_settings(profile)
     defaults = _read_yaml(catalogue)["defaults"]["fixed"]
@@ -463,5 +482,6 @@ def calibration_plan(profile: dict[str, Any], catalogue: Path = CATALOGUE) -> li
                     full = scalemodel.with_budgets(full, machines, target.study, factors)
                 except scalemodel.ScaleModelError as err:
                     raise CatalogueError(f"{where}: {err}") from err
+                check_point(full, where, cores)
                 runs.append(PlannedRun(CALIBRATION, name, rep, levels, full))
     return runs

@@ -28,6 +28,8 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from testbed.point import DEFAULT_WORKERS
+
 ROOT = Path(__file__).resolve().parent.parent
 # "middleware" is the default design, 2018, one request per worker turn; "batch-N" is design 2018
 # with --max-batch N.
@@ -299,9 +301,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--threads", type=int, default=2, help="memcaslap threads")
     ap.add_argument("--concurrency", type=int, default=32, help="memcaslap connections")
-    ap.add_argument("--workers", type=int, default=8, help="middleware workers (design 2018)")
     ap.add_argument(
-        "--read-threads", type=int, default=8, help="read threads per server (design 2016)"
+        "--workers", type=int, default=DEFAULT_WORKERS, help="middleware workers (design 2018)"
+    )
+    ap.add_argument(
+        "--read-threads",
+        type=int,
+        default=DEFAULT_WORKERS,
+        help="read threads per server (design 2016)",
     )
     ap.add_argument(
         "--targets",

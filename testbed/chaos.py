@@ -58,6 +58,7 @@ from testbed.chaos_oracle import (
     set_request,
 )
 from testbed.hashring import HashRing
+from testbed.point import DEFAULT_WORKERS
 
 REPO = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
@@ -80,7 +81,7 @@ class SoakConfig:
     server_timeout_ms: int = 1000
     expect_timeout_ms: int | None = None
     late_margin_ms: int = 500
-    workers: int = 8
+    workers: int = DEFAULT_WORKERS
     clients: int = 3
     pipelined_clients: int = 3
     max_depth: int = 16
@@ -743,7 +744,9 @@ def _join(threads: list[Client], timeout_s: float, interrupt: Interrupt) -> None
     show_default=True,
     help="Slack on top of the timeouts before a reply counts as late.",
 )
-@click.option("--workers", type=int, default=8, show_default=True, help="Middleware workers.")
+@click.option(
+    "--workers", type=int, default=DEFAULT_WORKERS, show_default=True, help="Middleware workers."
+)
 @click.option("--clients", type=int, default=3, show_default=True, help="One-at-a-time clients.")
 @click.option("--pipelined-clients", type=int, default=3, show_default=True)
 @click.option(

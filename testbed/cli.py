@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from testbed.delaycheck import delay_check_command
-from testbed.point import Point, apply_overrides, describe_error, load_point
+from testbed.point import DEFAULT_WORKERS, Point, apply_overrides, describe_error, load_point
 from testbed.run import STAGES, RunError, RunOptions, run_exit_code, run_point
 from testbed.series import SeriesOptions, SeriesRunner
 from testbed.signals import SignalRecorder
@@ -169,7 +169,10 @@ def _print_tools(found: dict[str, Found], python: dict[str, Found], pins: dict[s
     help="Middleware design: 2018 (one shared queue) or 2016 (read and write queues per server).",
 )
 @click.option(
-    "--workers", type=int, help="Worker threads per middleware (2016: read threads per server)."
+    "--workers",
+    type=int,
+    help="Worker threads per middleware (2016: read threads per server)"
+    f" [default: {DEFAULT_WORKERS}].",
 )
 @click.option("--sharded/--not-sharded", default=None, help="Split multi-key GETs over servers.")
 @click.option("--replication", type=int, help="Servers each SET goes to (default: all).")

@@ -18,6 +18,11 @@ from pydantic import (
 
 _RATIO = re.compile(r"^\d+:\d+$")
 
+# The one default worker count of the project: a point, the catalogue and every script that
+# starts a middleware take it from here, and the testbed always passes it as -t (the
+# middleware's own -t default is the same number, but nothing relies on it).
+DEFAULT_WORKERS = 8
+
 
 class Workload(BaseModel):
     """What the clients send (memtier's vocabulary)."""
@@ -63,7 +68,7 @@ class MiddlewareSettings(BaseModel):
     # 2018: one shared queue served by `workers` threads. 2016: per memcached server a read
     # queue served by `workers` threads and a write queue served by one write thread.
     design: Literal["2018", "2016"] = "2018"
-    workers: int = Field(8, ge=1)
+    workers: int = Field(DEFAULT_WORKERS, ge=1)
     sharded: bool = False
     replication: int | None = Field(None, ge=1)
     read_balance: Literal["round-robin", "least-outstanding"] = "round-robin"

@@ -9,10 +9,9 @@ from collections.abc import Iterable
 import pandas as pd
 
 from analysis import pools
+from analysis.bottleneck import SATURATED  # a pool busy this share of the time is saturated
 from analysis.report import figures as fg
 
-# A pool whose threads are busy this share of the time or more is taken as saturated.
-SATURATED = 0.8
 CONFIG = ["servers", "level_replication", "level_writes"]
 DESIGNS = ("2016", "2018")
 

@@ -115,6 +115,17 @@ def macro(name: str, value: str) -> str:
     return f"\\newcommand{{\\{name}}}{{{value}}}\n"
 
 
+def tabular(header: Sequence[str], rows: Sequence[Sequence[str]], spec: str) -> str:
+    """A booktabs tabular without a float, for a table whose caption is in the paper's
+    source; cells are already LaTeX."""
+    lines = [rf"\begin{{tabular}}{{{spec}}}", r"\toprule", " & ".join(header) + r" \\", r"\midrule"]
+    lines += [" & ".join(r) + r" \\" for r in rows]
+    if not rows:
+        lines.append(rf"\multicolumn{{{len(header)}}}{{c}}{{no data}} \\")
+    lines += [r"\bottomrule", r"\end{tabular}", ""]
+    return "\n".join(lines)
+
+
 def table(
     header: Sequence[str], rows: Sequence[Sequence[str]], spec: str, caption: str, label: str
 ) -> str:

@@ -75,7 +75,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
             "max-grid.tex", "replication.pdf", "replication.tex", "replication-times.tex",
             "writes.pdf", "writes.tex", "writes-times.tex", "open-models.tex", "mmm.tex",
             "mva.tex", "mva.pdf", "mva-seed.tex", "designs.pdf", "designs.tex", "factorial.tex",
-            "factorial-diagnostics.pdf", "interactive-law.pdf", "interactive-law.tex",
+            "factorial-seed.tex", "factorial-diagnostics.pdf", "interactive-law.pdf",
+            "interactive-law.tex",
         )
     }  # fmt: skip
     names = ("max", "replication", "writes", "queueing", "designs", "factorial", "law")
@@ -110,9 +111,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
          d("designs_2016", "points", "runs", "pools", "middlewares"),
          {"figure": out["designs.pdf"], "table": out["designs.tex"],
           "numbers": numbers["designs"]}),
-        ("r2016_factorial", d("factorial_2016", "runs"),
-         {"table": out["factorial.tex"], "diagnostics": out["factorial-diagnostics.pdf"],
-          "numbers": numbers["factorial"]}),
+        ("r2016_factorial", {**d("factorial_2016", "runs"), **ref},
+         {"table": out["factorial.tex"], "seed_table": out["factorial-seed.tex"],
+          "diagnostics": out["factorial-diagnostics.pdf"], "numbers": numbers["factorial"]}),
         ("r2016_interactive", {"runs": [data[f"{f}/runs"] for f in FAMILIES]},
          {"figure": out["interactive-law.pdf"], "table": out["interactive-law.tex"],
           "numbers": numbers["law"]}),

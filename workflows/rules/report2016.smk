@@ -124,9 +124,11 @@ rule r2016_designs:
 rule r2016_factorial:
     input:
         **data_2016("factorial_2016", "runs"),
+        reference=REFERENCE_2016,
         code=ANALYSIS_CODE,
     output:
         table=f"{PAPER_2016}/factorial.tex",
+        seed_table=f"{PAPER_2016}/factorial-seed.tex",
         diagnostics=f"{PAPER_2016}/factorial-diagnostics.pdf",
         numbers=f"{NUMBERS_2016}/factorial.json",
     log:

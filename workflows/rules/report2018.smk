@@ -23,6 +23,8 @@ rule r2018_baselines:
         fig_law=f"{R2018}/base-law.pdf",
         tab_direct=f"{R2018}/base-direct-max.tex",
         tab_mw=f"{R2018}/base-mw-max.tex",
+        tab_seeds_mw=f"{R2018}/seeds-mw-max.tex",
+        tab_seeds_law=f"{R2018}/seeds-law-base.tex",
         numbers=f"{R2018}/numbers-baselines.tex",
     log:
         f"{RESULTS}/logs/r2018/baselines.log",
@@ -54,6 +56,8 @@ rule r2018_writes:
     output:
         fig=f"{R2018}/writes.pdf",
         table=f"{R2018}/writes-max.tex",
+        tab_seeds=f"{R2018}/seeds-writes.tex",
+        tab_seeds_law=f"{R2018}/seeds-law-full.tex",
         numbers=f"{R2018}/numbers-writes.tex",
     log:
         f"{RESULTS}/logs/r2018/writes.log",
@@ -110,6 +114,7 @@ rule r2018_models:
         fig_mm=f"{R2018}/models-mm.pdf",
         table_mva=f"{R2018}/models-mva.tex",
         table_util=f"{R2018}/models-util.tex",
+        table_seeds=f"{R2018}/seeds-mva.tex",
         numbers=f"{R2018}/numbers-models.tex",
         mva_data=f"{RESULTS}/data/models_2018/mva.parquet",
     log:

@@ -28,7 +28,7 @@ loads = [
     row for family, t in data.families.items() for row in findings.family_loads(family, t["points"])
 ]
 outcomes = findings.evaluate(catalogue, data, loads)
-level = float(catalogue.get("level", CI_LEVEL))
+level = CI_LEVEL
 
 bottlenecks, rows = tables.bottleneck_table(loads, catalogue)
 Path(sm.output.bottlenecks).write_text(bottlenecks)

@@ -1,15 +1,19 @@
 """Snakemake script: the 2016 2^3·r factorial design (servers, replication, writes) on
 throughput and response time measured at the clients: effects, confidence intervals,
-allocation of variation and the residual checks."""
+allocation of variation and the residual checks; beside it seed 001's design (Table 4),
+recomputed from its printed runs (Appendix A)."""
 
 import json
+import math
 from pathlib import Path
 
 import pandas as pd
+import yaml
 
 from analysis import factorial
 from analysis.aggregate import CI_LEVEL
 from analysis.report import figures as fg
+from analysis.report import seed2016
 from analysis.scaling import in_study_time
 
 FACTORS = {"level_servers": "S", "level_replication": "Rep", "level_writes": "w"}
@@ -22,6 +26,76 @@ def placeholder(path: str, text: str) -> None:
     axes[0][0].axis("off")
     axes[0][0].text(0.5, 0.5, text, ha="center", va="center")
     fg.save(fig, path)
+
+
+def seed_comparison(
+    sm,  # noqa: ANN001
+    ours: factorial.FactorialResult | None,
+    data: pd.DataFrame,
+    numbers: dict[str, str],
+) -> None:
+    """Seed 001's Table 4 beside our throughput design, its allocation recomputed from its
+    Appendix A."""
+    block = yaml.safe_load(Path(sm.input.reference).read_text())["models"]["factorial"]
+    seed, check = seed2016.recompute(block)
+    fg.write(
+        sm.output.seed_table,
+        fg.tabular(
+            ["Term", "$q$ ours", "Var. ours", "$q$ study", "Var. printed", "Var. recomputed"],
+            seed2016.comparison_rows(ours, seed, check, block["effects"]),
+            "lrrrrr",
+        ),
+    )
+    top = seed2016.top_term(seed.variation)
+    numbers.update(
+        SixteenSeedFactTable=fg.escape(block["table"]),
+        SixteenSeedFactDataTable=fg.escape(block["data"]["table"]),
+        SixteenSeedFactRuns=fg.num(len(seed.observations)),
+        SixteenSeedFactThreads=fg.num(block["config"]["threads_per_pool"]),
+        SixteenSeedFactClients=fg.num(block["config"]["clients"]),
+        SixteenSeedFactReplications=fg.num(seed.replications),
+        SixteenSeedFactSumPrinted=fg.num(check.printed_sum, 3),
+        SixteenSeedFactSumRecomputed=fg.num(check.recomputed_sum, 3),
+        SixteenSeedFactEffectDifference=fg.num(check.effect_difference, 1),
+        SixteenSeedFactTopTerm=fg.escape(top),
+        SixteenSeedFactTopPrinted=fg.pct(check.printed[top]),
+        SixteenSeedFactTopRecomputed=fg.pct(check.recomputed[top]),
+        SixteenSeedFactTopRatio=fg.num(check.ratio(top), 3),
+        SixteenSeedFactServersPrinted=fg.pct(check.printed["S"]),
+        SixteenSeedFactServersRecomputed=fg.pct(check.recomputed["S"]),
+        SixteenSeedFactWritesRecomputed=fg.pct(check.recomputed["w"]),
+        SixteenSeedFactWritesEffect=fg.num(seed.effects["w"]),
+        SixteenSeedFactErrorPrinted=fg.pct(check.printed["error"]),
+        SixteenSeedFactErrorRecomputed=fg.pct(check.recomputed["error"]),
+    )
+    if ours is None:
+        numbers["SixteenFactCompareSentence"] = "Our design is incomplete in this run."
+        return
+    runs = data.assign(S=data["S"].astype(str))
+    workers = runs["middleware.workers"] if "middleware.workers" in runs else pd.Series()
+    threads = {
+        str(s): int(s) * (int(t) + 1)
+        for s, t in zip(runs["S"], workers, strict=False)
+        if not pd.isna(t)
+    }
+    ci = ours.confidence_intervals["w"]
+    numbers.update(
+        SixteenFactServersShare=fg.pct(ours.variation["S"]),
+        SixteenFactWritesShare=fg.pct(ours.variation["w"]),
+        SixteenFactWritesEffect=fg.num(ours.effects["w"]),
+        SixteenFactWritesSignificance=(
+            "significant" if ours.significant()["w"] else "not significant"
+        )
+        if not math.isnan(ci[0])
+        else "without a confidence interval",
+        SixteenFactCompareSentence=seed2016.compare_sentence(
+            ours,
+            seed,
+            seed2016.cpu_by_servers(runs, "cpu_util_middleware"),
+            seed2016.cpu_by_servers(runs, "cpu_util_server"),
+            threads,
+        ),
+    )
 
 
 def main(sm) -> None:  # noqa: ANN001
@@ -46,6 +120,7 @@ def main(sm) -> None:  # noqa: ANN001
             "The design is incomplete in this run (" + fg.escape(problem) + "), so it is "
             "not analysed: not enough levels or repetitions."
         )
+        seed_comparison(sm, None, data, numbers)
         Path(sm.output.numbers).write_text(json.dumps(numbers, indent=1))
         return
     tp, rt = results["throughput_ops"], results["response_ms"]
@@ -104,6 +179,7 @@ def main(sm) -> None:  # noqa: ANN001
             f"{fg.pct(tp.variation['error'])}."
         ),
     )
+    seed_comparison(sm, tp, data, numbers)
     Path(sm.output.numbers).write_text(json.dumps(numbers, indent=1))
 
 

@@ -10,9 +10,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.report import figures as fg
-from analysis.validate import interactive_law_table
-
-TOLERANCE = 0.05  # the validation's tolerance for the law
+from analysis.validate import LAW_TOLERANCE, interactive_law_table
 
 
 def main(sm) -> None:  # noqa: ANN001
@@ -72,8 +70,8 @@ def main(sm) -> None:  # noqa: ANN001
         "SixteenLawRuns": fg.num(len(law)),
         "SixteenLawMeanError": fg.pct(err.mean()),
         "SixteenLawMaxError": fg.pct(err.max()),
-        "SixteenLawWithin": fg.num(int((err <= TOLERANCE).sum())),
-        "SixteenLawTolerance": fg.num(100 * TOLERANCE),
+        "SixteenLawWithin": fg.num(int((err <= LAW_TOLERANCE).sum())),
+        "SixteenLawTolerance": fg.num(100 * LAW_TOLERANCE),
     }
     Path(sm.output.numbers).write_text(json.dumps(numbers, indent=1))
 

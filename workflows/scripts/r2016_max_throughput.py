@@ -14,6 +14,7 @@ import yaml
 from analysis import pools
 from analysis.report import figures as fg
 from analysis.report.tables2016 import (
+    MAX_TOLERANCE,
     choose_max,
     in_get_windows,
     point_statistics,
@@ -23,7 +24,6 @@ from analysis.report.tables2016 import (
 from analysis.report.times2016 import ok_runs, point_times
 from analysis.scaling import in_study_time, with_scale
 
-TOLERANCE = 0.05
 W = "middleware.workers"
 COMPONENTS = {
     "net_us": "net-thread",
@@ -195,7 +195,7 @@ def main(sm) -> None:  # noqa: ANN001
     percentile_figure(pct, sm.output.percentiles)
 
     client = points[points["side"] == "client"].rename(columns={W: "workers"})
-    chosen = choose_max(client, TOLERANCE)
+    chosen = choose_max(client, MAX_TOLERANCE)
     mw = points[(points["side"] == "middleware") & (points[W] == chosen["workers"])]
     breakdown_figure(mw, sm.output.breakdown)
 
@@ -283,7 +283,7 @@ def main(sm) -> None:  # noqa: ANN001
         "SixteenMaxThroughputRaw": fg.num(x_raw),
         "SixteenMaxClients": fg.num(chosen["clients_total"]),
         "SixteenMaxWorkers": fg.num(chosen["workers"]),
-        "SixteenMaxTolerance": fg.num(100 * TOLERANCE),
+        "SixteenMaxTolerance": fg.num(100 * MAX_TOLERANCE),
         "SixteenMaxResponseMedian": ms(p.get("p50_mean")),
         "SixteenMaxResponseNinety": ms(p.get("p90_mean")),
         "SixteenMaxQueueShare": fg.pct(float(mwr.get("queue_us_mean_mean", "nan")) / resp),

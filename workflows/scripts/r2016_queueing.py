@@ -18,9 +18,10 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from analysis import estimate, mmm2016, mva2016, pools, queueing
+from analysis import busy_period, estimate, mmm2016, mva2016, pools, queueing
 from analysis.report import figures as fg
 from analysis.report.tables2016 import (
+    MAX_TOLERANCE,
     choose_max,
     in_get_windows,
     read_only_points,
@@ -30,8 +31,9 @@ from analysis.report.times2016 import ok_runs
 from analysis.scaling import in_study_time, with_scale
 
 W = "middleware.workers"
-TOLERANCE = 0.05  # as in the choice of the maximum-throughput configuration
 CURVE_POINTS = 25  # populations at which the MVA curves are drawn
+BUSY_PERIODS = 200_000  # simulated busy periods of the seed's M/M/1 (about a second)
+BUSY_SEED = 2016
 
 ROWS = [  # key, label, scale of our value (s to ms), digits
     ("servers", "Servers $m$", 1, 0),
@@ -114,7 +116,7 @@ def open_models(sm, ref: dict, numbers: dict) -> None:  # noqa: ANN001
     ok = ok_runs(d["runs"])
     points, windows = d["points"], d["windows"]
     client = points[(points["side"] == "client") & (points["type"] == "all")]
-    chosen = choose_max(client.rename(columns={W: "workers"}), TOLERANCE)
+    chosen = choose_max(client.rename(columns={W: "workers"}), MAX_TOLERANCE)
     point = chosen["point"]
     mw_win = windows[(windows["side"] == "middleware") & (windows["type"] != "all")]
     at = mw_win[mw_win["point"] == point]
@@ -213,7 +215,35 @@ def open_models(sm, ref: dict, numbers: dict) -> None:  # noqa: ANN001
         SixteenSeedMMOneRatio=fg.num(
             seed["actual"]["mean_response_time"] / seed["predicted"]["mean_response_time"], 0
         ),
+        SixteenMMOneRatio=fg.num(
+            measured["mean_response_time"] / mm1r.get("mean_response_time", math.nan), 0
+        ),
+        SixteenSeedMMOneRho=fg.num(seed["arrival_rate"] / seed["service_rate"], 3),
+        SixteenSeedMMOneMeasuredRho=fg.num(seed["actual"]["utilization"], 2),
     )
+    numbers.update(seed_busy_period(seed))
+
+
+def seed_busy_period(seed: dict) -> dict[str, str]:
+    """The busy period of seed 001's M/M/1 (its λ and μ per s, times in ms): the value it
+    printed, the formula's and a simulation's."""
+    lam, mu = seed["arrival_rate"] / 1e3, seed["service_rate"] / 1e3  # per ms
+    formula = busy_period.mm1(lam, mu)
+    sim = busy_period.simulate(lam, mu, BUSY_PERIODS, BUSY_SEED).summary()
+    printed = seed["predicted"]
+    return {
+        "SixteenSeedBusyStdPrinted": fg.num(printed["std_busy_period"], 2),
+        "SixteenSeedBusyStdFormula": fg.num(formula.std_length, 3),
+        "SixteenSeedBusyStdSimulated": fg.num(sim.std_length, 3),
+        "SixteenSeedBusyMeanPrinted": fg.num(printed["mean_busy_period"], 2),
+        "SixteenSeedBusyMeanFormula": fg.num(formula.mean_length, 3),
+        "SixteenSeedBusyMeanSimulated": fg.num(sim.mean_length, 3),
+        "SixteenSeedBusyJobsStdPrinted": fg.num(printed["std_jobs_per_busy_period"], 2),
+        "SixteenSeedBusyJobsStdFormula": fg.num(formula.std_jobs, 2),
+        "SixteenSeedBusyJobsStdSimulated": fg.num(sim.std_jobs, 2),
+        "SixteenSeedBusyPeriods": fg.num(BUSY_PERIODS),
+        "SixteenSeedBusyStdRatio": fg.num(formula.std_length / printed["std_busy_period"], 2),
+    }
 
 
 # The rows of seed 001's Table 2, with the inputs and the utilisation.
@@ -316,7 +346,18 @@ def mmm_by_servers(sm, ref: dict, numbers: dict) -> None:  # noqa: ANN001
         for m, meas in ours.values()
         if "mean_response_time" in m and meas.get("mean_response_time", 0) > 0
     ]
+    shares = [
+        meas["mean_waiting_time"] / meas["mean_response_time"]
+        for _, meas in ours.values()
+        if meas.get("mean_response_time", 0) > 0
+    ]
+    seed_shares = [
+        v["actual"]["mean_waiting_time"] / v["actual"]["mean_response_time"]
+        for v in seed["servers"].values()
+    ]
     numbers.update(
+        SixteenMMmWaitShare=fg.pct(float(np.mean(shares)) if shares else math.nan),
+        SixteenSeedMMmWaitShare=fg.pct(float(np.mean(seed_shares))),
         SixteenMMmServerLevels=", ".join(str(s) for s in sorted(ours)) or fg.MISSING,
         SixteenMMmMeanError=fg.pct(float(np.mean(errors)) if errors else math.nan),
         SixteenSeedMMmError=fg.pct(
@@ -462,7 +503,7 @@ def mva_seed(sm, ref: dict, numbers: dict) -> None:  # noqa: ANN001
     client = pts[(pts["side"] == "client") & (pts["level_replication"] == "none")]
     model: dict[str, float] = {}
     meas: dict[str, float] = {}
-    chosen_s = None
+    chosen_s, busiest = None, None
     if len(client):
         target = seed["config"]["servers"]
         row = client.loc[(client["servers"] - target).abs().sort_values(kind="stable").index[0]]
@@ -471,6 +512,7 @@ def mva_seed(sm, ref: dict, numbers: dict) -> None:  # noqa: ANN001
         design = design_of(at.loc["all"])
         times = times_at(d, point, ok)
         p = mva2016.predict(design, times, int(at.loc["all", "clients_total"]))
+        busiest = (p.bottleneck, p.utilization[p.bottleneck])
         w = design.write_share
         st = p.result.stations
         model = {
@@ -540,6 +582,11 @@ def mva_seed(sm, ref: dict, numbers: dict) -> None:  # noqa: ANN001
             / meas.get("throughput", math.nan)
             if meas.get("throughput")
             else math.nan
+        ),
+        SixteenMVASeedBottleneck=fg.escape(busiest[0]) if busiest else fg.MISSING,
+        SixteenMVASeedBottleneckUtil=fg.num(busiest[1], 2) if busiest else fg.MISSING,
+        SixteenSeedMVASetShare=fg.pct(
+            seed["predicted"]["throughput_set"] / seed["predicted"]["throughput"]
         ),
         SixteenSeedMVAError=fg.pct(
             (seed["predicted"]["throughput"] - seed["actual"]["throughput"])

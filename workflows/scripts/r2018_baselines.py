@@ -5,16 +5,19 @@ import math
 
 import numpy as np
 import pandas as pd
-from r2018_common import camel, log_to, points, reference
+from r2018_common import beside_rows, camel, law_rows_tabular, log_to, points, reference
 
-from analysis import validate
+from analysis import seed2018, validate
 from analysis.report import figures as rf
+from analysis.scaling import in_study_time
 
 sm = snakemake  # type: ignore[name-defined]  # noqa: F821
 log_to(sm.log[0])
 ref = reference(sm.input.reference)
 direct = points(sm.input.direct)
 mw = points(sm.input.middleware)
+# The same points in the study's time, for the tables beside seeds 002 and 004.
+mw_study = in_study_time(mw)
 out = sm.output
 SETUPS_D = ["one_server", "two_servers"]
 SETUPS_M = ["one_middleware", "two_middlewares"]
@@ -75,6 +78,7 @@ for setup in SETUPS_D:
     for wl in WORKLOADS:
         b = best(direct[(direct["level_setup"] == setup) & (direct["level_workload"] == wl)])
         theirs = ref["baselines_direct"][setup][wl]
+        low, high = seed2018.direct_beside(ref, setup, wl)
         rows.append(
             [
                 setup.replace("_", " "),
@@ -88,6 +92,7 @@ for setup in SETUPS_D:
                 rf.MISSING if b is None else rf.num(study(b, "throughput")),
                 rf.MISSING if b is None else rf.num(study(b, "response"), 2),
                 rf.num(theirs),
+                rf.num(low) if low == high else f"{rf.num(low)}/{rf.num(high)}",
             ]
         )
         key = camel("BaseDirect", setup, wl)
@@ -99,6 +104,12 @@ for setup in SETUPS_D:
             rf.macro(f"{key}XRaw", rf.MISSING if b is None else rf.num(b["throughput_ops_mean"]))
         )
         numbers.append(rf.macro(f"{key}XStudy", rf.num(theirs)))
+        numbers.append(
+            rf.macro(
+                f"{key}XSeedTwo",
+                rf.num(low) if low == high else f"{rf.num(low)}/{rf.num(high)}",
+            )
+        )
 rf.write(
     out.tab_direct,
     rf.table(
@@ -111,13 +122,16 @@ rf.write(
             "R [ms]",
             "$X/s$",
             "$R\\cdot s$ [ms]",
-            "study X",
+            "seed 004 X",
+            "seed 002 X",
         ],
         rows,
-        "llrrrrrrr",
+        "llrrrrrrrr",
         "Maximum throughput without middleware (client side; CI half-width over repetitions), "
         "as measured and rescaled to the study's time by the runs' scale factor $s$, "
-        f"beside the original study ({ref['baselines_direct']['source']}).",
+        f"beside the two 2018 reports ({ref['baselines_direct']['source']}; "
+        f"{ref['seed002']['baselines_direct']['source']}, where two values are given for "
+        "8 and 16 clients).",
         "tab:base-direct-max",
     ),
 )
@@ -178,6 +192,38 @@ rf.write(
         "tab:base-mw-max",
     ),
 )
+
+# Beside the two 2018 reports: the maximum with middlewares, and the interactive law in
+# seed 002's form (R_client - N/X_mw, ms).
+best_mw = seed2018.best_points(mw_study, ["level_setup", "level_workload"])
+beside = seed2018.max_throughput_beside(best_mw, ref)
+rf.write(
+    out.tab_seeds_mw,
+    rf.tabular(
+        ["setup", "workload", "", "ours", "seed 002", "seed 004"],
+        beside_rows(beside, ["setup", "workload"]),
+        "lllrrr",
+    ),
+)
+by_key = beside.set_index(["setup", "workload", "quantity"])
+law_base = seed2018.law_beside(seed2018.law_deviations_ms(mw_study), ref)
+rf.write(out.tab_seeds_law, law_rows_tabular(law_base))
+law_key = law_base.set_index(["setup", "workload"])
+for setup in SETUPS_M:
+    for wl in WORKLOADS:
+        for quantity, digits in (("client_x", 0), ("mw_queue", 1)):
+            r = by_key.loc[(setup, wl, quantity)] if (setup, wl, quantity) in by_key.index else {}
+            key = camel("Seeds", setup, wl, quantity)
+            numbers += [
+                rf.macro(f"{key}{who}", rf.num(r.get(col, math.nan), digits))
+                for who, col in (("Ours", "ours"), ("SeedTwo", "seed002"), ("SeedFour", "seed004"))
+            ]
+        r = law_key.loc[(setup, wl)] if (setup, wl) in law_key.index else {}
+        key = camel("SeedsLaw", setup, wl)
+        numbers += [
+            rf.macro(f"{key}OursMax", rf.num(r.get("ours_max_abs_ms", math.nan), 1)),
+            rf.macro(f"{key}SeedTwoMax", rf.num(r.get("seed002_max_abs_ms", math.nan), 1)),
+        ]
 
 # Interactive law, Z = 0: client X against N/(R+Z) for every point of both families.
 law_in = pd.concat([direct, mw])

@@ -7,6 +7,8 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from analysis.report import figures as rf
+
 
 def log_to(path: str) -> None:
     sys.stderr = Path(path).open("w")  # noqa: SIM115 - the script's lifetime
@@ -37,3 +39,56 @@ _DIGITS = ["Zero", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight
 
 def _number_word(digits: str) -> str:
     return "".join(_DIGITS[int(d)] for d in digits)
+
+
+# How the quantities of analysis.seed2018's tables are shown: label and decimals.
+QUANTITIES = {
+    "clients": ("N", 0),
+    "workers": ("WT", 0),
+    "client_x": ("X cl. [ops/s]", 0),
+    "mw_x": ("X mw [ops/s]", 0),
+    "il_x": ("X IL [ops/s]", 0),
+    "client_r": ("R cl. [ms]", 1),
+    "mw_r": ("R mw [ms]", 1),
+    "mw_queue": ("queue [ms]", 1),
+    "queue_ms": ("queue [ms]", 1),
+    "queue_len": ("queue len.", 1),
+    "server_ms": ("memc. [ms]", 1),
+}
+
+
+def beside_rows(table: pd.DataFrame, keys: list[str]) -> list[list[str]]:
+    """Rows of a `quantity, ours, seed002, seed004` table: the key columns (shown once per
+    group), the quantity's label and the three values."""
+    rows, last = [], None
+    for _, r in table.iterrows():
+        key = [str(r[k]).replace("_", " ") for k in keys]
+        label, digits = QUANTITIES[r["quantity"]]
+        shown = key if key != last else [""] * len(key)
+        last = key
+        rows.append(
+            [*shown, label, *(rf.num(r[c], digits) for c in ("ours", "seed002", "seed004"))]
+        )
+    return rows
+
+
+def law_rows_tabular(table: pd.DataFrame) -> str:
+    """The interactive-law deviations (analysis.seed2018.law_beside) as a tabular."""
+    rows = [
+        [
+            str(r["setup"]).replace("_", " "),
+            str(r["workload"]),
+            str(int(r["ours_points"])),
+            rf.num(r["ours_median_ms"], 2),
+            rf.num(r["ours_max_abs_ms"], 2),
+            rf.pct(r["ours_max_abs_share"]),
+            str(int(r["seed002_cells"])),
+            rf.num(r["seed002_median_ms"], 1),
+            rf.num(r["seed002_max_abs_ms"], 1),
+            str(int(r["common_cells"])),
+        ]
+        for _, r in table.iterrows()
+    ]
+    header = ["setup", "workload", "points", "median", "max $|\\cdot|$", "max / R"]
+    header += ["cells", "median", "max $|\\cdot|$", "common"]
+    return rf.tabular(header, rows, "llrrrrrrrr")

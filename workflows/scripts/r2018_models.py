@@ -11,13 +11,14 @@ import math
 import pandas as pd
 from r2018_common import camel, log_to, reference
 
-from analysis import estimate, mva, queueing
+from analysis import estimate, mva, queueing, seed2018
 from analysis.report import figures as rf
 from analysis.scaling import in_study_time, with_scale
 
 sm = snakemake  # type: ignore[name-defined]  # noqa: F821
 log_to(sm.log[0])
-ref = reference(sm.input.reference)["models"]
+full_ref = reference(sm.input.reference)
+ref = full_ref["models"]
 out = sm.output
 numbers = []
 
@@ -57,11 +58,13 @@ def predict(lam: float, mu: float, m: int, measured: dict) -> pd.Series:
 
 meta = wpts.reset_index().drop_duplicates("point").set_index("point")
 rows, plot_rows = [], []
+mus: dict[int, tuple[float, float]] = {}  # per worker count: highest window, best run
 for workers, pw in meta.groupby("middleware.workers"):
     win = wwin[wwin["point"].isin(pw.index)]
     if win.empty:
         continue
     mu = estimate.service_rate_max_window(win)
+    mus[int(workers)] = (mu, estimate.service_rate_max_run(win))
     m = int(workers) * int(pw["middlewares"].iloc[0])
     for point, p in pw.sort_values("clients_total").iterrows():
         pwin = win[win["point"] == point]
@@ -156,6 +159,18 @@ if not pr.empty:
     ax.legend(fontsize=5, ncols=2)
 rf.save(fig, out.fig_mm)
 numbers.append(rf.macro("ModelMMPoints", str(len(rows))))
+# μ by our estimator and by seed 004's (the best run's average), at the largest worker count.
+top_wt = max(mus, default=None)
+mu_window, mu_run = mus.get(top_wt, (math.nan, math.nan)) if top_wt else (math.nan, math.nan)
+numbers += [
+    rf.macro("ModelMuWorkers", rf.MISSING if top_wt is None else str(top_wt)),
+    rf.macro("ModelMuWindow", rf.num(mu_window)),
+    rf.macro("ModelMuRun", rf.num(mu_run)),
+    rf.macro(
+        "ModelMuRunBelowWindow", rf.pct(1 - mu_run / mu_window if mu_window > 0 else math.nan)
+    ),
+    rf.macro("ModelMuStudy", rf.num(ref["mm1_mu"].get(top_wt, math.nan))),
+]
 
 # --- MVA of the baseline with middlewares ------------------------------------------------
 raw_bpts = pd.read_parquet(sm.input.base_points)
@@ -312,6 +327,59 @@ rf.write(
     ),
 )
 numbers.append(rf.macro("ModelMvaCases", str(len(util_rows))))
+# Beside the two 2018 reports: our MVA's throughput error and bottleneck at the largest N,
+# seed 004's (Table 14, Section 7.3) and the bottleneck seed 002 states.
+mva_frame = pd.DataFrame(
+    mva_data, columns=["setup", "workload", "clients", "x_model", "x_measured", "bottleneck"]
+)
+seeds_mva = seed2018.mva_beside(mva_frame, full_ref)
+rf.write(
+    out.table_seeds,
+    rf.tabular(
+        [
+            "setup",
+            "workload",
+            "N",
+            "ours: error",
+            "bottleneck",
+            "seed 004: error",
+            "bottleneck",
+            "seed 002: bottleneck",
+        ],
+        [
+            [
+                r["setup"].replace("_", " "),
+                r["workload"],
+                str(r["clients"]),
+                rf.pct(r["ours_error"]),
+                rf.escape(r["ours_bottleneck"]),
+                rf.pct(r["seed004_error"]),
+                rf.escape(r["seed004_bottleneck"]),
+                rf.escape(r["seed002_bottleneck"]),
+            ]
+            for _, r in seeds_mva.iterrows()
+        ],
+        "llrrlrll",
+    ),
+)
+seeds_key = seeds_mva.set_index(["setup", "workload"])
+for setup in ("one_middleware", "two_middlewares"):
+    for workload in ("read-only", "write-only"):
+        key = camel("Model", setup, workload)
+        r = seeds_key.loc[(setup, workload)] if (setup, workload) in seeds_key.index else {}
+        t4 = ref["mva"][setup][workload]
+        numbers += [
+            rf.macro(f"{key}Error", rf.pct(r.get("ours_error", math.nan))),
+            rf.macro(
+                f"{key}StudyError",
+                rf.pct(seed2018.relative_error(t4["mva_x"], t4["measured_x"])),
+            ),
+            rf.macro(f"{key}StudyBottleneck", rf.escape(ref["mva_bottleneck"][workload])),
+            rf.macro(
+                f"{key}SeedTwoBottleneck",
+                rf.escape(full_ref["seed002"]["bottleneck"][setup][workload]),
+            ),
+        ]
 pd.DataFrame(
     mva_data,
     columns=[

@@ -5,14 +5,16 @@ study's time (throughputs / s, times * s) with the raw client throughput beside.
 import math
 
 import pandas as pd
-from r2018_common import camel, log_to, points, reference
+from r2018_common import beside_rows, camel, law_rows_tabular, log_to, points, reference
 
+from analysis import seed2018
 from analysis.report import figures as rf
 from analysis.scaling import in_study_time
 
 sm = snakemake  # type: ignore[name-defined]  # noqa: F821
 log_to(sm.log[0])
-ref = reference(sm.input.reference)["writes"]
+full_ref = reference(sm.input.reference)
+ref = full_ref["writes"]
 raw = points(sm.input.points)
 # Every throughput and time below in the study's time; `raw` keeps the measured values.
 pts = in_study_time(raw)
@@ -137,6 +139,35 @@ else:
         rf.macro("WritesMaxWorkers", str(int(top["workers"]))),
         rf.macro("WritesMaxClients", str(int(top["clients_total"]))),
     ]
+# Beside the two 2018 reports: each worker count's maximum, and the interactive law in
+# seed 002's form (R_client - N/X_mw, ms).
+best_full = seed2018.best_points(pts, ["middleware.workers"], queue_length=qlen)
+beside = seed2018.full_system_beside(best_full, full_ref)
+rf.write(
+    out.tab_seeds,
+    rf.tabular(
+        ["WT", "", "ours", "seed 002", "seed 004"], beside_rows(beside, ["workers"]), "rlrrr"
+    ),
+)
+for _, r in beside[beside["quantity"].isin(["mw_x", "queue_ms", "server_ms"])].iterrows():
+    key = camel("SeedsFull", int(r["workers"]), r["quantity"])
+    digits = 0 if r["quantity"] == "mw_x" else 1
+    numbers += [
+        rf.macro(f"{key}Ours", rf.num(r["ours"], digits)),
+        rf.macro(f"{key}SeedTwo", rf.num(r["seed002"], digits)),
+        rf.macro(f"{key}SeedFour", rf.num(r["seed004"], digits)),
+    ]
+law_full = seed2018.law_beside(
+    seed2018.law_deviations_ms(pts, "full_system", "write-only"), full_ref
+)
+rf.write(out.tab_seeds_law, law_rows_tabular(law_full))
+law_top = law_full.iloc[0] if len(law_full) else pd.Series(dtype=float)
+numbers += [
+    rf.macro("SeedsLawFullSystemOursMax", rf.num(law_top.get("ours_max_abs_ms", math.nan), 1)),
+    rf.macro(
+        "SeedsLawFullSystemSeedTwoMax", rf.num(law_top.get("seed002_max_abs_ms", math.nan), 1)
+    ),
+]
 levels = sorted(client["workers"].unique())
 numbers.append(rf.macro("WritesWorkerLevels", ", ".join(str(int(w)) for w in levels)))
 numbers.append(rf.macro("WritesStudyMaxX", rf.num(ref[64]["mw_x"])))

@@ -6,6 +6,7 @@ from typing import Any
 from analysis.aggregate import CI_LEVEL
 from analysis.latex import escape
 from mwlab.catalogue import Family, PlannedRun, design_of, family_settings, selected_levels
+from testbed.point import Point
 
 
 def _fmt(value: Any) -> str:
@@ -24,9 +25,16 @@ def _topology(spec: dict[str, Any]) -> str:
     return f"{spec['servers']} srv, {spec['middlewares']} mw, {clients}"
 
 
+def _workers(spec: dict[str, Any]) -> int | str:
+    """The point's worker count (the point model's default where the catalogue sets none);
+    a dash without a middleware."""
+    point = Point.model_validate(spec)
+    return point.middleware.workers if point.middlewares else "--"
+
+
 def _threads(runs: list[PlannedRun]) -> str:
     """The middleware's threads as its design counts them."""
-    workers = runs[0].spec["middleware"]["workers"]
+    workers = _workers(runs[0].spec)
     designs = sorted({design_of(r.spec) for r in runs})
     if designs == ["2016"]:
         return f"design 2016: {workers} read threads and one write thread per server"
@@ -117,7 +125,7 @@ def catalogue_macros(
             "Instances": spec["instances_per_client"],
             "Threads": spec["threads"],
             "VirtualClients": spec["virtual_clients"],
-            "Workers": spec["middleware"]["workers"],
+            "Workers": _workers(spec),
             "DataSize": spec["workload"]["data_size"],
             "KeySize": spec["workload"].get("key_size") or "--",
             "Repetitions": settings["repetitions"],

@@ -14,12 +14,19 @@ from pathlib import Path
 import pandas as pd
 
 from analysis import stability
+from analysis.bottleneck import SATURATED
 from analysis.latex import escape
-from analysis.validate import bandwidth_bound, interactive_law, message_sizes, set_share
+from analysis.linkload import DEFAULT_KEY_BYTES
+from analysis.validate import (
+    LAW_TOLERANCE,
+    bandwidth_bound,
+    interactive_law,
+    message_sizes,
+    set_share,
+)
 
-LAW_LIMIT = 0.10  # interactive law: predicted and measured throughput within 10 %
-NEAR_BOUND = 0.90  # a run above 90 % of its bandwidth bound is link-limited
-MEMTIER_KEY_BYTES = 12  # "memtier-" and the key index
+LAW_LIMIT = LAW_TOLERANCE  # interactive law: predicted and measured throughput within it
+NEAR_BOUND = SATURATED  # a run at this share of its bandwidth bound or more is link-limited
 
 
 def _bound(row: pd.Series) -> float:
@@ -40,7 +47,7 @@ def _bound(row: pd.Series) -> float:
     sharded = middlewares > 0 and multiget > 0 and pd.notna(flag) and bool(flag)
     sizes = message_sizes(
         int(row["workload.data_size"]),
-        int(key) if pd.notna(key) else MEMTIER_KEY_BYTES,
+        int(key) if pd.notna(key) else DEFAULT_KEY_BYTES,
         multiget,
         parts=min(multiget, servers) if sharded else 1,
     )
@@ -115,7 +122,7 @@ def check(
             f.append("unstable")
         if pd.notna(r["law_error"]) and abs(r["law_error"]) > LAW_LIMIT:
             f.append("law")
-        if pd.notna(r["bound_fraction"]) and r["bound_fraction"] > NEAR_BOUND:
+        if pd.notna(r["bound_fraction"]) and r["bound_fraction"] >= NEAR_BOUND:
             f.append("at bound")
         flags.append(", ".join(f))
     out["flags"] = flags
