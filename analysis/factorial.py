@@ -232,6 +232,20 @@ def analyse(
     )
 
 
+# Axis words for the response columns the pipeline analyses; others print their name.
+RESPONSE_LABELS = {
+    "throughput_ops": "throughput (ops/s)",
+    "response_ms": "mean response time (ms)",
+    "response_us_mean": "mean response time (µs)",
+}
+
+
+def response_label(result: FactorialResult) -> str:
+    """The response in words with its unit, as an axis shows it."""
+    label = RESPONSE_LABELS.get(result.response, result.response.replace("_", " "))
+    return f"log10 {label}" if result.model == "multiplicative" else label
+
+
 def plot_diagnostics(result: FactorialResult, path: str | Path) -> Path:
     """Residuals against predicted values, a normal QQ plot and residuals against run order."""
     import matplotlib
@@ -241,10 +255,9 @@ def plot_diagnostics(result: FactorialResult, path: str | Path) -> Path:
 
     obs = result.observations
     fig, axes = plt.subplots(1, 3, figsize=(12, 3.6), constrained_layout=True)
-    unit = "log10 " if result.model == "multiplicative" else ""
     axes[0].scatter(obs["predicted"], obs["residual"], s=14)
     axes[0].axhline(0, color="grey", lw=0.8)
-    axes[0].set(xlabel=f"predicted {unit}{result.response}", ylabel="residual")
+    axes[0].set(xlabel=f"predicted {response_label(result)}", ylabel="residual")
     (osm, osr), (slope, intercept, _) = stats.probplot(obs["residual"], dist="norm")
     axes[1].scatter(osm, osr, s=14)
     axes[1].plot(osm, slope * np.asarray(osm) + intercept, color="grey", lw=0.8)

@@ -149,3 +149,14 @@ def test_diagnostic_plots(tmp_path) -> None:
     out = factorial.plot_diagnostics(res, tmp_path / "diag.png")
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert out.stat().st_size > 10_000
+
+
+def test_the_diagnostics_axis_names_the_response_in_words_with_its_unit() -> None:
+    df, names = _random_design(2, 2, seed=3)
+    df["throughput_ops"] = df["y"] + 100
+    additive = factorial.analyse(df, "throughput_ops", names)
+    assert factorial.response_label(additive) == "throughput (ops/s)"
+    mult = factorial.analyse(df, "throughput_ops", names, multiplicative=True)
+    assert factorial.response_label(mult) == "log10 throughput (ops/s)"
+    other = factorial.analyse(df.rename(columns={"y": "queue_len"}), "queue_len", names)
+    assert factorial.response_label(other) == "queue len"
