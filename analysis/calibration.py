@@ -12,12 +12,14 @@ the study's number, kept within the machines file's bounds (a clamped fit is fla
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from testbed.cpuaccount import SATURATED_IDLE
 from testbed.scalemodel import Machines, speed_factors
 
 
@@ -65,11 +67,29 @@ def fit_speed(points: pd.DataFrame, target: float, lower: float, upper: float) -
     return Fit(model, slope, intercept, float(raw), float(speed), bool(speed != raw))
 
 
+# A calibration run whose machine lost more than this share of its CPU time to the
+# hypervisor (steal) measured a slower machine than the one the points will run on.
+MAX_STEAL_SHARE = 0.2
+
+
+def disturbance(run: Mapping[str, Any]) -> str | None:
+    """Why a calibration run's machine was not the quiet machine the fit assumes, if so:
+    too much steal, or saturated (cpuaccount's rule). Missing shares are not judged."""
+    steal, idle = run.get("steal_share"), run.get("idle_share")
+    problems = []
+    if steal is not None and math.isfinite(steal) and steal > MAX_STEAL_SHARE:
+        problems.append(f"steal {steal:.0%} > {MAX_STEAL_SHARE:.0%}")
+    if idle is not None and math.isfinite(idle) and idle < SATURATED_IDLE:
+        problems.append(f"idle {idle:.0%} < {SATURATED_IDLE:.0%}")
+    return "; ".join(problems) or None
+
+
 def calibrate(runs: pd.DataFrame, machines: Machines, scale: float) -> dict[str, Any]:
     """The content of calibration.json from the calibration runs.
 
     `runs` has one row per run: `target`, `speed`, `status`, `throughput_ops` (measured, on
-    the target's side) and `run` (its path)."""
+    the target's side) and `run` (its path); optionally the machine's `idle_share` and
+    `steal_share` over the run's window, which `warnings` judges."""
     missing = sorted(set(machines.targets) - set(runs["target"]))
     if missing:
         raise CalibrationError(f"no calibration runs for targets {missing}")
@@ -102,17 +122,25 @@ def calibrate(runs: pd.DataFrame, machines: Machines, scale: float) -> dict[str,
                         "status": str(r["status"]),
                         "throughput_ops": _num(r["throughput_ops"]),
                         "throughput_study": _num(r["throughput_ops"] / r["scale"]),
+                        "disturbed": disturbance(r),
                     }
                     for _, r in points.iterrows()
                 ],
             }
         )
+    warnings = [
+        f"calibration run {run['run']}: {run['disturbed']}; its fit may not hold"
+        for t in targets
+        for run in t["runs"]
+        if run["disturbed"]
+    ]
     return {
         "scale": scale,
         "speed_factors": speed_factors(machines, fitted),
         "speed_bounds": [machines.speed_lower, machines.speed_upper],
         "client_rule": {"same_as": machines.client_same_as, "why": machines.client_why},
         "targets": targets,
+        "warnings": warnings,
         "validation": [
             {"name": v.name, "value": v.value, "source": v.source, "reference": v.where}
             for v in machines.validation.values()

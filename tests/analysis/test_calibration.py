@@ -87,3 +87,18 @@ def test_a_target_without_runs_is_named() -> None:
     runs = runs[runs["target"] != "server_write_max"]
     with pytest.raises(CalibrationError, match="server_write_max"):
         calibrate(runs, MACHINES, 0.04)
+
+
+def test_runs_on_a_stolen_or_saturated_machine_are_flagged() -> None:
+    quiet = calibrate(_runs(0.04), MACHINES, 0.04)
+    assert quiet["warnings"] == []
+    assert all(r["disturbed"] is None for t in quiet["targets"] for r in t["runs"])
+    runs = _runs(0.04).assign(idle_share=0.3, steal_share=0.05)
+    runs.loc[0, "steal_share"] = 0.4  # the hypervisor took 40 % of the machine
+    runs.loc[1, "idle_share"] = 0.01
+    result = calibrate(runs, MACHINES, 0.04)
+    flagged = {r["run"]: r["disturbed"] for t in result["targets"] for r in t["runs"]}
+    assert "steal 40% > 20%" in flagged[runs.loc[0, "run"]]
+    assert "idle 1% < 5%" in flagged[runs.loc[1, "run"]]
+    assert sum(v is not None for v in flagged.values()) == 2
+    assert len(result["warnings"]) == 2 and all("may not hold" in w for w in result["warnings"])

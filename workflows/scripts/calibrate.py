@@ -5,6 +5,7 @@ calibration.json (analysis.calibration holds the fit)."""
 
 import json
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,9 @@ def measure(run_dir: Path, side: str, warmup_s: float, cooldown_s: float) -> dic
     """Status, scale and stable-window throughput (every request type) of one run."""
     manifest = read_manifest(run_dir / "run.json")
     row = {"status": str(manifest["status"]), "scale": float(manifest["point"]["scale"])}
+    machine = (manifest.get("cpu") or {}).get("machine") or {}
+    for share in ("idle_share", "steal_share"):
+        row[share] = math.nan if machine.get(share) is None else float(machine[share])
     throughput = math.nan
     if row["status"] == "ok":
         totals = per_source_totals(trim_to_clients(load_run(run_dir).windows, warmup_s, cooldown_s))
@@ -39,6 +43,8 @@ def main(runs: list[dict[str, Any]], settings: dict[str, Any], out: Path) -> Non
         rows.append({"run": r["path"], "target": r["target"], "speed": r["speed"], **measured})
     result = calibrate(pd.DataFrame(rows), machines, settings["factor"])
     result["settings"] = settings
+    for warning in result["warnings"]:
+        print(f"calibrate: warning: {warning}", file=sys.stderr)
     out.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
 
 

@@ -106,14 +106,22 @@ def numbers(cal: dict[str, Any] | None, table: pd.DataFrame, profile_scale: floa
     for name in ("ScaleCalibrationFactor", "ScaleSpeedServer", "ScaleSpeedMiddleware",
                  "ScaleSpeedClient", "ScaleCalibrationTargets", "ScaleValidationNumbers",
                  "ScaleCheckOther", "ScaleCheckWorstThroughputPercent",
-                 "ScaleCheckWorstResponsePercent"):  # fmt: skip
+                 "ScaleCheckWorstResponsePercent", "ScaleCalibrationQuiet"):  # fmt: skip
         out[name] = "--"
+    out["ScaleCalibrationQuiet"] = ""  # a sentence: none without a calibration
     if cal is not None:
         out["ScaleCalibrationFactor"] = f"{cal['scale']:g}"
         for role, f in cal["speed_factors"].items():
             out[f"ScaleSpeed{role.capitalize()}"] = "none (unbudgeted)" if f is None else f"{f:.3f}"
         out["ScaleCalibrationTargets"] = str(len(cal["targets"]))
         out["ScaleValidationNumbers"] = str(len(cal["validation"]))
+        disturbed = len(cal.get("warnings", []))
+        out["ScaleCalibrationQuiet"] = (
+            "Every calibration run had a quiet machine (steal and idle within bounds)."
+            if disturbed == 0
+            else f"{disturbed} calibration runs had a disturbed machine (too much steal, or"
+            " saturated): their fits may not hold."
+        )
     if not table.empty:
         out["ScaleCheckOther"] = f"{table['other_scale'].iloc[0]:g}"
         worst = (table["throughput_study_ratio"] - 1).abs().max()
