@@ -110,6 +110,19 @@ def emulated(name: str, vc: int, **kw: object) -> Point:
     )
 
 
+def series_options(
+    tmp_path: Path, name: str, base_port: int, netns_prefix: str, **kw: object
+) -> SeriesOptions:
+    return SeriesOptions(
+        out=tmp_path / name,
+        base_port=base_port,
+        progress=False,
+        netns_prefix=netns_prefix,
+        linkcap_cache=tmp_path / "linkcap.json",
+        **kw,  # type: ignore[arg-type]
+    )
+
+
 def client_throughput(run_dir: Path) -> float:
     t = load_run(run_dir)
     w = trim_to_clients(t.tidy(), 1, 1)
@@ -134,13 +147,8 @@ def test_a_point_inside_a_series_agrees_with_the_point_run_alone(
         manifest = run_point(emulated("vc4", 4), opts)
         assert manifest["status"] == "ok", manifest["error"]
         alone.append(client_throughput(tmp_path / f"alone{rep}"))
-        sopts = SeriesOptions(
-            out=tmp_path / f"series{rep}",
-            base_port=base_port,
-            progress=False,
-            netns_prefix=netns_prefix,
-            linkcap_cache=tmp_path / "linkcap.json",
-            check_stability=False,
+        sopts = series_options(
+            tmp_path, f"series{rep}", base_port, netns_prefix, check_stability=False
         )
         runs = [(emulated(f"vc{v}", v), tmp_path / f"steps{rep}" / f"vc{v}") for v in (1, 4)]
         manifest = SeriesRunner(runs, sopts).run()
@@ -173,14 +181,7 @@ def pd_ms(iso: str) -> float:
 def test_an_unstable_step_is_measured_again_and_its_first_attempt_kept(
     tmp_path, base_port, netns_prefix, loadgen_jar
 ):
-    opts = SeriesOptions(
-        out=tmp_path / "series",
-        base_port=base_port,
-        progress=False,
-        netns_prefix=netns_prefix,
-        linkcap_cache=tmp_path / "linkcap.json",
-        reruns=1,
-    )
+    opts = series_options(tmp_path, "series", base_port, netns_prefix, reruns=1)
     runs = [(emulated(f"vc{v}", v), tmp_path / "runs" / f"vc{v}") for v in (1, 2)]
     manifest = SeriesRunner(runs, opts, stability=FirstAttemptUnstable()).run()
     no_leftovers(netns_prefix)
@@ -200,14 +201,7 @@ def test_an_unstable_step_is_measured_again_and_its_first_attempt_kept(
 def test_a_fresh_middleware_is_warmed_up_before_a_memaslap_point_is_measured(
     tmp_path, base_port, netns_prefix
 ):
-    opts = SeriesOptions(
-        out=tmp_path / "series",
-        base_port=base_port,
-        progress=False,
-        netns_prefix=netns_prefix,
-        linkcap_cache=tmp_path / "linkcap.json",
-        reruns=0,
-    )
+    opts = series_options(tmp_path, "series", base_port, netns_prefix, reruns=0)
     # memaslap prints once a second: 3 measured seconds are 3 windows, too few for the check,
     # so the check reads the middleware's quarter-second windows of the step while it runs.
     mw = {"workers": 4, "window_ms": 250}
