@@ -34,3 +34,17 @@ def test_worker_counts_are_the_points_and_a_dash_without_a_middleware() -> None:
     assert r"\newcommand{\CatBaselineDirectWorkers}{--}" in macros
     assert rf"\newcommand{{\CatBatchingEighteenWorkers}}{{{DEFAULT_WORKERS}}}" in macros
     assert r"\newcommand{\CatMultigetWorkers}{64}" in macros
+
+
+def test_family_rows_name_factors_in_words_and_count_repetitions() -> None:
+    profile = load_profile(
+        yaml.safe_load((ROOT / "workflows/profiles/smoke/study.yaml").read_text())
+    )
+    families = load_catalogue()
+    plan = expand(families, profile, cores=2)
+    family = families["baseline_direct"]
+    runs = [r for r in plan if r.family == family.name]
+    text = "\n".join(setup_tables.family_rows(family, runs, profile))
+    assert "virtual clients:" in text and "virtual_clients" not in text
+    reps = setup_tables.family_settings(family, profile)["repetitions"]
+    assert f"{reps} repetition{'' if reps == 1 else 's'} of" in text

@@ -47,7 +47,7 @@ def family_rows(family: Family, runs: list[PlannedRun], profile: dict[str, Any])
     settings = family_settings(family, profile)
     levels = selected_levels(family, profile)
     factors = "; ".join(
-        f"{escape(f.name)}: {escape(', '.join(chosen))}"
+        f"{escape(f.name.replace('_', ' '))}: {escape(', '.join(chosen))}"
         + ("" if len(chosen) == len(f.levels) else f" (of {len(f.levels)})")
         for f, chosen in zip(family.factors, levels, strict=True)
     )
@@ -67,7 +67,8 @@ def family_rows(family: Family, runs: list[PlannedRun], profile: dict[str, Any])
             else r"\quad Middleware & none: clients talk to the servers \\"
         ),
         rf"\quad Factors & {factors} \\",
-        rf"\quad Protocol & {len(runs)} runs: {settings['repetitions']} repetitions of "
+        rf"\quad Protocol & {len(runs)} runs: {settings['repetitions']} "
+        rf"repetition{'' if settings['repetitions'] == 1 else 's'} of "
         rf"{settings['duration_s']:g}\,s, first {settings['warmup_s']:g}\,s and last "
         rf"{settings['cooldown_s']:g}\,s cut \\",
         r"\addlinespace",
