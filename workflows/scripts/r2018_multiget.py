@@ -49,6 +49,11 @@ SPLIT_STYLE = {
     "net_us_mean": ("C1", "^"),
     "total_us": ("k", "o"),
 }
+# How the middleware picks the server of a GET or non-sharded multi-GET, in words.
+READ_BALANCE = {
+    "round-robin": "round-robin",
+    "least-outstanding": "as the one with the fewest outstanding requests",
+}
 SIDE_COLOUR = {"client": "C0", "middleware": "C1"}
 YLABEL = "response time [ms], study time"
 XLABEL = "keys per multi-GET"
@@ -314,6 +319,15 @@ def main(sm) -> None:  # noqa: ANN001 - the Snakemake object
     client_pct = agg[agg["side"] == "client"].rename(columns={f"{q}_mean": q for q in METRICS})
     table = mg.comparison(pts, client_pct)
     numbers.append(rf.macro("MgetMargin", rf.pct(mg.MARGIN, 0)))
+    by_size = table.set_index("size") if not table.empty else table
+    for size, theirs in ref["non_sharded_lower_ms"].items():
+        word = camel(size)
+        numbers.append(rf.macro(f"MgetStudyGap{word}Ms", rf.num(theirs, 0)))
+        ours = math.nan
+        if int(size) in by_size.index:
+            row = by_size.loc[int(size)]
+            ours = (row[f"mean_{mg.SHARDED}"] - row[f"mean_{mg.NON_SHARDED}"]) / 1e3
+        numbers.append(rf.macro(f"MgetGap{word}Ms", rf.num(ours, 2)))
     numbers.append(
         rf.macro("MgetVerdicts", " ".join(mg.verdict_sentence(v) for v in mg.verdicts(table)))
     )
@@ -340,6 +354,8 @@ def main(sm) -> None:  # noqa: ANN001 - the Snakemake object
     scale = float(first["scale"]) if "scale" in first and pd.notna(first["scale"]) else 1.0
     numbers.append(rf.macro("MgetRtoStudyMs", rf.num(mg.RTO_MIN_MS * scale, 1)))
     numbers.append(rf.macro("MgetScale", rf.num(scale, 2)))
+    balance = str(first.get("middleware.read_balance") or "round-robin")
+    numbers.append(rf.macro("MgetReadBalance", rf.escape(READ_BALANCE.get(balance, balance))))
 
     # Table: per size and sharding, client mean and percentiles, keys per second.
     rows = []
