@@ -54,7 +54,7 @@ READ_BALANCE = {
     "round-robin": "round-robin",
     "least-outstanding": "as the one with the fewest outstanding requests",
 }
-SIDE_COLOUR = {"client": "C0", "middleware": "C1"}
+SIDE_COLOUR = {"client": "C9", "middleware": "C8"}
 YLABEL = "response time [ms], study time"
 XLABEL = "keys per multi-GET"
 
