@@ -3,8 +3,6 @@ against the multi-get size, the middleware's time split, the size-6 histograms o
 buckets with their overflow, the keys per second beside the study, and where sharding pays.
 Times and rates in the study's time (times * s, rates / s)."""
 
-from __future__ import annotations
-
 import math
 
 import numpy as np
