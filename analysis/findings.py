@@ -30,7 +30,7 @@ from scipy import stats
 from analysis import factorial, linkload
 from analysis.aggregate import CI_LEVEL
 from analysis.bottleneck import cpu_utilisation, host_saturated, name_bottleneck
-from analysis.report.tables2016 import histogram_quantiles
+from analysis.histograms import histogram_quantiles
 from analysis.scaling import TIME_BASE, in_study_time, scale_of, with_scale
 
 GROUP_COLUMNS = ("level_setup", "level_workload")
@@ -290,7 +290,10 @@ def measure_max_throughput(data: Data, p: Mapping[str, Any]) -> Measure:
 def _run_quantile(hist: pd.DataFrame, q: float) -> pd.Series:
     def one(g: pd.DataFrame) -> float:
         counts = g.groupby("bucket_us")["count"].sum()
-        return histogram_quantiles(pd.Series(counts.index), counts.reset_index(drop=True), [q])[0]
+        # Client histograms are HdrHistogram's, keyed by each bucket's highest value.
+        return histogram_quantiles(
+            counts.index.to_numpy(float), counts.to_numpy(float), [q], "upper"
+        )[0]
 
     return hist.groupby("run").apply(one, include_groups=False)
 

@@ -7,35 +7,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-import numpy as np
 import pandas as pd
 
 from analysis.aggregate import confidence_interval
+from analysis.histograms import histogram_quantiles
 
 # The maximum-throughput configuration is the cheapest whose throughput is within this share
 # of the highest (the 2016 study's choice; the queueing models start from the same point).
 MAX_TOLERANCE = 0.05
-
-
-def histogram_quantiles(buckets: pd.Series, counts: pd.Series, qs: Sequence[float]) -> list[float]:
-    """Quantiles of a bucketed distribution, interpolated linearly inside the bucket that
-    holds the quantile (buckets are lower bounds of equal-width 100 µs bins)."""
-    order = np.argsort(buckets.to_numpy(float))
-    lower = buckets.to_numpy(float)[order]
-    n = counts.to_numpy(float)[order]
-    total = n.sum()
-    if total <= 0:
-        return [math.nan for _ in qs]
-    width = float(np.min(np.diff(np.unique(lower)))) if len(np.unique(lower)) > 1 else 100.0
-    cum = np.cumsum(n)
-    out = []
-    for q in qs:
-        target = q * total
-        i = int(np.searchsorted(cum, target, side="left"))
-        before = cum[i - 1] if i > 0 else 0.0
-        frac = (target - before) / n[i] if n[i] > 0 else 0.0
-        out.append(float(lower[i] + frac * width))
-    return out
 
 
 def run_percentiles(

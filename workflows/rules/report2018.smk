@@ -69,11 +69,13 @@ rule r2018_multiget:
     input:
         points=data_2018("multiget"),
         histograms=data_2018("multiget", "histograms"),
+        windows=data_2018("multiget", "windows"),
         reference=REFERENCE_2018,
         code=ANALYSIS_CODE,
     output:
         fig_percentiles=f"{R2018}/mget-percentiles.pdf",
         fig_hist=f"{R2018}/mget-hist.pdf",
+        fig_split=f"{R2018}/mget-split.pdf",
         table=f"{R2018}/mget.tex",
         numbers=f"{R2018}/numbers-multiget.tex",
     log:

@@ -10,6 +10,7 @@ from r2018_common import camel, log_to, reference
 
 from analysis import factorial
 from analysis.aggregate import CI_LEVEL
+from analysis.report import factor_words
 from analysis.report import figures as rf
 from analysis.scaling import in_study_time
 
@@ -19,6 +20,11 @@ ref = reference(sm.input.reference)["factorial"]
 out = sm.output
 # The study's letters: A servers (1/3), B middlewares (1/2), C workers (8/32).
 FACTORS = {"servers": "A", "middlewares": "B", "workers": "C"}
+WORDS = {
+    "servers": "the number of servers",
+    "middlewares": "the number of middlewares",
+    "workers": "the number of workers per middleware",
+}
 RESPONSES = [("throughput_ops", 1.0, "throughput", 0), ("response_ms", 1.0, "response", 2)]
 ALPHA = 1 - CI_LEVEL
 numbers = []
@@ -33,6 +39,11 @@ runs = runs.assign(
 
 def letters(term: str) -> str:
     return "".join(FACTORS[f] for f in term.split(":"))
+
+
+def describe(term: str) -> str:
+    """A term in words with its letter (`servers` -> the number of servers ($q_{A}$))."""
+    return factor_words.term_words(term, WORDS, letters)
 
 
 def study_term(term: str) -> str:
@@ -51,13 +62,14 @@ for workload, tex_path, fig_path in [
     key = camel("Fact", workload)
     study_var = theirs["throughput"]["variation"]
     study_top = max((t for t in study_var if t != "error"), key=study_var.get)
-    numbers.append(
-        rf.macro(
-            f"{key}StudySummary",
-            f"In the study, $q_{{{study_top.replace(':', '')}}}$ explained "
-            f"{rf.pct(study_var[study_top])} of the throughput variation.",
-        )
+    ours = {v: k for k, v in FACTORS.items()}
+    study_words = factor_words.study_summary(
+        ":".join(ours[f] for f in study_top.split(":")),
+        study_var[study_top],
+        describe,
+        rf.pct,
     )
+    numbers.append(rf.macro(f"{key}StudySummary", study_words))
     try:
         results = {
             name: factorial.analyse(d, col, list(FACTORS), alpha=ALPHA, order="started_at")
@@ -141,11 +153,13 @@ for workload, tex_path, fig_path in [
     factorial.plot_diagnostics(x, fig_path)
     top = max(x.terms, key=lambda t: x.variation[t])
     top_r = max(r.terms, key=lambda t: r.variation[t])
-    summary = (
-        f"With {x.replications} repetitions, $q_{{{letters(top)}}}$ explains most of the "
-        f"throughput variation ({rf.pct(x.variation[top])}) and $q_{{{letters(top_r)}}}$ most "
-        f"of the response-time variation ({rf.pct(r.variation[top_r])}); the experimental "
-        f"error explains {rf.pct(x.variation['error'])} of the throughput variation."
+    summary = factor_words.summary(
+        x.replications,
+        (top, x.variation[top]),
+        (top_r, r.variation[top_r]),
+        x.variation["error"],
+        describe,
+        rf.pct,
     )
     numbers.append(rf.macro(f"{key}Summary", summary))
 rf.write(out.numbers, "".join(numbers))

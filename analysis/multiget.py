@@ -1,0 +1,238 @@
+"""GETs and multi-GETs, sharded against non-sharded: where the middleware's time goes per
+multi-GET size, in which metric and for which sizes sharding pays, and how long each side's
+tail is. Inputs are the points tables of the multiget family (one row per point, side and
+request type) and per-point percentiles from analysis.histograms."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+SHARDED, NON_SHARDED = "sharded", "non-sharded"
+SHARDING = (SHARDED, NON_SHARDED)
+# The middleware's time split (README of the middleware: net + queue + server + worker =
+# response), in the order the figure stacks them, with their names in words.
+COMPONENTS = {
+    "queue_us_mean": "in the queue",
+    "server_us_mean": "at the servers",
+    "worker_us_mean": "in the worker",
+    "net_us_mean": "in the net-thread",
+}
+# Sharding "pays" in a metric when it improves it by more than this share: smaller
+# differences are within the run-to-run noise of single measurements.
+MARGIN = 0.05
+# Metrics compared: column, words, and whether lower is better.
+METRICS = (
+    ("mean", "the mean response time", True),
+    ("p50", "the median", True),
+    ("p90", "the 90th percentile", True),
+    ("p99", "the 99th percentile", True),
+    ("keys_per_s", "the keys per second", False),
+)
+
+
+class MultigetError(ValueError):
+    """Input tables that do not describe the multiget family."""
+
+
+def get_rows(points: pd.DataFrame, side: str) -> pd.DataFrame:
+    """One row per point of `side`: its GET-type row (plain GETs at size 1, multi-GETs
+    above), with `size` the keys per request and `sharding` the level."""
+    need = {"point", "side", "type", "level_sharding", "level_size", "throughput_ops_mean"}
+    missing = need - set(points.columns)
+    if missing:
+        raise MultigetError(f"points table lacks columns {sorted(missing)}")
+    rows = points[(points["side"] == side) & points["type"].isin(["get", "multiget"])].copy()
+    rows["size"] = rows["level_size"].astype(int)
+    rows["sharding"] = rows["level_sharding"].astype(str)
+    # A size-1 point may also report a few multi-GET rows; the busier type is the point's.
+    return (
+        rows.sort_values("throughput_ops_mean", ascending=False)
+        .drop_duplicates(["point"])
+        .sort_values(["sharding", "size"])
+        .reset_index(drop=True)
+    )
+
+
+def time_split(points: pd.DataFrame) -> pd.DataFrame:
+    """Per sharding level and size: the middleware's mean time per component (µs, in the
+    points' time base), its total and each component's share of the total."""
+    rows = get_rows(points, "middleware")
+    cols = {c: f"{c}_mean" for c in COMPONENTS}
+    missing = {v for v in cols.values() if v not in rows.columns}
+    if missing:
+        raise MultigetError(f"points table lacks middleware times {sorted(missing)}")
+    out = rows[["sharding", "size"]].copy()
+    for c, col in cols.items():
+        out[c] = pd.to_numeric(rows[col], errors="coerce").astype(float)
+    out["total_us"] = out[list(COMPONENTS)].sum(axis=1, min_count=1)
+    for c in COMPONENTS:
+        out[f"{c}_share"] = out[c] / out["total_us"]
+    return out
+
+
+def comparison(
+    points: pd.DataFrame, percentiles: pd.DataFrame, side: str = "client"
+) -> pd.DataFrame:
+    """Per size present at both sharding levels: each metric of `METRICS` sharded and
+    non-sharded (`<metric>_sharded`, `<metric>_non-sharded`) and the relative gain of
+    sharding (`<metric>_gain`, positive = sharding better). Times come from `points`
+    (`response_us_mean_mean`) and `percentiles` (columns sharding, size, p50, ...); keys per
+    second from the middlewares' GET rates times the size."""
+    client = get_rows(points, side).set_index(["sharding", "size"])
+    mw = get_rows(points, "middleware").set_index(["sharding", "size"])
+    pct = percentiles.set_index(["sharding", "size"]) if not percentiles.empty else None
+    levels = client.index.get_level_values(0)
+    sizes = sorted(
+        set(client.index.get_level_values(1)[levels == SHARDED])
+        & set(client.index.get_level_values(1)[levels == NON_SHARDED])
+    )
+    rows = []
+    for size in sizes:
+        row: dict[str, float] = {"size": size}
+        for level in SHARDING:
+            key = (level, size)
+            values = {
+                "mean": float(client.loc[key, "response_us_mean_mean"]),
+                "keys_per_s": float(mw.loc[key, "throughput_ops_mean"]) * size
+                if key in mw.index
+                else math.nan,
+            }
+            for q in ("p50", "p90", "p99"):
+                ok = pct is not None and key in pct.index and q in pct.columns
+                values[q] = float(pct.loc[key, q]) if ok else math.nan
+            for m, v in values.items():
+                row[f"{m}_{level}"] = v
+        for m, _, lower_better in METRICS:
+            s, n = row[f"{m}_{SHARDED}"], row[f"{m}_{NON_SHARDED}"]
+            gain = (n - s) / n if lower_better else (s - n) / n
+            row[f"{m}_gain"] = gain if n and math.isfinite(gain) else math.nan
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """For one metric: the sizes where sharding pays, where it costs, and where the two are
+    within `MARGIN`."""
+
+    metric: str
+    words: str
+    pays: tuple[int, ...]
+    costs: tuple[int, ...]
+    even: tuple[int, ...]
+
+
+def verdicts(table: pd.DataFrame, margin: float = MARGIN) -> list[Verdict]:
+    """One verdict per metric of `METRICS` from a `comparison` table (sizes whose gain is
+    unknown are left out)."""
+    out = []
+    for m, words, _ in METRICS:
+        col = f"{m}_gain"
+        pays, costs, even = [], [], []
+        for size, gain in zip(table.get("size", []), table.get(col, []), strict=True):
+            if not math.isfinite(gain):
+                continue
+            (pays if gain > margin else costs if gain < -margin else even).append(int(size))
+        out.append(Verdict(m, words, tuple(pays), tuple(costs), tuple(even)))
+    return out
+
+
+def sizes_words(sizes: Sequence[int]) -> str:
+    """`1, 3 and 6 keys` in words (`1 key` alone)."""
+    s = [str(x) for x in sizes]
+    if not s:
+        return "no size"
+    listed = s[0] if len(s) == 1 else ", ".join(s[:-1]) + " and " + s[-1]
+    return f"{listed} key" + ("" if s == ["1"] else "s")
+
+
+def verdict_sentence(v: Verdict) -> str:
+    """One sentence on where sharding pays in a metric, whatever the split of sizes."""
+    if v.pays and not v.costs and not v.even:
+        return f"Sharding improves {v.words} at every size."
+    if v.costs and not v.pays and not v.even:
+        return f"Sharding worsens {v.words} at every size."
+    if not v.pays and not v.costs:
+        return f"Sharding leaves {v.words} within the margin at every size."
+    parts = []
+    if v.pays:
+        parts.append(f"improves {v.words} at {sizes_words(v.pays)}")
+    if v.costs:
+        parts.append(
+            f"worsens it at {sizes_words(v.costs)}"
+            if v.pays
+            else (f"worsens {v.words} at {sizes_words(v.costs)}")
+        )
+    if v.even:
+        parts.append(f"leaves it within the margin at {sizes_words(v.even)}")
+    if len(parts) == 1:
+        return f"Sharding {parts[0]}."
+    return "Sharding " + ", ".join(parts[:-1]) + " and " + parts[-1] + "."
+
+
+def tail_ratio(percentiles: pd.DataFrame, high: str = "p99", low: str = "p50") -> pd.Series:
+    """Per row: how far the tail reaches beyond the median (`high` / `low`)."""
+    lo = percentiles[low].astype(float)
+    return percentiles[high].astype(float) / lo.where(lo > 0)
+
+
+# The time split agrees with the study's reading (queue almost empty, the time spent at the
+# servers) when the servers take at least this share of every point's middleware time...
+SERVER_DOMINANT = 0.5
+# ... and the queue at most this share.
+QUEUE_NEGLIGIBLE = 0.1
+
+
+def split_sentence(split: pd.DataFrame) -> str:
+    """How the middleware's time divides, against seed 004's reading of its Figs. 9 and 11
+    (the queue almost empty, the time spent communicating with memcached)."""
+    if split.empty:
+        return "The middlewares reported no time split in this profile."
+    server = split["server_us_mean_share"]
+    queue = split["queue_us_mean_share"]
+    if server.min() >= SERVER_DOMINANT and queue.max() <= QUEUE_NEGLIGIBLE:
+        return (
+            "As in the study, the queue is almost empty and the servers take most of the "
+            "middleware's time at every size."
+        )
+    if server.min() >= SERVER_DOMINANT:
+        return (
+            "As in the study, the servers take most of the middleware's time at every size, "
+            "but unlike the study the queue is not negligible at every size."
+        )
+    low = split.loc[server.idxmin()]
+    return (
+        "Unlike the study, the servers do not take most of the middleware's time at every "
+        f"size ({low['sharding']}, {int(low['size'])} keys is the exception)."
+    )
+
+
+def tail_sentence(size: int, sharded: float, non_sharded: float) -> str:
+    """Which side's tail reaches further beyond its median (ratios p99 / p50)."""
+    if not (math.isfinite(sharded) and math.isfinite(non_sharded)):
+        return f"The tails at {sizes_words([size])} cannot be compared in this profile."
+    if abs(sharded - non_sharded) <= MARGIN * max(sharded, non_sharded):
+        return f"At {sizes_words([size])} both tails reach equally far beyond their medians."
+    longer = SHARDED if sharded > non_sharded else NON_SHARDED
+    other = NON_SHARDED if longer == SHARDED else SHARDED
+    return (
+        f"At {sizes_words([size])} the {longer} requests have the longer tail: their 99th "
+        f"percentile lies further beyond their median than the {other} requests' does."
+    )
+
+
+# Linux's minimum TCP retransmission timeout (TCP_RTO_MIN): a wall-clock time the scale model
+# does not stretch, so in the study's time it stands for RTO_MIN_MS * s.
+RTO_MIN_MS = 200.0
+
+
+def queue_values(rate_mbit: float, latency_ms: float, value_bytes: int) -> float:
+    """How many values fit in a token-bucket queue that drops what would wait longer than
+    `latency_ms` at `rate_mbit`."""
+    if rate_mbit <= 0 or latency_ms <= 0 or value_bytes <= 0:
+        raise MultigetError("rate, latency and value size must be positive")
+    return rate_mbit * 1e6 / 8 * latency_ms / 1e3 / value_bytes
