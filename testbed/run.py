@@ -519,9 +519,14 @@ class Runner:
     def _link_delay_record(self) -> dict[str, Any] | None:
         if not linkdelay.wanted(self.point.delays_ms):
             return None
+        delays = self.point.delays_ms.model_dump()
         if self.link_delay is None:
-            return {"applied": False, "delays_ms": self.point.delays_ms.model_dump()}
-        return self.link_delay.record or self.link_delay.stop()
+            return {"applied": False, "delays_ms": delays}
+        if self.link_delay.record is None:
+            # Still delaying (a series' provisional step record): the full record comes once
+            # the delays stop; stopping them here would leave every later step undelayed.
+            return {"applied": True, "running": True, "delays_ms": delays}
+        return self.link_delay.record
 
     def _collect(self, layout: Layout) -> None:
         for q in self.processes:

@@ -222,3 +222,34 @@ def test_a_fresh_middleware_is_warmed_up_before_a_memaslap_point_is_measured(
         (attempt,) = m["series"]["attempts"]
         assert "too few windows" not in (attempt["unstable"] or ""), attempt
         assert client_throughput(out) > 0
+
+
+def mean_response_ms(run_dir: Path) -> float:
+    w = trim_to_clients(load_run(run_dir).tidy(), 1, 1)
+    c = w[(w["side"] == "client") & (w["count"] > 0)]
+    return float((c["response_us_mean"] * c["count"]).sum() / c["count"].sum() / 1000)
+
+
+@pytest.mark.netns
+@pytest.mark.timeout(300)
+def test_every_step_of_a_series_runs_with_the_link_delays(
+    tmp_path, base_port, netns_prefix, loadgen_jar
+):
+    # A round trip crosses client-middleware and middleware-server twice: 2 x (10 + 4) ms.
+    delays = {"client_middleware": 10.0, "middleware_server": 4.0}
+    rtt_ms = 2 * (10.0 + 4.0)
+    opts = series_options(tmp_path, "series", base_port, netns_prefix, reruns=1)
+    runs = [
+        (emulated(f"vc{v}", v, delays_ms=delays), tmp_path / "runs" / f"vc{v}") for v in (1, 2, 4)
+    ]
+    manifest = SeriesRunner(runs, opts, stability=FirstAttemptUnstable()).run()
+    no_leftovers(netns_prefix)
+    assert manifest["status"] == "ok", manifest["error"]
+    for _, out in runs:
+        m = json.loads((out / "run.json").read_text())
+        assert m["status"] == "ok", m["error"]
+        # Recording a step (and its rerun) leaves the delays in place for the next one.
+        assert mean_response_ms(out) >= rtt_ms, out.name
+        record = m["link_delay"]
+        assert record["applied"] and not record.get("running"), record
+        assert record["pairs"]["client->middleware"]["packets"] > 0
