@@ -72,8 +72,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         name: paper / "2016" / name
         for name in (
             "max-throughput.pdf", "max-percentiles.pdf", "max-breakdown.pdf", "max-config.tex",
-            "max-grid.tex", "replication.pdf", "replication.tex", "replication-times.tex",
-            "writes.pdf", "writes.tex", "writes-times.tex", "open-models.tex", "mmm.tex",
+            "max-grid.tex", "max-gamma.pdf", "max-sides.pdf", "replication.pdf",
+            "replication.tex", "replication-times.tex", "writes.pdf", "writes.tex",
+            "writes-times.tex", "writes-scaling.tex", "open-models.tex", "mmm.tex",
             "mva.tex", "mva.pdf", "mva-seed.tex", "designs.pdf", "designs.tex", "factorial.tex",
             "factorial-seed.tex", "factorial-diagnostics.pdf", "interactive-law.pdf",
             "interactive-law.tex",
@@ -90,7 +91,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
               "pool_requests"), **ref},
          {"throughput": out["max-throughput.pdf"], "percentiles": out["max-percentiles.pdf"],
           "breakdown": out["max-breakdown.pdf"], "table": out["max-config.tex"],
-          "grid": out["max-grid.tex"], "numbers": numbers["max"]}),
+          "grid": out["max-grid.tex"], "gamma": out["max-gamma.pdf"],
+          "sides": out["max-sides.pdf"], "numbers": numbers["max"]}),
         ("r2016_replication",
          {**d("replication_2016", "points", "runs", "pool_requests"), **ref},
          {"figure": out["replication.pdf"], "table": out["replication.tex"],
@@ -98,7 +100,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         ("r2016_writes",
          {**d("writes_2016", "points", "runs", "pool_requests"), **ref},
          {"figure": out["writes.pdf"], "table": out["writes.tex"],
-          "times": out["writes-times.tex"], "numbers": numbers["writes"]}),
+          "times": out["writes-times.tex"], "scaling": out["writes-scaling.tex"],
+          "numbers": numbers["writes"]}),
         ("r2016_queueing",
          {**d("max_throughput_2016", "points", "windows", "histograms", "queue", "pools",
               "pool_requests", "runs", prefix="max_"),
@@ -178,6 +181,52 @@ def test_max_throughput_grid_and_breakdown(built: dict[str, Path]) -> None:
     n = numbers(built, "max")
     assert n["SixteenMaxQueueMedian"] not in ("--", "")
     assert n["SixteenMaxWorkers"] == "8"
+
+
+def test_tables_leave_their_captions_to_the_paper(built: dict[str, Path]) -> None:
+    for name in ("max-grid.tex", "max-config.tex", "writes.tex", "writes-scaling.tex"):
+        text = built[name].read_text()
+        assert text.startswith(r"\begin{tabular}"), name
+        assert r"\caption" not in text and r"\begin{table}" not in text, name
+
+
+def test_gamma_fit_and_both_sides_at_the_chosen_point(built: dict[str, Path]) -> None:
+    n = numbers(built, "max")
+    data = built["results"] / "data/max_throughput_2016"
+    p = pd.read_parquet(data / "points.parquet")
+    at = p[
+        (p["middleware.workers"] == int(n["SixteenMaxWorkers"]))
+        & (p["clients_total"] == int(n["SixteenMaxClients"].replace("{,}", "")))
+    ]
+    h = pd.read_parquet(data / "histograms.parquet")
+    h = h[h["point"] == at["point"].iloc[0]]
+    for side, name in (("client", "Client"), ("middleware", "Middleware")):
+        shape = n[f"SixteenGamma{name}Shape"]
+        # A fit where that side's histogram has two distinct values or more, else a dash.
+        if h.loc[h["side"] == side, "bucket_us"].nunique() > 1:
+            assert float(shape) > 0 and float(n[f"SixteenGamma{name}Scale"]) > 0
+        else:
+            assert shape == "--"
+    assert "prints no parameters" in n["SixteenOrigGammaSentence"]
+    # The gap is the clients' mean minus the middleware's at the chosen point, study time.
+    client = at[(at["side"] == "client") & (at["type"] == "all")].iloc[0]
+    mw = at[(at["side"] == "middleware") & (at["type"] == "get")].iloc[0]
+    gap = (client["response_us_mean_mean"] - mw["response_us_mean_mean"]) * client["scale"] / 1e3
+    assert float(n["SixteenSidesGap"]) == pytest.approx(gap, abs=1e-3)
+    rtt = 2 * client["delays_ms.client_middleware"] * client["scale"]
+    assert float(n["SixteenSidesRoundTrip"]) == pytest.approx(rtt, abs=1e-3)
+
+
+def test_writes_scaling_against_the_ideal(built: dict[str, Path]) -> None:
+    table = built["writes-scaling.tex"].read_text()
+    # Without replication at the fewest servers the system is its own ideal.
+    rows = [line for line in table.splitlines() if line.startswith("3 & none")]
+    assert rows and all(line.count(r"100\,\%") == 2 for line in rows)
+    assert "ideal" in numbers(built, "writes")["SixteenScalingSentence"]
+
+
+def test_writes_times_include_the_response_time(built: dict[str, Path]) -> None:
+    assert "response time in the middleware" in built["writes-times.tex"].read_text()
 
 
 def test_models_count_every_thread(built: dict[str, Path]) -> None:

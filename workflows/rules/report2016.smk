@@ -30,6 +30,8 @@ rule r2016_max_throughput:
         breakdown=f"{PAPER_2016}/max-breakdown.pdf",
         table=f"{PAPER_2016}/max-config.tex",
         grid=f"{PAPER_2016}/max-grid.tex",
+        gamma=f"{PAPER_2016}/max-gamma.pdf",
+        sides=f"{PAPER_2016}/max-sides.pdf",
         numbers=f"{NUMBERS_2016}/max_throughput.json",
     log:
         f"{RESULTS}/logs/2016/max_throughput.log",
@@ -62,6 +64,7 @@ rule r2016_writes:
         figure=f"{PAPER_2016}/writes.pdf",
         table=f"{PAPER_2016}/writes.tex",
         times=f"{PAPER_2016}/writes-times.tex",
+        scaling=f"{PAPER_2016}/writes-scaling.tex",
         numbers=f"{NUMBERS_2016}/writes.json",
     log:
         f"{RESULTS}/logs/2016/writes.log",

@@ -6,13 +6,17 @@ Throughputs and times in the study's time (throughput / s, times * s by the runs
 the chosen configuration's raw values beside."""
 
 import json
+import math
 from pathlib import Path
 
 import pandas as pd
 import yaml
 
 from analysis import pools
+from analysis.gamma_fit import GammaFit, GammaFitError, fit_gamma, histogram_samples
 from analysis.report import figures as fg
+from analysis.report import series_plot as sp
+from analysis.report.sides2016 import point_histogram, side_percentiles
 from analysis.report.tables2016 import (
     MAX_TOLERANCE,
     choose_max,
@@ -25,6 +29,7 @@ from analysis.report.times2016 import ok_runs, point_times
 from analysis.scaling import in_study_time, with_scale
 
 W = "middleware.workers"
+nan = float("nan")
 COMPONENTS = {
     "net_us": "net-thread",
     "queue_us": "queue",
@@ -37,29 +42,29 @@ COMPONENTS = {
 def throughput_figure(points: pd.DataFrame, path: str) -> None:
     fig, axes = fg.figure()
     ax = axes[0][0]
-    fg.error_lines(ax, points, "clients_total", "throughput_ops", series=W, label="T=")
+    sp.series_lines(ax, points, "clients_total", "throughput_ops", series=W, label="T=")
     ax.set_xlabel("total clients")
     ax.set_ylabel("throughput (ops/s), study time")
-    ax.legend(fontsize=6, ncols=2)
+    sp.legend_outside(fig, ax)
     fg.save(fig, path)
 
 
 def percentile_figure(pct: pd.DataFrame, path: str) -> None:
     fig, axes = fg.figure(ncols=2)
-    for ax, q in zip(axes[0], ("p50", "p90"), strict=True):
-        fg.error_lines(ax, pct, "clients_total", q, series=W, scale=1e-3, label="T=")
+    for ax, q, name in zip(axes[0], ("p50", "p90"), ("median", "90th percentile"), strict=True):
+        sp.series_lines(ax, pct, "clients_total", q, series=W, scale=1e-3, label="T=")
         ax.set_xlabel("total clients")
-        ax.set_ylabel(f"response time {q} (ms), study time")
-        ax.legend(fontsize=6)
+        ax.set_ylabel(f"response time, {name} (ms), study time")
+    axes[0][1].sharey(axes[0][0])
+    sp.legend_outside(fig, axes[0][0])
     fg.save(fig, path)
 
 
 def breakdown_figure(mw: pd.DataFrame, path: str) -> None:
     fig, axes = fg.figure()
     ax = axes[0][0]
-    colours = fg.plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    g = mw.sort_values("clients_total")
     for i, (col, name) in enumerate(COMPONENTS.items()):
-        g = mw.sort_values("clients_total")
         y = g[f"{col}_mean_mean"].to_numpy(float) / 1e3
         lo = g[f"{col}_mean_ci_low"].to_numpy(float) / 1e3
         hi = g[f"{col}_mean_ci_high"].to_numpy(float) / 1e3
@@ -69,15 +74,136 @@ def breakdown_figure(mw: pd.DataFrame, path: str) -> None:
             y,
             yerr=err,
             capsize=2,
-            markersize=3,
+            markersize=3.5,
             linewidth=1,
-            color=colours[i],
-            label=f"{name}, middleware",
-            **fg.SIDE_STYLE["middleware"],
+            linestyle=sp.SIDE_LINESTYLE["middleware"],
+            label=name,
+            **sp.style(i),
         )
     ax.set_xlabel("total clients")
     ax.set_ylabel("mean time (ms), study time")
-    ax.legend(fontsize=6, ncols=2)
+    sp.legend_outside(fig, ax)
+    fg.save(fig, path)
+
+
+def bucket_width(hist: pd.Series) -> float:
+    """Width of a histogram's equal buckets (the smallest gap between bucket bounds)."""
+    b = fg.np.unique(hist.index.to_numpy(float))
+    return float(fg.np.min(fg.np.diff(b))) if len(b) > 1 else 0.0
+
+
+def gamma_figure(
+    hists: dict[str, pd.Series], widths: dict[str, float], path: str
+) -> dict[str, GammaFit | None]:
+    """Per side: the chosen point's response-time histogram (density, ms in the study's
+    time) with the fitted gamma density; the panels share both axes."""
+    fits: dict[str, GammaFit | None] = {}
+    samples = {
+        side: histogram_samples(h.index.to_series(), h, widths[side]) / 1e3
+        for side, h in hists.items()
+    }
+    pooled = fg.np.concatenate([x for x in samples.values() if len(x)] or [fg.np.zeros(1)])
+    top = float(fg.np.quantile(pooled, 0.99)) if pooled.size > 1 else 1.0
+    edges = fg.np.linspace(0.0, max(top, 1e-6), 50)
+    fig, axes = fg.figure(ncols=len(samples), height=2.6)
+    for i, (ax, (side, x)) in enumerate(zip(axes[0], samples.items(), strict=True)):
+        try:
+            fit = fit_gamma(x[x > 0])
+        except GammaFitError:
+            fit = None
+        fits[side] = fit
+        if len(x):
+            ax.hist(
+                x,
+                bins=edges,
+                density=True,
+                color=sp.style(i)["color"],
+                alpha=0.45,
+                label="measured",
+            )
+        if fit is not None:
+            grid = fg.np.linspace(edges[1] / 4, edges[-1], 300)
+            ax.plot(
+                grid,
+                fit.pdf(grid),
+                color="black",
+                linewidth=1.2,
+                label=f"gamma, k={fit.shape:.2f}, θ={fit.scale:.3f} ms",
+            )
+        ax.set_title(f"measured at the {side}", fontsize=8)
+        ax.set_xlabel("response time (ms), study time")
+        ax.set_ylabel("density (1/ms)")
+        ax.legend(fontsize=6, loc="upper right", frameon=True)
+    if len(axes[0]) > 1:
+        axes[0][1].sharex(axes[0][0])
+        axes[0][1].sharey(axes[0][0])
+    fg.save(fig, path)
+    return fits
+
+
+def sides_figure(side_pct: pd.DataFrame, means: pd.DataFrame, path: str) -> None:
+    """At the chosen pool size: percentiles (left) and means (right) of the response time as
+    the clients and as the middleware measure it, and the middleware's mean plus the
+    network's round trip between clients and middleware."""
+    fig, axes = fg.figure(ncols=2)
+    ax = axes[0][0]
+    long = []
+    for q, name in (("p50", "median"), ("p90", "90th pct."), ("mean", "mean")):
+        d = side_pct if q != "mean" else means
+        if q not in {c.removesuffix("_mean") for c in d.columns if c.endswith("_mean")}:
+            continue
+        long.append(
+            d.rename(
+                columns={
+                    f"{q}_mean": "v_mean",
+                    f"{q}_ci_low": "v_ci_low",
+                    f"{q}_ci_high": "v_ci_high",
+                }
+            )
+            .assign(series=lambda f, n=name: n + ", " + f["side"])
+            .loc[:, ["clients_total", "side", "series", "v_mean", "v_ci_low", "v_ci_high"]]
+        )
+    data = pd.concat(long, ignore_index=True)
+    pct = data[~data["series"].str.startswith("mean")]
+    sp.series_lines(ax, pct, "clients_total", "v", "series", scale=1e-3, side_in_label=False)
+    ax.set_xlabel("total clients")
+    ax.set_ylabel("response time (ms), study time")
+    ax.set_title("percentiles", fontsize=8)
+    ax2 = axes[0][1]
+    mean = data[data["series"].str.startswith("mean")]
+    offset = len(fg.levels_sorted(pct["series"]))
+    for i, (side, g) in enumerate(mean.groupby("side", sort=True)):
+        g = g.sort_values("clients_total")
+        ax2.plot(
+            g["clients_total"],
+            g["v_mean"] / 1e3,
+            linestyle=sp.SIDE_LINESTYLE.get(str(side), ":"),
+            markersize=3.5,
+            linewidth=1,
+            label=f"mean, {side}",
+            **sp.style(offset + i),
+        )
+    mw = means[means["side"] == "middleware"].sort_values("clients_total")
+    if len(mw):
+        ax2.plot(
+            mw["clients_total"],
+            mw["mean_mean"] / 1e3 + mw["round_trip_ms"],
+            linestyle=":",
+            markersize=3.5,
+            linewidth=1,
+            label="mean, middleware + round trip",
+            **sp.style(offset + 2),
+        )
+    ax2.set_xlabel("total clients")
+    ax2.set_ylabel("response time (ms), study time")
+    ax2.set_title("means", fontsize=8)
+    ax2.sharey(ax)
+    handles, labels = [], []
+    for a in (ax, ax2):
+        h, lab = a.get_legend_handles_labels()
+        handles += h
+        labels += lab
+    fig.legend(handles, labels, loc="outside right upper", fontsize=6)
     fg.save(fig, path)
 
 
@@ -123,18 +249,9 @@ def grid_table(client: pd.DataFrame, load: pd.DataFrame, plateau: dict) -> str:
         )
         + r" \\"
     )
+    # The caption is in the paper's source; two header rows, so not fg.tabular.
     return "\n".join(
         [
-            r"\begin{table}[htbp]",
-            r"\centering\small",
-            r"\caption{The maximum-throughput grid: throughput measured at the clients ($X$, "
-            r"mean over repetitions, in the study's time: measured $/s$) and the mean busy "
-            r"fraction of the busiest read pool "
-            r"(busy: dequeue to reply, measured at the middleware) per total clients and "
-            r"threads per read pool $T$; the highest throughput per pool size, and the "
-            r"original's plateau per pool size (\S 1.2 of the 2016 study, read off its "
-            r"Figure~3).}\label{tab:sixteen-max-grid}",
-            r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%",
             rf"\begin{{tabular}}{{r{'rr' * len(sizes)}}}",
             r"\toprule",
             " & ".join(head) + r" \\",
@@ -143,8 +260,7 @@ def grid_table(client: pd.DataFrame, load: pd.DataFrame, plateau: dict) -> str:
             r"\midrule",
             *rows,
             r"\bottomrule",
-            r"\end{tabular}}",
-            r"\end{table}",
+            r"\end{tabular}",
             "",
         ]
     )
@@ -176,6 +292,122 @@ def part_times(pool_requests: pd.DataFrame, ok: set[str], point: str) -> dict[st
     return part
 
 
+def side_statistics(hist: pd.DataFrame, windows: pd.DataFrame, ok: set[str]) -> pd.DataFrame:
+    """Per point and side: the GET response-time p50 and p90 (µs) over the ok runs."""
+    per_run = side_percentiles(hist, windows, (0.5, 0.9), ["get"])
+    per_run = per_run[per_run["run"].isin(ok)]
+    parts = [
+        point_statistics(g, ["p50", "p90"]).assign(side=side)
+        for side, g in per_run.groupby("side", sort=True)
+    ]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def client_and_middleware(
+    points: pd.DataFrame,
+    hist: pd.DataFrame,
+    windows: pd.DataFrame,
+    ok: set[str],
+    chosen: pd.Series,
+    output,  # noqa: ANN001
+) -> tuple[dict[str, GammaFit | None], dict[str, str]]:
+    """The original's Figures 1 and 2 on our runs: the chosen point's distributions with
+    fitted gammas, and both sides' response times at the chosen pool size."""
+    runs = {r for r in ok if chosen["point"] in r.split("/")}
+    hists = {
+        side: point_histogram(hist, windows, chosen["point"], side, sorted(runs), ["get"])
+        for side in ("client", "middleware")
+    }
+    widths = {"client": 0.0, "middleware": bucket_width(hists["middleware"])}
+    fits = gamma_figure(hists, widths, output.gamma)
+
+    at = points[points[W] == chosen["workers"]]
+    info = at.drop_duplicates("point")[["point", "clients_total"]]
+    pct = side_statistics(hist, windows, ok)
+    pct = pct.merge(info, on="point", how="inner") if len(pct) else pct
+    means = at.rename(
+        columns={
+            "response_us_mean_mean": "mean_mean",
+            "response_us_mean_ci_low": "mean_ci_low",
+            "response_us_mean_ci_high": "mean_ci_high",
+        }
+    ).assign(
+        # One-way delays are set per run (already divided by s); back in the study's time.
+        round_trip_ms=lambda f: 2 * f["delays_ms.client_middleware"].astype(float) * f["scale"]
+    )
+    sides_figure(pct, means, output.sides)
+
+    here = means[means["point"] == chosen["point"]].set_index("side")
+    gap = (here["mean_mean"].get("client", nan) - here["mean_mean"].get("middleware", nan)) / 1e3
+    rtt = float(here["round_trip_ms"].iloc[0]) if len(here) else nan
+    rest = gap - rtt
+    by_side = means.pivot_table(index="clients_total", columns="side", values="mean_mean")
+    per_clients = (
+        (by_side.get("client") - by_side.get("middleware")) / 1e3
+        if len(by_side.columns) == 2
+        else pd.Series(dtype=float)
+    )
+    below = int((per_clients < means["round_trip_ms"].max()).sum())
+    if not (math.isfinite(gap) and math.isfinite(rtt)):
+        sentence = "Without both sides' means at this point there is no gap to compare."
+    elif rest >= 0:
+        sentence = (
+            f"The round trip accounts for {fg.pct(rtt / gap, 0)} of the gap; the remaining "
+            f"{fg.num(rest, 3)}\\,ms is time outside the middleware's clock: a request "
+            "waiting in the socket buffers before the net-thread reads it, a reply on its way "
+            "out of the middleware's socket, and the load generator's own processing."
+        )
+    else:
+        sentence = (
+            f"Here the gap is {fg.num(-rest, 3)}\\,ms smaller than the round trip, which no "
+            "request can beat: the emulated delay did not act on every request of this run."
+        )
+    if below:
+        sentence += (
+            f" At {below} of {len(per_clients)} client counts with $T = {int(chosen['workers'])}$"
+            " the clients' mean exceeds the middleware's by less than the configured round trip"
+            " (Figure~\\ref{fig:sixteen-max-sides}, right: the dotted line lies above the"
+            " clients' line), so these runs' delays need checking before their absolute times"
+            " are compared with the original's."
+        )
+    q = pct[pct["point"] == chosen["point"]].set_index("side") if len(pct) else pd.DataFrame()
+
+    def p(side: str, name: str) -> float:
+        return float(q[f"{name}_mean"].get(side, nan)) / 1e3 if len(q) else nan
+
+    sides = {
+        "SixteenSidesGap": fg.num(gap, 3),
+        "SixteenSidesRoundTrip": fg.num(rtt, 3),
+        "SixteenSidesSentence": sentence,
+        "SixteenSidesClientMedian": fg.num(p("client", "p50"), 3),
+        "SixteenSidesClientNinety": fg.num(p("client", "p90"), 3),
+        "SixteenSidesMiddlewareMedian": fg.num(p("middleware", "p50"), 3),
+        "SixteenSidesMiddlewareNinety": fg.num(p("middleware", "p90"), 3),
+    }
+    return fits, sides
+
+
+def gamma_numbers(fits: dict[str, GammaFit | None], ref: dict) -> dict[str, str]:
+    """Fitted shape and scale per side; the original's, or a dash, beside (it plots its fits
+    but prints no parameters)."""
+    out = {}
+    for side, name in (("client", "Client"), ("middleware", "Middleware")):
+        fit = fits.get(side)
+        out[f"SixteenGamma{name}Shape"] = fg.num(fit.shape if fit else nan, 2)
+        out[f"SixteenGamma{name}Scale"] = fg.num(fit.scale if fit else nan, 3)
+        out[f"SixteenGamma{name}Mean"] = fg.num(fit.mean if fit else nan, 3)
+    g = ref["gamma"]
+    printed = g.get("parameters")
+    out["SixteenOrigGammaFigure"] = g["figure"]
+    out["SixteenOrigGammaSentence"] = (
+        f"The original's {g['figure']} fits shape {printed['shape']} and scale "
+        f"{printed['scale']}\\,ms."
+        if printed
+        else f"The original's {g['figure']} draws its fits but prints no parameters."
+    )
+    return out
+
+
 def main(sm) -> None:  # noqa: ANN001
     ref = yaml.safe_load(Path(sm.input.reference).read_text())
     raw_points = pd.read_parquet(sm.input.points)
@@ -198,6 +430,8 @@ def main(sm) -> None:  # noqa: ANN001
     chosen = choose_max(client, MAX_TOLERANCE)
     mw = points[(points["side"] == "middleware") & (points[W] == chosen["workers"])]
     breakdown_figure(mw, sm.output.breakdown)
+    ok = ok_runs(pd.read_parquet(sm.input.runs))
+    fits, sides = client_and_middleware(points, hist, windows, ok, chosen, sm.output)
 
     mw_point = points[(points["side"] == "middleware") & (points["point"] == chosen["point"])]
     mwr = mw_point.iloc[0] if len(mw_point) else pd.Series(dtype=float)
@@ -210,7 +444,6 @@ def main(sm) -> None:  # noqa: ANN001
     )
     mx, b = ref["max_throughput"], ref["breakdown"]
     sec = mx["section"]
-    ok = ok_runs(pd.read_parquet(sm.input.runs))
     part = part_times(pool_requests, ok, chosen["point"])
     part_raw = part_times(raw_pool_requests, ok, chosen["point"])
     raw_client = raw_points[(raw_points["side"] == "client")].set_index("point")
@@ -263,19 +496,7 @@ def main(sm) -> None:  # noqa: ANN001
             )
     fg.write(
         sm.output.table,
-        fg.table(
-            ["Metric", "Ours", "Ours raw", "Original", "Seed"],
-            rows,
-            "p{5.4cm}rrrl",
-            "The maximum-throughput configuration: ours (client-measured throughput, "
-            "middleware-measured times, means over repetitions) in the study's time "
-            "(throughput $/s$, times $\\cdot s$, $s$ the runs' scale factor) and as measured "
-            "(raw), beside the original study's. "
-            "Time percentiles: the middleware's response time from its 0.1\\,ms histograms "
-            "of the stable windows; queue and server times of the GET parts, per run the "
-            "count-weighted mean of the windows' percentiles.",
-            "tab:sixteen-max",
-        ),
+        fg.tabular(["Metric", "Ours", "Ours raw", "Original", "Seed"], rows, "p{5.4cm}rrrl"),
     )
     resp = float(mwr.get("response_us_mean_mean", float("nan")))
     numbers = {
@@ -300,6 +521,8 @@ def main(sm) -> None:  # noqa: ANN001
         "SixteenMaxServerNinety": ms(part["server"].get("p90")),
         "SixteenMaxPoints": fg.num(client["point"].nunique()),
         "SixteenMaxWorkerLevels": fg.num(client["workers"].nunique()),
+        **gamma_numbers(fits, ref["figures"]),
+        **sides,
     }
     Path(sm.output.numbers).write_text(json.dumps(numbers, indent=1))
 

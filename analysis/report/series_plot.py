@@ -1,0 +1,59 @@
+"""Lines with error bars where each series has its own colour and marker and the measuring
+side its own line style, and a legend placed outside the axes so it never covers data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from analysis.report import figures as fg
+
+MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "<", ">")
+SIDE_LINESTYLE = {"client": "-", "middleware": "--"}
+
+
+def style(index: int) -> dict[str, str]:
+    """Colour and marker of the `index`-th series (distinct for the first ten)."""
+    colours = fg.plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    return {"color": colours[index % len(colours)], "marker": MARKERS[index % len(MARKERS)]}
+
+
+def series_lines(
+    ax: fg.plt.Axes,
+    data: pd.DataFrame,
+    x: str,
+    metric: str,
+    series: str,
+    scale: float = 1.0,
+    label: str = "",
+    side_in_label: bool = True,
+) -> None:
+    """One line per value of `series` and per side (`<metric>_mean`, `_ci_low`, `_ci_high`
+    of a points table); error bars where there is an interval."""
+    names = fg.levels_sorted(data[series])
+    for (name, side), g in data.groupby([series, "side"], sort=True):
+        g = g.sort_values(x)
+        y = g[f"{metric}_mean"].to_numpy(float) * scale
+        if np.all(np.isnan(y)):
+            continue
+        lo = g[f"{metric}_ci_low"].to_numpy(float) * scale
+        hi = g[f"{metric}_ci_high"].to_numpy(float) * scale
+        ax.errorbar(
+            g[x].to_numpy(float),
+            y,
+            yerr=np.vstack([np.nan_to_num(y - lo), np.nan_to_num(hi - y)]),
+            capsize=2,
+            markersize=3.5,
+            linewidth=1,
+            linestyle=SIDE_LINESTYLE.get(str(side), ":"),
+            label=f"{label}{name}, {side}" if side_in_label else f"{label}{name}",
+            **style(names.index(name)),
+        )
+
+
+def legend_outside(fig: fg.plt.Figure, ax: fg.plt.Axes, ncols: int = 1) -> None:
+    """The legend of `ax`'s lines to the right of the figure's axes (constrained layout
+    makes room for it)."""
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, loc="outside right upper", fontsize=6, ncols=ncols)
