@@ -320,8 +320,8 @@ def link_bounds_table() -> list[str]:
     both = pd.concat([direct, mw])
     both = both[both["side"] == "client"]
     scale = float(both["scale"].median()) if "scale" in both and both["scale"].notna().any() else 1
-    key = pd.to_numeric(both.get("workload.key_size"), errors="coerce").dropna()
-    size = pd.to_numeric(both["workload.data_size"], errors="coerce").dropna()
+    key = pd.to_numeric(both.get("workload.key_size", pd.Series()), errors="coerce").dropna()
+    size = pd.to_numeric(both.get("workload.data_size", pd.Series()), errors="coerce").dropna()
     sizes = Sizes(
         key=int(key.iloc[0]) if len(key) else DEFAULT_KEY_BYTES,
         data=int(size.iloc[0]) if len(size) else 4096,
@@ -477,7 +477,8 @@ def middleware_statistics() -> list[str]:
         d = m[m["level_workload"] == wl]
         most = d.loc[d.groupby(["level_setup", "workers"])["clients_total"].idxmax()]
         at = most.set_index(["level_setup", "workers"])
-        one = at.xs("one_middleware", level="level_setup") if len(at) else at
+        has_one = "one_middleware" in at.index.get_level_values("level_setup")
+        one = at.xs("one_middleware", level="level_setup") if has_one else at.iloc[0:0]
         key = camel("MwStats", wl)
         for tag, w in (("Low", low), ("High", high)):
             r = one.loc[w] if w in one.index else pd.Series(dtype=float)
@@ -544,16 +545,18 @@ def modified_interactive_law() -> list[str]:
             ax.scatter(
                 d["throughput_ops_mean"],
                 d["predicted_ops"],
-                s=14,
+                s=16,
                 marker=marker,
-                color=colours[i % len(colours)],
+                # Hollow markers: points of different series at the same place stay visible.
+                facecolors="none",
+                edgecolors=colours[i % len(colours)],
                 label=f"{setup.replace('_', ' ')}, {wl}",
             )
     lim = float(np.nanmax([law["throughput_ops_mean"].max(), law["predicted_ops"].max(), 1]))
     ax.plot([0, lim * 1.05], [0, lim * 1.05], color="grey", lw=0.8, label="prediction = X")
     ax.set(
         xlabel="measured X (middleware) [ops/s], study time",
-        ylabel="(X T$_{worker}$ + Q) / R$_{mw}$ [ops/s]",
+        ylabel="(X T$_w$ + Q) / R$_{mw}$ [ops/s]",
     )
     ax.legend(fontsize=6)
     rf.save(fig, out.fig_law_mod)
