@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import MaxNLocator
 from r2018_common import beside_rows, camel, law_rows_tabular, log_to, points, reference
 
 from analysis import linkbounds, modified_law, queue_length, seed2018, validate
@@ -559,6 +560,7 @@ def modified_interactive_law() -> list[str]:
         ylabel="(X T$_w$ + Q) / R$_{mw}$ [ops/s]",
     )
     ax.legend(fontsize=6)
+    ax.xaxis.set_major_locator(MaxNLocator(5))  # long tick labels must not overlap
     rf.save(fig, out.fig_law_mod)
 
     dev = law["relative_error"].abs()
