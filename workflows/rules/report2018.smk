@@ -14,6 +14,8 @@ rule r2018_baselines:
     input:
         direct=data_2018("baseline_direct"),
         middleware=data_2018("baseline_middleware"),
+        queue=data_2018("baseline_middleware", "queue"),
+        windows=data_2018("baseline_middleware", "windows"),
         reference=REFERENCE_2018,
         code=ANALYSIS_CODE,
     output:
@@ -25,6 +27,9 @@ rule r2018_baselines:
         tab_mw=f"{R2018}/base-mw-max.tex",
         tab_seeds_mw=f"{R2018}/seeds-mw-max.tex",
         tab_seeds_law=f"{R2018}/seeds-law-base.tex",
+        tab_linkcap=f"{R2018}/base-linkcap.tex",
+        fig_mw_stats=f"{R2018}/base-mw-stats.pdf",
+        fig_law_mod=f"{R2018}/base-law-modified.pdf",
         numbers=f"{R2018}/numbers-baselines.tex",
     log:
         f"{RESULTS}/logs/r2018/baselines.log",

@@ -1,13 +1,18 @@
 """Snakemake script: the baselines section (without and with middlewares): figures, the
-maximum-throughput tables beside the study's, the interactive-law check and numbers."""
+maximum-throughput tables beside the study's, the per-machine bounds from the measured link
+capacities (seed 004's Table 1), the middlewares' statistics per worker count (its Figs 4-5),
+the interactive-law checks (with Z = 0, and with N counted inside the middleware as in its
+Fig. 6) and numbers."""
 
 import math
 
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import MaxNLocator
 from r2018_common import beside_rows, camel, law_rows_tabular, log_to, points, reference
 
-from analysis import seed2018, validate
+from analysis import linkbounds, modified_law, queue_length, seed2018, validate
+from analysis.linkload import DEFAULT_KEY_BYTES, Sizes
 from analysis.report import figures as rf
 from analysis.scaling import in_study_time
 
@@ -299,4 +304,285 @@ numbers += [
         else "does not apply (local processes, no capped links)",
     ),
 ]
+MESSAGE_NAMES = {
+    "set_request": "SET request",
+    "set_reply": "SET reply",
+    "get_request": "GET request",
+    "get_reply": "GET reply",
+}
+ROLES = ("client", "middleware", "server")
+
+
+def link_bounds_table() -> list[str]:
+    """Seed 004's Table 1 from our measured link capacities: per role, the measured capacity
+    (as run and rescaled to the study's time by 1/s) and the messages per second it allows,
+    in the study's time, beside the seed's."""
+    table1 = ref["bandwidth"]["table1"]
+    both = pd.concat([direct, mw])
+    both = both[both["side"] == "client"]
+    scale = float(both["scale"].median()) if "scale" in both and both["scale"].notna().any() else 1
+    key = pd.to_numeric(both.get("workload.key_size", pd.Series()), errors="coerce").dropna()
+    size = pd.to_numeric(both.get("workload.data_size", pd.Series()), errors="coerce").dropna()
+    sizes = Sizes(
+        key=int(key.iloc[0]) if len(key) else DEFAULT_KEY_BYTES,
+        data=int(size.iloc[0]) if len(size) else 4096,
+    )
+    measured = {r: linkbounds.measured_capacity(both, r) for r in ROLES}
+    found = {r: c / scale for r, c in measured.items() if math.isfinite(c) and c > 0}
+    bounds = linkbounds.message_bounds(found, sizes).set_index(["role", "message"])
+    nbytes = linkbounds.message_bytes(sizes)
+    rows, devs = [], []
+    for role in ROLES:
+        theirs = table1[role]
+        cap_set = pd.to_numeric(both.get(f"caps_mbit.{role}"), errors="coerce").median()
+        devs.append(found.get(role, math.nan) / float(theirs["upload_mbit"]) - 1)
+        for i, message in enumerate(linkbounds.ROLE_MESSAGES[role]):
+            ours = bounds["bound_ops"].get((role, message), math.nan)
+            first = i == 0
+            rows.append(
+                [
+                    role if first else "",
+                    rf.num(cap_set, 2) if first else "",
+                    rf.num(measured[role], 2) if first else "",
+                    rf.num(found.get(role, math.nan), 1) if first else "",
+                    rf.num(theirs["upload_mbit"]) if first else "",
+                    MESSAGE_NAMES[message],
+                    str(nbytes[message]),
+                    str(table1["message_bytes"][message]),
+                    rf.num(ours),
+                    rf.num(theirs["ops"].get(message, math.nan)),
+                ]
+            )
+    rf.write(
+        out.tab_linkcap,
+        rf.tabular(
+            [
+                "role",
+                "cap [Mbit/s]",
+                "measured",
+                "measured$/s$",
+                "seed 004",
+                "message",
+                "bytes",
+                "seed 004",
+                "bound [ops/s]",
+                "seed 004",
+            ],
+            rows,
+            "lrrrrlrrrr",
+        ),
+    )
+    dev = pd.Series(devs, dtype=float).abs()
+    server_get = bounds["bound_ops"].get(("server", "get_reply"), math.nan)
+    return [
+        rf.macro("LinkScale", rf.num(scale, 2)),
+        rf.macro("LinkCapMaxDev", rf.pct(dev.max() if dev.notna().any() else math.nan)),
+        rf.macro("LinkCapServerStudy", rf.num(found.get("server", math.nan), 1)),
+        rf.macro("LinkCapServerSeed", rf.num(table1["server"]["upload_mbit"])),
+        rf.macro("LinkBoundServerGet", rf.num(server_get)),
+        rf.macro("LinkBoundServerGetSeed", rf.num(table1["server"]["ops"]["get_reply"])),
+        # Seed 004's middleware SET-reply entry beside its own upload over the reply's size.
+        rf.macro("LinkSeedMwSetReply", rf.num(table1["middleware"]["ops"]["set_reply"])),
+        rf.macro(
+            "LinkSeedMwSetReplyOwn",
+            rf.num(
+                linkbounds.bound_ops(
+                    table1["middleware"]["upload_mbit"], table1["message_bytes"]["set_reply"]
+                )
+            ),
+        ),
+    ]
+
+
+# Rows of the middleware statistics figure: compared panels (one and two middlewares of a
+# workload) are adjacent and share their y scale.
+STATS_ROWS = [(wl, setup) for wl in WORKLOADS for setup in SETUPS_M]
+STATS_METRICS = [
+    ("queue_len", 1.0, "queue length [requests]"),
+    ("queue_us_mean", 1e-3, "time in queue [ms]"),
+    ("server_us_mean", 1e-3, "waiting for memcached [ms]"),
+]
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+
+
+def mw_statistics_points() -> pd.DataFrame:
+    """Middleware rows in the study's time with the queue length per middleware."""
+    lengths = queue_length.per_point(
+        pd.read_parquet(sm.input.queue), pd.read_parquet(sm.input.windows)
+    ).set_index("point")["queue_length"]
+    m = mw_study[mw_study["side"] == "middleware"].copy()
+    m["queue_len_mean"] = m["point"].map(lengths)
+    m["queue_len_ci_low"] = m["queue_len_ci_high"] = math.nan
+    m["workers"] = m["middleware.workers"].astype(int)
+    return m
+
+
+def middleware_statistics() -> list[str]:
+    """Seed 004's Figs 4-5: queue length, time in queue and waiting for memcached per worker
+    count against the clients, per workload and number of middlewares."""
+    m = mw_statistics_points()
+    colours = plt_colours()
+    workers = rf.levels_sorted(m["workers"])
+    fig, axes = rf.figure(ncols=3, nrows=len(STATS_ROWS), width=6.4, height=7.2)
+    for col, (metric, scale, label) in enumerate(STATS_METRICS):
+        for wl in WORKLOADS:
+            top = (m[m["level_workload"] == wl][f"{metric}_mean"] * scale).max()
+            for row, (wl_row, setup) in enumerate(STATS_ROWS):
+                if wl_row != wl:
+                    continue
+                ax = axes[row][col]
+                d = m[(m["level_workload"] == wl) & (m["level_setup"] == setup)]
+                for i, w in enumerate(workers):
+                    g = d[d["workers"] == w].sort_values("clients_total")
+                    y = g[f"{metric}_mean"].to_numpy(float) * scale
+                    if g.empty or np.all(np.isnan(y)):
+                        continue
+                    err = np.vstack(
+                        [
+                            np.nan_to_num(y - g[f"{metric}_ci_low"].to_numpy(float) * scale),
+                            np.nan_to_num(g[f"{metric}_ci_high"].to_numpy(float) * scale - y),
+                        ]
+                    )
+                    ax.errorbar(
+                        g["clients_total"].to_numpy(float),
+                        y,
+                        yerr=err,
+                        capsize=2,
+                        markersize=3,
+                        linewidth=1,
+                        color=colours[i % len(colours)],
+                        marker=MARKERS[i % len(MARKERS)],
+                        label=f"{w} WT",
+                    )
+                if d.empty:
+                    ax.text(0.5, 0.5, "no points", ha="center", transform=ax.transAxes)
+                ax.set_ylim(0, top * 1.08 if np.isfinite(top) and top > 0 else 1)
+                ax.set_title(f"{wl}, {setup.replace('_', ' ')}", fontsize=7)
+                ax.set(ylabel=label)
+                if row == len(STATS_ROWS) - 1:
+                    ax.set_xlabel("clients (virtual)")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, loc="outside right upper", fontsize=6)
+    rf.save(fig, out.fig_mw_stats)
+
+    # Numbers at the most clients of each setup: the levels the seed describes in its text.
+    nums = []
+    low, high = (workers[0], workers[-1]) if workers else (math.nan, math.nan)
+    nums += [
+        rf.macro("MwStatsWorkersLow", str(low)),
+        rf.macro("MwStatsWorkersHigh", str(high)),
+    ]
+    ratios, server_ratios = [], []
+    for wl in WORKLOADS:
+        d = m[m["level_workload"] == wl]
+        most = d.loc[d.groupby(["level_setup", "workers"])["clients_total"].idxmax()]
+        at = most.set_index(["level_setup", "workers"])
+        has_one = "one_middleware" in at.index.get_level_values("level_setup")
+        one = at.xs("one_middleware", level="level_setup") if has_one else at.iloc[0:0]
+        key = camel("MwStats", wl)
+        for tag, w in (("Low", low), ("High", high)):
+            r = one.loc[w] if w in one.index else pd.Series(dtype=float)
+            x_each = r.get("throughput_ops_mean", math.nan) / max(r.get("middlewares", 1), 1)
+            nums += [
+                rf.macro(
+                    f"{key}Server{tag}", rf.num(r.get("server_us_mean_mean", math.nan) / 1e3, 1)
+                ),
+                # Little's law when every worker waits on the server: WT / X per middleware.
+                rf.macro(
+                    f"{key}Little{tag}", rf.num(w / x_each * 1e3 if x_each > 0 else math.nan, 1)
+                ),
+                rf.macro(f"{key}QueueLen{tag}", rf.num(r.get("queue_len_mean", math.nan), 1)),
+                rf.macro(f"{key}Clients{tag}", rf.num(r.get("clients_total", math.nan))),
+            ]
+        for w in workers:
+            if ("one_middleware", w) in at.index and ("two_middlewares", w) in at.index:
+                a = at.loc[("one_middleware", w), "queue_len_mean"]
+                b = at.loc[("two_middlewares", w), "queue_len_mean"]
+                if a > 0 and np.isfinite(b):
+                    ratios.append(b / a)
+                a = at.loc[("one_middleware", w), "server_us_mean_mean"]
+                b = at.loc[("two_middlewares", w), "server_us_mean_mean"]
+                if a > 0 and np.isfinite(b):
+                    server_ratios.append(b / a)
+    nums.append(
+        rf.macro("MwStatsQueueTwoOverOne", rf.num(np.median(ratios) if ratios else math.nan, 2))
+    )
+    nums.append(
+        rf.macro(
+            "MwStatsServerTwoOverOne",
+            rf.num(np.median(server_ratios) if server_ratios else math.nan, 2),
+        )
+    )
+    return nums
+
+
+def plt_colours() -> list[str]:
+    import matplotlib.pyplot as plt
+
+    return plt.rcParams["axes.prop_cycle"].by_key()["color"]
+
+
+LAW_SERIES = [
+    (setup, wl, marker)
+    for (setup, wl), marker in zip(
+        [(s, w) for s in SETUPS_M for w in WORKLOADS], ["o", "^", "s", "D"], strict=True
+    )
+]
+
+
+def modified_interactive_law() -> list[str]:
+    """Seed 004's Fig. 6: the middleware's throughput predicted from the requests inside it
+    (queue length and requests held by workers) over its response time, in the study's time."""
+    m = mw_statistics_points()
+    lengths = m.set_index("point")["queue_len_mean"]
+    law = modified_law.law_table(m, lengths)
+    colours = plt_colours()
+    fig, axes = rf.figure(ncols=1, width=3.6, height=3.0)
+    ax = axes[0][0]
+    for i, (setup, wl, marker) in enumerate(LAW_SERIES):
+        d = law[(law["level_setup"] == setup) & (law["level_workload"] == wl)]
+        if not d.empty:
+            ax.scatter(
+                d["throughput_ops_mean"],
+                d["predicted_ops"],
+                s=16,
+                marker=marker,
+                # Hollow markers: points of different series at the same place stay visible.
+                facecolors="none",
+                edgecolors=colours[i % len(colours)],
+                label=f"{setup.replace('_', ' ')}, {wl}",
+            )
+    lim = float(np.nanmax([law["throughput_ops_mean"].max(), law["predicted_ops"].max(), 1]))
+    ax.plot([0, lim * 1.05], [0, lim * 1.05], color="grey", lw=0.8, label="prediction = X")
+    ax.set(
+        xlabel="measured X (middleware) [ops/s], study time",
+        ylabel="(X T$_w$ + Q) / R$_{mw}$ [ops/s]",
+    )
+    ax.legend(fontsize=6)
+    ax.xaxis.set_major_locator(MaxNLocator(5))  # long tick labels must not overlap
+    rf.save(fig, out.fig_law_mod)
+
+    dev = law["relative_error"].abs()
+    net = (m["net_us_mean_mean"] / m["response_us_mean_mean"]).dropna()
+    few = law[law["clients_total"] == law["clients_total"].min()]["relative_error"].abs()
+    many = law[law["clients_total"] == law["clients_total"].max()]["relative_error"].abs()
+    return [
+        rf.macro("ModLawPoints", str(len(law))),
+        rf.macro("ModLawMedianDev", rf.pct(dev.median() if len(dev) else math.nan)),
+        rf.macro("ModLawMaxDev", rf.pct(dev.max() if len(dev) else math.nan)),
+        rf.macro(
+            "ModLawMeanSigned", rf.pct(law["relative_error"].median() if len(law) else math.nan)
+        ),
+        rf.macro("ModLawFewClients", rf.num(law["clients_total"].min() if len(law) else math.nan)),
+        rf.macro("ModLawManyClients", rf.num(law["clients_total"].max() if len(law) else math.nan)),
+        rf.macro("ModLawDevFew", rf.pct(few.median() if len(few) else math.nan)),
+        rf.macro("ModLawDevMany", rf.pct(many.median() if len(many) else math.nan)),
+        rf.macro("ModLawNetShare", rf.pct(net.median() if len(net) else math.nan)),
+    ]
+
+
+numbers += link_bounds_table()
+numbers += middleware_statistics()
+numbers += modified_interactive_law()
 rf.write(out.numbers, "".join(numbers))
