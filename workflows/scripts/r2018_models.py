@@ -255,8 +255,8 @@ def write_networks(sm: Any, full_ref: dict) -> list[str]:
     mva_header = ["setup", "workload", "N", "X MVA", "X meas.", "raw"]
     mva_header += ["R MVA [ms]", "R meas. [ms]", "bottleneck"]
     rf.write(sm.output.table_mva, rf.tabular(mva_header, mva_rows, "llrrrrrrl"))
-    param_header = ["setup", "workload", "WT", "network", "net-thr.", "worker", "memc."]
-    param_header += ["net-thr.", "workers", "memc.", "bottleneck"]
+    param_header = ["setup", "workload", "WT", "S network", "S net-thr.", "S worker", "S memc."]
+    param_header += ["cap. net-thr.", "cap. workers", "cap. memc.", "bottleneck"]
     rf.write(sm.output.table_util, rf.tabular(param_header, param_rows, "llr" + "r" * 7 + "l"))
     comp_header = ["workload", "N (seed)", "component", "U", "seed", "R [ms]", "seed", "Q", "seed"]
     for setup, out in zip(
