@@ -1,396 +1,340 @@
-"""Snakemake script: the queueing-models section: M/M/1 and M/M/m of the write experiment
-per worker count (λ, μ estimated as the study did), and a closed MVA network of the baseline
-with one and two middlewares, predictions beside measurements.
+"""Snakemake script: the queueing-models section. M/M/1 and M/M/m of the write experiment per
+point (analysis.mm_tables) and the closed network of the baseline with one and two
+middlewares (analysis.mva_middleware), each beside seed 004's Tables 12-14.
 
-Every input is in the study's time first (each family's throughputs / s, times * s by its
-runs' scale), so the models are fitted, predict and are compared with the measurements in
-one time base, the one the study's values are in."""
+Every input is in the study's time first (throughputs / s, times * s by the runs' scale), so
+the models are fitted, predict and are compared with the measurements in one time base."""
 
 import math
+from typing import Any
 
+import matplotlib.pyplot as plt
 import pandas as pd
 from r2018_common import camel, log_to, reference
 
-from analysis import estimate, mva, queueing, seed2018
+from analysis import estimate, mm_tables, mva, seed2018
+from analysis import mva_middleware as mw
 from analysis.report import figures as rf
 from analysis.scaling import in_study_time, with_scale
 
-sm = snakemake  # type: ignore[name-defined]  # noqa: F821
-log_to(sm.log[0])
-full_ref = reference(sm.input.reference)
-ref = full_ref["models"]
-out = sm.output
-numbers = []
-
-
-def study_points(path: str) -> pd.DataFrame:
-    return in_study_time(pd.read_parquet(path))
+SETUPS = ("one_middleware", "two_middlewares")
+WORKLOADS = ("read-only", "write-only")
+# How a model table's columns are shown: header and decimals (rates, probabilities, jobs, ms).
+MM_SHOWN = [
+    ("mu", "$\\mu$", 0),
+    ("lam", "$\\lambda$", 0),
+    ("rho", "$\\rho$", 2),
+    ("p0", "$p_0$", 2),
+    ("utilization", "$U$", 2),
+    ("prob_queueing", "$\\varrho$", 2),
+    ("n", "$E[n]$", 2),
+    ("nq", "$E[n_q]$", 2),
+    ("nq_act", "meas.", 2),
+    ("w_ms", "$E[w]$", 2),
+    ("w_act_ms", "meas.", 2),
+    ("r_ms", "$E[r]$", 2),
+    ("r_act_ms", "meas.", 2),
+]
 
 
 def middleware_windows(path: str, points_path: str) -> pd.DataFrame:
-    """The middlewares' windows per request type, in the study's time (the scale of the
-    family's points)."""
+    """The middlewares' windows per request type, in the study's time."""
     w = in_study_time(with_scale(pd.read_parquet(path), pd.read_parquet(points_path), "point"))
     return w[(w["side"] == "middleware") & (w["type"] != "all") & (w["count"] > 0)]
 
 
-# --- M/M/1 and M/M/m of the write experiment -------------------------------------------
-wpts = study_points(sm.input.write_points)
-wpts = wpts[wpts["type"] == "all"].set_index(["point", "side"])
-wwin = middleware_windows(sm.input.write_windows, sm.input.write_points)
-wq = pd.read_parquet(sm.input.write_queue)
-wq = wq.merge(wwin[["run", "window"]].drop_duplicates(), on=["run", "window"])
-# Queue length of the whole system: the middlewares' queues summed per window.
-qlen = wq.groupby(["point", "run", "window"])["queue_length_mean"].sum().groupby("point").mean()
+def mm_tabular(table: pd.DataFrame) -> str:
+    rows, last = [], None
+    for _, r in table.iterrows():
+        key = (int(r["workers"]), int(r["clients"]))
+        shown = [str(key[0]), str(key[1])] if key != last else ["", ""]
+        last = key
+        rows.append([*shown, r["source"], *(rf.num(r[c], d) for c, _, d in MM_SHOWN)])
+    return rf.tabular(["WT", "N", "", *(h for _, h, _ in MM_SHOWN)], rows, "rrl" + "r" * 13)
 
 
-def predict(lam: float, mu: float, m: int, measured: dict) -> pd.Series:
-    """Predicted metrics (M/M/1 for m = 1, else M/M/m with μ/m per server); empty if ρ ≥ 1."""
-    try:
-        if m == 1:
-            t = estimate.mm1_vs_measured(lam, mu, measured)
-        else:
-            t = estimate.mmm_vs_measured(lam, mu / m, m, measured)
-    except queueing.UnstableQueueError:
-        return pd.Series(dtype=float)
-    return t.set_index("metric")["predicted"]
-
-
-meta = wpts.reset_index().drop_duplicates("point").set_index("point")
-rows, plot_rows = [], []
-mus: dict[int, tuple[float, float]] = {}  # per worker count: highest window, best run
-for workers, pw in meta.groupby("middleware.workers"):
-    win = wwin[wwin["point"].isin(pw.index)]
-    if win.empty:
-        continue
-    mu = estimate.service_rate_max_window(win)
-    mus[int(workers)] = (mu, estimate.service_rate_max_run(win))
-    m = int(workers) * int(pw["middlewares"].iloc[0])
-    for point, p in pw.sort_values("clients_total").iterrows():
-        pwin = win[win["point"] == point]
-        if pwin.empty:
-            continue
-        lam = estimate.arrival_rate(pwin)
-        mwp = wpts.loc[(point, "middleware")] if (point, "middleware") in wpts.index else None
-        measured = {
-            "mean_response_time": mwp["response_us_mean_mean"] / 1e6 if mwp is not None else None,
-            "mean_waiting_time": mwp["queue_us_mean_mean"] / 1e6 if mwp is not None else None,
-            "mean_jobs_in_queue": qlen.get(point, math.nan),
-        }
-        res = {"mm1": predict(lam, mu, 1, measured), "mmm": predict(lam, mu, m, measured)}
-        get = lambda s, k: float(s.get(k, math.nan))  # noqa: E731
-        n = int(p["clients_total"])
-        rows.append(
-            [
-                str(int(workers)),
-                str(n),
-                rf.num(lam),
-                rf.num(mu),
-                rf.num(lam / mu, 2),
-                rf.num(get(res["mm1"], "mean_response_time") * 1e3, 2),
-                rf.num(get(res["mmm"], "mean_response_time") * 1e3, 2),
-                rf.num((measured["mean_response_time"] or math.nan) * 1e3, 2),
-                rf.num(get(res["mm1"], "mean_waiting_time") * 1e3, 2),
-                rf.num(get(res["mmm"], "mean_waiting_time") * 1e3, 2),
-                rf.num((measured["mean_waiting_time"] or math.nan) * 1e3, 2),
-                rf.num(get(res["mm1"], "mean_jobs_in_queue"), 1),
-                rf.num(get(res["mmm"], "mean_jobs_in_queue"), 1),
-                rf.num(measured["mean_jobs_in_queue"], 1),
-            ]
-        )
-        plot_rows.append(
-            {
-                "workers": int(workers),
-                "clients": n,
-                "M/M/1": get(res["mm1"], "mean_response_time") * 1e3,
-                "M/M/m": get(res["mmm"], "mean_response_time") * 1e3,
-                "measured (middleware)": (measured["mean_response_time"] or math.nan) * 1e3,
-            }
-        )
-rf.write(
-    out.table_mm,
-    rf.table(
-        [
-            "WT",
-            "N",
-            "$\\lambda$",
-            "$\\mu$",
-            "$\\rho$",
-            "R$_1$",
-            "R$_m$",
-            "R",
-            "W$_1$",
-            "W$_m$",
-            "W",
-            "$n_{q,1}$",
-            "$n_{q,m}$",
-            "$n_q$",
-        ],
-        rows,
-        "rr" + "r" * 12,
-        "M/M/1 and M/M/m ($m$ = workers of both middlewares) of the write experiment: "
-        "$\\lambda$ the mean window throughput of the middlewares, $\\mu$ the highest window "
-        "throughput of the worker count ($\\mu/m$ per server for M/M/m); response time R, "
-        "waiting time W (ms) and queue length $n_q$ measured at the middlewares, beside the "
-        "M/M/1 (subscript 1) and M/M/m (subscript $m$) predictions (-- where $\\rho \\ge 1$). "
-        "Rates and times in the study's time: fitted to the measurements rescaled by the runs' "
-        "scale factor $s$ (rates $/s$, times $\\cdot s$). The study's tables: "
-        f"{rf.escape(ref['source'])}.",
-        "tab:mm",
-    ),
-)
-fig, axes = rf.figure(ncols=1, width=4.6, height=2.8)
-ax = axes[0][0]
-pr = pd.DataFrame(plot_rows)
-styles = {"M/M/1": ":", "M/M/m": "-.", "measured (middleware)": "--"}
-for i, (workers, g) in enumerate(pr.groupby("workers") if not pr.empty else []):
-    for col, ls in styles.items():
-        ax.plot(
-            g["clients"],
-            g[col],
-            ls,
-            marker="s" if col.startswith("meas") else "x",
-            ms=3,
-            color=f"C{i}",
-            label=f"{workers} WT, {col}",
-        )
-ax.set(xlabel="clients (virtual)", ylabel="response time [ms], study time", yscale="log")
-if not pr.empty:
-    ax.legend(fontsize=5, ncols=2)
-rf.save(fig, out.fig_mm)
-numbers.append(rf.macro("ModelMMPoints", str(len(rows))))
-# μ by our estimator and by seed 004's (the best run's average), at the largest worker count.
-top_wt = max(mus, default=None)
-mu_window, mu_run = mus.get(top_wt, (math.nan, math.nan)) if top_wt else (math.nan, math.nan)
-numbers += [
-    rf.macro("ModelMuWorkers", rf.MISSING if top_wt is None else str(top_wt)),
-    rf.macro("ModelMuWindow", rf.num(mu_window)),
-    rf.macro("ModelMuRun", rf.num(mu_run)),
-    rf.macro(
-        "ModelMuRunBelowWindow", rf.pct(1 - mu_run / mu_window if mu_window > 0 else math.nan)
-    ),
-    rf.macro("ModelMuStudy", rf.num(ref["mm1_mu"].get(top_wt, math.nan))),
-]
-
-# --- MVA of the baseline with middlewares ------------------------------------------------
-raw_bpts = pd.read_parquet(sm.input.base_points)
-raw_x = raw_bpts.set_index(["point", "side", "type"])["throughput_ops_mean"]
-bpts = in_study_time(raw_bpts)
-bpts = bpts[bpts["type"] == "all"]
-bwin = middleware_windows(sm.input.base_windows, sm.input.base_points)
-dpts = study_points(sm.input.direct_points)
-dpts = dpts[(dpts["type"] == "all") & (dpts["level_setup"] == "one_server")]
-mva_rows, util_rows = [], []
-mva_data: list[dict] = []  # the same rows as numbers, for the findings
-mva_numbers: dict[str, str] = {}
-for setup in ("one_middleware", "two_middlewares"):
-    for workload in ("read-only", "write-only"):
-        key = camel("Model", setup, workload)
-        theirs = ref["mva"][setup][workload]
-        mva_numbers[f"{key}Bottleneck"] = "n/a (no points)"
-        mva_numbers[f"{key}X"] = rf.MISSING
-        mva_numbers[f"{key}StudyX"] = rf.num(theirs["mva_x"])
-        mva_numbers[f"{key}StudyMeasX"] = rf.num(theirs["measured_x"])
-for (setup, workload), g in bpts.groupby(["level_setup", "level_workload"]):
-    client = g[g["side"] == "client"].sort_values("clients_total")
-    mwside = g[g["side"] == "middleware"].set_index("point")
-    workers = int(client["middleware.workers"].max())
-    client = client[client["middleware.workers"] == workers]
-    win = bwin[bwin["point"].isin(client["point"])]
-    if client.empty or win.empty:
-        continue
-    comp = estimate.component_service_times_us(win)
-    low = client.iloc[0]
-    # The network (both directions) is what the clients see beyond the middleware.
-    net = max(low["response_us_mean_mean"] - mwside.loc[low["point"], "response_us_mean_mean"], 0)
-    direct = dpts[dpts["level_workload"] == workload]["throughput_ops_mean"]
-    # memcached: the inverse of the highest direct throughput of one server, as the study did.
-    s_server = 1 / direct.max() if not direct.empty else comp["server"] / 1e6
-    mws = int(low["middlewares"])
-    stations = [
-        {"name": "network", "kind": "delay", "service_time": net / 1e6},
-        *[
-            st
-            for i in range(mws)
-            for st in (
-                {
-                    "name": f"netthread{i + 1}",
-                    "service_time": comp["netthread"] / 1e6,
-                    "visits": 1 / mws,
-                },
-                {
-                    "name": f"workers{i + 1}",
-                    "service_time": comp["worker"] / 1e6,
-                    "visits": 1 / mws,
-                    "servers": workers,
-                },
-            )
-        ],
-        {"name": "memcached", "service_time": s_server},
+def mm_figure(tables: dict[str, pd.DataFrame], path: str) -> None:
+    """Response time per worker count (one panel each, shared axes): both models and the
+    middlewares' measurement, each series its own colour and marker."""
+    mm1 = tables["mm1"]
+    counts = sorted(mm1["workers"].unique()) or [0]
+    fig, axes = rf.figure(ncols=len(counts), width=6.4, height=2.4)
+    series = [
+        ("mm1", "r_ms", "M/M/1", "C0", "x", ":"),
+        ("mmm", "r_ms", "M/M/m", "C1", "^", "-."),
+        ("mm1", "r_act_ms", "measured (middlewares)", "C2", "s", "--"),
     ]
-    net_model = mva.Network.from_mapping({"stations": stations}, f"{setup} {workload}")
-    key = camel("Model", setup, workload)
-    for _, c in client.iterrows():
-        n = int(c["clients_total"])
-        res = mva.solve(net_model, n)
-        mva_data.append(
-            {
-                "setup": setup,
-                "workload": workload,
-                "clients": n,
-                "x_model": res.throughput,
-                "x_measured": float(c["throughput_ops_mean"]),
-                "x_measured_raw": float(raw_x.get((c["point"], "client", "all"), math.nan)),
-                "scale": float(c["scale"]),
-                "bottleneck": res.bottleneck(),
-            }
+    for ax, workers in zip(axes[0], counts, strict=True):
+        for model, col, label, colour, marker, ls in series:
+            g = tables[model][tables[model]["workers"] == workers].sort_values("clients")
+            ax.plot(g["clients"], g[col], ls, marker=marker, ms=3, color=colour, label=label)
+        ax.set(title=f"{workers} workers per middleware", xlabel="clients (virtual)")
+        ax.set_yscale("log")
+    for ax in axes[0][1:]:
+        ax.sharey(axes[0][0])
+        ax.sharex(axes[0][0])
+    axes[0][0].set_ylabel("response time [ms], study time")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, loc="outside lower center", ncols=3, fontsize=7)
+    rf.save(fig, path)
+    plt.close("all")
+
+
+def write_models(sm: Any, ref: dict) -> list[str]:
+    """The M/M/1 and M/M/m tables and figure; returns their macros."""
+    points = in_study_time(pd.read_parquet(sm.input.write_points))
+    points = points[points["type"] == "all"]
+    windows = middleware_windows(sm.input.write_windows, sm.input.write_points)
+    qlen = mm_tables.system_queue_length(pd.read_parquet(sm.input.write_queue), windows)
+    inputs = mm_tables.model_inputs(points, windows, qlen)
+    ours = {model: mm_tables.predict(inputs, model) for model in mm_tables.MODELS}
+    seeds = {"mm1": ref["mm1_table"], "mmm": ref["mmm_table"]}
+    for model, out in (("mm1", sm.output.table_mm1), ("mmm", sm.output.table_mmm)):
+        table = mm_tables.beside(ours[model], mm_tables.seed_table(seeds[model]))
+        rf.write(out, mm_tabular(table))
+    mm_figure(ours, sm.output.fig_mm)
+    # μ by our estimator and by seed 004's (the best run's average), at the largest worker count.
+    top = int(inputs["workers"].max()) if not inputs.empty else None
+    mu_window = mu_run = math.nan
+    if top is not None:
+        pts = points.drop_duplicates("point")
+        win = windows[windows["point"].isin(pts[pts["middleware.workers"] == top]["point"])]
+        mu_window = estimate.service_rate_max_window(win)
+        mu_run = estimate.service_rate_max_run(win)
+    seed_points = len(mm_tables.seed_table(seeds["mm1"]))
+    common = inputs.merge(mm_tables.seed_table(seeds["mm1"])[mm_tables.KEYS])
+    mm1_rho = ours["mm1"]["rho"]
+    return [
+        rf.macro("ModelMMPoints", str(len(inputs))),
+        rf.macro("ModelMMWorkerCounts", str(inputs["workers"].nunique())),
+        rf.macro("ModelMMSeedPoints", str(seed_points)),
+        rf.macro("ModelMMCommonPoints", str(len(common))),
+        rf.macro("ModelMMRhoMax", rf.num(mm1_rho.max(), 2)),
+        rf.macro("ModelMMRhoMin", rf.num(mm1_rho.min(), 2)),
+        rf.macro("ModelMuWorkers", rf.MISSING if top is None else str(top)),
+        rf.macro("ModelMuWindow", rf.num(mu_window)),
+        rf.macro("ModelMuRun", rf.num(mu_run)),
+        rf.macro(
+            "ModelMuRunBelowWindow", rf.pct(1 - mu_run / mu_window if mu_window > 0 else math.nan)
+        ),
+        rf.macro("ModelMuStudy", rf.num(ref["mm1_mu"].get(top, math.nan))),
+    ]
+
+
+def fit_networks(sm: Any) -> dict[tuple[str, str], dict]:
+    """Per setup and workload of the baseline: the network at the largest worker count, its
+    service times, and the client points it is compared with."""
+    bpts = in_study_time(pd.read_parquet(sm.input.base_points))
+    bpts = bpts[bpts["type"] == "all"]
+    bwin = middleware_windows(sm.input.base_windows, sm.input.base_points)
+    dpts = in_study_time(pd.read_parquet(sm.input.direct_points))
+    dpts = dpts[(dpts["type"] == "all") & (dpts["level_setup"] == "one_server")]
+    fitted = {}
+    for (setup, workload), g in bpts.groupby(["level_setup", "level_workload"]):
+        client = g[g["side"] == "client"].sort_values("clients_total")
+        mwside = g[g["side"] == "middleware"].set_index("point")
+        workers = int(client["middleware.workers"].max())
+        client = client[client["middleware.workers"] == workers]
+        win = bwin[bwin["point"].isin(client["point"])]
+        if client.empty or win.empty:
+            continue
+        low = client.iloc[0]
+        direct = dpts[dpts["level_workload"] == workload]["throughput_ops_mean"]
+        times = mw.service_times(
+            estimate.component_service_times_us(win),
+            float(low["response_us_mean_mean"]),
+            float(mwside.loc[low["point"], "response_us_mean_mean"]),
+            float(direct.max()) if not direct.empty else None,
         )
-        mva_rows.append(
-            [
-                setup.replace("_", " "),
-                workload,
-                str(n),
-                rf.num(res.throughput),
-                rf.num(c["throughput_ops_mean"]),
-                rf.num(raw_x.get((c["point"], "client", "all"), math.nan)),
-                rf.num(res.response_time * 1e3, 2),
-                rf.num(c["response_us_mean_mean"] / 1e3, 2),
-                rf.escape(res.bottleneck()),
-            ]
-        )
-    st = res.stations
-    util_rows.append(
-        [
-            setup.replace("_", " "),
-            workload,
-            str(n),
-            str(workers),
-            rf.num(net / 1e3, 3),
-            rf.num(comp["netthread"] / 1e3, 3),
-            rf.num(comp["worker"] / 1e3, 3),
-            rf.num(s_server * 1e3, 3),
-            rf.num(st["netthread1"].utilization, 2),
-            rf.num(st["workers1"].utilization, 2),
-            rf.num(st["memcached"].utilization, 2),
-        ]
-    )
-    mva_numbers[f"{key}Bottleneck"] = rf.escape(res.bottleneck())
-    mva_numbers[f"{key}X"] = rf.num(res.throughput)
-numbers += [rf.macro(k, v) for k, v in mva_numbers.items()]
-rf.write(
-    out.table_mva,
-    rf.table(
-        [
-            "setup",
-            "workload",
-            "N",
-            "X MVA",
-            "X meas.",
-            "raw",
-            "R MVA [ms]",
-            "R meas. [ms]",
-            "bottleneck",
-        ],
-        mva_rows,
-        "llrrrrrrl",
-        "Closed MVA network of the baseline with middlewares (largest worker count of the "
-        "profile), predicted beside the clients' measurements; think time 0. Fitted to and "
-        "compared with the measurements in the study's time (throughput $/s$, times "
-        "$\\cdot s$, $s$ the runs' scale factor); raw: the measured throughput as is.",
-        "tab:mva",
-    ),
-)
-rf.write(
-    out.table_util,
-    rf.table(
-        [
-            "setup",
-            "workload",
-            "N",
-            "WT",
-            "S net",
-            "S net-thr.",
-            "S worker",
-            "S memc.",
-            "U net-thr.",
-            "U workers",
-            "U memc.",
-        ],
-        util_rows,
-        "llrrrrrrrrr",
-        "MVA service times (ms in the study's time, measured $\\cdot s$; the network delay "
-        "centre from the client--middleware gap at the lightest load, net-thread and worker "
-        "from the middleware's component times, "
-        "memcached from the highest one-server throughput without middleware) and predicted "
-        "utilisations (per server, first middleware) at the largest N.",
-        "tab:mva-util",
-    ),
-)
-numbers.append(rf.macro("ModelMvaCases", str(len(util_rows))))
-# Beside the two 2018 reports: our MVA's throughput error and bottleneck at the largest N,
-# seed 004's (Table 14, Section 7.3) and the bottleneck seed 002 states.
-mva_frame = pd.DataFrame(
-    mva_data, columns=["setup", "workload", "clients", "x_model", "x_measured", "bottleneck"]
-)
-seeds_mva = seed2018.mva_beside(mva_frame, full_ref)
-rf.write(
-    out.table_seeds,
-    rf.tabular(
-        [
-            "setup",
-            "workload",
-            "N",
-            "ours: error",
-            "bottleneck",
-            "seed 004: error",
-            "bottleneck",
-            "seed 002: bottleneck",
-        ],
-        [
-            [
-                r["setup"].replace("_", " "),
-                r["workload"],
-                str(r["clients"]),
-                rf.pct(r["ours_error"]),
-                rf.escape(r["ours_bottleneck"]),
-                rf.pct(r["seed004_error"]),
-                rf.escape(r["seed004_bottleneck"]),
-                rf.escape(r["seed002_bottleneck"]),
-            ]
-            for _, r in seeds_mva.iterrows()
-        ],
-        "llrrlrll",
-    ),
-)
-seeds_key = seeds_mva.set_index(["setup", "workload"])
-for setup in ("one_middleware", "two_middlewares"):
-    for workload in ("read-only", "write-only"):
+        middlewares = int(low["middlewares"])
+        fitted[(setup, workload)] = {
+            "network": mw.network(times, workers, middlewares),
+            "times": times,
+            "workers": workers,
+            "middlewares": middlewares,
+            "client": client,
+        }
+    return fitted
+
+
+def write_networks(sm: Any, full_ref: dict) -> list[str]:
+    """The MVA tables (service times and capacities, predictions, components beside seed
+    004's Table 14, the two reports' errors and bottlenecks); returns their macros."""
+    ref = full_ref["models"]
+    raw_x = pd.read_parquet(sm.input.base_points).set_index(["point", "side", "type"])
+    raw_x = raw_x["throughput_ops_mean"]
+    fitted = fit_networks(sm)
+    seed_comp = ref["mva_components"]
+    targets = [int(c) for c in seed_comp["clients"]]
+    all_clients = {int(n) for f in fitted.values() for n in f["client"]["clients_total"]}
+    chosen = mw.nearest_clients(all_clients, targets)
+    numbers = [
+        rf.macro(camel("ModelCompClients", t), str(chosen[i]) if i < len(chosen) else rf.MISSING)
+        for i, t in enumerate(targets)
+    ]
+    mva_rows, param_rows, mva_data = [], [], []
+    comp_tables: dict[str, list[list[str]]] = {s: [] for s in SETUPS}
+    macros: dict[str, str] = {}
+    for setup in SETUPS:
+        for workload in WORKLOADS:
+            key = camel("Model", setup, workload)
+            macros[f"{key}Bottleneck"] = "n/a (no points)"
+            macros[f"{key}X"] = rf.MISSING
+            for part in ("NetThread", "Workers", "Memcached"):
+                macros[f"{key}Capacity{part}"] = rf.MISSING
+    for (setup, workload), f in sorted(fitted.items()):
         key = camel("Model", setup, workload)
-        r = seeds_key.loc[(setup, workload)] if (setup, workload) in seeds_key.index else {}
-        t4 = ref["mva"][setup][workload]
-        numbers += [
-            rf.macro(f"{key}Error", rf.pct(r.get("ours_error", math.nan))),
-            rf.macro(
-                f"{key}StudyError",
-                rf.pct(seed2018.relative_error(t4["mva_x"], t4["measured_x"])),
-            ),
-            rf.macro(f"{key}StudyBottleneck", rf.escape(ref["mva_bottleneck"][workload])),
-            rf.macro(
-                f"{key}SeedTwoBottleneck",
-                rf.escape(full_ref["seed002"]["bottleneck"][setup][workload]),
-            ),
+        net, times = f["network"], f["times"]
+        label = [setup.replace("_", " "), workload]
+        comp = []
+        for _, c in f["client"].iterrows():
+            n = int(c["clients_total"])
+            res = mva.solve(net, n)
+            comp.append(mw.components(res).assign(clients=n))
+            mva_data.append(
+                {
+                    "setup": setup,
+                    "workload": workload,
+                    "clients": n,
+                    "x_model": res.throughput,
+                    "x_measured": float(c["throughput_ops_mean"]),
+                    "x_measured_raw": float(raw_x.get((c["point"], "client", "all"), math.nan)),
+                    "scale": float(c["scale"]),
+                    "bottleneck": mw.bottleneck(res),
+                }
+            )
+            mva_rows.append(
+                [
+                    *label,
+                    str(n),
+                    rf.num(res.throughput),
+                    rf.num(c["throughput_ops_mean"]),
+                    rf.num(raw_x.get((c["point"], "client", "all"), math.nan)),
+                    rf.num(res.response_time * 1e3, 2),
+                    rf.num(c["response_us_mean_mean"] / 1e3, 2),
+                    rf.escape(mw.bottleneck(res)),
+                ]
+            )
+        cap = times.capacities(f["workers"], f["middlewares"])
+        param_rows.append(
+            [
+                *label,
+                str(f["workers"]),
+                *(rf.num(t * 1e6, 1) for t in (times.network, times.netthread, times.worker)),
+                rf.num(times.server * 1e6, 1),
+                *(rf.num(cap[c]) for c in ("net-thread", "workers", "memcached")),
+                rf.escape(mw.bottleneck(res)),
+            ]
+        )
+        macros[f"{key}Bottleneck"] = rf.escape(mw.bottleneck(res))
+        macros[f"{key}X"] = rf.num(res.throughput)
+        for part, c in (
+            ("NetThread", "net-thread"),
+            ("Workers", "workers"),
+            ("Memcached", "memcached"),
+        ):
+            macros[f"{key}Capacity{part}"] = rf.num(cap[c])
+        side = mw.beside_seed(pd.concat(comp), seed_comp[setup][workload], targets, chosen)
+        side = side[side["component"] != "clients"]  # Z = 0: it holds no job; not in Table 14
+        last = None
+        for _, r in side.iterrows():
+            head = (workload, r["clients"])
+            shown = (
+                [workload, f"{r['clients']} ({r['seed_clients']})"] if head != last else ["", ""]
+            )
+            last = head
+            comp_tables[setup].append(
+                [
+                    *shown,
+                    r["component"],
+                    *(rf.num(r[m + s], 2) for m in mw.METRICS for s in ("", "_seed")),
+                ]
+            )
+    numbers += [rf.macro(k, v) for k, v in macros.items()]
+    mva_header = ["setup", "workload", "N", "X MVA", "X meas.", "raw"]
+    mva_header += ["R MVA [ms]", "R meas. [ms]", "bottleneck"]
+    rf.write(sm.output.table_mva, rf.tabular(mva_header, mva_rows, "llrrrrrrl"))
+    param_header = ["setup", "workload", "WT", "S network", "S net-thr.", "S worker", "S memc."]
+    param_header += ["cap. net-thr.", "cap. workers", "cap. memc.", "bottleneck"]
+    rf.write(sm.output.table_util, rf.tabular(param_header, param_rows, "llr" + "r" * 7 + "l"))
+    comp_header = ["workload", "N (seed)", "component", "U", "seed", "R [ms]", "seed", "Q", "seed"]
+    for setup, out in zip(
+        SETUPS, (sm.output.table_comp_one, sm.output.table_comp_two), strict=True
+    ):
+        rf.write(out, rf.tabular(comp_header, comp_tables[setup], "lll" + "r" * 6))
+    numbers += seeds_beside(sm, full_ref, mva_data)
+    frame = pd.DataFrame(
+        mva_data,
+        columns=[
+            "setup",
+            "workload",
+            "clients",
+            "x_model",
+            "x_measured",
+            "x_measured_raw",
+            "scale",
+            "bottleneck",
+        ],
+    )
+    frame.to_parquet(sm.output.mva_data)
+    numbers.append(rf.macro("ModelMvaCases", str(len(param_rows))))
+    return numbers
+
+
+def seeds_beside(sm: Any, full_ref: dict, mva_data: list[dict]) -> list[str]:
+    """Our MVA's throughput error and bottleneck at the largest N beside seed 004's (Table 14,
+    §7.3) and the bottleneck seed 002 states; returns their macros."""
+    ref = full_ref["models"]
+    cols = ["setup", "workload", "clients", "x_model", "x_measured", "bottleneck"]
+    seeds_mva = seed2018.mva_beside(pd.DataFrame(mva_data, columns=cols), full_ref)
+    header = ["setup", "workload", "N", "ours: error", "bottleneck", "seed 004: error"]
+    header += ["bottleneck", "seed 002: bottleneck"]
+    rows = [
+        [
+            r["setup"].replace("_", " "),
+            r["workload"],
+            str(r["clients"]),
+            rf.pct(r["ours_error"]),
+            rf.escape(r["ours_bottleneck"]),
+            rf.pct(r["seed004_error"]),
+            rf.escape(r["seed004_bottleneck"]),
+            rf.escape(r["seed002_bottleneck"]),
         ]
-pd.DataFrame(
-    mva_data,
-    columns=[
-        "setup",
-        "workload",
-        "clients",
-        "x_model",
-        "x_measured",
-        "x_measured_raw",
-        "scale",
-        "bottleneck",
-    ],
-).to_parquet(out.mva_data)
-rf.write(out.numbers, "".join(numbers))
+        for _, r in seeds_mva.iterrows()
+    ]
+    rf.write(sm.output.table_seeds, rf.tabular(header, rows, "llrrlrll"))
+    by_key = seeds_mva.set_index(["setup", "workload"])
+    numbers = []
+    for setup in SETUPS:
+        for workload in WORKLOADS:
+            key = camel("Model", setup, workload)
+            r = by_key.loc[(setup, workload)] if (setup, workload) in by_key.index else {}
+            t4 = ref["mva"][setup][workload]
+            numbers += [
+                rf.macro(f"{key}StudyX", rf.num(t4["mva_x"])),
+                rf.macro(f"{key}StudyMeasX", rf.num(t4["measured_x"])),
+                rf.macro(f"{key}Error", rf.pct(r.get("ours_error", math.nan))),
+                rf.macro(
+                    f"{key}StudyError",
+                    rf.pct(seed2018.relative_error(t4["mva_x"], t4["measured_x"])),
+                ),
+                rf.macro(f"{key}StudyBottleneck", rf.escape(ref["mva_bottleneck"][workload])),
+                rf.macro(
+                    f"{key}SeedTwoBottleneck",
+                    rf.escape(full_ref["seed002"]["bottleneck"][setup][workload]),
+                ),
+            ]
+    return numbers
+
+
+def main(sm: Any) -> None:
+    log_to(sm.log[0])
+    full_ref = reference(sm.input.reference)
+    numbers = write_models(sm, full_ref["models"])
+    numbers += write_networks(sm, full_ref)
+    rf.write(sm.output.numbers, "".join(numbers))
+
+
+if __name__ == "__main__":
+    main(snakemake)  # type: ignore[name-defined]  # noqa: F821
