@@ -11,6 +11,7 @@ PAPER_GENERATED = FINDINGS_GENERATED + [
     rules.reproduction_tables.output.table,
     rules.reproduction_tables.output.numbers,
     rules.validation.output.tex,
+    rules.validation.output.summary,
     rules.validation.output.numbers,
     rules.scale_model_tables.output.tex,
     rules.scale_model_tables.output.numbers,
