@@ -25,6 +25,7 @@ import pandas as pd
 
 from analysis import mva
 from analysis.pools import part_times, write_thread_time_us
+from analysis.validate import set_share
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,15 @@ class ServiceTimes:
             v = getattr(self, name)
             if not (v >= 0 and math.isfinite(v)):
                 raise ValueError(f"service time {name} must be a number >= 0, got {v}")
+
+
+def design_of(point: pd.Series) -> Design:
+    """The design of a point row (servers, `middleware.workers`, `middleware.replication`,
+    `workload.ratio`); no replication setting means every server holds every key."""
+    replication = point.get("middleware.replication")
+    servers = int(point["servers"])
+    r = servers if replication is None or pd.isna(replication) else int(replication)
+    return Design(servers, int(point["middleware.workers"]), r, set_share(point["workload.ratio"]))
 
 
 def visits(d: Design) -> dict[str, float]:

@@ -49,11 +49,7 @@ def run_rows(table: pd.DataFrame) -> str:
                 rf"{_num(r['law_error'], '+.3f')} & {_num(r['bound_fraction'], '.2f')} & "
                 rf"{escape(r['flags'])} \\"
             )
-    body = "\n".join(lines) if lines else r"\multicolumn{8}{c}{no runs} \\"
-    return (
-        rf"\newcommand{{\ValidationRunHead}}{{{RUN_HEAD}}}" + "\n"
-        r"\newcommand{\ValidationRunRows}{%" + "\n" + body + "\n}\n"
-    )
+    return fg.longtable_macros("ValidationRun", RUN_HEAD, lines)
 
 
 def summary_tabular(summary: pd.DataFrame) -> str:
