@@ -27,7 +27,8 @@ def replicas(level: str, servers: int) -> int:
 def figure(points: pd.DataFrame, path: str) -> None:
     """Sets (left) and gets (right), throughput (top) and response time (bottom); every
     replication level and side its own colour and marker, one legend under the panels, and
-    each row's panels on one scale."""
+    the response times of sets and gets on one scale (their throughputs differ by the write
+    share, so each has its own)."""
     fig, axes = fg.figure(ncols=2, nrows=2, height=4.8)
     for j, kind in enumerate(("set", "get")):
         d = points[points["type"] == kind]
@@ -47,7 +48,7 @@ def figure(points: pd.DataFrame, path: str) -> None:
             ax.set_ylabel(label)
             ax.set_xticks(sorted(points["servers"].unique()))
             ax.set_ylim(bottom=0)
-            if j:
+            if j and metric == "response_us_mean":
                 ax.sharey(axes[i][0])
     fg.legend_below(fig, axes[0][0], ncols=3)
     fg.save(fig, path)
