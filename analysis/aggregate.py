@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -12,6 +13,9 @@ from scipy import stats
 CI_LEVEL = 0.95
 MIN_CI_N = 3
 RUN_KEYS = ["run", "point", "repetition", "side", "type", "keys"]
+# The timed metrics of a window; `all_types` weights them by the window's request count.
+TIMED_METRICS = ("response_us_mean", "net_us_mean", "queue_us_mean", "worker_us_mean",
+                 "server_us_mean")  # fmt: skip
 _COMPONENTS = ("net_us_mean", "queue_us_mean", "worker_us_mean", "server_us_mean")
 
 
@@ -190,3 +194,26 @@ def side_by_side(
     wide = table.pivot_table(index=list(index), columns="side", values=list(values))
     wide.columns = [f"{side}_{value}" for value, side in wide.columns]
     return wide.reset_index()
+
+
+def all_types(stable: pd.DataFrame) -> pd.DataFrame:
+    """Every request type of a window together: summed throughput, count-weighted times."""
+    if stable.empty:
+        return stable
+    t = stable.copy()
+    timed = [c for c in TIMED_METRICS if c in t.columns]
+    for column in timed:
+        t[f"_w_{column}"] = t[column] * t["count"]
+        t[f"_n_{column}"] = t["count"].where(t[column].notna(), 0)
+    keys = ["run", "point", "repetition", "side", "window"]
+    agg: dict[str, Any] = {"count": ("count", "sum"), "throughput_ops": ("throughput_ops", "sum")}
+    for column in timed:
+        agg[f"_w_{column}"] = (f"_w_{column}", "sum")
+        agg[f"_n_{column}"] = (f"_n_{column}", "sum")
+    out = t.groupby(keys, sort=True).agg(**agg).reset_index()
+    for column in timed:
+        out[column] = out[f"_w_{column}"] / out[f"_n_{column}"].where(out[f"_n_{column}"] > 0)
+        out = out.drop(columns=[f"_w_{column}", f"_n_{column}"])
+    out["type"] = "all"
+    out["keys"] = 0
+    return out

@@ -52,6 +52,15 @@ def solve(i: Inputs) -> queueing.MMmResult:
     return queueing.mmm(i.arrival_rate, i.service_rate, i.servers)
 
 
+def flat(result: queueing.MMmResult | queueing.MM1Result) -> dict[str, float]:
+    """A model's numbers by name, its 50 % and 95 % response time quantiles included."""
+    d = result.to_dict()
+    out = {k: float(v) for k, v in d.items() if isinstance(v, (int, float))}
+    out["response_time_q50"] = d["response_time_quantiles"]["0.5"]
+    out["response_time_q95"] = d["response_time_quantiles"]["0.95"]
+    return out
+
+
 def _pooled(count: pd.Series, mean: pd.Series, var: pd.Series) -> tuple[float, float]:
     n = float(count.sum())
     if n == 0:

@@ -8,11 +8,12 @@ visit ratios per request are
 
     read i:      (1 − w) / S        (a GET waits in its primary's read queue)
     write i:     w / S              (a SET in its primary's write queue)
-    memcached i: ((1 − w) + w·R) / S (a GET reads its primary; a SET goes to R replicas)
+    memcached i: ((1 − w) + w·k) / S (a GET reads its primary; a SET goes to its k replicas,
+                                     k the replication factor)
 
 Product-form networks cannot express two things of the real system, and the model says so
 rather than hide it: a read thread holds its part while memcached answers (the read station's
-service time is the thread's own time, without that wait), and a SET goes to its R replicas
+service time is the thread's own time, without that wait), and a SET goes to its k replicas
 in parallel (the model visits them one after the other).
 """
 
@@ -25,13 +26,14 @@ import pandas as pd
 
 from analysis import mva
 from analysis.pools import part_times, write_thread_time_us
+from analysis.validate import set_share
 
 
 @dataclass(frozen=True)
 class Design:
     servers: int  # S
     read_threads: int  # T per server
-    replication: int  # R
+    replication: int  # k, the replication factor: servers a SET is written to
     write_share: float  # w, 0..1
 
     def __post_init__(self) -> None:
@@ -58,6 +60,15 @@ class ServiceTimes:
             v = getattr(self, name)
             if not (v >= 0 and math.isfinite(v)):
                 raise ValueError(f"service time {name} must be a number >= 0, got {v}")
+
+
+def design_of(point: pd.Series) -> Design:
+    """The design of a point row (servers, `middleware.workers`, `middleware.replication`,
+    `workload.ratio`); no replication setting means every server holds every key."""
+    replication = point.get("middleware.replication")
+    servers = int(point["servers"])
+    r = servers if replication is None or pd.isna(replication) else int(replication)
+    return Design(servers, int(point["middleware.workers"]), r, set_share(point["workload.ratio"]))
 
 
 def visits(d: Design) -> dict[str, float]:
@@ -91,7 +102,7 @@ class Prediction:
     throughput: float  # requests/s
     response_time: float  # at the clients, s
     middleware_response_get: float  # s, net-thread + read pool + one server
-    middleware_response_set: float  # s, net-thread + write thread + R servers
+    middleware_response_set: float  # s, net-thread + write thread + k servers
     utilization: dict[str, float]  # per station kind: net-thread, read, write, memcached
     read_busy: float  # predicted busy fraction of a read thread, holding included
     bottleneck: str  # station kind with the highest utilisation

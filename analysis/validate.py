@@ -1,17 +1,26 @@
 """Checks on measurements: interactive response time law and bandwidth bounds (stability:
-analysis.stability)."""
+analysis.stability), and the per-run validation table built from them."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import pandas as pd
+
+from analysis import stability
+from analysis.bottleneck import SATURATED
+from analysis.linkload import DEFAULT_KEY_BYTES
 
 # The interactive law holds for a run whose measured throughput is within this relative
 # distance of N/(R + Z): the validation appendix flags the others, and the 2016 section counts
 # the runs within it. It checks bookkeeping (every client active, every request counted), so
 # it is looser than the precision the stability check asks of a run's mean.
 LAW_TOLERANCE = 0.10
+# A run at this share of its bandwidth bound or more is link-limited (flagged, not excluded).
+NEAR_BOUND = SATURATED
+# The stability check's failed criteria (analysis.stability), as they open its reasons.
+UNSTABLE_REASONS = ("trend", "imprecise", "too few windows")
 
 
 @dataclass(frozen=True)
@@ -169,3 +178,146 @@ def bandwidth_bound(
         raise ValueError("no role has both a capacity and traffic")
     binding = min(per_role, key=per_role.__getitem__)
     return BandwidthBound(per_role, per_role[binding], binding)
+
+
+def run_bound(manifest: pd.Series) -> float:
+    """The bandwidth bound (ops/s) of one run from its manifest row: the measured link
+    capacities, the point's machines, message sizes and write share; NaN without any
+    measured capacity."""
+    capacity = {
+        role: float(manifest[f"link_{role}_mbit"])
+        for role in ("client", "middleware", "server")
+        if f"link_{role}_mbit" in manifest and pd.notna(manifest[f"link_{role}_mbit"])
+    }
+    if not capacity:
+        return math.nan
+    key = manifest.get("workload.key_size")
+    multiget = int(manifest.get("workload.multiget") or 0)
+    multiget = multiget if multiget > 1 else 0
+    servers = int(manifest["servers"])
+    middlewares = int(manifest["middlewares"])
+    # A sharded multi-get asks every server for its share of the keys, one part each.
+    flag = manifest.get("middleware.sharded")
+    sharded = middlewares > 0 and multiget > 0 and pd.notna(flag) and bool(flag)
+    sizes = message_sizes(
+        int(manifest["workload.data_size"]),
+        int(key) if pd.notna(key) else DEFAULT_KEY_BYTES,
+        multiget,
+        parts=min(multiget, servers) if sharded else 1,
+    )
+    replication = manifest.get("middleware.replication")
+    machines = {"client": int(manifest["client_machines"]), "server": servers}
+    if middlewares:
+        machines["middleware"] = middlewares
+    return bandwidth_bound(
+        capacity,
+        machines,
+        sizes,
+        set_share(manifest["workload.ratio"], multiget),
+        replication=int(replication) if pd.notna(replication) else servers,
+        servers=servers,
+        via_middleware=middlewares > 0,
+    ).bound
+
+
+def check_runs(
+    runs: pd.DataFrame, manifests: pd.DataFrame, family: str, windows: pd.DataFrame
+) -> pd.DataFrame:
+    """One row per run of a family (client side, every request type together, measured
+    windows): the stability check, the interactive law's relative error, the share of the
+    bandwidth bound reached, the reruns of its point, its flags, and whether it is
+    `excluded` (failed or unstable after its reruns: left out of statistics and fits).
+    `runs` and `manifests` as analysis.family writes them, `windows` its tidy windows."""
+    client = runs[(runs["side"] == "client") & (runs["type"] == "all")] if "side" in runs else runs
+    checked = stability.stability_table(windows).set_index("run")
+    rows = []
+    for _, manifest in manifests.iterrows():
+        measured = client[client["run"] == manifest["run"]]
+        reruns = manifest.get("reruns")
+        row = {
+            "family": family,
+            "run": manifest["run"],
+            "status": manifest["status"],
+            "error": manifest.get("error"),
+            "reruns": int(reruns) if pd.notna(reruns) else 0,
+            "throughput_ops": math.nan,
+            "stable": False,
+            "stability": "",
+            "windows": 0,
+            "trend_p": math.nan,
+            "rel_half_width": math.nan,
+            "law_error": math.nan,
+            "bound_ops": math.nan,
+        }
+        if manifest["status"] == "ok" and not measured.empty:
+            m = measured.iloc[0]
+            row["throughput_ops"] = float(m["throughput_ops"])
+            if manifest["run"] in checked.index:
+                verdict = checked.loc[manifest["run"]]
+                row["stable"] = bool(verdict["stable"])
+                row["stability"] = str(verdict["reason"])
+                row["windows"] = int(verdict["windows"])
+                row["trend_p"] = float(verdict["trend_p"])
+                row["rel_half_width"] = float(verdict["rel_half_width"])
+            else:
+                row["stability"] = "no complete client windows"
+            if m["throughput_ops"] > 0 and pd.notna(m["response_us_mean"]):
+                law = interactive_law(
+                    int(manifest["clients_total"]),
+                    float(m["throughput_ops"]),
+                    float(m["response_us_mean"]) / 1e6,
+                )
+                row["law_error"] = law.relative_error
+            row["bound_ops"] = run_bound(manifest)
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    out["bound_fraction"] = out["throughput_ops"] / out["bound_ops"]
+    out["flags"] = [", ".join(_flags(r)) for _, r in out.iterrows()]
+    out["flagged"] = out["flags"].str.contains("failed|unstable|law")
+    # The stated rule: what is still failed or unstable after the reruns stays out of fits.
+    out["excluded"] = (out["status"] != "ok") | ~out["stable"]
+    return out
+
+
+def _flags(r: pd.Series) -> list[str]:
+    f = []
+    if r["status"] != "ok":
+        f.append("failed")
+    if r["status"] == "ok" and not r["stable"]:
+        f.append("unstable")
+    if pd.notna(r["law_error"]) and abs(r["law_error"]) > LAW_TOLERANCE:
+        f.append("law")
+    if pd.notna(r["bound_fraction"]) and r["bound_fraction"] >= NEAR_BOUND:
+        f.append("at bound")
+    return f
+
+
+def family_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Per family of a `check_runs` table: runs, stable runs, unstable runs (completed, not
+    stable) and among them those failing each criterion of `UNSTABLE_REASONS` (a run can
+    fail several), failed runs and reruns. A completed run without complete windows counts
+    as having too few."""
+    columns = ["family", "runs", "stable", "unstable", *UNSTABLE_REASONS, "failed", "reruns"]
+    rows = []
+    for family, g in table.groupby("family", sort=True):
+        ok = g[g["status"] == "ok"]
+        unstable = ok[~ok["stable"].astype(bool)]
+        reasons = unstable["stability"].fillna("").str.split("; ")
+        row = {
+            "family": family,
+            "runs": len(g),
+            "stable": int(ok["stable"].astype(bool).sum()),
+            "unstable": len(unstable),
+            "failed": int((g["status"] != "ok").sum()),
+            "reruns": int(g["reruns"].sum()) if "reruns" in g else 0,
+        }
+        for reason in UNSTABLE_REASONS:
+            row[reason] = int(reasons.apply(lambda parts, r=reason: _fails(parts, r)).sum())
+        rows.append(row)
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _fails(parts: list[str], reason: str) -> bool:
+    if reason == "too few windows" and any(p.startswith("no complete") for p in parts):
+        return True
+    return any(p.startswith(reason) for p in parts)

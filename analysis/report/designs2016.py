@@ -81,7 +81,22 @@ def _count(n: int, noun: str) -> str:
 
 
 def _config(row: pd.Series) -> str:
-    return f"$S={int(row['servers'])}$, {row['level_replication']}, {row['level_writes']}\\,\\%"
+    """A configuration in words: servers, replication level and share of writes."""
+    level = str(row["level_replication"])
+    replication = "no replication" if level == "none" else f"{level} replication"
+    return (
+        f"$S={int(row['servers'])}$ with {fg.escape(replication)} and "
+        f"{row['level_writes']}\\,\\% writes"
+    )
+
+
+def _share(count: int, total: int, what: str) -> str:
+    """`what` holds in `count` of `total` configurations, in words for none and all."""
+    if count == total:
+        return f"{what} in every configuration" if total > 1 else f"{what} in the one configuration"
+    if count == 0:
+        return f"{what} in none of the {_count(total, 'configuration')}"
+    return f"{what} in {count} of {_count(total, 'configuration')}"
 
 
 def sentences(w: pd.DataFrame) -> dict[str, str]:
@@ -101,7 +116,7 @@ def sentences(w: pd.DataFrame) -> dict[str, str]:
     out["Throughput"] = (
         f"Over {_count(len(both), 'configuration')} run on both designs, the 2016 design "
         f"reaches {fg.pct(both['ratio'].mean(), 0)} of the 2018 design's throughput{spread}; "
-        f"it is the faster one in {faster} of {len(both)}."
+        f"{_share(faster, len(both), 'it is the faster one')}."
     )
     d16 = w.dropna(subset=["busiest_fraction_2016"])
     if d16.empty:
@@ -109,13 +124,18 @@ def sentences(w: pd.DataFrame) -> dict[str, str]:
     else:
         write_top = d16["busiest_2016"].str.startswith("write")
         top = d16.loc[d16["busiest_fraction_2016"].idxmax()]
+        writes, n = int(write_top.sum()), len(d16)
+        if writes in (0, n):
+            where = _share(n, n, "a server's write thread" if writes else "a read pool")
+        else:
+            where = (
+                f"a server's write thread in {writes} of {_count(n, 'configuration')} and a "
+                f"read pool in {n - writes}"
+            )
         text = (
-            f"In the 2016 design the busiest pool is a server's write thread in "
-            f"{int(write_top.sum())} of {_count(len(d16), 'configuration')} and a read pool "
-            f"in {int((~write_top).sum())}; the busiest of all is the pool "
+            f"In the 2016 design the busiest pool is {where}; the busiest of all is the pool "
             f"\\emph{{{top['busiest_2016']}}} (pools are named by kind and server, from 0) "
-            f"at {_config(top)} writes, busy {fg.pct(top['busiest_fraction_2016'], 0)} of "
-            "the time."
+            f"at {_config(top)}, busy {fg.pct(top['busiest_fraction_2016'], 0)} of the time."
         )
         saturated = d16[d16["busiest_fraction_2016"] >= SATURATED]
         if len(saturated):
@@ -143,14 +163,13 @@ def sentences(w: pd.DataFrame) -> dict[str, str]:
         text = (
             f"The 2018 design's shared pool is busy {fg.pct(d18['busy_shared_2018'].mean(), 0)} "
             f"of the time on average, at most {fg.pct(top['busy_shared_2018'], 0)} "
-            f"({_config(top)} writes)"
+            f"({_config(top)})"
         )
         saturated = int((d18["busy_shared_2018"] >= SATURATED).sum())
         if saturated:
             text += (
-                f"; it is saturated in {saturated} of {_count(len(d18), 'configuration')}, "
-                "where its "
-                "workers are the bottleneck."
+                f"; {_share(saturated, len(d18), 'it is saturated')}, and there its workers "
+                "are the bottleneck."
             )
         else:
             text += (

@@ -26,6 +26,8 @@ SIDE_STYLE = {
     "middleware": {"linestyle": "--", "marker": "s"},
 }
 MISSING = "--"
+# Markers for figures that give every series its own colour and marker (`distinct_styles`).
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
 _MACRO_NAME = re.compile(r"^[A-Za-z]+$")
 
 
@@ -49,13 +51,18 @@ def error_lines(
     series: str | None = None,
     scale: float = 1.0,
     label: str = "",
+    distinct: bool = False,
 ) -> None:
     """One line per value of `series` and per side, with the metric's confidence interval as
     error bars (absent where there is a single repetition). `metric` names the columns
-    `<metric>_mean`, `_ci_low`, `_ci_high` of a points table."""
+    `<metric>_mean`, `_ci_low`, `_ci_high` of a points table. Colours tell the series apart
+    and line style and marker the side; with `distinct`, every series × side line has its own
+    colour and marker (and the side's line style)."""
     groups = data.groupby([series, "side"] if series else ["side"], sort=True, dropna=False)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     names = sorted({k[0] for k in groups.groups} if series else {""}, key=_order)
+    sides = sorted({k[1] if series else k[0] for k in groups.groups})
+    styles = distinct_styles(len(names) * len(sides))
     for key, g in groups:
         name, side = (key[0], key[1]) if series else ("", key[0])
         g = g.sort_values(x)
@@ -66,6 +73,9 @@ def error_lines(
         hi = g[f"{metric}_ci_high"].to_numpy(float) * scale
         yerr = np.vstack([np.nan_to_num(y - lo), np.nan_to_num(hi - y)])
         text = f"{label}{name}, {side}" if series else side
+        style = {**SIDE_STYLE.get(side, {}), "color": colours[names.index(name) % len(colours)]}
+        if distinct:
+            style |= styles[names.index(name) * len(sides) + sides.index(side)]
         ax.errorbar(
             g[x].to_numpy(float),
             y,
@@ -73,10 +83,35 @@ def error_lines(
             capsize=2,
             markersize=3,
             linewidth=1,
-            color=colours[names.index(name) % len(colours)],
             label=text,
-            **SIDE_STYLE.get(side, {}),
+            **style,
         )
+
+
+def distinct_styles(n: int) -> list[dict[str, str]]:
+    """`n` pairs of colour and marker, no two alike in either (while the colour cycle and
+    `MARKERS` last; beyond them, pairs repeat)."""
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    return [{"color": colours[i % len(colours)], "marker": MARKERS[i % len(MARKERS)]}
+            for i in range(n)]  # fmt: skip
+
+
+def ci_errors(points: pd.DataFrame, metric: str, scale: float = 1.0) -> np.ndarray:
+    """Error bars (below, above) of `metric`'s confidence interval in a points table; zero
+    where there is no interval."""
+    y = points[f"{metric}_mean"].to_numpy(float) * scale
+    lo = points[f"{metric}_ci_low"].to_numpy(float) * scale
+    hi = points[f"{metric}_ci_high"].to_numpy(float) * scale
+    return np.vstack([np.nan_to_num(y - lo), np.nan_to_num(hi - y)])
+
+
+def legend_below(fig: plt.Figure, ax: plt.Axes, ncols: int = 4) -> None:
+    """One legend for the whole figure, under its axes, where it covers no data (the
+    series of `ax`, which every panel shares)."""
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, loc="outside lower center", ncols=ncols, fontsize=6,
+                   frameon=False)  # fmt: skip
 
 
 def _order(value: object) -> tuple[int, object]:
@@ -124,6 +159,16 @@ def tabular(header: Sequence[str], rows: Sequence[Sequence[str]], spec: str) -> 
         lines.append(rf"\multicolumn{{{len(header)}}}{{c}}{{no data}} \\")
     lines += [r"\bottomrule", r"\end{tabular}", ""]
     return "\n".join(lines)
+
+
+def longtable_macros(stem: str, head: str, rows: Sequence[str]) -> str:
+    """`\\<stem>Head` and `\\<stem>Rows`: the header and the rows (each already ending in
+    `\\\\`) of a longtable whose environment and caption are in the paper's source; a
+    longtable cannot \\input its body, but it expands macros."""
+    return (
+        rf"\newcommand{{\{stem}Head}}{{{head}}}" + "\n"
+        rf"\newcommand{{\{stem}Rows}}{{%" + "\n" + "\n".join(rows) + "\n}\n"
+    )
 
 
 def table(

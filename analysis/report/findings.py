@@ -10,6 +10,7 @@ from typing import Any
 from analysis import findings, linkload
 from analysis.bottleneck import SATURATED
 from analysis.latex import escape
+from analysis.report import figures as fg
 
 NOT_MEASURED = "not measured"
 _UNICODE = {"→": r"$\to$", "−": r"$-$", "≤": r"$\le$", "≥": r"$\ge$"}
@@ -63,28 +64,11 @@ def bottleneck_table(
                 tex(theirs["source"]),
             )
         )
-    table = "\n".join(
-        [
-            r"\begin{longtable}{@{}p{0.145\linewidth}p{0.09\linewidth}rrp{0.09\linewidth}l"
-            r"p{0.115\linewidth}p{0.115\linewidth}p{0.09\linewidth}@{}}",
-            r"\caption{Each family at its highest load (most clients, then highest "
-            r"throughput): CPU use per role as a share of its budget and link use per role "
-            r"as a share of its cap (server/middleware/client, \%), the bottleneck they name "
-            r"and the one the study reported.}\label{tab:bottlenecks}\\",
-            r"\toprule",
-            r"Family & Group & N & X [ops/s] & CPU [\%] & Link [\%] & Ours & Study & "
-            r"Source \\",
-            r"\midrule\endfirsthead",
-            r"\toprule",
-            r"Family & Group & N & X [ops/s] & CPU [\%] & Link [\%] & Ours & Study & "
-            r"Source \\",
-            r"\midrule\endhead",
-            *lines,
-            r"\bottomrule",
-            r"\end{longtable}",
-            "",
-        ]
+    head = (
+        r"\toprule Family & Group & N & X [ops/s] & CPU [\%] & Link [\%] & Ours & Study & "
+        r"Source \\ \midrule"
     )
+    table = fg.longtable_macros("Bottleneck", head, lines)
     return table, rows
 
 
@@ -94,7 +78,7 @@ def _verdict(o: findings.Outcome) -> str:
     return r"\textbf{not reproduced}: " + tex(o.reason)
 
 
-def findings_table(outcomes: Sequence[findings.Outcome], level: float) -> str:
+def findings_table(outcomes: Sequence[findings.Outcome]) -> str:
     lines = [
         _row(
             rf"{tex(o.claim)} {{\footnotesize({tex(o.source)})}}",
@@ -104,26 +88,8 @@ def findings_table(outcomes: Sequence[findings.Outcome], level: float) -> str:
         )
         for o in outcomes
     ]
-    return "\n".join(
-        [
-            r"\begin{longtable}{@{}p{0.26\linewidth}p{0.16\linewidth}p{0.2\linewidth}"
-            r"p{0.3\linewidth}@{}}",
-            r"\caption{The studies' findings beside ours. A finding is reproduced by the rule "
-            r"of its row (Section~\ref{sec:findings}); effects are tested at the "
-            rf"{100 * level:.0f}\,\% level; $p$ is the test's two-sided $p$-value.}}"
-            r"\label{tab:findings}\\",
-            r"\toprule",
-            r"Claim (source) & Study & Ours & Verdict \\",
-            r"\midrule\endfirsthead",
-            r"\toprule",
-            r"Claim (source) & Study & Ours & Verdict \\",
-            r"\midrule\endhead",
-            *lines,
-            r"\bottomrule",
-            r"\end{longtable}",
-            "",
-        ]
-    )
+    head = r"\toprule Claim (source) & Study & Ours & Verdict \\ \midrule"
+    return fg.longtable_macros("Findings", head, lines)
 
 
 def rules_table(catalogue: Mapping[str, Any]) -> str:

@@ -61,11 +61,38 @@ def grid_table(
     caption: str,
     label: str,
 ) -> str:
-    """A table of medians and 90th percentiles (µs in, ms out) in row blocks (e.g. queue and
-    server time), rows (a factor) and column groups (another factor); with `reference`, each
-    group has a third column with the original's median (a dash where it has none). Every
-    row and column listed shows, measured or not, so a profile with few points still lays
-    the original's table out in full."""
+    """`grid_tabular` in a table float with its caption (for scripts whose captions are
+    not yet in the paper's source)."""
+    return "\n".join(
+        [
+            r"\begin{table}[htbp]",
+            r"\centering\small",
+            rf"\caption{{{caption}}}\label{{{label}}}",
+            r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%",
+            grid_tabular(cells, blocks, rows, columns, reference, row_header, column_header).rstrip(
+                "\n"
+            )
+            + "}",
+            r"\end{table}",
+            "",
+        ]
+    )
+
+
+def grid_tabular(
+    cells: Mapping[Key, Mapping[str, float]],
+    blocks: Sequence[tuple[str, str]],
+    rows: Sequence[tuple[str, str]],
+    columns: Sequence[tuple[str, str]],
+    reference: Callable[[Key], float | None] | None,
+    row_header: str,
+    column_header: str,
+) -> str:
+    """A tabular of medians and 90th percentiles (µs in, ms out) in row blocks (e.g. queue
+    and server time), rows (a factor) and column groups (another factor); with `reference`,
+    each group has a third column with the original's median (a dash where it has none).
+    Every row and column listed shows, measured or not, so a profile with few points still
+    lays the original's table out in full."""
     sub = ["p50", "p90"] + (["orig."] if reference else [])
     width = len(sub)
     spec = "l" + ("r" * width) * len(columns)
@@ -74,10 +101,6 @@ def grid_table(
         rf"\cmidrule(lr){{{2 + width * i}-{1 + width * (i + 1)}}}" for i in range(len(columns))
     )
     lines = [
-        r"\begin{table}[htbp]",
-        r"\centering\small",
-        rf"\caption{{{caption}}}\label{{{label}}}",
-        r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%",
         rf"\begin{{tabular}}{{{spec}}}",
         r"\toprule",
         " & ".join(head) + r" \\",
@@ -98,5 +121,5 @@ def grid_table(
                     v = reference((block, row, column))
                     out.append(fg.num(v, 3) if v is not None else fg.MISSING)
             lines.append(" & ".join(out) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}}", r"\end{table}", ""]
+    lines += [r"\bottomrule", r"\end{tabular}", ""]
     return "\n".join(lines)

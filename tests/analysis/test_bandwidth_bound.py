@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-import types
 from pathlib import Path
 
 import pandas as pd
@@ -85,16 +83,6 @@ def test_bound_without_middleware_reads_whole_replies() -> None:
     assert bound.per_role["server"] == pytest.approx(3 * 5e6 / 8 / (3 * VALUE + END))
 
 
-def _validation_script() -> types.ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "validation_script", ROOT / "workflows" / "scripts" / "validation.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_validation_bound_of_a_multiget_run() -> None:
     row = pd.Series(
         {
@@ -104,9 +92,8 @@ def test_validation_bound_of_a_multiget_run() -> None:
             "middleware.sharded": True, "servers": 3, "middlewares": 2, "client_machines": 3,
         }
     )  # fmt: skip
-    script = _validation_script()
-    assert script._bound(row) == pytest.approx(151.2768, rel=1e-6)
-    whole = script._bound(
+    assert validate.run_bound(row) == pytest.approx(151.2768, rel=1e-6)
+    whole = validate.run_bound(
         pd.concat([row.drop("middleware.sharded"), pd.Series({"middleware.sharded": False})])
     )
     # Non-sharded: one part, so fewer END lines from the servers and a higher bound.
@@ -117,10 +104,9 @@ def test_validation_bound_of_a_multiget_run() -> None:
     not (MULTIGET / "runs.parquet").exists(), reason="no pipeline results of the multiget family"
 )
 def test_no_multiget_run_exceeds_its_bandwidth_bound() -> None:
-    script = _validation_script()
     runs = pd.read_parquet(MULTIGET / "runs.parquet")
     manifests = pd.read_parquet(MULTIGET / "manifests.parquet")
     windows = pd.read_parquet(MULTIGET / "windows.parquet")
-    table = script.check(runs, manifests, "multiget", windows)
+    table = validate.check_runs(runs, manifests, "multiget", windows)
     shares = table["bound_fraction"].dropna()
     assert len(shares) and shares.max() <= 1.0, table.loc[shares.idxmax(), "run"]

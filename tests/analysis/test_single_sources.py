@@ -53,7 +53,7 @@ def test_a_pool_is_saturated_where_the_bottleneck_analysis_says_so() -> None:
     assert "never saturated" in designs2016.sentences(busy(below))["BottleneckEighteen"]
     at = designs2016.sentences(busy(bottleneck.SATURATED))
     assert "a pool is saturated" in at["BottleneckSixteen"]
-    assert "it is saturated in 1" in at["BottleneckEighteen"]
+    assert "it is saturated in the one configuration" in at["BottleneckEighteen"]
 
 
 def test_the_findings_catalogue_has_no_confidence_level_of_its_own(tmp_path: Path) -> None:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import types
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +10,9 @@ import pandas as pd
 import pytest
 
 from analysis import stability
+from analysis.report.validation import numbers, run_rows
 from analysis.stability import MIN_WINDOWS, assess, check_run_dir, stability_table, stable_runs
+from analysis.validate import check_runs
 from testbed.point import Point
 from testbed.run import RunOptions, run_point
 
@@ -166,15 +166,6 @@ def test_check_run_dir_on_a_real_memaslap_run(tmp_path: Path) -> None:
     assert not short.stable and "too few windows" in short.reason
 
 
-def _validation_script() -> types.ModuleType:
-    path = Path(__file__).parents[2] / "workflows" / "scripts" / "validation.py"
-    spec = importlib.util.spec_from_file_location("validation_script", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_validation_flags_and_excludes_unstable_runs() -> None:
     ramp = [500.0 + 50 * i for i in range(12)]
     series = {"f/x=p/rep1": noisy(12, 20.0, seed=6), "f/x=p/rep2": ramp}
@@ -188,20 +179,19 @@ def test_validation_flags_and_excludes_unstable_runs() -> None:
         [{"run": r, "status": "ok", "error": None, "clients_total": 10} for r in series]
         + [{"run": "f/x=p/rep3", "status": "failed", "error": "boom", "clients_total": 10}]
     )
-    script = _validation_script()
-    table = script.check(runs, manifests, "f", w).set_index("run")
+    table = check_runs(runs, manifests, "f", w).set_index("run")
     flags = {"f/x=p/rep1": "", "f/x=p/rep2": "unstable", "f/x=p/rep3": "failed"}
     assert table["flags"].to_dict() == flags
     excluded = {"f/x=p/rep1": False, "f/x=p/rep2": True, "f/x=p/rep3": True}
     assert table["excluded"].to_dict() == excluded
     assert "trend" in table.loc["f/x=p/rep2", "stability"]
     assert table.loc["f/x=p/rep1", "windows"] == 12
-    macros = script.numbers(table.reset_index())
+    macros = numbers(table.reset_index())
     assert r"\newcommand{\ValidationStableShare}{50.0\,\%}" in macros
     assert r"\newcommand{\ValidationExcluded}{2}" in macros
     assert r"\newcommand{\ValidationMaxHalfWidth}{10\,\%}" in macros
     assert rf"\newcommand{{\ValidationMinWindows}}{{{MIN_WINDOWS}}}" in macros
-    assert " & 12 & " in script.render(table.reset_index())
+    assert " & 12 & " in run_rows(table.reset_index())
 
 
 def test_middleware_windows_stand_in_where_the_clients_report_too_few() -> None:

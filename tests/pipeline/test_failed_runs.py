@@ -9,8 +9,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from analysis.family import build
 from analysis.parse.errors import ParseError
 from analysis.parse.manifest import read_manifest
+from analysis.report.validation import numbers, run_rows
+from analysis.validate import check_runs
 from testbed.manifest import build_manifest, never_started, write_manifest
 
 from .scripts import load_script
@@ -18,8 +21,6 @@ from .scripts import load_script
 pytestmark = pytest.mark.timeout(300)
 
 run_point = load_script("run_point")
-family_data = load_script("family_data")
-validation = load_script("validation")
 
 KEY = "fam/ratio=bad/rep1"
 BAD = {"name": KEY, "hosts": "local", "driver": "builtin", "workload": {"ratio": "3"}}
@@ -53,16 +54,16 @@ def test_bad_input_is_retried_then_kept_as_a_complete_failed_run(tmp_path):
     assert data["point"] == BAD
     assert data["processes"] == [] and data["signals"] == []
     # The pipeline goes on: tidy tables, parquet files, and the run flagged as failed.
-    frames = family_data.build([KEY], tmp_path, {"warmup_s": 0, "cooldown_s": 0}, {KEY: {}})
+    frames = build([KEY], tmp_path, {"warmup_s": 0, "cooldown_s": 0}, {KEY: {}})
     for name, frame in frames.items():
         frame.to_parquet(tmp_path / f"{name}.parquet", index=False)
     runs = pd.read_parquet(tmp_path / "runs.parquet")
     manifests = pd.read_parquet(tmp_path / "manifests.parquet")
-    table = validation.check(runs, manifests, "fam", frames["windows"])
+    table = check_runs(runs, manifests, "fam", frames["windows"])
     assert table["flags"].tolist() == ["failed"]
     assert bool(table["flagged"].iloc[0])
-    assert r"\quad bad r1 &" in validation.render(table)
-    assert r"\newcommand{\ValidationFailed}{1}" in validation.numbers(table)
+    assert r"\quad bad r1 &" in run_rows(table)
+    assert r"\newcommand{\ValidationFailed}{1}" in numbers(table)
 
 
 def test_an_invalid_manifest_is_replaced_and_kept_aside(tmp_path):

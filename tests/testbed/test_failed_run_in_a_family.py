@@ -3,32 +3,20 @@ the real one, and validation flags the other."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
+from analysis.family import build
+from analysis.validate import check_runs
 from testbed.manifest import never_started, write_manifest
 from testbed.point import Point
 from testbed.run import RunOptions, run_point
 
-from .conftest import REPO
-
 pytestmark = pytest.mark.timeout(180)
 
 
-def load_script(name: str) -> ModuleType:
-    path = REPO / "workflows" / "scripts" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"testbed_script_{name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_family_with_a_failed_run_goes_on(tmp_path: Path, base_port, loadgen_jar):
-    family_data, validation = load_script("family_data"), load_script("validation")
     ok, failed = "fam/vc=2/rep1", "fam/vc=2/rep2"
     spec = {"hosts": "local", "driver": "builtin", "virtual_clients": 2, "duration_s": 3}
     spec["workload"] = {"ratio": "1:1", "data_size": 128, "key_maximum": 100}
@@ -41,9 +29,7 @@ def test_family_with_a_failed_run_goes_on(tmp_path: Path, base_port, loadgen_jar
         never_started({**spec, "name": failed, "repetition": 2}, "mwlab run exited 1"),
     )
     keys = [ok, failed]
-    frames = family_data.build(
-        keys, tmp_path, {"warmup_s": 0, "cooldown_s": 0}, {k: {"vc": "2"} for k in keys}
-    )
+    frames = build(keys, tmp_path, {"warmup_s": 0, "cooldown_s": 0}, {k: {"vc": "2"} for k in keys})
     for name, frame in frames.items():
         frame.to_parquet(tmp_path / f"{name}.parquet", index=False)
     assert set(frames["manifests"]["status"]) == {"ok", "failed"}
@@ -55,9 +41,9 @@ def test_family_with_a_failed_run_goes_on(tmp_path: Path, base_port, loadgen_jar
     # The machine's CPU over the clients' window, averaged over the point's repetitions.
     assert 0 < client["host_busy_mean"].iloc[0] <= 1
     assert "host_busy" not in points.columns
-    table = validation.check(
-        frames["runs"], frames["manifests"], "fam", frames["windows"]
-    ).set_index("run")
+    table = check_runs(frames["runs"], frames["manifests"], "fam", frames["windows"]).set_index(
+        "run"
+    )
     assert table.loc[failed, "flags"] == "failed" and bool(table.loc[failed, "flagged"])
     assert "failed" not in table.loc[ok, "flags"]
     assert table.loc[ok, "throughput_ops"] > 0

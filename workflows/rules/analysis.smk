@@ -36,6 +36,7 @@ rule validation:
     output:
         table=f"{RESULTS}/data/validation.parquet",
         tex=f"{RESULTS}/paper/validation.tex",
+        summary=f"{RESULTS}/paper/validation-summary.tex",
         numbers=f"{RESULTS}/paper/validation-numbers.tex",
     params:
         failures=f"{RESULTS}/failures",

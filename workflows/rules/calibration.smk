@@ -37,7 +37,9 @@ rule scale_model_tables:
         ),
         code=ANALYSIS_CODE,
     output:
-        tex=f"{RESULTS}/paper/scale-model.tex",
+        calibration=f"{RESULTS}/paper/scale-calibration.tex",
+        validation=f"{RESULTS}/paper/scale-validation.tex",
+        check=f"{RESULTS}/paper/scale-check.tex",
         numbers=f"{RESULTS}/paper/scale-model-numbers.tex",
     params:
         scale=PROFILE.get("scale", {}).get("factor", 1.0),

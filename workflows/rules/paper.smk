@@ -11,8 +11,11 @@ PAPER_GENERATED = FINDINGS_GENERATED + [
     rules.reproduction_tables.output.table,
     rules.reproduction_tables.output.numbers,
     rules.validation.output.tex,
+    rules.validation.output.summary,
     rules.validation.output.numbers,
-    rules.scale_model_tables.output.tex,
+    rules.scale_model_tables.output.calibration,
+    rules.scale_model_tables.output.validation,
+    rules.scale_model_tables.output.check,
     rules.scale_model_tables.output.numbers,
 ]
 

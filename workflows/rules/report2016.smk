@@ -47,7 +47,8 @@ rule r2016_replication:
     output:
         figure=f"{PAPER_2016}/replication.pdf",
         table=f"{PAPER_2016}/replication.tex",
-        times=f"{PAPER_2016}/replication-times.tex",
+        times_set=f"{PAPER_2016}/replication-times-set.tex",
+        times_get=f"{PAPER_2016}/replication-times-get.tex",
         numbers=f"{NUMBERS_2016}/replication.json",
     log:
         f"{RESULTS}/logs/2016/replication.log",

@@ -8,7 +8,6 @@ from pathlib import Path
 import pandas as pd
 
 from analysis import findings
-from analysis.aggregate import CI_LEVEL
 from analysis.report import findings as tables
 
 sm = snakemake  # type: ignore[name-defined]  # noqa: F821
@@ -28,11 +27,10 @@ loads = [
     row for family, t in data.families.items() for row in findings.family_loads(family, t["points"])
 ]
 outcomes = findings.evaluate(catalogue, data, loads)
-level = CI_LEVEL
 
 bottlenecks, rows = tables.bottleneck_table(loads, catalogue)
 Path(sm.output.bottlenecks).write_text(bottlenecks)
-Path(sm.output.table).write_text(tables.findings_table(outcomes, level))
+Path(sm.output.table).write_text(tables.findings_table(outcomes))
 Path(sm.output.rules).write_text(tables.rules_table(catalogue))
 Path(sm.output.numbers).write_text(tables.numbers(outcomes, rows))
 Path(sm.output.data).write_text(

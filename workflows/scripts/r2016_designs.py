@@ -67,7 +67,7 @@ def table(w: pd.DataFrame) -> str:
             ]
         )
     return fg.table(
-        ["$S$", "$R$", "$w$ (\\%)", "$X_{2016}$", "$X_{2018}$", "ratio", "$R_{2016}$",
+        ["$S$", "Replication", "$w$ (\\%)", "$X_{2016}$", "$X_{2018}$", "ratio", "$R_{2016}$",
          "$R_{2018}$", "busiest", "busy", "read", "write", "shared"],
         rows,
         "rllrrrrrlrrrr",

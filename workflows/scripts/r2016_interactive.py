@@ -26,19 +26,19 @@ def main(sm) -> None:  # noqa: ANN001
 
     fig, axes = fg.figure(ncols=2, height=2.8)
     families = sorted(law["family"].unique())
-    colours = fg.plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    styles = fg.distinct_styles(len(families))
     for i, fam in enumerate(families):
         d = law[law["family"] == fam].reset_index(drop=True)
         x = np.arange(len(d)) + sum((law["family"] == f).sum() for f in families[:i])
-        style = {"color": colours[i % len(colours)], "s": 10, "marker": "o"}
-        axes[0][0].scatter(x, 100 * d["relative_error"], label=f"{fam}, client", **style)
-        axes[0][1].scatter(x, d["fitted_think_us"] / 1e3, label=f"{fam}, client", **style)
+        style = {**styles[i], "s": 10}
+        axes[0][0].scatter(x, 100 * d["relative_error"], label=fam, **style)
+        axes[0][1].scatter(x, d["fitted_think_us"] / 1e3, label=fam, **style)
     axes[0][0].set_ylabel("relative error of $N/R$ (%)")
     axes[0][1].set_ylabel("fitted think time $Z$ (ms)")
     for ax in axes[0]:
-        ax.set_xlabel("run")
+        ax.set_xlabel("run (in family order)")
         ax.axhline(0, color="grey", lw=0.8)
-    axes[0][0].legend(fontsize=6)
+    fg.legend_below(fig, axes[0][0])
     fg.save(fig, sm.output.figure)
 
     rows = []

@@ -1,7 +1,8 @@
 """Snakemake script: the 2016 replication family. Throughput and response time of set and
-get requests against the number of servers, one line per replication level, and a table;
-queue and server times of sets and gets in the layout of the original's Tables 2 and 3.
-Throughputs and times in the study's time (throughput / s, times * s by the runs' scale)."""
+get requests against the number of servers, one line per replication level and side, and a
+table; queue and server times of sets and gets in the layout of the original's Tables 2 and
+3. Throughputs and times in the study's time (throughput / s, times * s by the runs' scale).
+Tables are tabulars: their captions are in paper/sections/study2016.tex."""
 
 import json
 import math
@@ -11,17 +12,12 @@ import pandas as pd
 import yaml
 
 from analysis.report import figures as fg
-from analysis.report.times2016 import grid_table, ok_runs, point_times
+from analysis.report.times2016 import grid_tabular, ok_runs, point_times
 from analysis.scaling import in_study_time, with_scale
+from analysis.validate import set_share
 
 ORDER = {"none": 0, "half": 1, "full": 2}
 REPLICAS = {"none": "1", "half": r"$\lceil S/2 \rceil$", "full": "$S$"}
-
-
-def write_share(ratio: str) -> float:
-    """Percentage of writes of a memtier-style "S:G" ratio."""
-    sets, gets = (float(v) for v in str(ratio).split(":"))
-    return 100 * sets / (sets + gets)
 
 
 def replicas(level: str, servers: int) -> int:
@@ -29,32 +25,40 @@ def replicas(level: str, servers: int) -> int:
 
 
 def figure(points: pd.DataFrame, path: str) -> None:
-    fig, axes = fg.figure(ncols=2, nrows=2, height=4.4)
+    """Sets (left) and gets (right), throughput (top) and response time (bottom); every
+    replication level and side its own colour and marker, one legend under the panels, and
+    the response times of sets and gets on one scale (their throughputs differ by the write
+    share, so each has its own)."""
+    fig, axes = fg.figure(ncols=2, nrows=2, height=4.8)
     for j, kind in enumerate(("set", "get")):
         d = points[points["type"] == kind]
         for i, (metric, scale, label) in enumerate(
             (
-                ("throughput_ops", 1.0, "throughput (ops/s), study time"),
-                ("response_us_mean", 1e-3, "mean response time (ms), study time"),
+                ("throughput_ops", 1.0, "throughput (ops/s)"),
+                ("response_us_mean", 1e-3, "mean response time (ms)"),
             )
         ):
             ax = axes[i][j]
             fg.error_lines(
-                ax, d, "servers", metric, series="level_replication", scale=scale, label="R="
-            )
+                ax, d, "servers", metric, series="level_replication", scale=scale,
+                label="replication ", distinct=True,
+            )  # fmt: skip
             ax.set_title(f"{kind} requests", fontsize=8)
-            ax.set_xlabel("servers")
+            ax.set_xlabel("servers $S$")
             ax.set_ylabel(label)
             ax.set_xticks(sorted(points["servers"].unique()))
-            ax.legend(fontsize=6)
+            ax.set_ylim(bottom=0)
+            if j and metric == "response_us_mean":
+                ax.sharey(axes[i][0])
+    fg.legend_below(fig, axes[0][0], ncols=3)
     fg.save(fig, path)
 
 
 def times_tables(
     points: pd.DataFrame, runs: pd.DataFrame, pool_requests: pd.DataFrame, ref: dict
-) -> str:
-    """Queue and server time percentiles per type, replication level and servers, with the
-    original's queue-time medians (Tables 2 and 3)."""
+) -> dict[str, str]:
+    """Per request type, a tabular of queue and server time percentiles per replication
+    level and servers, with the original's queue-time medians (Tables 2 and 3)."""
     info = points.drop_duplicates("point")[["point", "servers", "level_replication"]]
     ok = ok_runs(runs)
     cells: dict = {}
@@ -69,9 +73,8 @@ def times_tables(
         set(points["level_replication"]) | {r for v in orig["set"]["values"].values() for r in v},
         key=lambda r: ORDER.get(r, 9),
     )
-    out = []
+    out = {}
     for kind in ("set", "get"):
-        table = orig[kind]["table"]
 
         def reference(key: tuple[str, str, str], kind: str = kind) -> float | None:
             metric, level, s = key
@@ -79,26 +82,16 @@ def times_tables(
                 return None
             return orig[kind]["values"].get(int(s), {}).get(level)
 
-        out.append(
-            grid_table(
-                {k[1:]: v for k, v in cells.items() if k[0] == kind},
-                [("queue", "time in the queue"), ("server", "time waiting for the servers")],
-                [(r, f"{r} ({REPLICAS.get(r, '?')})") for r in levels],
-                [(str(s), f"$S={s}$") for s in servers],
-                reference,
-                "$R$",
-                "",
-                f"Effect of replication on {kind}s: time in the "
-                f"{'write' if kind == 'set' else 'read'} queue and time waiting for the servers "
-                "per part, median (p50) and 90th percentile (p90) in ms in the study's time "
-                "(measured $\\cdot s$, $s$ the runs' scale factor), measured at the "
-                "middleware (per run the count-weighted mean of its stable windows' "
-                f"percentiles, then the mean over repetitions); orig.: the original's "
-                f"medians ({table} of the 2016 study; it prints no server-time table).",
-                f"tab:sixteen-replication-times-{kind}",
-            )
+        out[kind] = grid_tabular(
+            {k[1:]: v for k, v in cells.items() if k[0] == kind},
+            [("queue", "time in the queue"), ("server", "time waiting for the servers")],
+            [(r, f"{r} ({REPLICAS.get(r, '?')})") for r in levels],
+            [(str(s), f"$S={s}$") for s in servers],
+            reference,
+            "replication",
+            "",
         )
-    return "\n".join(out)
+    return out
 
 
 def main(sm) -> None:  # noqa: ANN001
@@ -111,10 +104,9 @@ def main(sm) -> None:  # noqa: ANN001
     pool_requests = pd.read_parquet(sm.input.pool_requests)
     pool_requests = in_study_time(with_scale(pool_requests, raw_points, "point"))
     figure(points, sm.output.figure)
-    fg.write(
-        sm.output.times,
-        times_tables(points, pd.read_parquet(sm.input.runs), pool_requests, reference),
-    )
+    times = times_tables(points, pd.read_parquet(sm.input.runs), pool_requests, reference)
+    fg.write(sm.output.times_set, times["set"])
+    fg.write(sm.output.times_get, times["get"])
 
     def cell(side: str, kind: str, metric: str, scale: float, digits: int, row: pd.Series) -> str:
         m = points[
@@ -143,10 +135,10 @@ def main(sm) -> None:  # noqa: ANN001
         )
     fg.write(
         sm.output.table,
-        fg.table(
+        fg.tabular(
             [
                 "$S$",
-                "$R$",
+                "Replication",
                 "$X_\\mathrm{set}$",
                 "$X_\\mathrm{get}$",
                 "$R_\\mathrm{set}$",
@@ -157,18 +149,15 @@ def main(sm) -> None:  # noqa: ANN001
             ],
             rows,
             "rlrrrrrrr",
-            "Effect of replication (means over repetitions, in the study's time: throughput "
-            "$/s$, times $\\cdot s$, $s$ the runs' scale factor). $X$: throughput in ops/s "
-            "and $R$: mean response time in ms, both measured at the clients; $R^{mw}$ and "
-            "$T^{mw}_\\mathrm{server}$: the middleware's response time and its time waiting "
-            "for the servers, in ms. $R$ column: replication level (replicas per key).",
-            "tab:sixteen-replication",
         ),
     )
     cl = points[points["side"] == "client"]
     sets = cl[cl["type"] == "set"].set_index("point")
     by_level = sets.groupby("level_replication")["response_us_mean_mean"].mean()
+    orig = reference["replication_queue_median_ms"]
     numbers = {
+        "SixteenOrigReplTableSet": fg.escape(orig["set"]["table"]),
+        "SixteenOrigReplTableGet": fg.escape(orig["get"]["table"]),
         "SixteenOrigReplServers": ", ".join(str(v) for v in design["servers"]),
         "SixteenOrigReplWrites": (
             ", ".join(str(v) for v in design["writes_percent"])
@@ -185,7 +174,7 @@ def main(sm) -> None:  # noqa: ANN001
         "SixteenReplServers": ", ".join(str(v) for v in fg.levels_sorted(points["servers"])),
         "SixteenReplWorkers": fg.num(points["middleware.workers"].iloc[0]),
         "SixteenReplClients": fg.num(points["clients_total"].iloc[0]),
-        "SixteenReplWrites": fg.num(write_share(points["workload.ratio"].iloc[0]), 0),
+        "SixteenReplWrites": fg.num(100 * set_share(points["workload.ratio"].iloc[0]), 0),
     }
     Path(sm.output.numbers).write_text(json.dumps(numbers, indent=1))
 

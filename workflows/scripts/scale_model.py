@@ -1,4 +1,5 @@
-"""Snakemake script of rule scale_model_tables: the report's tables of the scale model.
+"""Snakemake script of rule scale_model_tables: the report's tables of the scale model, as
+tabulars (their captions are in paper/sections/scalemodel.tex).
 
 From calibration.json: the calibration targets, their runs and the fitted speed factors, and
 the study numbers kept for validation. From the scale_check family: the rescaled throughput
@@ -61,7 +62,7 @@ def calibration_table(cal: dict[str, Any] | None) -> str:
 
 def validation_table(cal: dict[str, Any] | None) -> str:
     if cal is None:
-        return ""
+        return "\\emph{No scale model in this profile: no study numbers to validate it.}\n"
     lines = [r"\begin{tabular}{@{}llr@{}}", r"\toprule", r"Validation number & Source & Value \\"]
     lines.append(r"\midrule")
     for v in cal["validation"]:
@@ -85,7 +86,7 @@ def check_table(table: pd.DataFrame) -> str:
         r"\toprule",
         r" & & \multicolumn{3}{c}{Throughput $X/s$ [ops/s]} & \multicolumn{3}{c}{Response time"
         r" $R\cdot s$ [ms]} \\",
-        r"Workload & Side & at $s$ & at $s'$ & ratio [95\,\% CI] & at $s$ & at $s'$ & ratio \\",
+        r"Workload & Side & at $s$ & at $s'$ & ratio [\CILevel{} CI] & at $s$ & at $s'$ & ratio \\",
         r"\midrule",
     ]
     for _, row in table.iterrows():
@@ -131,48 +132,15 @@ def numbers(cal: dict[str, Any] | None, table: pd.DataFrame, profile_scale: floa
     return "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in out.items())
 
 
-def main(calibration: list[str], check: list[str], scale: float, tex: Path, nums: Path) -> None:
-    cal = json.loads(Path(calibration[0]).read_text()) if calibration else None
+def main(sm) -> None:  # noqa: ANN001
+    cal = json.loads(Path(sm.input.calibration[0]).read_text()) if sm.input.calibration else None
+    check = list(sm.input.check)
     table = agreement(pd.read_parquet(check[0])) if check else pd.DataFrame()
-    body = [
-        r"\begin{table}[htbp]",
-        r"\centering\small",
-        r"\caption{Calibration of the scale model: each target's study number, its runs (the"
-        r" role's speed factor and the throughput measured there, in the study's time) and the"
-        r" fitted speed factor (${}^\ast$: at a bound).}\label{tab:calibration}",
-        r"\resizebox{\textwidth}{!}{%",
-        calibration_table(cal) + "}",
-        r"\end{table}",
-    ]
-    if cal is not None:
-        body += [
-            r"\begin{table}[htbp]",
-            r"\centering\small",
-            r"\caption{Study numbers the calibration does not use: validation of the scale"
-            r" model.}\label{tab:scale-validation}",
-            validation_table(cal),
-            r"\end{table}",
-        ]
-    body += [
-        r"\begin{table}[htbp]",
-        r"\centering\small",
-        r"\caption{Check of the scale model: the same points at scale factors $s$ and $s'$,"
-        r" rescaled to the study's time; the ratio is the value at $s'$ over the value at $s$"
-        r" (interval where both have repetitions).}\label{tab:scale-check}",
-        r"\resizebox{\textwidth}{!}{%",
-        check_table(table) + "}",
-        r"\end{table}",
-    ]
-    tex.write_text("\n".join(body) + "\n")
-    nums.write_text(numbers(cal, table, scale))
+    Path(sm.output.calibration).write_text(calibration_table(cal))
+    Path(sm.output.validation).write_text(validation_table(cal))
+    Path(sm.output.check).write_text(check_table(table))
+    Path(sm.output.numbers).write_text(numbers(cal, table, float(sm.params.scale)))
 
 
 if __name__ == "__main__":
-    sm = snakemake  # type: ignore[name-defined]  # noqa: F821
-    main(
-        list(sm.input.calibration),
-        list(sm.input.check),
-        float(sm.params.scale),
-        Path(sm.output.tex),
-        Path(sm.output.numbers),
-    )
+    main(snakemake)  # type: ignore[name-defined]  # noqa: F821

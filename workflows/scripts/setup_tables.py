@@ -5,6 +5,7 @@ from typing import Any
 
 from analysis.aggregate import CI_LEVEL
 from analysis.latex import escape
+from analysis.report.figures import longtable_macros, macro
 from mwlab.catalogue import Family, PlannedRun, design_of, family_settings, selected_levels
 from testbed.point import Point
 
@@ -15,6 +16,11 @@ def _fmt(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     return str(value)
+
+
+def _words(name: str) -> str:
+    """A catalogue name in words: underscores would keep LaTeX from breaking the line."""
+    return escape(name.replace("_", " "))
 
 
 def _topology(spec: dict[str, Any]) -> str:
@@ -47,14 +53,15 @@ def family_rows(family: Family, runs: list[PlannedRun], profile: dict[str, Any])
     settings = family_settings(family, profile)
     levels = selected_levels(family, profile)
     factors = "; ".join(
-        f"{escape(f.name.replace('_', ' '))}: {escape(', '.join(chosen))}"
+        f"{_words(f.name)}: {_words(', '.join(chosen))}"
         + ("" if len(chosen) == len(f.levels) else f" (of {len(f.levels)})")
         for f, chosen in zip(family.factors, levels, strict=True)
     )
     spec = runs[0].spec
     workload = spec["workload"]
     return [
-        rf"\multicolumn{{2}}{{@{{}}l}}{{\textbf{{{escape(family.title)}}} "
+        # A paragraph column: a long title wraps instead of running into the margin.
+        rf"\multicolumn{{2}}{{@{{}}p{{\linewidth}}@{{}}}}{{\textbf{{{escape(family.title)}}} "
         rf"(\texttt{{{escape(family.name)}}}, {family.study} study)}} \\",
         rf"\quad Machines & {_topology(spec)} \\",
         rf"\quad Workload & {workload['data_size']}-byte values, keys 1..{workload['key_maximum']},"
@@ -76,18 +83,13 @@ def family_rows(family: Family, runs: list[PlannedRun], profile: dict[str, Any])
 
 
 def render(families: dict[str, Family], plan: list[PlannedRun], profile: dict[str, Any]) -> str:
-    lines = [
-        r"\begin{longtable}{@{}p{0.22\textwidth}p{0.72\textwidth}@{}}",
-        rf"\caption{{Experiment families of profile \texttt{{{escape(profile['profile'])}}},"
-        r" generated from the catalogue.}\label{tab:setup}\\",
-        r"\toprule",
-    ]
+    """`\\SetupHead` and `\\SetupRows` for the section's longtable (two columns)."""
+    rows = []
     for name, family in families.items():
         runs = [r for r in plan if r.family == name]
         if runs:
-            lines += family_rows(family, runs, profile)
-    lines += [r"\bottomrule", r"\end{longtable}", ""]
-    return "\n".join(lines)
+            rows += family_rows(family, runs, profile)
+    return longtable_macros("Setup", r"\toprule", rows)
 
 
 _NUMBER_WORDS = {"2016": "Sixteen", "2018": "Eighteen"}
@@ -111,7 +113,11 @@ def catalogue_macros(
     """Per family: its fixed parameters and the levels of each factor, as macros
     `\\Cat<Family><What>`, so prose never types a configuration value by hand."""
     # The report's one confidence level (analysis/aggregate.py), for every caption and text.
-    lines = [rf"\newcommand{{\CILevel}}{{{100 * CI_LEVEL:g}\,\%}}"]
+    lines = [
+        rf"\newcommand{{\CILevel}}{{{100 * CI_LEVEL:g}\,\%}}",
+        # The profile's name, for the setup table's caption.
+        macro("SetupProfile", rf"\texttt{{{escape(profile['profile'])}}}").rstrip("\n"),
+    ]
     for name, family in families.items():
         runs = [r for r in plan if r.family == name]
         if not runs:
@@ -138,12 +144,15 @@ def catalogue_macros(
     return "\n".join(lines) + "\n"
 
 
-if __name__ == "__main__":
+def main(sm) -> None:  # noqa: ANN001
     from mwlab.catalogue import expand, load_catalogue, load_profile
 
-    sm = snakemake  # type: ignore[name-defined]  # noqa: F821
     profile = load_profile(dict(sm.config))
     families = load_catalogue(Path(sm.input.catalogue))
     plan = expand(families, profile)
     Path(sm.output.tex).write_text(render(families, plan, profile))
     Path(sm.output.numbers).write_text(catalogue_macros(families, plan, profile))
+
+
+if __name__ == "__main__":
+    main(snakemake)  # type: ignore[name-defined]  # noqa: F821

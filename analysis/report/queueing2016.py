@@ -1,0 +1,523 @@
+"""The 2016 design's queueing models set beside the measurements and seed 001 (Tables 1-3):
+an M/M/1 of the system as one unit and an M/M/m with one server per read and write thread
+at the maximum-throughput configuration; the M/M/m per number of servers of the replication
+family without replication; the MVA network of read pools, write threads and memcached
+servers over the maximum-throughput family's client counts and at one replication point.
+
+Every function takes one family's tables already in the study's time (throughputs / s,
+times * s by its runs' scale), so models are fitted, predict and are compared in one time
+base, and returns the tabular body (captions are in the paper's source) and its numbers as
+macro values; utilisations, queue lengths and relative errors do not depend on s."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis import busy_period, estimate, mmm2016, mva2016, pools, queueing
+from analysis.report import figures as fg
+from analysis.report.tables2016 import (
+    MAX_TOLERANCE,
+    choose_max,
+    in_get_windows,
+    read_only_points,
+    run_percentiles,
+)
+from analysis.report.times2016 import ok_runs
+
+W = "middleware.workers"
+CURVE_POINTS = 25  # populations at which the MVA curves are drawn
+BUSY_PERIODS = 200_000  # simulated busy periods of the seed's M/M/1 (about a second)
+BUSY_SEED = 2016
+
+Frames = dict[str, pd.DataFrame]
+
+ROWS = [  # key, label, scale of our value (s to ms), digits
+    ("servers", "Servers $m$", 1, 0),
+    ("arrival_rate", "Arrival rate $\\lambda$ (ops/s)", 1, 0),
+    ("service_rate", "Service rate $\\mu$ (ops/s, per server)", 1, 0),
+    ("utilization", "Utilisation $\\rho$", 1, 3),
+    ("mean_response_time", "Response time, mean (ms)", 1e3, 3),
+    ("std_response_time", "Response time, std (ms)", 1e3, 3),
+    ("response_time_q50", "Response time, 50\\,\\% quantile (ms)", 1e3, 3),
+    ("response_time_q95", "Response time, 95\\,\\% quantile (ms)", 1e3, 3),
+    ("mean_waiting_time", "Waiting time, mean (ms)", 1e3, 3),
+    ("std_waiting_time", "Waiting time, std (ms)", 1e3, 3),
+    ("mean_jobs_in_system", "Jobs in system, mean", 1, 2),
+    ("std_jobs_in_system", "Jobs in system, std", 1, 2),
+    ("mean_jobs_in_queue", "Jobs in queue, mean", 1, 2),
+    ("std_jobs_in_queue", "Jobs in queue, std", 1, 2),
+    ("prob_queueing", "Share of jobs that queue", 1, 3),
+    ("mean_busy_period", "Busy period, mean (ms)", 1e3, 3),
+    ("std_busy_period", "Busy period, std (ms)", 1e3, 3),
+    ("mean_jobs_per_busy_period", "Jobs per busy period, mean", 1, 1),
+    ("std_jobs_per_busy_period", "Jobs per busy period, std", 1, 1),
+]
+
+# The rows of seed 001's Table 2, with the inputs and the utilisation.
+MMM_ROWS = {
+    "servers",
+    "arrival_rate",
+    "service_rate",
+    "utilization",
+    "mean_response_time",
+    "std_response_time",
+    "mean_waiting_time",
+    "std_waiting_time",
+    "mean_jobs_in_system",
+    "std_jobs_in_system",
+    "mean_jobs_in_queue",
+    "std_jobs_in_queue",
+}
+
+SEED_MVA_ROWS = [  # key, label, digits
+    ("throughput", "Throughput (ops/s)", 0),
+    ("throughput_get", "Throughput, GETs (ops/s)", 0),
+    ("throughput_set", "Throughput, SETs (ops/s)", 0),
+    ("response", "Response time at the clients (ms)", 2),
+    ("response_get", "Response time, GETs (ms)", 2),
+    ("response_set", "Response time, SETs (ms)", 2),
+    ("read_response", "Read pool: queue and thread time per GET (ms)", 2),
+    ("write_response", "Write thread: queue and thread time per SET (ms)", 2),
+    ("util_read", "Read thread busy (holding included)", 2),
+    ("util_write", "Write thread busy", 2),
+]
+
+
+@dataclass(frozen=True)
+class Part:
+    """One generated table: its tabular body and its numbers (macro name to LaTeX)."""
+
+    tabular: str
+    numbers: dict[str, str]
+
+
+def timed_reads(d: Frames) -> Frames:
+    """The read-only family's timed load: memaslap first sets keys through the middleware
+    without timing them, so the middleware's side keeps its GETs and the windows that
+    have some."""
+    out = dict(d)
+    if "windows" in d:
+        w = d["windows"]
+        for name in ("pools", "queue"):
+            if name in d:
+                out[name] = in_get_windows(d[name], w)
+        out["windows"] = w[(w["side"] == "client") | (w["type"] == "get")]
+    if "points" in d:
+        out["points"] = read_only_points(d["points"]).assign(type="all")
+    for name in ("pool_requests", "histograms"):
+        if name in d:
+            out[name] = d[name][d[name]["type"] == "get"]
+    return out
+
+
+def of_point(frame: pd.DataFrame, point: str, ok: set[str]) -> pd.DataFrame:
+    return frame[(frame["point"] == point) & frame["run"].isin(ok)]
+
+
+def stable_queue(queue: pd.DataFrame, windows: pd.DataFrame, point: str) -> pd.DataFrame:
+    """The queue records of a point's stable middleware windows."""
+    mw = windows[(windows["side"] == "middleware") & (windows["point"] == point)]
+    return queue[queue["point"] == point].merge(
+        mw[["run", "window"]].drop_duplicates(), on=["run", "window"]
+    )
+
+
+def _error(model: dict, measured: dict) -> float:
+    m = measured.get("mean_response_time", math.nan)
+    return (model.get("mean_response_time", math.nan) - m) / m if m else math.nan
+
+
+def open_models(d: Frames, seed: dict) -> Part:
+    """M/M/1 and M/M/m at the maximum-throughput configuration of the read-only family
+    (`d`: its tables through `timed_reads`) beside seed 001's M/M/1 (`seed`)."""
+    ok = ok_runs(d["runs"])
+    points, windows = d["points"], d["windows"]
+    client = points[(points["side"] == "client") & (points["type"] == "all")]
+    chosen = choose_max(client.rename(columns={W: "workers"}), MAX_TOLERANCE)
+    point = chosen["point"]
+    mw_win = windows[(windows["side"] == "middleware") & (windows["type"] != "all")]
+    lam = estimate.arrival_rate(mw_win[mw_win["point"] == point])
+    mu1 = estimate.service_rate_max_window(mw_win)
+    at = windows[windows["point"] == point]
+    requests = of_point(d["pool_requests"], point, ok)
+    inputs = mmm2016.inputs(
+        at, requests, int(chosen["servers"]), int(chosen["workers"]), int(chosen["middlewares"])
+    )
+    measured = mmm2016.measured(at, requests, stable_queue(d["queue"], windows, point), lam)
+    pct = run_percentiles(d["histograms"][d["histograms"]["point"] == point], windows, (0.5, 0.95))
+    measured.update(
+        arrival_rate=lam,
+        response_time_q50=float(pct["p50"].mean()) / 1e6 if len(pct) else math.nan,
+        response_time_q95=float(pct["p95"].mean()) / 1e6 if len(pct) else math.nan,
+    )
+    results: dict[str, dict[str, float]] = {}
+    unstable = []
+    for name, solve in (
+        ("mm1", lambda: queueing.mm1(lam, mu1)),
+        ("mmm", lambda: mmm2016.solve(inputs)),
+    ):
+        try:
+            results[name] = mmm2016.flat(solve())
+        except queueing.UnstableQueueError as err:
+            results[name] = {}
+            unstable.append(f"{'M/M/1' if name == 'mm1' else f'M/M/{inputs.servers}'}: {err}")
+    results["mm1"]["servers"] = 1
+    results["mmm"]["servers"] = inputs.servers
+    seed_pred = {**seed["predicted"], "arrival_rate": seed["arrival_rate"], "servers": 1,
+                 "service_rate": seed["service_rate"]}  # fmt: skip
+    rows = []
+    for key, label, scale, digits in ROWS:
+        cells = [label]
+        for name in ("mm1", "mmm"):
+            cells.append(fg.num(results[name].get(key, math.nan) * scale, digits))
+        cells.append(fg.num(measured.get(key, math.nan) * scale, digits))
+        cells.append(fg.num(seed_pred.get(key, math.nan), digits))
+        if key in seed.get("printed_errors", []):
+            cells[-1] += "$^\\dagger$"
+        cells.append(fg.num(seed["actual"].get(key, math.nan), digits))
+        rows.append(cells)
+    tabular = fg.tabular(
+        ["Metric", "M/M/1", f"M/M/{inputs.servers}", "Measured", "Seed M/M/1", "Seed meas."],
+        rows,
+        "p{5.6cm}rrrrr",
+    )
+    mm1r, mmmr = results["mm1"], results["mmm"]
+    numbers = {
+        "SixteenMMOneLambda": fg.num(lam),
+        "SixteenMMOneMu": fg.num(mu1),
+        "SixteenMMOneRho": fg.num(mm1r.get("utilization", math.nan), 3),
+        "SixteenMMOneResponse": fg.num(mm1r.get("mean_response_time", math.nan) * 1e3, 3),
+        "SixteenMMOneResponseError": fg.pct(_error(mm1r, measured)),
+        "SixteenMMmServers": fg.num(inputs.servers),
+        "SixteenMMmMu": fg.num(inputs.service_rate),
+        "SixteenMMmServiceTime": fg.num(inputs.service_time_us / 1e3, 3),
+        "SixteenMMmRho": fg.num(mmmr.get("utilization", math.nan), 3),
+        "SixteenMMmResponse": fg.num(mmmr.get("mean_response_time", math.nan) * 1e3, 3),
+        "SixteenMMmResponseError": fg.pct(_error(mmmr, measured)),
+        "SixteenMMmQueueing": fg.num(mmmr.get("prob_queueing", math.nan), 3),
+        "SixteenMeasuredResponse": fg.num(measured["mean_response_time"] * 1e3, 3),
+        "SixteenMeasuredWaiting": fg.num(measured["mean_waiting_time"] * 1e3, 3),
+        "SixteenOpenUnstable": fg.num(len(unstable)),
+        # A sentence for the caption: which model has no steady state, if any.
+        "SixteenOpenUnstableNote": (
+            "" if not unstable else " Unstable: " + fg.escape("; ".join(unstable)) + "."
+        ),
+        "SixteenSeedMMOneTable": fg.escape(seed["table"]),
+        "SixteenSeedMMOneRatio": fg.num(
+            seed["actual"]["mean_response_time"] / seed["predicted"]["mean_response_time"], 0
+        ),
+        "SixteenMMOneRatio": fg.num(
+            measured["mean_response_time"] / mm1r.get("mean_response_time", math.nan), 0
+        ),
+        "SixteenSeedMMOneRho": fg.num(seed["arrival_rate"] / seed["service_rate"], 3),
+        "SixteenSeedMMOneMeasuredRho": fg.num(seed["actual"]["utilization"], 2),
+        **seed_busy_period(seed),
+    }
+    return Part(tabular, numbers)
+
+
+def seed_busy_period(seed: dict) -> dict[str, str]:
+    """The busy period of seed 001's M/M/1 (its λ and μ per s, times in ms): the value it
+    printed, the formula's and a simulation's."""
+    lam, mu = seed["arrival_rate"] / 1e3, seed["service_rate"] / 1e3  # per ms
+    formula = busy_period.mm1(lam, mu)
+    sim = busy_period.simulate(lam, mu, BUSY_PERIODS, BUSY_SEED).summary()
+    printed = seed["predicted"]
+    return {
+        "SixteenSeedBusyStdPrinted": fg.num(printed["std_busy_period"], 2),
+        "SixteenSeedBusyStdFormula": fg.num(formula.std_length, 3),
+        "SixteenSeedBusyStdSimulated": fg.num(sim.std_length, 3),
+        "SixteenSeedBusyMeanPrinted": fg.num(printed["mean_busy_period"], 2),
+        "SixteenSeedBusyMeanFormula": fg.num(formula.mean_length, 3),
+        "SixteenSeedBusyMeanSimulated": fg.num(sim.mean_length, 3),
+        "SixteenSeedBusyJobsStdPrinted": fg.num(printed["std_jobs_per_busy_period"], 2),
+        "SixteenSeedBusyJobsStdFormula": fg.num(formula.std_jobs, 2),
+        "SixteenSeedBusyJobsStdSimulated": fg.num(sim.std_jobs, 2),
+        "SixteenSeedBusyPeriods": fg.num(BUSY_PERIODS),
+        "SixteenSeedBusyStdRatio": fg.num(formula.std_length / printed["std_busy_period"], 2),
+    }
+
+
+def mmm_per_servers(d: Frames) -> dict[int, tuple[dict, dict]]:
+    """Per number of servers of the replication family without replication: the M/M/m's
+    inputs and solution (model) and the measured counterparts."""
+    ok = ok_runs(d["runs"])
+    points, windows = d["points"], d["windows"]
+    mine = points[(points["level_replication"] == "none") & (points["side"] == "middleware")]
+    ours: dict[int, tuple[dict, dict]] = {}
+    for _, p in mine.drop_duplicates("point").iterrows():
+        s, point = int(p["servers"]), p["point"]
+        w = windows[windows["point"] == point]
+        req = of_point(d["pool_requests"], point, ok)
+        try:
+            i = mmm2016.inputs(w, req, s, int(p[W]), int(p["middlewares"]))
+        except ValueError:
+            continue
+        model: dict = {"servers": i.servers, "arrival_rate": i.arrival_rate,
+                       "service_rate": i.service_rate}  # fmt: skip
+        with contextlib.suppress(queueing.UnstableQueueError):  # the table shows dashes
+            model.update(mmm2016.flat(mmm2016.solve(i)))
+        meas = mmm2016.measured(w, req, stable_queue(d["queue"], windows, point), i.arrival_rate)
+        meas.update(servers=i.servers, arrival_rate=i.arrival_rate)
+        ours[s] = (model, meas)
+    return ours
+
+
+def mmm_table(ours: dict[int, tuple[dict, dict]], seed: dict) -> Part:
+    """M/M/m per number of servers (`mmm_per_servers`) beside seed 001's Table 2 (its own
+    experiment, without replication): model, measured, seed model, seed measured."""
+    servers = sorted(set(ours) | {int(s) for s in seed["servers"]})
+    head = ["Metric"] + [rf"\multicolumn{{4}}{{c}}{{$S={s}$}}" for s in servers]
+    rules = " ".join(rf"\cmidrule(lr){{{2 + 4 * i}-{5 + 4 * i}}}" for i in range(len(servers)))
+    sub = [""] + ["model", "meas.", "seed", "s.\\ meas."] * len(servers)
+    rows = []
+    for key, label, scale, digits in ROWS:
+        if key not in MMM_ROWS:
+            continue
+        cells = [label]
+        for s in servers:
+            model, meas = ours.get(s, ({}, {}))
+            sd = seed["servers"].get(s, {})
+            seed_model = {**sd.get("predicted", {}), "servers": sd.get("m", math.nan),
+                          "arrival_rate": sd.get("arrival_rate", math.nan),
+                          "service_rate": sd.get("service_rate", math.nan)}  # fmt: skip
+            if sd:
+                seed_model["utilization"] = sd["arrival_rate"] / (sd["m"] * sd["service_rate"])
+            cells += [
+                fg.num(model.get(key, math.nan) * scale, digits),
+                fg.num(meas.get(key, math.nan) * scale, digits),
+                fg.num(seed_model.get(key, math.nan), digits),
+                fg.num(sd.get("actual", {}).get(key, math.nan), digits),
+            ]
+        rows.append(cells)
+    # Two header rows, a rule under each server's group: fg.tabular has one header row.
+    lines = [
+        rf"\begin{{tabular}}{{l{'rrrr' * len(servers)}}}",
+        r"\toprule",
+        " & ".join(head) + r" \\",
+        rules,
+        " & ".join(sub) + r" \\",
+        r"\midrule",
+        *(" & ".join(r) + r" \\" for r in rows),
+        r"\bottomrule",
+        r"\end{tabular}",
+        "",
+    ]
+    tabular = "\n".join(lines)
+    errors = [
+        (m["mean_response_time"] - meas["mean_response_time"]) / meas["mean_response_time"]
+        for m, meas in ours.values()
+        if "mean_response_time" in m and meas.get("mean_response_time", 0) > 0
+    ]
+    shares = [
+        meas["mean_waiting_time"] / meas["mean_response_time"]
+        for _, meas in ours.values()
+        if meas.get("mean_response_time", 0) > 0
+    ]
+    seed_runs = seed["servers"].values()
+    seed_shares = [
+        v["actual"]["mean_waiting_time"] / v["actual"]["mean_response_time"] for v in seed_runs
+    ]
+    seed_errors = [
+        (v["predicted"]["mean_response_time"] - v["actual"]["mean_response_time"])
+        / v["actual"]["mean_response_time"]
+        for v in seed_runs
+    ]
+    cfg = seed["config"]
+    numbers = {
+        "SixteenMMmWaitShare": fg.pct(float(np.mean(shares)) if shares else math.nan),
+        "SixteenSeedMMmWaitShare": fg.pct(float(np.mean(seed_shares))),
+        "SixteenMMmServerLevels": ", ".join(str(s) for s in sorted(ours)) or fg.MISSING,
+        "SixteenMMmMeanError": fg.pct(float(np.mean(errors)) if errors else math.nan),
+        "SixteenSeedMMmError": fg.pct(float(np.mean(seed_errors))),
+        "SixteenSeedMMmTable": fg.escape(seed["table"]),
+        "SixteenSeedMMmClients": fg.num(cfg["clients"]),
+        "SixteenSeedMMmThreads": fg.num(cfg["threads_per_pool"]),
+        "SixteenSeedMMmWrites": fg.num(cfg["writes_percent"]),
+    }
+    return Part(tabular, numbers)
+
+
+def times_at(d: Frames, point: str, ok: set[str]) -> mva2016.ServiceTimes:
+    """The MVA's service times measured at one point (its ok runs)."""
+    w = d["windows"]
+    return mva2016.service_times(
+        w[(w["point"] == point) & w["run"].isin(ok)],
+        of_point(d["pools"], point, ok),
+        of_point(d["pool_requests"], point, ok),
+    )
+
+
+def measured_busy(pool_table: pd.DataFrame, point: str, ok: set[str]) -> dict[str, float]:
+    """Mean busy fraction per pool kind at a point."""
+    load = pools.pool_load(of_point(pool_table, point, ok))
+    return {k: float(load.loc[load["pool"] == k, "busy_fraction"].mean()) for k in pools.KINDS}
+
+
+@dataclass(frozen=True)
+class MVACurve:
+    """One pool size's MVA curve and its measured client points."""
+
+    workers: int
+    clients: list[int]
+    throughput: list[float]  # ops/s
+    response_ms: list[float]
+    measured: pd.DataFrame  # the client points of this pool size
+
+
+def mva_models(d: Frames) -> tuple[list[MVACurve], Part]:
+    """The MVA over the maximum-throughput family's client counts, service times from the
+    lightest load of each pool size: curves to draw, and the table of predicted against
+    measured throughput, response time and read-pool busy fraction."""
+    ok = ok_runs(d["runs"])
+    pts = d["points"][d["points"]["type"] == "all"]
+    curves, rows, errs, bottlenecks = [], [], [], set()
+    for t, level in pts.groupby(W, sort=True):
+        client = level[level["side"] == "client"].sort_values("clients_total")
+        low = client.iloc[0]
+        design = mva2016.design_of(low)
+        times = times_at(d, low["point"], ok)
+        n_max = int(client["clients_total"].max())
+        ns = sorted({int(n) for n in np.linspace(1, n_max, CURVE_POINTS)})
+        curve = [mva2016.predict(design, times, n) for n in ns]
+        curves.append(
+            MVACurve(
+                int(t),
+                ns,
+                [c.throughput for c in curve],
+                [c.response_time * 1e3 for c in curve],
+                client,
+            )
+        )
+        for _, c in client.iterrows():
+            p = mva2016.predict(design, times, int(c["clients_total"]))
+            busy = measured_busy(d["pools"], c["point"], ok)
+            ex = (p.throughput - c["throughput_ops_mean"]) / c["throughput_ops_mean"]
+            er = (p.response_time * 1e6 - c["response_us_mean_mean"]) / c["response_us_mean_mean"]
+            errs.append(abs(ex))
+            bottlenecks.add(p.bottleneck)
+            rows.append(
+                [
+                    fg.num(t),
+                    fg.num(c["clients_total"]),
+                    fg.num(c["throughput_ops_mean"]),
+                    fg.num(p.throughput),
+                    fg.pct(ex),
+                    fg.num(c["response_us_mean_mean"] / 1e3, 2),
+                    fg.num(p.response_time * 1e3, 2),
+                    fg.pct(er),
+                    fg.pct(busy["read"], 0),
+                    fg.pct(p.read_busy, 0),
+                    fg.escape(p.bottleneck),
+                ]
+            )
+    tabular = fg.tabular(
+        ["$T$", "$N$", "$X$", "$X_\\mathrm{MVA}$", "err.", "$R$ (ms)", "$R_\\mathrm{MVA}$",
+         "err.", "busy", "busy$_\\mathrm{MVA}$", "Bottleneck"],
+        rows,
+        "rrrrrrrrrrl",
+    )  # fmt: skip
+    numbers = {
+        "SixteenMVAMeanError": fg.pct(float(np.mean(errs)) if errs else math.nan),
+        "SixteenMVAMaxError": fg.pct(float(np.max(errs)) if errs else math.nan),
+        "SixteenMVABottlenecks": fg.escape(", ".join(sorted(bottlenecks))) or fg.MISSING,
+    }
+    return curves, Part(tabular, numbers)
+
+
+def mva_seed(d: Frames, seed: dict) -> Part:
+    """The MVA at the replication family's point without replication nearest to seed 001's
+    number of servers, beside its Table 3."""
+    ok = ok_runs(d["runs"])
+    pts = d["points"]
+    client = pts[(pts["side"] == "client") & (pts["level_replication"] == "none")]
+    model: dict[str, float] = {}
+    meas: dict[str, float] = {}
+    chosen_s: int | None = None
+    busiest: tuple[str, float] | None = None
+    if len(client):
+        target = seed["config"]["servers"]
+        row = client.loc[(client["servers"] - target).abs().sort_values(kind="stable").index[0]]
+        point, chosen_s = row["point"], int(row["servers"])
+        at = client[client["point"] == point].set_index("type")
+        design = mva2016.design_of(at.loc["all"])
+        times = times_at(d, point, ok)
+        p = mva2016.predict(design, times, int(at.loc["all", "clients_total"]))
+        busiest = (p.bottleneck, p.utilization[p.bottleneck])
+        w = design.write_share
+        st = p.result.stations
+        model = {
+            "throughput": p.throughput,
+            "throughput_get": p.throughput * (1 - w),
+            "throughput_set": p.throughput * w,
+            "response": p.response_time * 1e3,
+            "response_get": (times.client + p.middleware_response_get) * 1e3,
+            "response_set": (times.client + p.middleware_response_set) * 1e3,
+            "read_response": st["read0"].response_time * 1e3 if "read0" in st else math.nan,
+            "write_response": st["write0"].response_time * 1e3 if "write0" in st else math.nan,
+            "util_read": p.read_busy,
+            "util_write": p.utilization["write"],
+        }
+        req = of_point(d["pool_requests"], point, ok)
+        queue = pools.part_times(req, "queue", by=("pool",))
+        q = {k: float(np.average(g["mean"], weights=g["count"])) for k, g in queue.groupby("pool")}
+        busy = measured_busy(d["pools"], point, ok)
+
+        def typed(kind: str, col: str) -> float:
+            return float(at.loc[kind, col]) if kind in at.index else math.nan
+
+        meas = {
+            "throughput": typed("all", "throughput_ops_mean"),
+            "throughput_get": typed("get", "throughput_ops_mean"),
+            "throughput_set": typed("set", "throughput_ops_mean"),
+            "response": typed("all", "response_us_mean_mean") / 1e3,
+            "response_get": typed("get", "response_us_mean_mean") / 1e3,
+            "response_set": typed("set", "response_us_mean_mean") / 1e3,
+            "read_response": (q.get("read", math.nan) / 1e6 + times.read) * 1e3,
+            "write_response": (q.get("write", math.nan) / 1e6 + times.write) * 1e3,
+            "util_read": busy["read"],
+            "util_write": busy["write"],
+        }
+    rows = [
+        [
+            label,
+            fg.num(model.get(key, math.nan), digits),
+            fg.num(meas.get(key, math.nan), digits),
+            fg.num(seed["predicted"].get(key, math.nan), digits),
+            fg.num(seed["actual"].get(key, math.nan), digits),
+        ]
+        for key, label, digits in SEED_MVA_ROWS
+    ]
+    cfg = seed["config"]
+    tabular = fg.tabular(
+        ["Metric", "MVA", "Measured", "Seed MVA", "Seed meas."], rows, "p{6.2cm}rrrr"
+    )
+    measured_x = meas.get("throughput", math.nan)
+    numbers: dict[str, Any] = {
+        "SixteenMVASeedServers": fg.num(chosen_s) if chosen_s is not None else fg.MISSING,
+        "SixteenMVASeedError": fg.pct(
+            (model.get("throughput", math.nan) - measured_x) / measured_x
+            if measured_x
+            else math.nan
+        ),
+        "SixteenMVASeedBottleneck": fg.escape(busiest[0]) if busiest else fg.MISSING,
+        "SixteenMVASeedBottleneckUtil": fg.num(busiest[1], 2) if busiest else fg.MISSING,
+        "SixteenSeedMVASetShare": fg.pct(
+            seed["predicted"]["throughput_set"] / seed["predicted"]["throughput"]
+        ),
+        "SixteenSeedMVAError": fg.pct(
+            (seed["predicted"]["throughput"] - seed["actual"]["throughput"])
+            / seed["actual"]["throughput"]
+        ),
+        "SixteenSeedMVATable": fg.escape(seed["table"]),
+        "SixteenSeedMVAServers": fg.num(cfg["servers"]),
+        "SixteenSeedMVAWrites": fg.num(cfg["writes_percent"]),
+        "SixteenSeedMVAClients": fg.num(cfg["clients"]),
+    }
+    return Part(tabular, numbers)

@@ -1,0 +1,56 @@
+"""The 2016 models' report parts on hand-made inputs: a point's design, and the M/M/m table
+beside the seed's (layout, the seed's utilisation, the mean errors and wait shares)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from analysis import mva2016
+from analysis.report.queueing2016 import mmm_table
+
+
+def test_design_of_a_point_reads_replication_and_write_share() -> None:
+    row = pd.Series({"servers": 3, "middleware.workers": 8, "middleware.replication": 2,
+                     "workload.ratio": "1:9"})  # fmt: skip
+    assert mva2016.design_of(row) == mva2016.Design(3, 8, 2, 0.1)
+    # No replication setting: every server holds every key.
+    assert mva2016.design_of(row.drop("middleware.replication")).replication == 3
+    with pytest.raises(ValueError, match="S:G"):
+        mva2016.design_of(row.replace({"1:9": "half"}))
+
+
+SEED = {
+    "table": "Table 2",
+    "config": {"clients": 180, "threads_per_pool": 16, "writes_percent": 5},
+    "servers": {
+        3: {
+            "m": 51,
+            "arrival_rate": 5100.0,
+            "service_rate": 200.0,
+            "predicted": {"mean_response_time": 5.0},
+            "actual": {"mean_response_time": 10.0, "mean_waiting_time": 4.0},
+        }
+    },
+}
+
+
+def test_mmm_table_sets_ours_beside_the_seeds_servers() -> None:
+    model = {"servers": 34, "mean_response_time": 0.003, "utilization": 0.5}
+    measured = {"mean_response_time": 0.004, "mean_waiting_time": 0.001}
+    part = mmm_table({2: (model, measured)}, SEED)
+    text = part.tabular
+    assert text.startswith(r"\begin{tabular}{lrrrrrrrr}")
+    assert r"\multicolumn{4}{c}{$S=2$} & \multicolumn{4}{c}{$S=3$}" in text
+    assert r"\cmidrule(lr){2-5} \cmidrule(lr){6-9}" in text
+    # Ours in ms; the seed's utilisation from its lambda, mu and m: 5100 / (51 * 200).
+    assert r"Response time, mean (ms) & 3.000 & 4.000 & -- & -- & -- & -- & 5.000 & 10.000" in text
+    assert r"Utilisation $\rho$ & 0.500 & -- & -- & -- & -- & -- & 0.500 & --" in text
+    assert r"\caption" not in text
+    n = part.numbers
+    assert n["SixteenMMmMeanError"] == r"-25.0\,\%"
+    assert n["SixteenSeedMMmError"] == r"-50.0\,\%"
+    assert n["SixteenMMmWaitShare"] == r"25.0\,\%"
+    assert n["SixteenSeedMMmWaitShare"] == r"40.0\,\%"
+    assert n["SixteenMMmServerLevels"] == "2"
+    assert n["SixteenSeedMMmClients"] == "180"

@@ -1,0 +1,98 @@
+"""The validation appendix's per-family summary and the aggregation of request types, on
+small hand-made tables."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from analysis.aggregate import all_types
+from analysis.report.validation import run_rows, summary_tabular
+from analysis.validate import family_summary
+
+
+def checked(rows: list[tuple[str, str, str, bool, str, int]]) -> pd.DataFrame:
+    """Rows of a check_runs table: family, run, status, stable, stability reason, reruns."""
+    return pd.DataFrame(
+        [
+            {"family": f, "run": r, "status": st, "stable": ok, "stability": why, "reruns": n}
+            for f, r, st, ok, why, n in rows
+        ]
+    )
+
+
+def test_summary_counts_runs_by_outcome_and_unstable_runs_by_every_failed_criterion() -> None:
+    table = checked(
+        [
+            ("a", "a/x=1/rep1", "ok", True, "stable: 12 windows", 0),
+            ("a", "a/x=1/rep2", "ok", False, "trend: Kendall tau +0.4, p 0.01 < 0.05", 1),
+            (
+                "a",
+                "a/x=2/rep1",
+                "ok",
+                False,
+                "too few windows: 6 < 10; imprecise: 95% CI half-width 12% of the mean > 10%",
+                2,
+            ),
+            ("a", "a/x=2/rep2", "failed", False, "", 1),
+            ("b", "b/y=1/rep1", "ok", False, "no complete windows", 0),
+        ]
+    )
+    s = family_summary(table).set_index("family")
+    assert s.loc["a"].to_dict() == {
+        "runs": 4,
+        "stable": 1,
+        "unstable": 2,
+        "trend": 1,
+        "imprecise": 1,
+        "too few windows": 1,
+        "failed": 1,
+        "reruns": 4,
+    }
+    # A completed run without complete windows has too few of them.
+    assert s.loc["b", "unstable"] == 1 and s.loc["b", "too few windows"] == 1
+    text = summary_tabular(family_summary(table))
+    assert r"\texttt{a} & 4 & 1 & 2 & 1 & 1 & 1 & 1 & 4 \\" in text
+    assert r"\midrule all & 5 & 1 & 3 & 1 & 1 & 2 & 1 & 4 \\" in text
+    assert r"\caption" not in text
+
+
+def test_run_rows_are_macros_for_the_sections_longtable() -> None:
+    table = checked([("a", "a/x=1,y=big_one/rep2", "ok", True, "stable", 0)]).assign(
+        throughput_ops=1234.4,
+        windows=12,
+        trend_p=0.5,
+        rel_half_width=0.031,
+        law_error=math.nan,
+        bound_fraction=0.2,
+        flags="",
+    )
+    text = run_rows(table)
+    assert text.startswith(r"\newcommand{\ValidationRunHead}{\toprule")
+    assert r"\quad 1 big\_one r2 & 1234 & 12 & 0.50 & 3.1\,\% & -- & 0.20 &  \\" in text
+    assert r"\caption" not in text
+
+
+def window(side: str, kind: str, count: int, tput: float, resp: float | None) -> dict:
+    return {"run": "r", "point": "p", "repetition": 1, "side": side, "window": 0,
+            "type": kind, "count": count, "throughput_ops": tput,
+            "response_us_mean": resp, "keys": 1}  # fmt: skip
+
+
+def test_all_types_sums_throughput_and_weights_times_by_request_count() -> None:
+    w = pd.DataFrame(
+        [
+            window("client", "get", 300, 300.0, 100.0),
+            window("client", "set", 100, 100.0, 500.0),
+            window("middleware", "get", 10, 10.0, None),  # no time measured: no weight
+            window("middleware", "set", 30, 30.0, 40.0),
+        ]
+    )
+    out = all_types(w).set_index("side")
+    assert set(out["type"]) == {"all"}
+    assert out.loc["client", "throughput_ops"] == pytest.approx(400.0)
+    assert out.loc["client", "count"] == 400
+    assert out.loc["client", "response_us_mean"] == pytest.approx((300 * 100 + 100 * 500) / 400)
+    assert out.loc["middleware", "response_us_mean"] == pytest.approx(40.0)
