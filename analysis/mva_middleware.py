@@ -105,6 +105,14 @@ def bottleneck(result: mva.MVAResult) -> str:
     return component(result.bottleneck())
 
 
+def bottleneck_phrase(read: str, write: str) -> str:
+    """The bottlenecks of the read and the write network as LaTeX prose: one name when both
+    are the same component."""
+    if read == write:
+        return rf"\texttt{{{read}}} for both reads and writes"
+    return rf"\texttt{{{read}}} for reads and \texttt{{{write}}} for writes"
+
+
 def components(result: mva.MVAResult) -> pd.DataFrame:
     """Per component: utilisation U (per server; a delay centre's mean number of busy
     servers), response time R per visit (ms) and mean number of jobs Q at the station."""

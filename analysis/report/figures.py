@@ -136,6 +136,11 @@ def num(value: object, digits: int = 0) -> str:
     return f"{v:,.{digits}f}".replace(",", "{,}")
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """`n noun` with the noun's plural unless n is 1: "1 repetition", "4 client counts"."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
 def pct(value: object, digits: int = 1) -> str:
     try:
         v = float(value)  # type: ignore[arg-type]

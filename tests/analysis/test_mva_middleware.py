@@ -126,3 +126,12 @@ def test_reference_table14_fits_the_comparison(setup: str, workload: str) -> Non
     side = side[side["component"] != "clients"]  # not in Table 14
     assert len(side) == 3 * 4
     assert not side[["U_seed", "R_seed", "Q_seed"]].isna().any().any()
+
+
+def test_the_bottleneck_sentence_names_a_shared_component_once() -> None:
+    assert mw.bottleneck_phrase("memcached", "memcached") == (
+        r"\texttt{memcached} for both reads and writes"
+    )
+    assert mw.bottleneck_phrase("memcached", "net-thread") == (
+        r"\texttt{memcached} for reads and \texttt{net-thread} for writes"
+    )

@@ -519,8 +519,11 @@ def main(sm) -> None:  # noqa: ANN001
         "SixteenMaxQueueNinety": ms(part["queue"].get("p90")),
         "SixteenMaxServerMedian": ms(part["server"].get("p50")),
         "SixteenMaxServerNinety": ms(part["server"].get("p90")),
-        "SixteenMaxPoints": fg.num(client["point"].nunique()),
-        "SixteenMaxWorkerLevels": fg.num(client["workers"].nunique()),
+        "SixteenMaxGrid": (
+            f"{fg.counted(client['workers'].nunique(), 'pool size')} and"
+            f" {fg.counted(client['clients_total'].nunique(), 'client count')},"
+            f" {fg.counted(client['point'].nunique(), 'point')} in all"
+        ),
         **gamma_numbers(fits, ref["figures"]),
         **sides,
     }

@@ -25,10 +25,10 @@ PANELS = (("all", "all requests"), ("set", "sets"), ("get", "gets"))
 
 def figure(points: pd.DataFrame, path: str) -> None:
     """Throughput of all requests, of sets and of gets (the original's Figures 15 to 17)
-    against the share of writes, one colour and marker per S and R."""
+    against the share of writes, one colour and marker per S and replication level."""
     d = points.copy()
     d["writes"] = d["level_writes"].astype(float)
-    d["config"] = "S=" + d["servers"].astype(str) + ", R=" + d["level_replication"]
+    d["config"] = "S=" + d["servers"].astype(str) + ", replication " + d["level_replication"]
     fig, axes = fg.figure(ncols=3, width=7.0, height=2.6)
     for ax, (kind, name) in zip(axes[0], PANELS, strict=True):
         sp.series_lines(ax, d[d["type"] == kind], "writes", "throughput_ops", series="config")

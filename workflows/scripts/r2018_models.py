@@ -251,6 +251,9 @@ def write_networks(sm: Any, full_ref: dict) -> list[str]:
                     *(rf.num(r[m + s], 2) for m in mw.METRICS for s in ("", "_seed")),
                 ]
             )
+    for setup in SETUPS:
+        read, write = (macros[f"{camel('Model', setup, w)}Bottleneck"] for w in WORKLOADS)
+        macros[f"{camel('Model', setup)}BottleneckPhrase"] = mw.bottleneck_phrase(read, write)
     numbers += [rf.macro(k, v) for k, v in macros.items()]
     mva_header = ["setup", "workload", "N", "X MVA", "X meas.", "raw"]
     mva_header += ["R MVA [ms]", "R meas. [ms]", "bottleneck"]
