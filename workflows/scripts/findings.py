@@ -10,33 +10,40 @@ import pandas as pd
 from analysis import findings
 from analysis.report import findings as tables
 
-sm = snakemake  # type: ignore[name-defined]  # noqa: F821
-sys.stderr = Path(sm.log[0]).open("w")  # noqa: SIM115 - the script's lifetime
 
-data = findings.Data()
-for i, family in enumerate(sm.params.families):
-    data.families[family] = {
-        name: pd.read_parquet(getattr(sm.input, name)[i])
-        for name in ("points", "runs", "histograms", "pools")
-    }
-data.queueing2016 = json.loads(Path(sm.input.queueing2016).read_text())
-data.mva2018 = pd.read_parquet(sm.input.mva2018)
+def main(sm) -> None:  # noqa: ANN001
+    sys.stderr = Path(sm.log[0]).open("w")  # noqa: SIM115 - the script's lifetime
 
-catalogue = findings.load_catalogue(sm.input.catalogue)
-loads = [
-    row for family, t in data.families.items() for row in findings.family_loads(family, t["points"])
-]
-outcomes = findings.evaluate(catalogue, data, loads)
+    data = findings.Data()
+    for i, family in enumerate(sm.params.families):
+        data.families[family] = {
+            name: pd.read_parquet(getattr(sm.input, name)[i])
+            for name in ("points", "runs", "histograms", "pools")
+        }
+    data.queueing2016 = json.loads(Path(sm.input.queueing2016).read_text())
+    data.mva2018 = pd.read_parquet(sm.input.mva2018)
 
-bottlenecks, rows = tables.bottleneck_table(loads, catalogue)
-Path(sm.output.bottlenecks).write_text(bottlenecks)
-Path(sm.output.table).write_text(tables.findings_table(outcomes))
-Path(sm.output.rules).write_text(tables.rules_table(catalogue))
-Path(sm.output.numbers).write_text(tables.numbers(outcomes, rows))
-Path(sm.output.data).write_text(
-    json.dumps(
-        {"bottlenecks": rows, "findings": [dataclasses.asdict(o) for o in outcomes]},
-        indent=1,
-        default=str,
+    catalogue = findings.load_catalogue(sm.input.catalogue)
+    loads = [
+        row
+        for family, t in data.families.items()
+        for row in findings.family_loads(family, t["points"])
+    ]
+    outcomes = findings.evaluate(catalogue, data, loads)
+
+    bottlenecks, rows = tables.bottleneck_table(loads, catalogue)
+    Path(sm.output.bottlenecks).write_text(bottlenecks)
+    Path(sm.output.table).write_text(tables.findings_table(outcomes))
+    Path(sm.output.rules).write_text(tables.rules_table(catalogue))
+    Path(sm.output.numbers).write_text(tables.numbers(outcomes, rows))
+    Path(sm.output.data).write_text(
+        json.dumps(
+            {"bottlenecks": rows, "findings": [dataclasses.asdict(o) for o in outcomes]},
+            indent=1,
+            default=str,
+        )
     )
-)
+
+
+if __name__ == "__main__":
+    main(snakemake)  # type: ignore[name-defined]  # noqa: F821

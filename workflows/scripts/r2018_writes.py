@@ -11,164 +11,171 @@ from analysis import seed2018
 from analysis.report import figures as rf
 from analysis.scaling import in_study_time
 
-sm = snakemake  # type: ignore[name-defined]  # noqa: F821
-log_to(sm.log[0])
-full_ref = reference(sm.input.reference)
-ref = full_ref["writes"]
-raw = points(sm.input.points)
-# Every throughput and time below in the study's time; `raw` keeps the measured values.
-pts = in_study_time(raw)
-pts["workers"] = pts["middleware.workers"].astype(int)
-pts["series"] = pts["workers"].astype(str) + " WT"
-out = sm.output
-numbers = []
 
-# Queue length per point: time-weighted mean of the stable windows, averaged over middlewares.
-queue = pd.read_parquet(sm.input.queue)
-stable = pd.read_parquet(sm.input.windows, columns=["run", "side", "window"])
-stable = stable[stable["side"] == "middleware"].drop_duplicates()
-queue = queue.merge(stable, on=["run", "side", "window"])
-qlen = queue.groupby(["point", "run"])["queue_length_mean"].mean().groupby("point").mean()
-busy = queue.groupby(["point", "run"])["workers_busy_mean"].mean().groupby("point").mean()
+def main(sm) -> None:  # noqa: ANN001
+    log_to(sm.log[0])
+    full_ref = reference(sm.input.reference)
+    ref = full_ref["writes"]
+    raw = points(sm.input.points)
+    # Every throughput and time below in the study's time; `raw` keeps the measured values.
+    pts = in_study_time(raw)
+    pts["workers"] = pts["middleware.workers"].astype(int)
+    pts["series"] = pts["workers"].astype(str) + " WT"
+    out = sm.output
+    numbers = []
 
-fig, axes = rf.figure(ncols=2, nrows=2, height=4.6)
-panels = [
-    ("throughput_ops", 1, "throughput [ops/s], study time", None),
-    ("response_us_mean", 1e-3, "response time [ms], study time", None),
-    ("queue_us_mean", 1e-3, "time in queue [ms], study time", "middleware"),
-    ("server_us_mean", 1e-3, "waiting for memcached [ms], study time", "middleware"),
-]
-for ax, (metric, scale, label, side) in zip([a for row in axes for a in row], panels, strict=True):
-    d = pts if side is None else pts[pts["side"] == side]
-    if d.empty:
-        ax.text(0.5, 0.5, "no points", ha="center", transform=ax.transAxes)
-    else:
-        rf.error_lines(ax, d, "clients_total", metric, "series", scale)
-    ax.set(xlabel="clients (virtual)", ylabel=label)
-    ax.set_ylim(bottom=0)
-handles, labels = axes[0][0].get_legend_handles_labels()
-if handles:
-    fig.legend(handles, labels, loc="outside right upper", fontsize=6)
-rf.save(fig, out.fig)
+    # Queue length per point: time-weighted mean of the stable windows, averaged over middlewares.
+    queue = pd.read_parquet(sm.input.queue)
+    stable = pd.read_parquet(sm.input.windows, columns=["run", "side", "window"])
+    stable = stable[stable["side"] == "middleware"].drop_duplicates()
+    queue = queue.merge(stable, on=["run", "side", "window"])
+    qlen = queue.groupby(["point", "run"])["queue_length_mean"].mean().groupby("point").mean()
+    busy = queue.groupby(["point", "run"])["workers_busy_mean"].mean().groupby("point").mean()
 
-rows = []
-client = pts[pts["side"] == "client"]
-mw = pts[pts["side"] == "middleware"].set_index("point")
-raw_x = raw[raw["side"] == "client"].set_index("point")["throughput_ops_mean"]
-for workers, g in client.groupby("workers"):
-    g = g.dropna(subset=["throughput_ops_mean"]).sort_values("clients_total")
-    if g.empty:
-        continue
-    b = g.loc[g["throughput_ops_mean"].idxmax()]
-    m = mw.loc[b["point"]] if b["point"] in mw.index else pd.Series(dtype=float)
-    # Think time from the experiment: what the clients see beyond the middleware's response
-    # time at the lightest load of this worker count (network and client processing).
-    low = g.iloc[0]
-    z_us = (
-        low["response_us_mean_mean"] - mw.loc[low["point"], "response_us_mean_mean"]
-        if (low["point"] in mw.index)
-        else math.nan
-    )
-    r_mw = m.get("response_us_mean_mean", math.nan)
-    x_law = b["clients_total"] / ((r_mw + max(z_us, 0.0)) / 1e6) if r_mw > 0 else math.nan
-    theirs = ref.get(int(workers), {})
-    rows.append(
-        [
-            str(int(workers)),
-            str(int(b["clients_total"])),
-            rf.num(m.get("throughput_ops_mean", math.nan)),
-            rf.num(x_law),
-            rf.num(b["throughput_ops_mean"]),
-            rf.num(raw_x.get(b["point"], math.nan)),
-            rf.num(m.get("queue_us_mean_mean", math.nan) / 1e3, 2),
-            rf.num(qlen.get(b["point"], math.nan), 1),
-            rf.num(m.get("server_us_mean_mean", math.nan) / 1e3, 2),
-            rf.num(theirs.get("mw_x", math.nan)),
-            rf.num(theirs.get("queue_len", math.nan), 1),
+    fig, axes = rf.figure(ncols=2, nrows=2, height=4.6)
+    panels = [
+        ("throughput_ops", 1, "throughput [ops/s], study time", None),
+        ("response_us_mean", 1e-3, "response time [ms], study time", None),
+        ("queue_us_mean", 1e-3, "time in queue [ms], study time", "middleware"),
+        ("server_us_mean", 1e-3, "waiting for memcached [ms], study time", "middleware"),
+    ]
+    for ax, (metric, scale, label, side) in zip(
+        [a for row in axes for a in row], panels, strict=True
+    ):
+        d = pts if side is None else pts[pts["side"] == side]
+        if d.empty:
+            ax.text(0.5, 0.5, "no points", ha="center", transform=ax.transAxes)
+        else:
+            rf.error_lines(ax, d, "clients_total", metric, "series", scale)
+        ax.set(xlabel="clients (virtual)", ylabel=label)
+        ax.set_ylim(bottom=0)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, loc="outside right upper", fontsize=6)
+    rf.save(fig, out.fig)
+
+    rows = []
+    client = pts[pts["side"] == "client"]
+    mw = pts[pts["side"] == "middleware"].set_index("point")
+    raw_x = raw[raw["side"] == "client"].set_index("point")["throughput_ops_mean"]
+    for workers, g in client.groupby("workers"):
+        g = g.dropna(subset=["throughput_ops_mean"]).sort_values("clients_total")
+        if g.empty:
+            continue
+        b = g.loc[g["throughput_ops_mean"].idxmax()]
+        m = mw.loc[b["point"]] if b["point"] in mw.index else pd.Series(dtype=float)
+        # Think time from the experiment: what the clients see beyond the middleware's response
+        # time at the lightest load of this worker count (network and client processing).
+        low = g.iloc[0]
+        z_us = (
+            low["response_us_mean_mean"] - mw.loc[low["point"], "response_us_mean_mean"]
+            if (low["point"] in mw.index)
+            else math.nan
+        )
+        r_mw = m.get("response_us_mean_mean", math.nan)
+        x_law = b["clients_total"] / ((r_mw + max(z_us, 0.0)) / 1e6) if r_mw > 0 else math.nan
+        theirs = ref.get(int(workers), {})
+        rows.append(
+            [
+                str(int(workers)),
+                str(int(b["clients_total"])),
+                rf.num(m.get("throughput_ops_mean", math.nan)),
+                rf.num(x_law),
+                rf.num(b["throughput_ops_mean"]),
+                rf.num(raw_x.get(b["point"], math.nan)),
+                rf.num(m.get("queue_us_mean_mean", math.nan) / 1e3, 2),
+                rf.num(qlen.get(b["point"], math.nan), 1),
+                rf.num(m.get("server_us_mean_mean", math.nan) / 1e3, 2),
+                rf.num(theirs.get("mw_x", math.nan)),
+                rf.num(theirs.get("queue_len", math.nan), 1),
+            ]
+        )
+        key = camel("Writes", int(workers))
+        numbers += [
+            rf.macro(f"{key}X", rf.num(b["throughput_ops_mean"])),
+            rf.macro(f"{key}XRaw", rf.num(raw_x.get(b["point"], math.nan))),
+            rf.macro(f"{key}Clients", str(int(b["clients_total"]))),
+            rf.macro(f"{key}Busy", rf.num(busy.get(b["point"], math.nan), 1)),
         ]
+    rf.write(
+        out.table,
+        rf.table(
+            [
+                "WT",
+                "N",
+                "X mw",
+                "X IL",
+                "X cl.",
+                "X cl. raw",
+                "queue [ms]",
+                "queue len.",
+                "memc. [ms]",
+                "study X mw",
+                "study len.",
+            ],
+            rows,
+            "rrrrrrrrrrr",
+            "Write-only workload, three servers, two middlewares: the point of highest client "
+            "throughput per worker count (WT) and its N clients. Throughput measured at the "
+            "middlewares (X mw), derived from the middlewares' response time with the interactive "
+            "law (X IL, think time = client minus middleware response time at the lightest load), "
+            "and measured at the clients (X cl.); time in the queue, time-weighted queue length "
+            "per middleware, and time waiting for memcached. Throughputs and times in the "
+            "study's time (measured throughput $/s$, times $\\cdot s$, $s$ the runs' scale "
+            "factor); X cl. raw: the client throughput as measured. The study's values: "
+            f"{ref['source']}.",
+            "tab:writes-max",
+        ),
     )
-    key = camel("Writes", int(workers))
+    best = client.dropna(subset=["throughput_ops_mean"])
+    if best.empty:
+        numbers += [
+            rf.macro("WritesMaxX", rf.MISSING),
+            rf.macro("WritesMaxXRaw", rf.MISSING),
+            rf.macro("WritesMaxWorkers", rf.MISSING),
+        ]
+    else:
+        top = best.loc[best["throughput_ops_mean"].idxmax()]
+        numbers += [
+            rf.macro("WritesMaxX", rf.num(top["throughput_ops_mean"])),
+            rf.macro("WritesMaxXRaw", rf.num(raw_x.get(top["point"], math.nan))),
+            rf.macro("WritesMaxWorkers", str(int(top["workers"]))),
+            rf.macro("WritesMaxClients", str(int(top["clients_total"]))),
+        ]
+    # Beside the two 2018 reports: each worker count's maximum, and the interactive law in
+    # seed 002's form (R_client - N/X_mw, ms).
+    best_full = seed2018.best_points(pts, ["middleware.workers"], queue_length=qlen)
+    beside = seed2018.full_system_beside(best_full, full_ref)
+    rf.write(
+        out.tab_seeds,
+        rf.tabular(
+            ["WT", "", "ours", "seed 002", "seed 004"], beside_rows(beside, ["workers"]), "rlrrr"
+        ),
+    )
+    for _, r in beside[beside["quantity"].isin(["mw_x", "queue_ms", "server_ms"])].iterrows():
+        key = camel("SeedsFull", int(r["workers"]), r["quantity"])
+        digits = 0 if r["quantity"] == "mw_x" else 1
+        numbers += [
+            rf.macro(f"{key}Ours", rf.num(r["ours"], digits)),
+            rf.macro(f"{key}SeedTwo", rf.num(r["seed002"], digits)),
+            rf.macro(f"{key}SeedFour", rf.num(r["seed004"], digits)),
+        ]
+    law_full = seed2018.law_beside(
+        seed2018.law_deviations_ms(pts, "full_system", "write-only"), full_ref
+    )
+    rf.write(out.tab_seeds_law, law_rows_tabular(law_full))
+    law_top = law_full.iloc[0] if len(law_full) else pd.Series(dtype=float)
     numbers += [
-        rf.macro(f"{key}X", rf.num(b["throughput_ops_mean"])),
-        rf.macro(f"{key}XRaw", rf.num(raw_x.get(b["point"], math.nan))),
-        rf.macro(f"{key}Clients", str(int(b["clients_total"]))),
-        rf.macro(f"{key}Busy", rf.num(busy.get(b["point"], math.nan), 1)),
+        rf.macro("SeedsLawFullSystemOursMax", rf.num(law_top.get("ours_max_abs_ms", math.nan), 1)),
+        rf.macro(
+            "SeedsLawFullSystemSeedTwoMax", rf.num(law_top.get("seed002_max_abs_ms", math.nan), 1)
+        ),
     ]
-rf.write(
-    out.table,
-    rf.table(
-        [
-            "WT",
-            "N",
-            "X mw",
-            "X IL",
-            "X cl.",
-            "X cl. raw",
-            "queue [ms]",
-            "queue len.",
-            "memc. [ms]",
-            "study X mw",
-            "study len.",
-        ],
-        rows,
-        "rrrrrrrrrrr",
-        "Write-only workload, three servers, two middlewares: the point of highest client "
-        "throughput per worker count (WT) and its N clients. Throughput measured at the "
-        "middlewares (X mw), derived from the middlewares' response time with the interactive "
-        "law (X IL, think time = client minus middleware response time at the lightest load), "
-        "and measured at the clients (X cl.); time in the queue, time-weighted queue length "
-        "per middleware, and time waiting for memcached. Throughputs and times in the "
-        "study's time (measured throughput $/s$, times $\\cdot s$, $s$ the runs' scale "
-        "factor); X cl. raw: the client throughput as measured. The study's values: "
-        f"{ref['source']}.",
-        "tab:writes-max",
-    ),
-)
-best = client.dropna(subset=["throughput_ops_mean"])
-if best.empty:
-    numbers += [
-        rf.macro("WritesMaxX", rf.MISSING),
-        rf.macro("WritesMaxXRaw", rf.MISSING),
-        rf.macro("WritesMaxWorkers", rf.MISSING),
-    ]
-else:
-    top = best.loc[best["throughput_ops_mean"].idxmax()]
-    numbers += [
-        rf.macro("WritesMaxX", rf.num(top["throughput_ops_mean"])),
-        rf.macro("WritesMaxXRaw", rf.num(raw_x.get(top["point"], math.nan))),
-        rf.macro("WritesMaxWorkers", str(int(top["workers"]))),
-        rf.macro("WritesMaxClients", str(int(top["clients_total"]))),
-    ]
-# Beside the two 2018 reports: each worker count's maximum, and the interactive law in
-# seed 002's form (R_client - N/X_mw, ms).
-best_full = seed2018.best_points(pts, ["middleware.workers"], queue_length=qlen)
-beside = seed2018.full_system_beside(best_full, full_ref)
-rf.write(
-    out.tab_seeds,
-    rf.tabular(
-        ["WT", "", "ours", "seed 002", "seed 004"], beside_rows(beside, ["workers"]), "rlrrr"
-    ),
-)
-for _, r in beside[beside["quantity"].isin(["mw_x", "queue_ms", "server_ms"])].iterrows():
-    key = camel("SeedsFull", int(r["workers"]), r["quantity"])
-    digits = 0 if r["quantity"] == "mw_x" else 1
-    numbers += [
-        rf.macro(f"{key}Ours", rf.num(r["ours"], digits)),
-        rf.macro(f"{key}SeedTwo", rf.num(r["seed002"], digits)),
-        rf.macro(f"{key}SeedFour", rf.num(r["seed004"], digits)),
-    ]
-law_full = seed2018.law_beside(
-    seed2018.law_deviations_ms(pts, "full_system", "write-only"), full_ref
-)
-rf.write(out.tab_seeds_law, law_rows_tabular(law_full))
-law_top = law_full.iloc[0] if len(law_full) else pd.Series(dtype=float)
-numbers += [
-    rf.macro("SeedsLawFullSystemOursMax", rf.num(law_top.get("ours_max_abs_ms", math.nan), 1)),
-    rf.macro(
-        "SeedsLawFullSystemSeedTwoMax", rf.num(law_top.get("seed002_max_abs_ms", math.nan), 1)
-    ),
-]
-levels = sorted(client["workers"].unique())
-numbers.append(rf.macro("WritesWorkerLevels", ", ".join(str(int(w)) for w in levels)))
-numbers.append(rf.macro("WritesStudyMaxX", rf.num(ref[64]["mw_x"])))
-rf.write(out.numbers, "".join(numbers))
+    levels = sorted(client["workers"].unique())
+    numbers.append(rf.macro("WritesWorkerLevels", ", ".join(str(int(w)) for w in levels)))
+    numbers.append(rf.macro("WritesStudyMaxX", rf.num(ref[64]["mw_x"])))
+    rf.write(out.numbers, "".join(numbers))
+
+
+if __name__ == "__main__":
+    main(snakemake)  # type: ignore[name-defined]  # noqa: F821

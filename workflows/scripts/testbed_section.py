@@ -6,11 +6,16 @@ from pathlib import Path
 
 from analysis import testbed_summary
 
-sm = snakemake  # type: ignore[name-defined]  # noqa: F821
-sys.stderr = Path(sm.log[0]).open("w")  # noqa: SIM115 - the script's lifetime
-runs = testbed_summary.runs_table(Path(p) for p in sm.input.runs)
-machine = json.loads(Path(sm.input.host).read_text())
-check_path = Path(sm.params.delay_check)
-check = json.loads(check_path.read_text()) if check_path.exists() else None
-Path(sm.output.numbers).write_text(testbed_summary.numbers(runs, machine, check))
-Path(sm.output.table).write_text(testbed_summary.table(runs))
+
+def main(sm) -> None:  # noqa: ANN001
+    sys.stderr = Path(sm.log[0]).open("w")  # noqa: SIM115 - the script's lifetime
+    runs = testbed_summary.runs_table(Path(p) for p in sm.input.runs)
+    machine = json.loads(Path(sm.input.host).read_text())
+    check_path = Path(sm.params.delay_check)
+    check = json.loads(check_path.read_text()) if check_path.exists() else None
+    Path(sm.output.numbers).write_text(testbed_summary.numbers(runs, machine, check))
+    Path(sm.output.table).write_text(testbed_summary.table(runs))
+
+
+if __name__ == "__main__":
+    main(snakemake)  # type: ignore[name-defined]  # noqa: F821
