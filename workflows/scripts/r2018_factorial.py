@@ -14,10 +14,6 @@ from analysis.report import factor_words
 from analysis.report import figures as rf
 from analysis.scaling import in_study_time
 
-sm = snakemake  # type: ignore[name-defined]  # noqa: F821
-log_to(sm.log[0])
-ref = reference(sm.input.reference)["factorial"]
-out = sm.output
 # The study's letters: A servers (1/3), B middlewares (1/2), C workers (8/32).
 FACTORS = {"servers": "A", "middlewares": "B", "workers": "C"}
 WORDS = {
@@ -27,14 +23,6 @@ WORDS = {
 }
 RESPONSES = [("throughput_ops", 1.0, "throughput", 0), ("response_ms", 1.0, "response", 2)]
 ALPHA = 1 - CI_LEVEL
-numbers = []
-
-runs = in_study_time(pd.read_parquet(sm.input.runs))
-runs = runs[(runs["side"] == "client") & (runs["type"] == "all") & (runs["status"] == "ok")]
-runs = runs.assign(
-    workers=runs["middleware.workers"].astype(int),
-    response_ms=runs["response_us_mean"] / 1e3,
-)
 
 
 def letters(term: str) -> str:
@@ -53,113 +41,132 @@ def study_term(term: str) -> str:
     return ":".join(FACTORS[f] for f in term.split(":"))
 
 
-for workload, tex_path, fig_path in [
-    ("read-only", out.table_read, out.fig_read),
-    ("write-only", out.table_write, out.fig_write),
-]:
-    d = runs[runs["level_workload"] == workload].reset_index(drop=True)
-    theirs = ref[workload]
-    key = camel("Fact", workload)
-    study_var = theirs["throughput"]["variation"]
-    study_top = max((t for t in study_var if t != "error"), key=study_var.get)
-    ours = {v: k for k, v in FACTORS.items()}
-    study_words = factor_words.study_summary(
-        ":".join(ours[f] for f in study_top.split(":")),
-        study_var[study_top],
-        describe,
-        rf.pct,
+def main(sm) -> None:  # noqa: ANN001
+    log_to(sm.log[0])
+    ref = reference(sm.input.reference)["factorial"]
+    out = sm.output
+    numbers = []
+
+    runs = in_study_time(pd.read_parquet(sm.input.runs))
+    runs = runs[(runs["side"] == "client") & (runs["type"] == "all") & (runs["status"] == "ok")]
+    runs = runs.assign(
+        workers=runs["middleware.workers"].astype(int),
+        response_ms=runs["response_us_mean"] / 1e3,
     )
-    numbers.append(rf.macro(f"{key}StudySummary", study_words))
-    try:
-        results = {
-            name: factorial.analyse(d, col, list(FACTORS), alpha=ALPHA, order="started_at")
-            for col, _, name, _ in RESPONSES
-        }
-        note = ""
-    except factorial.DesignError as err:
-        results = {}
-        note = (
-            f" Not enough levels or repetitions for this design in the profile "
-            f"({rf.escape(str(err))}, {len(d)} runs): only the study's values are shown."
+
+    for workload, tex_path, fig_path in [
+        ("read-only", out.table_read, out.fig_read),
+        ("write-only", out.table_write, out.fig_write),
+    ]:
+        d = runs[runs["level_workload"] == workload].reset_index(drop=True)
+        theirs = ref[workload]
+        key = camel("Fact", workload)
+        study_var = theirs["throughput"]["variation"]
+        study_top = max((t for t in study_var if t != "error"), key=study_var.get)
+        ours = {v: k for k, v in FACTORS.items()}
+        study_words = factor_words.study_summary(
+            ":".join(ours[f] for f in study_top.split(":")),
+            study_var[study_top],
+            describe,
+            rf.pct,
         )
-    terms = [":".join(t) for t in factorial.terms(list(FACTORS))]
-    rows = []
-    for term in ["mean", *terms, "error"]:
-        label = (
-            "$q_0$"
-            if term == "mean"
-            else ("error" if term == "error" else f"$q_{{{letters(term)}}}$")
-        )
-        cells = [label]
-        for _, _, name, digits in RESPONSES:
-            th = theirs[name]
-            res = results.get(name)
-            eff = res.effects.get(term, math.nan) if res else math.nan
-            lo, hi = res.confidence_intervals.get(term, (math.nan, math.nan)) if res else (0, 0)
-            ci = (
-                rf.MISSING
-                if not res or math.isnan(lo)
-                else f"[{rf.num(lo, digits)}, {rf.num(hi, digits)}]"
+        numbers.append(rf.macro(f"{key}StudySummary", study_words))
+        try:
+            results = {
+                name: factorial.analyse(d, col, list(FACTORS), alpha=ALPHA, order="started_at")
+                for col, _, name, _ in RESPONSES
+            }
+            note = ""
+        except factorial.DesignError as err:
+            results = {}
+            note = (
+                f" Not enough levels or repetitions for this design in the profile "
+                f"({rf.escape(str(err))}, {len(d)} runs): only the study's values are shown."
             )
-            var = res.variation.get(term, math.nan) if res and term != "mean" else math.nan
-            sig = "*" if res and res.significant().get(term, False) else ""
-            cells += [
-                rf.num(eff, digits) + sig if term != "error" else "",
-                ci if term != "error" else "",
-                rf.pct(var) if term != "mean" else "",
-                rf.num(th["effects"].get(study_term(term), math.nan), digits)
-                if term != "error"
-                else "",
-                rf.pct(th["variation"].get(study_term(term), math.nan)) if term != "mean" else "",
-            ]
-        rows.append(cells)
-    reps = results["throughput"].replications if results else d["repetition"].nunique()
-    header = [
-        "",
-        "X effect",
-        f"{int(100 * (1 - ALPHA))}\\,\\% CI",
-        "var.",
-        "study",
-        "var.",
-        "R effect [ms]",
-        "CI",
-        "var.",
-        "study",
-        "var.",
-    ]
-    rf.write(
-        tex_path,
-        rf.table(
-            header,
-            rows,
-            "l" + "rrrrr" * 2,
-            f"2$^3$ r design, {workload} ({reps} repetitions, client side): effects, "
-            "confidence intervals (* excludes zero) and fraction of variation explained, for "
-            "throughput X (ops/s) and response time R, in the study's time (measured "
-            "throughput $/s$, response time $\\cdot s$, $s$ the runs' scale factor; the "
-            "fractions of variation do not depend on $s$), beside the study's "
-            f"({rf.escape(ref['source'])}).{note}",
-            f"tab:fact-{workload}",
-        ),
-    )
-    if not results:
-        fig, axes = rf.figure(width=4, height=1.2)
-        axes[0][0].text(0.5, 0.5, "not enough levels", ha="center", va="center")
-        axes[0][0].set_axis_off()
-        rf.save(fig, fig_path)
-        numbers.append(rf.macro(f"{key}Summary", "The design is incomplete in this profile."))
-        continue
-    x, r = results["throughput"], results["response"]
-    factorial.plot_diagnostics(x, fig_path)
-    top = max(x.terms, key=lambda t: x.variation[t])
-    top_r = max(r.terms, key=lambda t: r.variation[t])
-    summary = factor_words.summary(
-        x.replications,
-        (top, x.variation[top]),
-        (top_r, r.variation[top_r]),
-        x.variation["error"],
-        describe,
-        rf.pct,
-    )
-    numbers.append(rf.macro(f"{key}Summary", summary))
-rf.write(out.numbers, "".join(numbers))
+        terms = [":".join(t) for t in factorial.terms(list(FACTORS))]
+        rows = []
+        for term in ["mean", *terms, "error"]:
+            label = (
+                "$q_0$"
+                if term == "mean"
+                else ("error" if term == "error" else f"$q_{{{letters(term)}}}$")
+            )
+            cells = [label]
+            for _, _, name, digits in RESPONSES:
+                th = theirs[name]
+                res = results.get(name)
+                eff = res.effects.get(term, math.nan) if res else math.nan
+                lo, hi = res.confidence_intervals.get(term, (math.nan, math.nan)) if res else (0, 0)
+                ci = (
+                    rf.MISSING
+                    if not res or math.isnan(lo)
+                    else f"[{rf.num(lo, digits)}, {rf.num(hi, digits)}]"
+                )
+                var = res.variation.get(term, math.nan) if res and term != "mean" else math.nan
+                sig = "*" if res and res.significant().get(term, False) else ""
+                cells += [
+                    rf.num(eff, digits) + sig if term != "error" else "",
+                    ci if term != "error" else "",
+                    rf.pct(var) if term != "mean" else "",
+                    rf.num(th["effects"].get(study_term(term), math.nan), digits)
+                    if term != "error"
+                    else "",
+                    rf.pct(th["variation"].get(study_term(term), math.nan))
+                    if term != "mean"
+                    else "",
+                ]
+            rows.append(cells)
+        reps = results["throughput"].replications if results else d["repetition"].nunique()
+        header = [
+            "",
+            "X effect",
+            f"{int(100 * (1 - ALPHA))}\\,\\% CI",
+            "var.",
+            "study",
+            "var.",
+            "R effect [ms]",
+            "CI",
+            "var.",
+            "study",
+            "var.",
+        ]
+        rf.write(
+            tex_path,
+            rf.table(
+                header,
+                rows,
+                "l" + "rrrrr" * 2,
+                f"2$^3$ r design, {workload} ({reps} repetitions, client side): effects, "
+                "confidence intervals (* excludes zero) and fraction of variation explained, for "
+                "throughput X (ops/s) and response time R, in the study's time (measured "
+                "throughput $/s$, response time $\\cdot s$, $s$ the runs' scale factor; the "
+                "fractions of variation do not depend on $s$), beside the study's "
+                f"({rf.escape(ref['source'])}).{note}",
+                f"tab:fact-{workload}",
+            ),
+        )
+        if not results:
+            fig, axes = rf.figure(width=4, height=1.2)
+            axes[0][0].text(0.5, 0.5, "not enough levels", ha="center", va="center")
+            axes[0][0].set_axis_off()
+            rf.save(fig, fig_path)
+            numbers.append(rf.macro(f"{key}Summary", "The design is incomplete in this profile."))
+            continue
+        x, r = results["throughput"], results["response"]
+        factorial.plot_diagnostics(x, fig_path)
+        top = max(x.terms, key=lambda t: x.variation[t])
+        top_r = max(r.terms, key=lambda t: r.variation[t])
+        summary = factor_words.summary(
+            x.replications,
+            (top, x.variation[top]),
+            (top_r, r.variation[top_r]),
+            x.variation["error"],
+            describe,
+            rf.pct,
+        )
+        numbers.append(rf.macro(f"{key}Summary", summary))
+    rf.write(out.numbers, "".join(numbers))
+
+
+if __name__ == "__main__":
+    main(snakemake)  # type: ignore[name-defined]  # noqa: F821
