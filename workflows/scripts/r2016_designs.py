@@ -66,21 +66,11 @@ def table(w: pd.DataFrame) -> str:
                 fg.pct(r.get("busy_shared_2018"), 0),
             ]
         )
-    return fg.table(
+    return fg.tabular(
         ["$S$", "Replication", "$w$ (\\%)", "$X_{2016}$", "$X_{2018}$", "ratio", "$R_{2016}$",
          "$R_{2018}$", "busiest", "busy", "read", "write", "shared"],
         rows,
         "rllrrrrrlrrrr",
-        "The grid of the effect of writes on both designs with the same \\texttt{-t} "
-        "(2016: that many read threads per server and one write thread per server; 2018: "
-        "that many workers in all). $X$: throughput (ops/s) and $R$: mean response time "
-        "(ms) at the clients, means over repetitions, in the study's time (measured $X/s$, "
-        "$R \\cdot s$, $s$ the runs' scale factor); ratio: $X_{2016}/X_{2018}$. Busy "
-        "fractions (dequeue to reply; the write thread: time not waiting in its selector), "
-        "measured at the middleware: the 2016 design's busiest pool and the busiest read "
-        "pool and write thread; the 2018 design's shared pool. A pool busy "
-        f"{fg.pct(SATURATED, 0)} of the time or more counts as saturated.",
-        "tab:sixteen-designs",
     )  # fmt: skip
 
 

@@ -80,7 +80,7 @@ def main(sm) -> None:  # noqa: ANN001
             )
     rf.write(
         out.table,
-        rf.table(
+        rf.tabular(
             [
                 "load",
                 "batch",
@@ -94,11 +94,6 @@ def main(sm) -> None:  # noqa: ANN001
             ],
             rows,
             "lrrrrrrrr",
-            "Batching workers (\\texttt{--max-batch}) beside one request per turn (batch 1), at the"
-            " largest client count: client throughput and the middleware's mean times per request,"
-            " in the study's time (throughput $/s$, times $\\cdot s$, $s$ the runs' scale factor;"
-            " X raw: the throughput as measured).",
-            "tab:batching",
         ),
     )
 

@@ -22,7 +22,7 @@ def main(sm) -> None:  # noqa: ANN001
     pts["workers"] = pts["middleware.workers"].astype(int)
     pts["series"] = pts["workers"].astype(str) + " WT"
     out = sm.output
-    numbers = []
+    numbers = [rf.macro("WritesMaxStudySource", rf.escape(ref["source"]))]
 
     # Queue length per point: time-weighted mean of the stable windows, averaged over middlewares.
     queue = pd.read_parquet(sm.input.queue)
@@ -99,7 +99,7 @@ def main(sm) -> None:  # noqa: ANN001
         ]
     rf.write(
         out.table,
-        rf.table(
+        rf.tabular(
             [
                 "WT",
                 "N",
@@ -115,16 +115,6 @@ def main(sm) -> None:  # noqa: ANN001
             ],
             rows,
             "rrrrrrrrrrr",
-            "Write-only workload, three servers, two middlewares: the point of highest client "
-            "throughput per worker count (WT) and its N clients. Throughput measured at the "
-            "middlewares (X mw), derived from the middlewares' response time with the interactive "
-            "law (X IL, think time = client minus middleware response time at the lightest load), "
-            "and measured at the clients (X cl.); time in the queue, time-weighted queue length "
-            "per middleware, and time waiting for memcached. Throughputs and times in the "
-            "study's time (measured throughput $/s$, times $\\cdot s$, $s$ the runs' scale "
-            "factor); X cl. raw: the client throughput as measured. The study's values: "
-            f"{ref['source']}.",
-            "tab:writes-max",
         ),
     )
     best = client.dropna(subset=["throughput_ops_mean"])
