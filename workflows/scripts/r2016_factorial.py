@@ -114,7 +114,9 @@ def main(sm) -> None:  # noqa: ANN001
         problem = str(err)
     numbers: dict[str, str] = {"SixteenFactAlpha": fg.num(100 * (1 - ALPHA))}
     if problem:
-        fg.write(sm.output.table, "")
+        fg.write(sm.output.table, "\\emph{not analysed: not enough levels or repetitions}\n")
+        numbers["SixteenFactReplications"] = fg.MISSING
+        numbers["SixteenFactLevels"] = ""
         placeholder(sm.output.diagnostics, "not enough levels or repetitions")
         numbers["SixteenFactSentence"] = (
             "The design is incomplete in this run (" + fg.escape(problem) + "), so it is "
@@ -141,7 +143,7 @@ def main(sm) -> None:  # noqa: ANN001
     )
     fg.write(
         sm.output.table,
-        fg.table(
+        fg.tabular(
             [
                 "Term",
                 "$q$ ($X$, ops/s)",
@@ -153,17 +155,14 @@ def main(sm) -> None:  # noqa: ANN001
             ],
             rows,
             "lrrrrrr",
-            f"$2^3 \\cdot {tp.replications}$ factorial design on the client-measured throughput "
-            "$X$ and mean response time $R$ in the study's time (measured $X/s$, $R \\cdot s$, "
-            "$s$ the runs' scale factor; the shares of variation do not depend on $s$): "
-            "effects $q$ (additive model), their confidence "
-            "intervals (* where the interval excludes zero) and the share of the variation "
-            f"each term explains. Factors at $-1$/$+1$: $S$ = {tp.levels['S']['low']}/"
-            f"{tp.levels['S']['high']} servers, Rep = {tp.levels['Rep']['low']}/"
-            f"{tp.levels['Rep']['high']} replication, $w$ = {tp.levels['w']['low']}/"
-            f"{tp.levels['w']['high']}\\,\\% writes.",
-            "tab:sixteen-factorial",
         ),
+    )
+    lv = tp.levels
+    # The caption (in the section) names the design and its levels.
+    numbers["SixteenFactLevels"] = (
+        f"Factors at $-1$/$+1$: $S$ = {lv['S']['low']}/{lv['S']['high']} servers,"
+        f" Rep = {lv['Rep']['low']}/{lv['Rep']['high']} replication,"
+        f" $w$ = {lv['w']['low']}/{lv['w']['high']}\\,\\% writes."
     )
     factorial.plot_diagnostics(tp, sm.output.diagnostics)
     top = max(tp.terms, key=lambda t: tp.variation[t])
