@@ -176,28 +176,6 @@ def longtable_macros(stem: str, head: str, rows: Sequence[str]) -> str:
     )
 
 
-def table(
-    header: Sequence[str], rows: Sequence[Sequence[str]], spec: str, caption: str, label: str
-) -> str:
-    """A small booktabs table float; cells are already LaTeX."""
-    lines = [
-        r"\begin{table}[htbp]",
-        r"\centering\small",
-        rf"\caption{{{caption}}}\label{{{label}}}",
-        r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%",
-        rf"\begin{{tabular}}{{{spec}}}",
-        r"\toprule",
-        " & ".join(header) + r" \\",
-        r"\midrule",
-    ]
-    if rows:
-        lines += [" & ".join(r) + r" \\" for r in rows]
-    else:
-        lines.append(rf"\multicolumn{{{len(header)}}}{{c}}{{no data}} \\")
-    lines += [r"\bottomrule", r"\end{tabular}}", r"\end{table}", ""]
-    return "\n".join(lines)
-
-
 def write(path: str | Path, text: str) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -50,35 +50,6 @@ def ok_runs(runs: pd.DataFrame) -> set[str]:
 Key = tuple[str, str, str]  # (block, row, column) level names
 
 
-def grid_table(
-    cells: Mapping[Key, Mapping[str, float]],
-    blocks: Sequence[tuple[str, str]],
-    rows: Sequence[tuple[str, str]],
-    columns: Sequence[tuple[str, str]],
-    reference: Callable[[Key], float | None] | None,
-    row_header: str,
-    column_header: str,
-    caption: str,
-    label: str,
-) -> str:
-    """`grid_tabular` in a table float with its caption (for scripts whose captions are
-    not yet in the paper's source)."""
-    return "\n".join(
-        [
-            r"\begin{table}[htbp]",
-            r"\centering\small",
-            rf"\caption{{{caption}}}\label{{{label}}}",
-            r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%",
-            grid_tabular(cells, blocks, rows, columns, reference, row_header, column_header).rstrip(
-                "\n"
-            )
-            + "}",
-            r"\end{table}",
-            "",
-        ]
-    )
-
-
 def grid_tabular(
     cells: Mapping[Key, Mapping[str, float]],
     blocks: Sequence[tuple[str, str]],

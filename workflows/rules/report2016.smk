@@ -64,7 +64,8 @@ rule r2016_writes:
     output:
         figure=f"{PAPER_2016}/writes.pdf",
         table=f"{PAPER_2016}/writes.tex",
-        times=f"{PAPER_2016}/writes-times.tex",
+        times_set=f"{PAPER_2016}/writes-times-set.tex",
+        times_get=f"{PAPER_2016}/writes-times-get.tex",
         scaling=f"{PAPER_2016}/writes-scaling.tex",
         numbers=f"{NUMBERS_2016}/writes.json",
     log:

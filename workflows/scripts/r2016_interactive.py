@@ -54,15 +54,10 @@ def main(sm) -> None:  # noqa: ANN001
         ])  # fmt: skip
     fg.write(
         sm.output.table,
-        fg.table(
+        fg.tabular(
             ["Family", "Runs", "mean $|e|$", "max $|e|$", "mean $Z$ (ms)", "max $Z$ (ms)"],
             rows,
             "lrrrrr",
-            "Interactive response time law per 2016 family: relative error $e = (X - N/R)/X$ "
-            "of the throughput predicted from the clients $N$ and the client response time "
-            "$R$ with $Z = 0$, and the think time $Z = N/X - R$ that would make the law exact; "
-            "as measured (the law holds in any one time base, so no rescaling by $s$).",
-            "tab:sixteen-law",
         ),
     )
     err = law["relative_error"].abs()

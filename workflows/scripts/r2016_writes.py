@@ -13,7 +13,7 @@ import yaml
 from analysis.report import figures as fg
 from analysis.report import series_plot as sp
 from analysis.report.tables2016 import relative_change
-from analysis.report.times2016 import grid_table, ok_runs, point_times
+from analysis.report.times2016 import grid_tabular, ok_runs, point_times
 from analysis.scalability import ideal_linear
 from analysis.scaling import in_study_time, with_scale
 
@@ -93,9 +93,10 @@ METRIC = {
 
 def times_tables(
     points: pd.DataFrame, runs: pd.DataFrame, pool_requests: pd.DataFrame, ref: dict
-) -> str:
-    """Queue and server time percentiles per type: blocks of metric × replication, rows of
-    servers, columns of write shares; sets beside the original's Tables 5 and 6."""
+) -> dict[str, str]:
+    """Queue and server time percentiles per type (a tabular each): blocks of metric ×
+    replication, rows of servers, columns of write shares; sets beside the original's
+    Tables 5 and 6."""
     info = points.drop_duplicates("point")[
         ["point", "servers", "level_replication", "level_writes"]
     ]
@@ -117,7 +118,7 @@ def times_tables(
         key=float,
     )
     replication = [r for r in REPLICATION if r in set(points["level_replication"]) | set(orig)]
-    out = []
+    out: dict[str, str] = {}
     for kind in ("set", "get"):
         blocks = []
         for metric, name in METRIC.items():
@@ -139,32 +140,16 @@ def times_tables(
                 return None
             return orig.get(r, {}).get("values", {}).get(int(s), {}).get(w)
 
-        out.append(
-            grid_table(
-                {k[1:]: v for k, v in cells.items() if k[0] == kind},
-                blocks,
-                [(str(s), str(s)) for s in servers],
-                [(w, f"{w}\\,\\% writes") for w in writes],
-                reference if kind == "set" else None,
-                "$S$",
-                "",
-                f"Effect of writes on {kind}s: time in the "
-                f"{'write' if kind == 'set' else 'read'} queue, time waiting for the servers "
-                "and response time in the middleware per part, median (p50) and 90th "
-                "percentile (p90) in ms in the study's time "
-                "(measured $\\cdot s$, $s$ the runs' scale factor), measured at the "
-                "middleware (per run the count-weighted mean of its stable windows' "
-                "percentiles, then the mean over repetitions)"
-                + (
-                    "; orig.: the original's medians (Tables 5 and 6 of the 2016 study; it "
-                    "prints no other time tables)."
-                    if kind == "set"
-                    else "."
-                ),
-                f"tab:sixteen-writes-times-{kind}",
-            )
+        out[kind] = grid_tabular(
+            {k[1:]: v for k, v in cells.items() if k[0] == kind},
+            blocks,
+            [(str(s), str(s)) for s in servers],
+            [(w, f"{w}\\,\\% writes") for w in writes],
+            reference if kind == "set" else None,
+            "$S$",
+            "",
         )
-    return "\n".join(out)
+    return out
 
 
 def type_numbers(client: pd.DataFrame) -> dict[str, str]:
@@ -237,10 +222,9 @@ def main(sm) -> None:  # noqa: ANN001
     points = in_study_time(raw_points)
     pool_requests = pd.read_parquet(sm.input.pool_requests)
     pool_requests = in_study_time(with_scale(pool_requests, raw_points, "point"))
-    fg.write(
-        sm.output.times,
-        times_tables(points, pd.read_parquet(sm.input.runs), pool_requests, reference),
-    )
+    times = times_tables(points, pd.read_parquet(sm.input.runs), pool_requests, reference)
+    fg.write(sm.output.times_set, times["set"])
+    fg.write(sm.output.times_get, times["get"])
     figure(points, sm.output.figure)
     points_by_type = points[points["side"] == "client"]
     scaling, scaled = scaling_table(points[points["side"] == "client"])
