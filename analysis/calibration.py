@@ -103,13 +103,14 @@ def calibrate(runs: pd.DataFrame, machines: Machines, scale: float) -> dict[str,
             fit = fit_speed(mine, target.value, machines.speed_lower, machines.speed_upper)
         except CalibrationError as err:
             raise CalibrationError(f"target {name}: {err}") from err
-        fitted[target.role] = fit.speed
+        fitted[name] = fit.speed
         points = runs[runs["target"] == name].sort_values(["speed", "run"])
         targets.append(
             {
                 "name": name,
                 "role": target.role,
                 "study": target.study,
+                "studies": list(target.studies),
                 "value": target.value,
                 "source": target.source,
                 "side": target.side,

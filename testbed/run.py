@@ -50,6 +50,10 @@ PAUSE_LIMIT_S = 300.0
 # JVM may take to start and connect.
 START_GATE = "start-gate"
 GATE_TIMEOUT_S = 120.0
+# A JVM compiles its hot code once invocation counters cross their thresholds. Under a budget
+# of a few hundredths of a core that takes minutes of wall time, while the study's JVMs ran
+# warm: a middleware first serves an unmeasured warm-up launch this long, without budgets.
+WARMUP_LAUNCH_S = 3.0
 
 
 class RunError(RuntimeError):
@@ -349,16 +353,20 @@ class Runner:
         prefix: str = "",
         steps: tuple[int, ...] = (),
         marks: tuple[str, ...] = ("window_start", "window_end"),
+        budgets: bool = True,
     ) -> list[Proc]:
         """One launch of the clients. With `steps` (built-in generator only), one launch
         steps through those virtual-client levels, `point.duration_s` each; `marks` names
-        the CPU marks at the launch's boundaries (one more than its steps)."""
+        the CPU marks at the launch's boundaries (one more than its steps). Without
+        `budgets`, the hosts' quotas stay open (a warm-up)."""
         p = point or self.point
         # Budgets bind over the measurement only. The built-in generator's JVM starts
         # outside them: it connects, waits at its start gate, and the quotas apply before
         # the gate opens. memtier and memaslap start in milliseconds and need no gate.
-        gated = self.driver == "builtin" and self.cgroups is not None
-        if self.cgroups is not None and not gated:
+        budgeted = budgets and self.cgroups is not None
+        gated = self.driver == "builtin" and budgeted
+        if budgeted and not gated:
+            assert self.cgroups is not None
             self.cgroups.bind()
         procs = []
         launched = time.time()
@@ -391,7 +399,8 @@ class Runner:
         self._wait_clients(procs, p.duration_s, marks[1:-1])
         self._mark(marks[-1])
         record_exits(procs, self._exited)
-        if self.cgroups is not None:
+        if budgeted:
+            assert self.cgroups is not None
             self.cgroups.release()
         bad = [q for q in procs if q.exit_code != 0]
         if bad:
@@ -401,6 +410,18 @@ class Runner:
                 f" (see {q.rel}/stderr.log)"
             )
         return procs
+
+    def _warm_up(
+        self, layout: Layout, frontends: list[Target], point: Point, prefix: str = ""
+    ) -> None:
+        """An unmeasured launch of `point`'s clients, WARMUP_LAUNCH_S long and without
+        budgets, so that a middleware that has just started runs compiled code when it is
+        measured. Its output stays under `<prefix>warmup/`, outside what is parsed."""
+        short = point.model_copy(update={"duration_s": min(point.duration_s, WARMUP_LAUNCH_S)})
+        self._log(f"warm-up: {point.virtual_clients} virtual clients per thread,"
+                  f" {short.duration_s:g} s without budgets")  # fmt: skip
+        marks = (f"{prefix}warmup:0", f"{prefix}warmup:1")
+        self._run_clients(layout, frontends, short, f"{prefix}warmup/", (), marks, budgets=False)
 
     def _await_gates(self, procs: list[Proc]) -> None:
         """Waits until every gated client is connected and waiting at its gate."""
@@ -661,6 +682,8 @@ class Runner:
         else:
             self._hook("middlewares")
         self._stage("clients")
+        if layout.middlewares and cpubudget.budget_of(self.point, "middleware") is not None:
+            self._warm_up(layout, frontends, self.point)
         self._log(f"{self.point.clients_total} virtual clients for {self.point.duration_s} s")
         self._run_clients(layout, frontends)
         self._stage("stop")

@@ -51,6 +51,8 @@ class Target:
     point: dict[str, Any]
     # Speed levels of this target's runs; empty: the calibration's common levels.
     speeds: tuple[float, ...] = ()
+    # The studies whose hosts of this role take the fitted factor.
+    studies: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -143,10 +145,23 @@ def load_machines(path: Path = MACHINES, root: Path = ROOT) -> Machines:
             t["side"],
             t["point"],
             tuple(float(x) for x in t.get("speeds", ())),
+            tuple(str(s) for s in t.get("studies", studies)),
         )
+    for name, target in targets.items():
+        if target.study not in target.studies or not set(target.studies) <= set(studies):
+            raise ScaleModelError(
+                f"{path}: target {name} must serve its own study {target.study} and known"
+                f" studies only, got {list(target.studies)}"
+            )
     roles = [t.role for t in targets.values()]
-    if len(set(roles)) != len(roles):
-        raise ScaleModelError(f"{path}: calibration fits one target per role, got roles {roles}")
+    for study in studies:
+        for role in sorted(set(roles)):
+            serving = sorted(n for n, t in targets.items() if t.role == role and study in t.studies)
+            if len(serving) != 1:
+                raise ScaleModelError(
+                    f"{path}: the {role}s of study {study} need exactly one calibration target,"
+                    f" got {serving or 'none'}"
+                )
     same_as = cal["client_rule"]["same_as"]
     if "client" in roles:
         raise ScaleModelError(f"{path}: the client role follows client_rule, it is not fitted")
@@ -199,18 +214,32 @@ def client_speed(machines: Machines, fitted: dict[str, float]) -> float | None:
     return machines.speed_upper if same_as == "upper" else float(fitted[same_as])
 
 
-def speed_factors(machines: Machines, fitted: dict[str, float]) -> dict[str, float | None]:
-    """All three roles' speed factors from the fitted ones (the client follows its rule)."""
-    missing = [r for r in ROLES if r != "client" and r not in fitted]
+def speed_factors(
+    machines: Machines, fitted: dict[str, float]
+) -> dict[str, dict[str, float | None]]:
+    """Every study's three speed factors from the fitted ones, keyed by target name: a role
+    takes the factor of the target that serves its study (the client follows its rule).
+
+    One role may need a factor per study: the study's own software ran on the machine, and
+    a speed factor carries how much CPU our implementation of that study's design needs
+    beside it, not only the machine's speed."""
+    missing = sorted(set(machines.targets) - set(fitted))
     if missing:
-        raise ScaleModelError(f"no speed factor for roles {missing}")
-    out: dict[str, float | None] = {role: float(fitted[role]) for role in ROLES if role != "client"}
-    out["client"] = client_speed(machines, out)  # type: ignore[arg-type]
-    for role, f in out.items():
-        if f is None:
-            continue
-        if not (math.isfinite(f) and f > 0):
-            raise ScaleModelError(f"speed factor of {role} must be positive, got {f!r}")
+        raise ScaleModelError(f"no speed factor for targets {missing}")
+    out: dict[str, dict[str, float | None]] = {}
+    for study in machines.studies:
+        factors: dict[str, float | None] = {}
+        for name, target in machines.targets.items():
+            if study in target.studies:
+                f = float(fitted[name])
+                if not (math.isfinite(f) and f > 0):
+                    raise ScaleModelError(f"speed factor of {name} must be positive, got {f!r}")
+                factors[target.role] = f
+        lacking = [r for r in ROLES if r != "client" and r not in factors]
+        if lacking:
+            raise ScaleModelError(f"no speed factor for the {lacking} of study {study}")
+        factors["client"] = client_speed(machines, factors)  # type: ignore[arg-type]
+        out[study] = {role: factors[role] for role in ROLES}
     return out
 
 
@@ -321,17 +350,17 @@ def time_study(duration: float, scale: float) -> float:
     return duration * scale
 
 
-def read_speed_factors(path: Path) -> dict[str, float | None]:
-    """The speed factor of every role from a profile's calibration.json."""
+def read_speed_factors(path: Path, study: str | int) -> dict[str, float | None]:
+    """The speed factor of every role of one study from a profile's calibration.json."""
     try:
-        factors = json.loads(path.read_text())["speed_factors"]
+        factors = json.loads(path.read_text())["speed_factors"][str(study)]
     except (OSError, ValueError, KeyError, TypeError) as err:
-        raise ScaleModelError(f"{path}: no speed factors: {err}") from err
+        raise ScaleModelError(f"{path}: no speed factors for study {study}: {err}") from err
     if not isinstance(factors, dict) or sorted(factors) != sorted(ROLES):
-        raise ScaleModelError(f"{path}: speed_factors must name {', '.join(ROLES)}")
+        raise ScaleModelError(f"{path}: speed_factors.{study} must name {', '.join(ROLES)}")
     return {role: None if factors[role] is None else float(factors[role]) for role in ROLES}
 
 
 def calibrated(spec: dict[str, Any], study: str | int, calibration: Path) -> dict[str, Any]:
-    """A planned point with the CPU budgets its calibration gives its hosts."""
-    return with_budgets(spec, load_machines(), study, read_speed_factors(calibration))
+    """A planned point with the CPU budgets its calibration gives its study's hosts."""
+    return with_budgets(spec, load_machines(), study, read_speed_factors(calibration, study))

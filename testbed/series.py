@@ -200,7 +200,7 @@ class SeriesRunner(Runner):
             try:
                 for n, launch in enumerate(seg.launches):
                     if n == 0 and not launch.stepped and layout.middlewares:
-                        self._warm_up(layout, frontends, launch, prefix)
+                        self._warm_up(layout, frontends, self.steps[launch.steps[0]].point, prefix)
                     self._launch(layout, frontends, launch, prefix, warm_up=n == 0)
                     for i in launch.steps:
                         self._remeasure(layout, frontends, i, prefix)
@@ -277,17 +277,6 @@ class SeriesRunner(Runner):
             self._place_clients(step, procs, k + 1 if launch.stepped else None)
             self._record_attempt(step, label, error)
         self._time_stage("clients")
-
-    def _warm_up(self, layout: Layout, frontends: list[Target], launch: Launch, seg: str) -> None:
-        """An unmeasured launch at the first point of `launch`: a middleware that has just
-        started compiles its hot code first (stepped launches warm up in a first step)."""
-        point = self.steps[launch.steps[0]].point
-        self._stage("clients")
-        self._log(f"warm-up: {point.virtual_clients} virtual clients per thread,"
-                  f" {point.duration_s:g} s")  # fmt: skip
-        self._run_clients(
-            layout, frontends, point, f"{seg}warmup/", (), (f"{seg}warmup:0", f"{seg}warmup:1")
-        )
 
     def _remeasure(self, layout: Layout, frontends: list[Target], i: int, seg: str) -> None:
         """Measures step `i` again on its own while it failed or was unstable."""

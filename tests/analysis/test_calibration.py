@@ -62,9 +62,10 @@ def _runs(factor: float) -> pd.DataFrame:
 
 def test_calibrate_fits_every_role_and_lists_both_sets() -> None:
     result = calibrate(_runs(0.04), MACHINES, 0.04)
-    assert result["speed_factors"]["server"] == pytest.approx(0.4)
-    assert result["speed_factors"]["middleware"] == pytest.approx(0.4)
-    assert result["speed_factors"]["client"] is None  # clients run without a budget
+    for study in ("2016", "2018"):
+        assert result["speed_factors"][study]["server"] == pytest.approx(0.4)
+        assert result["speed_factors"][study]["middleware"] == pytest.approx(0.4)
+        assert result["speed_factors"][study]["client"] is None  # clients run unbudgeted
     fitted = {t["source"] + str(t["value"]) for t in result["targets"]}
     validated = {v["source"] + str(v["value"]) for v in result["validation"]}
     assert fitted and validated and not fitted & validated
@@ -77,7 +78,7 @@ def test_failed_runs_are_listed_but_not_fitted() -> None:
     runs.loc[bad, "status"] = "failed"
     runs.loc[bad, "throughput_ops"] = 1.0
     result = calibrate(runs, MACHINES, 0.04)
-    assert result["speed_factors"]["server"] == pytest.approx(0.4)
+    assert result["speed_factors"]["2018"]["server"] == pytest.approx(0.4)
     statuses = [r["status"] for t in result["targets"] for r in t["runs"]]
     assert statuses.count("failed") == len(MACHINES.targets)
 

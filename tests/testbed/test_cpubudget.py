@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from analysis.parse import read_memtier
 from testbed import cpuaccount, cpubudget
 from testbed.cpubudget import CgroupSample, Hierarchy, HostCgroup
 from testbed.point import Point
-from testbed.run import RunError, RunOptions, run_point
+from testbed.run import WARMUP_LAUNCH_S, RunError, RunOptions, run_point
 
 from .conftest import REPO, no_leftovers, processes_in
 
@@ -337,6 +338,26 @@ def test_a_budgeted_middleware_runs_its_jit_and_collector_outside_the_budget(
         assert cpu["hosts_cores"] == pytest.approx(
             total + mw["exempt_cpu_s_window"] / cpu["window_s"]
         )
+
+
+def test_a_budgeted_middleware_is_warmed_up_with_its_quota_open_before_it_is_measured(
+    tmp_path, base_port, netns_prefix, loadgen_jar, hierarchy
+):
+    # 0.02 cores holds the middleware far below what it serves with its quota open.
+    point = emulated(middlewares=1, budgets_cores={"middleware": 0.02})
+    manifest = run_point(point, options(tmp_path, "run", base_port, netns_prefix))
+    no_leftovers(netns_prefix)
+    no_cgroups_left(netns_prefix)
+    assert manifest["status"] == "ok", manifest["error"]
+    warm = read_memtier(tmp_path / "run/warmup/clients/client1.0/result.json")
+    measured = read_memtier(tmp_path / "run/clients/client1.0/result.json")
+
+    def ops_per_s(r) -> float:
+        return float(r.windows["count"].sum()) / ((r.end_ms - r.start_ms) / 1000)
+
+    assert warm.end_ms - warm.start_ms <= 1000 * (WARMUP_LAUNCH_S + 1)
+    assert measured.start_ms >= warm.end_ms  # before the measurement, and not part of it
+    assert ops_per_s(warm) > 3 * ops_per_s(measured), (ops_per_s(warm), ops_per_s(measured))
 
 
 def test_processes_are_in_their_hosts_cgroups_and_sigterm_removes_them(

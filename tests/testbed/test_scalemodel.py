@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -47,14 +48,41 @@ def test_rescaling_undoes_the_dilation() -> None:
 
 
 def test_client_follows_its_rule() -> None:
-    factors = scalemodel.speed_factors(MACHINES, {"server": 0.3, "middleware": 0.6})
+    fitted = {"server_write_max": 0.3, "middleware_write_plateau": 0.6, "middleware_max_2016": 0.1}
+    factors = scalemodel.speed_factors(MACHINES, fitted)
     # Our load generator is not the study's: clients run without a budget.
     assert MACHINES.client_same_as == "unbudgeted"
-    assert factors == {"server": 0.3, "middleware": 0.6, "client": None}
-    budgets = scalemodel.budgets_cores(MACHINES, 2018, 0.04, factors)
+    assert factors["2018"] == {"server": 0.3, "middleware": 0.6, "client": None}
+    budgets = scalemodel.budgets_cores(MACHINES, 2018, 0.04, factors["2018"])
     assert budgets == {"server": 0.012, "middleware": 0.192, "client": None}
-    with pytest.raises(ScaleModelError, match="middleware"):
-        scalemodel.speed_factors(MACHINES, {"server": 0.3})
+    with pytest.raises(ScaleModelError, match="middleware_max_2016"):
+        scalemodel.speed_factors(
+            MACHINES, {"server_write_max": 0.3, "middleware_write_plateau": 0.6}
+        )
+
+
+def test_each_study_takes_the_factor_of_the_target_that_serves_it() -> None:
+    fitted = {"server_write_max": 0.3, "middleware_write_plateau": 0.6, "middleware_max_2016": 0.1}
+    factors = scalemodel.speed_factors(MACHINES, fitted)
+    # One server target serves both studies; each design's middleware has its own.
+    assert factors["2016"] == {"server": 0.3, "middleware": 0.1, "client": None}
+    assert scalemodel.budgets_cores(MACHINES, 2016, 0.05, factors["2016"])["middleware"] == 0.04
+
+
+def test_a_role_left_without_a_target_or_with_two_is_refused(tmp_path: Path) -> None:
+    doc = yaml.safe_load(scalemodel.MACHINES.read_text())
+    targets = doc["calibration"]["targets"]
+    del targets["middleware_max_2016"]
+    path = tmp_path / "machines.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    with pytest.raises(ScaleModelError, match="middlewares of study 2016 need exactly one"):
+        load_machines(path)
+    doc = yaml.safe_load(scalemodel.MACHINES.read_text())
+    doc["calibration"]["targets"]["middleware_write_plateau"]["studies"] = [2018, 2016]
+    path.write_text(yaml.safe_dump(doc))
+    both = re.escape("got ['middleware_max_2016', 'middleware_write_plateau']")
+    with pytest.raises(ScaleModelError, match=both):
+        load_machines(path)
 
 
 def test_the_largest_point_fits_two_cores_at_the_default_scale_only(monkeypatch) -> None:
@@ -68,14 +96,19 @@ def test_the_largest_point_fits_two_cores_at_the_default_scale_only(monkeypatch)
 
 def test_calibrated_budgets_come_from_calibration_json(tmp_path: Path) -> None:
     cal = tmp_path / "calibration.json"
-    cal.write_text('{"speed_factors": {"server": 0.5, "client": 0.5, "middleware": 0.25}}')
+    cal.write_text(
+        '{"speed_factors": {"2016": {"server": 0.5, "client": 0.5, "middleware": 0.25},'
+        ' "2018": {"server": 0.5, "client": 0.5, "middleware": 0.75}}}'
+    )
     spec = {**BIG_2016, "name": "p", "scale": 0.04}
     out = scalemodel.calibrated(spec, 2016, cal)
     assert out["budgets_cores"] == {"server": 0.04, "client": 0.04, "middleware": 0.08}
     assert "budgets_cores" not in spec
-    cal.write_text('{"speed_factors": {"server": 0.5}}')
-    with pytest.raises(ScaleModelError, match="speed_factors must name"):
+    cal.write_text('{"speed_factors": {"2016": {"server": 0.5}}}')
+    with pytest.raises(ScaleModelError, match=r"speed_factors\.2016 must name"):
         scalemodel.calibrated(spec, 2016, cal)
+    with pytest.raises(ScaleModelError, match="no speed factors for study 2018"):
+        scalemodel.calibrated(spec, 2018, cal)
 
 
 def _machines_copy(tmp_path: Path, edit) -> Path:

@@ -24,6 +24,10 @@ def _f(x: Any, digits: int = 0) -> str:
     return f"{float(x):,.{digits}f}".replace(",", "{,}")
 
 
+# Macro names take no digits.
+STUDY_WORDS = {"2016": "Sixteen", "2018": "Eighteen"}
+
+
 def calibration_table(cal: dict[str, Any] | None) -> str:
     if cal is None:
         return "\\emph{No scale model in this profile: its hosts are the study's machines.}\n"
@@ -41,15 +45,18 @@ def calibration_table(cal: dict[str, Any] | None) -> str:
         )
         fit = t["fit"]
         factor = f"{fit['speed']:.3f}" + (r"$^\ast$" if fit["clamped"] else "")
+        served = ", ".join(str(s) for s in t.get("studies", [t["study"]]))
         lines.append(
-            f"{escape(t['name'])} ({t['role']}) & {escape(t['source'])} & {_f(t['value'])}"
+            f"{escape(t['name'])} ({t['role']}, {served}) & {escape(t['source'])}"
+            f" & {_f(t['value'])}"
             f" & {runs} & {fit['model']} & {factor} \\\\"
         )
     rule = cal["client_rule"]
     follows = {"upper": "upper bound", "unbudgeted": "no budget"}.get(
         rule["same_as"], f"same as the {rule['same_as']}"
     )
-    client = cal["speed_factors"]["client"]
+    clients = {f["client"] for f in cal["speed_factors"].values()}
+    client = clients.pop() if len(clients) == 1 else None
     lines += [
         r"\midrule",
         f"client & \\multicolumn{{4}}{{l}}{{{follows}: {escape(rule['why'])}}}"
@@ -104,16 +111,19 @@ def check_table(table: pd.DataFrame) -> str:
 def numbers(cal: dict[str, Any] | None, table: pd.DataFrame, profile_scale: float) -> str:
     out = {"ScaleFactor": f"{profile_scale:g}", "ScaleModelUsed": "no" if cal is None else "yes"}
     # Every macro is defined, "--" where this profile has no such number.
-    for name in ("ScaleCalibrationFactor", "ScaleSpeedServer", "ScaleSpeedMiddleware",
-                 "ScaleSpeedClient", "ScaleCalibrationTargets", "ScaleValidationNumbers",
-                 "ScaleCheckOther", "ScaleCheckWorstThroughputPercent",
+    speeds = [f"ScaleSpeed{role.capitalize()}{word}" for word in STUDY_WORDS.values()
+              for role in ("server", "middleware", "client")]  # fmt: skip
+    for name in ("ScaleCalibrationFactor", *speeds, "ScaleCalibrationTargets",
+                 "ScaleValidationNumbers", "ScaleCheckOther", "ScaleCheckWorstThroughputPercent",
                  "ScaleCheckWorstResponsePercent", "ScaleCalibrationQuiet"):  # fmt: skip
         out[name] = "--"
     out["ScaleCalibrationQuiet"] = ""  # a sentence: none without a calibration
     if cal is not None:
         out["ScaleCalibrationFactor"] = f"{cal['scale']:g}"
-        for role, f in cal["speed_factors"].items():
-            out[f"ScaleSpeed{role.capitalize()}"] = "none (unbudgeted)" if f is None else f"{f:.3f}"
+        for study, factors in cal["speed_factors"].items():
+            for role, f in factors.items():
+                name = f"ScaleSpeed{role.capitalize()}{STUDY_WORDS[study]}"
+                out[name] = "none (unbudgeted)" if f is None else f"{f:.3f}"
         out["ScaleCalibrationTargets"] = str(len(cal["targets"]))
         out["ScaleValidationNumbers"] = str(len(cal["validation"]))
         disturbed = len(cal.get("warnings", []))
