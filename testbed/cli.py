@@ -309,6 +309,9 @@ def _run(
 @click.option("--netns-prefix", help="Name prefix of emulated namespaces and links (<= 9 chars).")
 @click.option("--reruns", type=int, default=2, show_default=True,
               help="Further measurements of a step that failed or was unstable.")  # fmt: skip
+@click.option("--longest-rerun", type=click.FloatRange(min=1.0), default=1.0, show_default=True,
+              help="How many times its measured interval a rerun of an imprecise step may"
+                   " last.")  # fmt: skip
 @click.option("--stability-check/--no-stability-check", default=True, show_default=True)
 @click.option("--progress/--no-progress", default=True, help="Show a progress bar.")
 def run_series_command(
@@ -317,6 +320,7 @@ def run_series_command(
     base_port: int,
     netns_prefix: str | None,
     reruns: int,
+    longest_rerun: float,
     stability_check: bool,
     progress: bool,
 ) -> None:
@@ -329,7 +333,7 @@ def run_series_command(
     """
     with SignalRecorder() as signals:
         code = _run_series(plan_file, out, base_port, netns_prefix, reruns, stability_check,
-                           progress, signals)  # fmt: skip
+                           progress, signals, longest_rerun)  # fmt: skip
     sys.exit(code)
 
 
@@ -342,6 +346,7 @@ def _run_series(
     stability_check: bool,
     progress: bool,
     signals: SignalRecorder,
+    longest_rerun: float = 1.0,
 ) -> int:
     try:
         raw = yaml.safe_load(plan_file.read_text())
@@ -354,6 +359,7 @@ def _run_series(
             netns_prefix=netns_prefix,
             progress=progress,
             reruns=reruns,
+            longest_rerun=longest_rerun,
             check_stability=stability_check,
         )
         runner = SeriesRunner(points, options, signals=signals)

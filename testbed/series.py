@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import json
+import math
 import shutil
 import signal
 import time
@@ -128,6 +129,14 @@ def plan(points: Sequence[Point], driver: str) -> list[Segment]:
     return segments
 
 
+def lengthened(point: Point, factor: float) -> Point:
+    """`point` with its measured interval (between warm-up and cool-down) `factor` times as
+    long, in whole seconds (memaslap and memtier count seconds)."""
+    cut = point.warmup_s + point.cooldown_s
+    duration = math.ceil(cut + (point.duration_s - cut) * factor)
+    return point.model_copy(update={"duration_s": float(max(duration, point.duration_s))})
+
+
 @dataclass
 class Step:
     """One point of the series and what became of it."""
@@ -142,6 +151,11 @@ class Step:
     middleware_dir: str | None = None  # the segment's middleware directories' prefix
     stage_s: dict[str, float] = field(default_factory=dict)
     processes: list[Proc] = field(default_factory=list)
+    longer: float = 1.0  # how much longer than planned its next measured interval is to be
+    planned: Point = field(init=False)  # the point as the plan gave it
+
+    def __post_init__(self) -> None:
+        self.planned = self.point
 
 
 @dataclass
@@ -150,6 +164,15 @@ class SeriesOptions(RunOptions):
     reruns: int = 2
     # Whether to check stability after each step (needs the analysis package).
     check_stability: bool = True
+    # A step whose mean was too imprecise is measured again for longer: the CI half-width
+    # shrinks as 1/sqrt(n), so by (half-width / bound)^2 with a fifth more as margin (Jain
+    # 1991 §25.5), at most this many times its planned measured interval.
+    longest_rerun: float = 1.0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not self.longest_rerun >= 1:
+            raise ValueError(f"longest_rerun must be at least 1, not {self.longest_rerun}")
 
 
 class SeriesRunner(Runner):
@@ -288,6 +311,9 @@ class SeriesRunner(Runner):
                 raise RunError(f"middleware on {dead[0].host.name} exited with {dead[0].exit_code}")
             self._log(f"{step.point.name}: measuring again ({step.error or step.unstable})")
             self._keep_attempt(step)
+            if step.longer > 1:
+                step.point = lengthened(step.planned, step.longer)
+                self._log(f"{step.point.name}: {step.point.duration_s:g} s this time")
             self._launch(layout, frontends, Launch((i,), stepped=False), seg)
 
     def _record_attempt(self, step: Step, label: str, error: str | None) -> None:
@@ -308,8 +334,27 @@ class SeriesRunner(Runner):
                 verdict = self._stability(step.out, p.warmup_s, p.cooldown_s)
                 if not verdict.stable:
                     reason = f"unstable: {verdict.reason}"
-        step.attempts.append({"launch": label, "error": error, "unstable": reason})
+                    step.longer = self._longer(step, getattr(verdict, "rel_half_width", None))
+        step.attempts.append(
+            {
+                "launch": label,
+                "duration_s": step.point.duration_s,
+                "error": error,
+                "unstable": reason,
+            }
+        )
         step.unstable = reason
+
+    def _longer(self, step: Step, rel_half_width: float | None) -> float:
+        """How much longer than planned the step's next measured interval is to be, after a
+        measurement with this CI half-width (over its mean); unchanged when its precision
+        was not what failed."""
+        from analysis.stability import MAX_REL_HALF_WIDTH
+
+        if rel_half_width is None or not rel_half_width > MAX_REL_HALF_WIDTH:
+            return step.longer
+        needed = 1.2 * (rel_half_width / MAX_REL_HALF_WIDTH) ** 2
+        return min(step.longer * needed, self.sopt.longest_rerun)
 
     def _keep_attempt(self, step: Step) -> None:
         """Moves the step's directory aside, into the series directory."""

@@ -14,7 +14,14 @@ from analysis.parse import load_run
 from mwlab.catalogue import expand, load_catalogue
 from testbed.point import Point
 from testbed.run import RunOptions, run_point
-from testbed.series import SeriesError, SeriesOptions, SeriesRunner, check_series, plan
+from testbed.series import (
+    SeriesError,
+    SeriesOptions,
+    SeriesRunner,
+    check_series,
+    lengthened,
+    plan,
+)
 
 from .conftest import no_leftovers
 
@@ -96,6 +103,26 @@ class FirstAttemptUnstable:
     def __call__(self, run_dir: Path, warmup_s: float, cooldown_s: float) -> SimpleNamespace:
         n = self.seen[str(run_dir)] = self.seen.get(str(run_dir), 0) + 1
         return SimpleNamespace(stable=n > 1, reason="first attempt")
+
+
+class FirstAttemptImprecise:
+    """A stability verdict whose first measurement of each step has a CI half-width of twice
+    the bound."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, int] = {}
+
+    def __call__(self, run_dir: Path, warmup_s: float, cooldown_s: float) -> SimpleNamespace:
+        n = self.seen[str(run_dir)] = self.seen.get(str(run_dir), 0) + 1
+        return SimpleNamespace(stable=n > 1, reason="imprecise", rel_half_width=0.2)
+
+
+def test_a_lengthened_point_keeps_its_cuts_and_stretches_what_is_measured():
+    p = point(name="p", duration_s=8.0, warmup_s=1.0, cooldown_s=1.0)
+    assert lengthened(p, 2.0).duration_s == 14.0  # 6 measured seconds become 12
+    assert lengthened(p, 1.1).duration_s == 9.0  # whole seconds, rounded up
+    assert lengthened(p, 1.0).duration_s == 8.0
+    assert lengthened(p, 2.0).warmup_s == 1.0 and lengthened(p, 2.0).name == "p"
 
 
 def emulated(name: str, vc: int, **kw: object) -> Point:
@@ -194,6 +221,31 @@ def test_an_unstable_step_is_measured_again_and_its_first_attempt_kept(
         kept = tmp_path / "series" / "attempts" / f"step{i + 1}" / "attempt-1"
         assert (kept / "run.json").exists()
         assert client_throughput(out) > 0
+
+
+@pytest.mark.netns
+@pytest.mark.timeout(300)
+def test_an_imprecise_step_is_measured_again_for_longer_within_the_bound(
+    tmp_path, base_port, netns_prefix, loadgen_jar
+):
+    # Twice the bound on the half-width asks for 1.2 x 2^2 = 4.8 times the measured
+    # interval; the bound of 3 makes the 2 measured seconds of a 4 s step 6.
+    opts = series_options(tmp_path, "series", base_port, netns_prefix, reruns=1, longest_rerun=3)
+    out = tmp_path / "runs" / "vc2"
+    p = emulated("vc2", 2, duration_s=4.0, warmup_s=1.0, cooldown_s=1.0)
+    manifest = SeriesRunner([(p, out)], opts, stability=FirstAttemptImprecise()).run()
+    no_leftovers(netns_prefix)
+    assert manifest["status"] == "ok", manifest["error"]
+    m = json.loads((out / "run.json").read_text())
+    assert [a["duration_s"] for a in m["series"]["attempts"]] == [4.0, 8.0]
+    assert m["point"]["duration_s"] == 8.0
+    client = load_run(out).windows.query("side == 'client'")
+    assert client["end_ms"].max() - client["start_ms"].min() >= 7500
+
+
+def test_a_rerun_may_not_be_shorter_than_planned(tmp_path):
+    with pytest.raises(ValueError, match="longest_rerun"):
+        SeriesOptions(out=tmp_path, longest_rerun=0.5)
 
 
 @pytest.mark.netns

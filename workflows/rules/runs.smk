@@ -71,6 +71,7 @@ for _key, _runs in SERIES.items():
             failures=f"{RESULTS}/failures",
             retries=PROFILE.get("run", {}).get("retries", 1),
             reruns=PROFILE.get("run", {}).get("reruns", 2),
+            longest_rerun=PROFILE.get("run", {}).get("longest_rerun", 1.0),
         resources:
             testbed=1,
             attempt=lambda w, attempt: attempt,

@@ -14,7 +14,12 @@ def _minutes(value: float) -> str:
 
 
 def render(
-    families: pd.DataFrame, stages: pd.Series, runs: pd.DataFrame, profile: str, reruns: int
+    families: pd.DataFrame,
+    stages: pd.Series,
+    runs: pd.DataFrame,
+    profile: str,
+    reruns: int,
+    longest_rerun: float = 1.0,
 ) -> tuple[str, str]:
     rows = [
         rf"\texttt{{{escape(r.family)}}} & {r.runs} & {r.series} & {r.reruns} & {r.failed} & "
@@ -50,6 +55,7 @@ def render(
             rf"\newcommand{{\SeriesTotal}}{{{int(total.series)}}}",
             rf"\newcommand{{\RerunsTotal}}{{{int(total.reruns)}}}",
             rf"\newcommand{{\RerunLimit}}{{{reruns}}}",
+            rf"\newcommand{{\RerunLongest}}{{{longest_rerun:g}}}",
             rf"\newcommand{{\JobSecondsPerPoint}}{{{per_run:.1f}}}",
             rf"\newcommand{{\StageSecondsPerPoint}}{{{stage_text}}}",
             "",
@@ -67,6 +73,7 @@ if __name__ == "__main__":
         runs,
         sm.config["profile"],
         int(sm.config.get("run", {}).get("reruns", 2)),
+        float(sm.config.get("run", {}).get("longest_rerun", 1.0)),
     )
     Path(sm.output.table).write_text(table)
     Path(sm.output.numbers).write_text(numbers)

@@ -32,6 +32,7 @@ def run(
     retries: int,
     reruns: int,
     log: Path,
+    longest_rerun: float = 1.0,
 ) -> int:
     key = series_dir.relative_to(series_dir.parents[2])
     if series_dir.exists() and any(series_dir.iterdir()):
@@ -53,6 +54,7 @@ def run(
     log.parent.mkdir(parents=True, exist_ok=True)
     command = [sys.executable, "-m", "mwlab", "run-series", "--plan", str(plan_file)]
     command += ["--out", str(series_dir), "--reruns", str(reruns), "--no-progress"]
+    command += ["--longest-rerun", str(longest_rerun)]
     started_at = now()
     code, offset = run_measurement(command, log, f"attempt {attempt} of {retries + 1}")
     plan_file.unlink(missing_ok=True)
@@ -92,5 +94,6 @@ if __name__ == "__main__":
             retries=int(sm.params.retries),
             reruns=int(sm.params.reruns),
             log=Path(sm.log[0]),
+            longest_rerun=float(sm.params.longest_rerun),
         )
     )
