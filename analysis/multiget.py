@@ -236,3 +236,66 @@ def queue_values(rate_mbit: float, latency_ms: float, value_bytes: int) -> float
     if rate_mbit <= 0 or latency_ms <= 0 or value_bytes <= 0:
         raise MultigetError("rate, latency and value size must be positive")
     return rate_mbit * 1e6 / 8 * latency_ms / 1e3 / value_bytes
+
+
+# The loss counters compared per 1000 requests (analysis.parse.network's columns).
+LOSS_COUNTERS = {"rto_timeouts": "rto", "retrans_segs": "retrans", "qdisc_drops": "drops"}
+
+
+def loss_rates(manifests: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """Per sharding and multi-GET size: the measured runs' requests (client side, every type)
+    and their retransmission timeouts, retransmitted segments and link-cap drops per 1000
+    requests, summed over repetitions. Runs without counters are left out; sizes without any
+    counted run are absent."""
+    columns = ["sharding", "size", "requests", *(f"{v}_per_1k" for v in LOSS_COUNTERS.values())]
+    need = {"run", "status", "middleware.sharded", "workload.multiget", *LOSS_COUNTERS}
+    missing = need - set(manifests.columns)
+    if missing or manifests.empty:
+        return pd.DataFrame(columns=columns)
+    m = manifests[(manifests["status"] == "ok") & manifests["rto_timeouts"].notna()]
+    clients = runs[runs["side"] == "client"].groupby("run")["count"].sum().rename("requests")
+    m = m.join(clients, on="run").dropna(subset=["requests"])
+    m = m.assign(
+        sharding=m["middleware.sharded"].map({True: SHARDED, False: NON_SHARDED}),
+        size=m["workload.multiget"].astype(int),
+    )
+    g = m.groupby(["sharding", "size"])[["requests", *LOSS_COUNTERS]].sum().reset_index()
+    for counter, short in LOSS_COUNTERS.items():
+        g[f"{short}_per_1k"] = 1000 * g[counter] / g["requests"]
+    return g[columns]
+
+
+# A tail percentile the timeouts can reach: the 99th, so one request in a hundred.
+TAIL_SHARE = 0.01
+
+
+def rto_sentence(size: int, rates: pd.DataFrame) -> str:
+    """What the counted retransmission timeouts say about the tails at `size` keys."""
+    at = rates[rates["size"] == size].set_index("sharding") if not rates.empty else rates
+    if any(k not in at.index for k in SHARDING):
+        return (
+            "These runs did not count retransmissions, so this explanation remains to be confirmed."
+        )
+    s, n = (float(at.loc[k, "rto_per_1k"]) for k in SHARDING)
+    ds, dn = (float(at.loc[k, "drops_per_1k"]) for k in SHARDING)
+    counted = (
+        f"Counted over the measured windows at {sizes_words([size])}, TCP's retransmission"
+        f" timer expired {s:.1f} times per 1000 {SHARDED} requests and {n:.1f} times per 1000"
+        f" {NON_SHARDED} ones, while the link caps dropped {ds:.1f} and {dn:.1f} packets per"
+        " 1000 requests"
+    )
+    if s < TAIL_SHARE * 1000:
+        return (
+            f"{counted}: fewer timeouts than the 10 requests per 1000 beyond the 99th"
+            " percentile, so timeouts alone do not explain the sharded tail."
+        )
+    if s > n:
+        return (
+            f"{counted}: as many as the 10 requests per 1000 beyond the 99th percentile or"
+            f" more, and more for {SHARDED} requests, which supports this explanation."
+        )
+    return (
+        f"{counted}: as many as the 10 requests per 1000 beyond the 99th percentile or"
+        f" more, but no more for {SHARDED} requests, so they do not explain why the sharded"
+        " tail differs."
+    )

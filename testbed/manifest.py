@@ -44,6 +44,7 @@ def build_manifest(
     stage_s: dict[str, float] | None = None,
     cpu: dict[str, Any] | None = None,
     link_delay: dict[str, Any] | None = None,
+    network: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The manifest; `status` is `ok` exactly when there is no error."""
     return {
@@ -69,6 +70,9 @@ def build_manifest(
         "cpu": cpu,
         # One-way delays between emulated roles as applied (testbed.linkdelay); None: none.
         "link_delay": link_delay,
+        # TCP's retransmissions and timeouts and the link caps' drops over the measurement,
+        # per emulated host (testbed.netcounters); None: not emulated, or not read.
+        "network": network,
     }
 
 

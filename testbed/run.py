@@ -19,7 +19,7 @@ import yaml
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-from testbed import cpuaccount, cpubudget, drivers, emulation, linkcap, linkdelay
+from testbed import cpuaccount, cpubudget, drivers, emulation, linkcap, linkdelay, netcounters
 from testbed.drivers import Target
 from testbed.hosts import Host, HostError, LocalHost, NamespaceHost, Proc, SshHost, port_free
 from testbed.inventory import load_inventory
@@ -130,6 +130,7 @@ class Runner:
         self.host_cgroups: list[cpubudget.HostCgroup] = []  # kept after teardown
         self.cpu_accounting = "none"
         self.cpu_marks: dict[str, cpuaccount.Mark] = {}
+        self.net_marks: dict[str, dict[str, dict[str, int]]] = {}
         self._stage_since: tuple[str, float] | None = None
         self._exited: dict[int, float] = {}  # client process -> when it was seen to exit
 
@@ -758,6 +759,7 @@ class Runner:
             link_delay=self._link_delay_record(),
             stage_s=self.stage_s,
             cpu=cpu,
+            network=self._network_section("window_start", "window_end"),
         )
 
     # --- CPU budgets and accounting -------------------------------------------------------
@@ -808,10 +810,18 @@ class Runner:
         self.cpu_accounting = found.name
 
     def _mark(self, name: str) -> None:
-        """Samples every CPU counter; a counter that cannot be read costs a warning, never
-        the run."""
+        """Samples every CPU counter, and the network counters of emulated hosts; a counter
+        that cannot be read costs a warning, never the run."""
         layout = self.layout
-        if layout is None or self.cpu_accounting == "none":
+        if layout is None:
+            return
+        if layout.kind == "emulated":
+            spaces = {h.name: h.netns for h in layout.all if isinstance(h, NamespaceHost)}
+            try:
+                self.net_marks[name] = netcounters.sample(spaces)
+            except (netcounters.CountersError, OSError) as e:
+                self.warnings.append(f"network counters at {name}: {e}")
+        if self.cpu_accounting == "none":
             return
         try:
             remote = {}
@@ -827,6 +837,12 @@ class Runner:
             )
         except Exception as e:  # accounting must not cost the run
             self.warnings.append(f"CPU accounting at {name}: {e}")
+
+    def _network_section(self, start: str, end: str) -> dict[str, Any] | None:
+        """run.json's `network` between two marks."""
+        layout = self.layout
+        roles = {h.name: h.role for h in layout.all} if layout is not None else {}
+        return netcounters.section(self.net_marks.get(start), self.net_marks.get(end), roles)
 
     def _cpu_section(self) -> dict[str, Any]:
         layout = self.layout

@@ -476,6 +476,7 @@ class SeriesRunner(Runner):
             link_delay=self._link_delay_record(),
             stage_s={**shared, **step.stage_s},
             cpu=cpu,
+            network=self._network_section(*step.marks) if step.marks else None,
         )
         manifest["series"] = {
             "dir": str(self.out),

@@ -19,6 +19,7 @@ from analysis.parse.manifest import read_manifest
 from analysis.parse.memaslap import MemaslapResult, read_memaslap
 from analysis.parse.memtier import MemtierResult, read_memtier
 from analysis.parse.middleware import COLUMNS, MiddlewareStats, read_stats_dir
+from analysis.parse.network import network_columns
 
 __all__ = [
     "MemaslapResult",
@@ -321,6 +322,7 @@ def load_run(path: str | Path) -> RunTables:
         "clients_total": manifest["clients_total"],
         **{f"link_{k}_mbit": v for k, v in manifest["link_capacity_mbit"].items()},  # type: ignore[union-attr]
         **cpu_columns(manifest.get("cpu")),  # type: ignore[arg-type]
+        **network_columns(manifest.get("network")),  # type: ignore[arg-type]
         **_flatten(point),
     }
     windows, totals, hists, queues, servers, workers = [], [], [], [], [], []

@@ -124,3 +124,52 @@ def test_token_bucket_queue_in_values() -> None:
 def test_missing_columns_are_a_clear_error() -> None:
     with pytest.raises(mg.MultigetError, match="lacks"):
         mg.time_split(_points().drop(columns=["server_us_mean_mean"]))
+
+
+def _loss_tables(counts: dict[tuple[bool, int], tuple[int, int]]) -> tuple[pd.DataFrame, ...]:
+    """Manifests and runs of one run per (sharded, size): (requests, timeouts)."""
+    manifests, runs = [], []
+    for i, ((sharded, size), (requests, timeouts)) in enumerate(counts.items()):
+        run = f"r{i}"
+        manifests.append(
+            {
+                "run": run,
+                "status": "ok",
+                "middleware.sharded": sharded,
+                "workload.multiget": size,
+                "rto_timeouts": float(timeouts),
+                "retrans_segs": 3.0 * timeouts,
+                "qdisc_drops": 2.0 * timeouts,
+            }
+        )
+        runs += [
+            {"run": run, "side": "client", "type": "set", "count": requests // 2},
+            {"run": run, "side": "client", "type": "multiget", "count": requests // 2},
+            {"run": run, "side": "middleware", "type": "multiget", "count": 10**9},
+        ]
+    return pd.DataFrame(manifests), pd.DataFrame(runs)
+
+
+def test_loss_rates_count_timeouts_per_1000_client_requests() -> None:
+    manifests, runs = _loss_tables({(True, 9): (4000, 60), (False, 9): (4000, 8)})
+    rates = mg.loss_rates(manifests, runs).set_index("sharding")
+    assert rates.loc["sharded", "rto_per_1k"] == pytest.approx(15.0)
+    assert rates.loc["non-sharded", "rto_per_1k"] == pytest.approx(2.0)
+    assert rates.loc["sharded", "drops_per_1k"] == pytest.approx(30.0)
+    assert rates.loc["sharded", "requests"] == 4000  # the middleware's rows do not count
+    # Runs recorded without counters are left out, not counted as zero.
+    manifests.loc[0, "rto_timeouts"] = math.nan
+    assert list(mg.loss_rates(manifests, runs)["sharding"]) == ["non-sharded"]
+
+
+def test_rto_sentence_weighs_the_timeouts_against_the_tail() -> None:
+    def sentence(sharded: int, non_sharded: int) -> str:
+        m, r = _loss_tables({(True, 9): (1000, sharded), (False, 9): (1000, non_sharded)})
+        return mg.rto_sentence(9, mg.loss_rates(m, r))
+
+    assert "supports this explanation" in sentence(15, 2)
+    assert "15.0 times per 1000 sharded requests" in sentence(15, 2)
+    assert "do not explain the sharded tail" in sentence(3, 1)
+    assert "no more for sharded requests" in sentence(15, 20)
+    empty = mg.loss_rates(pd.DataFrame(), pd.DataFrame())
+    assert "did not count retransmissions" in mg.rto_sentence(9, empty)

@@ -75,6 +75,8 @@ rule r2018_multiget:
         points=data_2018("multiget"),
         histograms=data_2018("multiget", "histograms"),
         windows=data_2018("multiget", "windows"),
+        manifests=data_2018("multiget", "manifests"),
+        runs=data_2018("multiget", "runs"),
         reference=REFERENCE_2018,
         code=ANALYSIS_CODE,
     output:

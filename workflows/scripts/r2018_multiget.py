@@ -307,6 +307,8 @@ def main(sm) -> None:  # noqa: ANN001 - the Snakemake object
     ratio = mg.tail_ratio(cl)
     r_s, r_n = (float(ratio.get(k, math.nan)) for k in mg.SHARDING)
     numbers.append(rf.macro("MgetTailSentence", mg.tail_sentence(hist_size, r_s, r_n)))
+    rates = mg.loss_rates(pd.read_parquet(sm.input.manifests), pd.read_parquet(sm.input.runs))
+    numbers.append(rf.macro("MgetRtoSentence", mg.rto_sentence(hist_size, rates)))
     for k, r in zip(mg.SHARDING, (r_s, r_n), strict=True):
         numbers.append(rf.macro(camel("Mget", k, "Tail", "Ratio"), rf.num(r, 1)))
         for q, word in (("p50", "Median"), ("p99", "NinetyNinth")):
