@@ -166,6 +166,36 @@ def tabular(header: Sequence[str], rows: Sequence[Sequence[str]], spec: str) -> 
     return "\n".join(lines)
 
 
+def grouped_tabular(
+    lead: Sequence[str],
+    groups: Sequence[str],
+    width: int,
+    sub: Sequence[str],
+    rows: Sequence[Sequence[str] | str],
+    spec: str,
+) -> str:
+    """A booktabs tabular with two header rows: the `lead` cells, then one heading per group
+    spanning `width` columns, ruled below; `sub` is the second row, lead columns included.
+    A row is a list of cells, or a line of LaTeX kept as it is (a rule, a spanning row).
+    Its caption is in the paper's source."""
+    first = len(lead)
+    head = [*lead, *(rf"\multicolumn{{{width}}}{{c}}{{{g}}}" for g in groups)]
+    spans = [(first + 1 + width * i, first + width * (i + 1)) for i in range(len(groups))]
+    lines = [
+        rf"\begin{{tabular}}{{{spec}}}",
+        r"\toprule",
+        " & ".join(head) + r" \\",
+        " ".join(rf"\cmidrule(lr){{{a}-{b}}}" for a, b in spans),
+        " & ".join(sub) + r" \\",
+        r"\midrule",
+        *(r if isinstance(r, str) else " & ".join(r) + r" \\" for r in rows),
+        r"\bottomrule",
+        r"\end{tabular}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
 def longtable_macros(stem: str, head: str, rows: Sequence[str]) -> str:
     """`\\<stem>Head` and `\\<stem>Rows`: the header and the rows (each already ending in
     `\\\\`) of a longtable whose environment and caption are in the paper's source; a

@@ -273,8 +273,6 @@ def mmm_table(ours: dict[int, tuple[dict, dict]], seed: dict) -> Part:
     """M/M/m per number of servers (`mmm_per_servers`) beside seed 001's Table 2 (its own
     experiment, without replication): model, measured, seed model, seed measured."""
     servers = sorted(set(ours) | {int(s) for s in seed["servers"]})
-    head = ["Metric"] + [rf"\multicolumn{{4}}{{c}}{{$S={s}$}}" for s in servers]
-    rules = " ".join(rf"\cmidrule(lr){{{2 + 4 * i}-{5 + 4 * i}}}" for i in range(len(servers)))
     sub = [""] + ["model", "meas.", "seed", "s.\\ meas."] * len(servers)
     rows = []
     for key, label, scale, digits in ROWS:
@@ -296,20 +294,8 @@ def mmm_table(ours: dict[int, tuple[dict, dict]], seed: dict) -> Part:
                 fg.num(sd.get("actual", {}).get(key, math.nan), digits),
             ]
         rows.append(cells)
-    # Two header rows, a rule under each server's group: fg.tabular has one header row.
-    lines = [
-        rf"\begin{{tabular}}{{l{'rrrr' * len(servers)}}}",
-        r"\toprule",
-        " & ".join(head) + r" \\",
-        rules,
-        " & ".join(sub) + r" \\",
-        r"\midrule",
-        *(" & ".join(r) + r" \\" for r in rows),
-        r"\bottomrule",
-        r"\end{tabular}",
-        "",
-    ]
-    tabular = "\n".join(lines)
+    groups = [f"$S={s}$" for s in servers]
+    tabular = fg.grouped_tabular(["Metric"], groups, 4, sub, rows, f"l{'rrrr' * len(servers)}")
     errors = [
         (m["mean_response_time"] - meas["mean_response_time"]) / meas["mean_response_time"]
         for m, meas in ours.values()

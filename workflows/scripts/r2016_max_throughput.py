@@ -222,48 +222,26 @@ def grid_table(client: pd.DataFrame, load: pd.DataFrame, plateau: dict) -> str:
     busy = client.merge(load, on="point", how="left").set_index(["clients_total", "workers"])[
         "busy_read"
     ]
-    head = ["Clients"] + [rf"\multicolumn{{2}}{{c}}{{$T={t}$}}" for t in sizes]
-    rules = " ".join(rf"\cmidrule(lr){{{2 + 2 * i}-{3 + 2 * i}}}" for i in range(len(sizes)))
     sub = [""] + ["$X$ (ops/s)", "busy"] * len(sizes)
-    rows = []
+    rows: list[list[str] | str] = []
     for c in clients:
         row = [str(c)]
         for t in sizes:
             row += [fg.num(x.get((c, t), nan)), fg.pct(busy.get((c, t), nan), 0)]
-        rows.append(" & ".join(row) + r" \\")
+        rows.append(row)
     best = client.groupby("workers")["throughput_ops_mean"].max()
     rows.append(r"\midrule")
+    rows.append(["Highest"] + [_span(fg.num(best.get(t, nan))) for t in sizes])
     rows.append(
-        " & ".join(
-            ["Highest"] + [rf"\multicolumn{{2}}{{c}}{{{fg.num(best.get(t, nan))}}}" for t in sizes]
-        )
-        + r" \\"
+        ["Original"] + [_span(fg.num(plateau[t]) if t in plateau else fg.MISSING) for t in sizes]
     )
-    rows.append(
-        " & ".join(
-            ["Original"]
-            + [
-                rf"\multicolumn{{2}}{{c}}{{{fg.num(plateau[t]) if t in plateau else fg.MISSING}}}"
-                for t in sizes
-            ]
-        )
-        + r" \\"
-    )
-    # The caption is in the paper's source; two header rows, so not fg.tabular.
-    return "\n".join(
-        [
-            rf"\begin{{tabular}}{{r{'rr' * len(sizes)}}}",
-            r"\toprule",
-            " & ".join(head) + r" \\",
-            rules,
-            " & ".join(sub) + r" \\",
-            r"\midrule",
-            *rows,
-            r"\bottomrule",
-            r"\end{tabular}",
-            "",
-        ]
-    )
+    groups = [f"$T={t}$" for t in sizes]
+    return fg.grouped_tabular(["Clients"], groups, 2, sub, rows, f"r{'rr' * len(sizes)}")
+
+
+def _span(cell: str) -> str:
+    """A cell across both columns of a pool size."""
+    return rf"\multicolumn{{2}}{{c}}{{{cell}}}"
 
 
 def read_load(pool_table: pd.DataFrame, ok: set[str]) -> pd.DataFrame:
