@@ -246,6 +246,15 @@ def response_label(result: FactorialResult) -> str:
     return f"log10 {label}" if result.model == "multiplicative" else label
 
 
+def residual_label(result: FactorialResult, what: str = "residual") -> str:
+    """`what` with the response's unit: a residual is in the unit of what the model fits."""
+    label = RESPONSE_LABELS.get(result.response, "")
+    unit = label[label.rfind("(") + 1 : -1] if label.endswith(")") else ""
+    if result.model == "multiplicative":
+        unit = f"log10 {unit}".strip()
+    return f"{what} ({unit})" if unit else what
+
+
 def plot_diagnostics(result: FactorialResult, path: str | Path) -> Path:
     """Residuals against predicted values, a normal QQ plot and residuals against run order."""
     import matplotlib
@@ -257,15 +266,15 @@ def plot_diagnostics(result: FactorialResult, path: str | Path) -> Path:
     fig, axes = plt.subplots(1, 3, figsize=(12, 3.6), constrained_layout=True)
     axes[0].scatter(obs["predicted"], obs["residual"], s=14)
     axes[0].axhline(0, color="grey", lw=0.8)
-    axes[0].set(xlabel=f"predicted {response_label(result)}", ylabel="residual")
+    axes[0].set(xlabel=f"predicted {response_label(result)}", ylabel=residual_label(result))
     (osm, osr), (slope, intercept, _) = stats.probplot(obs["residual"], dist="norm")
     axes[1].scatter(osm, osr, s=14)
     axes[1].plot(osm, slope * np.asarray(osm) + intercept, color="grey", lw=0.8)
-    axes[1].set(xlabel="normal quantile", ylabel="residual quantile")
+    axes[1].set(xlabel="normal quantile", ylabel=residual_label(result, "residual quantile"))
     ordered = obs.sort_values("order")
     axes[2].plot(np.arange(len(ordered)), ordered["residual"], marker="o", ms=3, lw=0.6)
     axes[2].axhline(0, color="grey", lw=0.8)
-    axes[2].set(xlabel="run order", ylabel="residual")
+    axes[2].set(xlabel="run order", ylabel=residual_label(result))
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)

@@ -160,3 +160,7 @@ def test_the_diagnostics_axis_names_the_response_in_words_with_its_unit() -> Non
     assert factorial.response_label(mult) == "log10 throughput (ops/s)"
     other = factorial.analyse(df.rename(columns={"y": "queue_len"}), "queue_len", names)
     assert factorial.response_label(other) == "queue len"
+    # Residuals are in the unit of what the model fits.
+    assert factorial.residual_label(additive) == "residual (ops/s)"
+    assert factorial.residual_label(mult, "residual quantile") == "residual quantile (log10 ops/s)"
+    assert factorial.residual_label(other) == "residual"
