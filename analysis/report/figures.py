@@ -65,27 +65,27 @@ def error_lines(
     styles = distinct_styles(len(names) * len(sides))
     for key, g in groups:
         name, side = (key[0], key[1]) if series else ("", key[0])
-        g = g.sort_values(x)
-        y = g[f"{metric}_mean"].to_numpy(float) * scale
-        if np.all(np.isnan(y)):
-            continue
-        lo = g[f"{metric}_ci_low"].to_numpy(float) * scale
-        hi = g[f"{metric}_ci_high"].to_numpy(float) * scale
-        yerr = np.vstack([np.nan_to_num(y - lo), np.nan_to_num(hi - y)])
         text = f"{label}{name}, {side}" if series else side
         style = {**SIDE_STYLE.get(side, {}), "color": colours[names.index(name) % len(colours)]}
         if distinct:
             style |= styles[names.index(name) * len(sides) + sides.index(side)]
-        ax.errorbar(
-            g[x].to_numpy(float),
-            y,
-            yerr=yerr,
-            capsize=2,
-            markersize=3,
-            linewidth=1,
-            label=text,
-            **style,
-        )
+        errorbar_line(ax, g, x, metric, scale, markersize=3, label=text, **style)
+
+
+def errorbar_line(
+    ax: plt.Axes, g: pd.DataFrame, x: str, metric: str, scale: float = 1.0, **style: object
+) -> None:
+    """One line of a points table's rows `g`: `<metric>_mean` against `x`, its confidence
+    interval (`_ci_low`, `_ci_high`) as error bars where there is one; nothing when every
+    mean is missing."""
+    g = g.sort_values(x)
+    y = g[f"{metric}_mean"].to_numpy(float) * scale
+    if np.all(np.isnan(y)):
+        return
+    lo = g[f"{metric}_ci_low"].to_numpy(float) * scale
+    hi = g[f"{metric}_ci_high"].to_numpy(float) * scale
+    yerr = np.vstack([np.nan_to_num(y - lo), np.nan_to_num(hi - y)])
+    ax.errorbar(g[x].to_numpy(float), y, yerr=yerr, capsize=2, linewidth=1, **style)  # type: ignore[arg-type]
 
 
 def distinct_styles(n: int) -> list[dict[str, str]]:

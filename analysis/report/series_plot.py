@@ -3,7 +3,6 @@ side its own line style, and a legend placed outside the axes so it never covers
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from analysis.report import figures as fg
@@ -32,19 +31,13 @@ def series_lines(
     of a points table); error bars where there is an interval."""
     names = fg.levels_sorted(data[series])
     for (name, side), g in data.groupby([series, "side"], sort=True):
-        g = g.sort_values(x)
-        y = g[f"{metric}_mean"].to_numpy(float) * scale
-        if np.all(np.isnan(y)):
-            continue
-        lo = g[f"{metric}_ci_low"].to_numpy(float) * scale
-        hi = g[f"{metric}_ci_high"].to_numpy(float) * scale
-        ax.errorbar(
-            g[x].to_numpy(float),
-            y,
-            yerr=np.vstack([np.nan_to_num(y - lo), np.nan_to_num(hi - y)]),
-            capsize=2,
+        fg.errorbar_line(
+            ax,
+            g,
+            x,
+            metric,
+            scale,
             markersize=3.5,
-            linewidth=1,
             linestyle=SIDE_LINESTYLE.get(str(side), ":"),
             label=f"{label}{name}, {side}" if side_in_label else f"{label}{name}",
             **style(names.index(name)),
