@@ -222,9 +222,9 @@ class SeriesRunner(Runner):
                 self._hook("middlewares")
             try:
                 for n, launch in enumerate(seg.launches):
-                    if n == 0 and not launch.stepped and layout.middlewares:
+                    if n == 0 and layout.middlewares:
                         self._warm_up(layout, frontends, self.steps[launch.steps[0]].point, prefix)
-                    self._launch(layout, frontends, launch, prefix, warm_up=n == 0)
+                    self._launch(layout, frontends, launch, prefix)
                     for i in launch.steps:
                         self._remeasure(layout, frontends, i, prefix)
             except RunError as e:
@@ -254,18 +254,13 @@ class SeriesRunner(Runner):
         frontends: list[Target],
         launch: Launch,
         seg: str,
-        warm_up: bool = False,
     ) -> None:
-        """One launch of the clients for `launch.steps`; each step's outcome is recorded.
-        With `warm_up` (stepped launches only), an unmeasured first step at the first level
-        lets a middleware that has just started compile its hot code before it is measured."""
+        """One launch of the clients for `launch.steps`; each step's outcome is recorded."""
         self._launches += 1
         label = f"L{self._launches}"
         prefix = f"{seg}launch{self._launches}/"
         first = self.steps[launch.steps[0]].point
         levels = tuple(self.steps[i].point.virtual_clients for i in launch.steps)
-        skip = 1 if warm_up and launch.stepped else 0
-        levels = levels[:1] * skip + levels
         marks = tuple(f"{label}:{k}" for k in range(len(levels) + 1))
         self._stage("clients")
         names = ", ".join(str(v) for v in levels)
@@ -287,7 +282,7 @@ class SeriesRunner(Runner):
                 q.wait(5.0)
         wall = time.monotonic() - t0
         self._time_stage("split")
-        for k, i in enumerate(launch.steps, start=skip):
+        for k, i in enumerate(launch.steps):
             step = self.steps[i]
             step.marks = (marks[k], marks[k + 1])
             step.window_ms = (
@@ -296,7 +291,7 @@ class SeriesRunner(Runner):
             )
             step.middleware_dir = seg
             step.processes = procs
-            step.stage_s = {"clients": wall / len(launch.steps)}  # its warm-up shared
+            step.stage_s = {"clients": wall / len(launch.steps)}
             self._place_clients(step, procs, k + 1 if launch.stepped else None)
             self._record_attempt(step, label, error)
         self._time_stage("clients")
