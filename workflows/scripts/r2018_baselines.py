@@ -16,23 +16,9 @@ from analysis.linkload import DEFAULT_KEY_BYTES, Sizes
 from analysis.report import figures as rf
 from analysis.scaling import in_study_time
 
-sm = snakemake  # type: ignore[name-defined]  # noqa: F821
-log_to(sm.log[0])
-ref = reference(sm.input.reference)
-direct = points(sm.input.direct)
-mw = points(sm.input.middleware)
-# The same points in the study's time, for the tables beside seeds 002 and 004.
-mw_study = in_study_time(mw)
-out = sm.output
 SETUPS_D = ["one_server", "two_servers"]
 SETUPS_M = ["one_middleware", "two_middlewares"]
 WORKLOADS = ["read-only", "write-only"]
-# The sources the tables' captions (in the section) name.
-numbers = [
-    rf.macro("BaseDirectSourceSeedFour", rf.escape(ref["baselines_direct"]["source"])),
-    rf.macro("BaseDirectSourceSeedTwo", rf.escape(ref["seed002"]["baselines_direct"]["source"])),
-    rf.macro("BaseMwSource", rf.escape(ref["baselines_middleware"]["source"])),
-]
 
 
 def panel_grid(data: pd.DataFrame, series: str | None, title: str, path: str) -> None:
@@ -56,13 +42,14 @@ def panel_grid(data: pd.DataFrame, series: str | None, title: str, path: str) ->
     rf.save(fig, path)
 
 
-# Figures: direct baseline per setup; middleware baseline per setup with workers as series.
-direct["setup"] = direct["level_setup"].str.replace("_", " ")
-panel_grid(direct, "setup", "Baseline without middleware (client side)", out.fig_direct)
-mw["workers"] = mw["middleware.workers"].astype(int).astype(str) + " WT"
-for setup, path in zip(SETUPS_M, [out.fig_mw1, out.fig_mw2], strict=True):
-    d = mw[mw["level_setup"] == setup]
-    panel_grid(d, "workers", f"Baseline with middleware: {setup.replace('_', ' ')}", path)
+def figures(direct: pd.DataFrame, mw: pd.DataFrame, out) -> None:  # noqa: ANN001
+    """The direct baseline per setup; the middleware baseline per setup, workers as series."""
+    direct["setup"] = direct["level_setup"].str.replace("_", " ")
+    panel_grid(direct, "setup", "Baseline without middleware (client side)", out.fig_direct)
+    mw["workers"] = mw["middleware.workers"].astype(int).astype(str) + " WT"
+    for setup, path in zip(SETUPS_M, [out.fig_mw1, out.fig_mw2], strict=True):
+        d = mw[mw["level_setup"] == setup]
+        panel_grid(d, "workers", f"Baseline with middleware: {setup.replace('_', ' ')}", path)
 
 
 def study(row: pd.Series | None, column: str) -> float:
@@ -82,221 +69,257 @@ def best(d: pd.DataFrame) -> pd.Series | None:
     return None if c.empty else c.loc[c["throughput_ops_mean"].idxmax()]
 
 
-# Table: maximum throughput without middleware (seed 004 Table 3 layout), ours beside theirs.
-rows = []
-for setup in SETUPS_D:
-    for wl in WORKLOADS:
-        b = best(direct[(direct["level_setup"] == setup) & (direct["level_workload"] == wl)])
-        theirs = ref["baselines_direct"][setup][wl]
-        low, high = seed2018.direct_beside(ref, setup, wl)
-        rows.append(
+def direct_table(direct: pd.DataFrame, ref: dict, path: str) -> list[str]:
+    """The maximum throughput without middleware (seed 004 Table 3 layout), ours beside
+    theirs; its macros."""
+    numbers: list[str] = []
+    rows = []
+    for setup in SETUPS_D:
+        for wl in WORKLOADS:
+            b = best(direct[(direct["level_setup"] == setup) & (direct["level_workload"] == wl)])
+            theirs = ref["baselines_direct"][setup][wl]
+            low, high = seed2018.direct_beside(ref, setup, wl)
+            rows.append(
+                [
+                    setup.replace("_", " "),
+                    wl,
+                    rf.MISSING if b is None else str(int(b["clients_total"])),
+                    rf.MISSING if b is None else rf.num(b["throughput_ops_mean"]),
+                    rf.MISSING
+                    if b is None
+                    else rf.num(b["throughput_ops_ci_high"] - b["throughput_ops_mean"]),
+                    rf.MISSING if b is None else rf.num(b["response_us_mean_mean"] / 1e3, 2),
+                    rf.MISSING if b is None else rf.num(study(b, "throughput")),
+                    rf.MISSING if b is None else rf.num(study(b, "response"), 2),
+                    rf.num(theirs),
+                    rf.num(low) if low == high else f"{rf.num(low)}/{rf.num(high)}",
+                ]
+            )
+            key = camel("BaseDirect", setup, wl)
+            # Beside the study: the value in the study's time (rescaled by the run's scale).
+            numbers.append(
+                rf.macro(f"{key}X", rf.MISSING if b is None else rf.num(study(b, "throughput")))
+            )
+            numbers.append(
+                rf.macro(
+                    f"{key}XRaw", rf.MISSING if b is None else rf.num(b["throughput_ops_mean"])
+                )
+            )
+            numbers.append(rf.macro(f"{key}XStudy", rf.num(theirs)))
+            numbers.append(
+                rf.macro(
+                    f"{key}XSeedTwo",
+                    rf.num(low) if low == high else f"{rf.num(low)}/{rf.num(high)}",
+                )
+            )
+    rf.write(
+        path,
+        rf.tabular(
             [
-                setup.replace("_", " "),
-                wl,
-                rf.MISSING if b is None else str(int(b["clients_total"])),
-                rf.MISSING if b is None else rf.num(b["throughput_ops_mean"]),
-                rf.MISSING
-                if b is None
-                else rf.num(b["throughput_ops_ci_high"] - b["throughput_ops_mean"]),
-                rf.MISSING if b is None else rf.num(b["response_us_mean_mean"] / 1e3, 2),
-                rf.MISSING if b is None else rf.num(study(b, "throughput")),
-                rf.MISSING if b is None else rf.num(study(b, "response"), 2),
-                rf.num(theirs),
-                rf.num(low) if low == high else f"{rf.num(low)}/{rf.num(high)}",
-            ]
-        )
-        key = camel("BaseDirect", setup, wl)
-        # Beside the study: the value in the study's time (rescaled by the run's scale).
-        numbers.append(
-            rf.macro(f"{key}X", rf.MISSING if b is None else rf.num(study(b, "throughput")))
-        )
-        numbers.append(
-            rf.macro(f"{key}XRaw", rf.MISSING if b is None else rf.num(b["throughput_ops_mean"]))
-        )
-        numbers.append(rf.macro(f"{key}XStudy", rf.num(theirs)))
-        numbers.append(
-            rf.macro(
-                f"{key}XSeedTwo",
-                rf.num(low) if low == high else f"{rf.num(low)}/{rf.num(high)}",
-            )
-        )
-rf.write(
-    out.tab_direct,
-    rf.tabular(
-        [
-            "setup",
-            "workload",
-            "clients",
-            "X [ops/s]",
-            "$\\pm$CI",
-            "R [ms]",
-            "$X/s$",
-            "$R\\cdot s$ [ms]",
-            "seed 004 X",
-            "seed 002 X",
-        ],
-        rows,
-        "llrrrrrrrr",
-    ),
-)
-
-# Table: maximum throughput with middlewares (seed 004 Table 5 layout).
-rows = []
-for setup in SETUPS_M:
-    for wl in WORKLOADS:
-        d = mw[(mw["level_setup"] == setup) & (mw["level_workload"] == wl)]
-        b = best(d)
-        theirs = ref["baselines_middleware"][setup][wl]
-        if b is None:
-            ours = [rf.MISSING] * 7 + [rf.num(theirs["client_x"])]
-        else:
-            m = d[(d["point"] == b["point"]) & (d["side"] == "middleware")]
-            m = m.iloc[0] if not m.empty else pd.Series(dtype=float)
-            scale = float(b.get("scale", 1.0)) if pd.notna(b.get("scale", 1.0)) else 1.0
-            # In the study's time (rescaled by the runs' scale), with the raw client X.
-            ours = [
-                f"{int(b['clients_total'])}/{int(b['middleware.workers'])}",
-                rf.num(b["throughput_ops_mean"]),
-                rf.num(study(b, "throughput")),
-                rf.num(m.get("throughput_ops_mean", math.nan) / scale),
-                rf.num(study(b, "response"), 2),
-                rf.num(m.get("response_us_mean_mean", math.nan) / 1e3 * scale, 2),
-                rf.num(m.get("queue_us_mean_mean", math.nan) / 1e3 * scale, 2),
-                rf.num(theirs["client_x"]),
-            ]
-            numbers.append(
-                rf.macro(camel("BaseMw", setup, wl, "X"), rf.num(study(b, "throughput")))
-            )
-            numbers.append(
-                rf.macro(camel("BaseMw", setup, wl, "XRaw"), rf.num(b["throughput_ops_mean"]))
-            )
-        rows.append([setup.replace("_", " "), wl, *ours])
-rf.write(
-    out.tab_mw,
-    rf.tabular(
-        [
-            "setup",
-            "workload",
-            "N/WT",
-            "X cl. raw",
-            "X cl.",
-            "X mw",
-            "R cl. [ms]",
-            "R mw [ms]",
-            "queue [ms]",
-            "study X cl.",
-        ],
-        rows,
-        "llrrrrrrrr",
-    ),
-)
-
-# Beside the two 2018 reports: the maximum with middlewares, and the interactive law in
-# seed 002's form (R_client - N/X_mw, ms).
-best_mw = seed2018.best_points(mw_study, ["level_setup", "level_workload"])
-beside = seed2018.max_throughput_beside(best_mw, ref)
-rf.write(
-    out.tab_seeds_mw,
-    rf.tabular(
-        ["setup", "workload", "", "ours", "seed 002", "seed 004"],
-        beside_rows(beside, ["setup", "workload"]),
-        "lllrrr",
-    ),
-)
-by_key = beside.set_index(["setup", "workload", "quantity"])
-law_base = seed2018.law_beside(seed2018.law_deviations_ms(mw_study), ref)
-rf.write(out.tab_seeds_law, law_rows_tabular(law_base))
-law_key = law_base.set_index(["setup", "workload"])
-for setup in SETUPS_M:
-    for wl in WORKLOADS:
-        for quantity, digits in (("client_x", 0), ("mw_queue", 1)):
-            r = by_key.loc[(setup, wl, quantity)] if (setup, wl, quantity) in by_key.index else {}
-            key = camel("Seeds", setup, wl, quantity)
-            numbers += [
-                rf.macro(f"{key}{who}", rf.num(r.get(col, math.nan), digits))
-                for who, col in (("Ours", "ours"), ("SeedTwo", "seed002"), ("SeedFour", "seed004"))
-            ]
-        r = law_key.loc[(setup, wl)] if (setup, wl) in law_key.index else {}
-        key = camel("SeedsLaw", setup, wl)
-        numbers += [
-            rf.macro(f"{key}OursMax", rf.num(r.get("ours_max_abs_ms", math.nan), 1)),
-            rf.macro(f"{key}SeedTwoMax", rf.num(r.get("seed002_max_abs_ms", math.nan), 1)),
-        ]
-
-# Interactive law, Z = 0: client X against N/(R+Z) for every point of both families.
-law_in = pd.concat([direct, mw])
-law_in = law_in[(law_in["side"] == "client") & (law_in["throughput_ops_mean"] > 0)]
-law_in = law_in.dropna(subset=["response_us_mean_mean"])
-law = validate.interactive_law_table(
-    law_in, throughput="throughput_ops_mean", response_us="response_us_mean_mean"
-)
-dev = law["relative_error"].abs()
-fig, axes = rf.figure(ncols=1, width=3.6, height=3.0)
-ax = axes[0][0]
-for fam, marker in [
-    ("one_server", "o"),
-    ("two_servers", "^"),
-    ("one_middleware", "s"),
-    ("two_middlewares", "D"),
-]:
-    d = law[law["level_setup"] == fam]
-    if not d.empty:
-        ax.scatter(
-            d["throughput_ops_mean"],
-            d["predicted_throughput_ops"],
-            s=12,
-            marker=marker,
-            label=fam.replace("_", " "),
-        )
-lim = float(np.nanmax([law["throughput_ops_mean"].max(), law["predicted_throughput_ops"].max(), 1]))
-ax.plot([0, lim * 1.05], [0, lim * 1.05], color="grey", lw=0.8, label="X = N/(R+Z)")
-ax.set(xlabel="measured X (client) [ops/s]", ylabel="N/(R+Z), Z = 0 [ops/s]")
-ax.legend(fontsize=6)
-rf.save(fig, out.fig_law)
-numbers.append(rf.macro("BaseLawPoints", str(len(law))))
-numbers.append(rf.macro("BaseLawMaxDev", rf.pct(dev.max() if len(dev) else math.nan)))
-numbers.append(rf.macro("BaseLawMedianDev", rf.pct(dev.median() if len(dev) else math.nan)))
-numbers.append(
-    rf.macro(
-        "BaseLawThinkUs",
-        rf.num(law["fitted_think_us"].median() if len(law) else math.nan, 0),
+                "setup",
+                "workload",
+                "clients",
+                "X [ops/s]",
+                "$\\pm$CI",
+                "R [ms]",
+                "$X/s$",
+                "$R\\cdot s$ [ms]",
+                "seed 004 X",
+                "seed 002 X",
+            ],
+            rows,
+            "llrrrrrrrr",
+        ),
     )
-)
 
-# Bandwidth bound of the one-server read-only baseline with our link capacities.
-one = direct[direct["level_setup"] == "one_server"]
-sizes = validate.message_sizes(4096, len("memtier-") + len(str(10000)))
-src = one.iloc[0] if not one.empty else direct.iloc[0]
+    return numbers
 
 
-def cap(role: str) -> float:
+def middleware_table(mw: pd.DataFrame, ref: dict, path: str) -> list[str]:
+    """The maximum throughput with middlewares (seed 004 Table 5 layout); its macros."""
+    numbers: list[str] = []
+    rows = []
+    for setup in SETUPS_M:
+        for wl in WORKLOADS:
+            d = mw[(mw["level_setup"] == setup) & (mw["level_workload"] == wl)]
+            b = best(d)
+            theirs = ref["baselines_middleware"][setup][wl]
+            if b is None:
+                ours = [rf.MISSING] * 7 + [rf.num(theirs["client_x"])]
+            else:
+                m = d[(d["point"] == b["point"]) & (d["side"] == "middleware")]
+                m = m.iloc[0] if not m.empty else pd.Series(dtype=float)
+                scale = float(b.get("scale", 1.0)) if pd.notna(b.get("scale", 1.0)) else 1.0
+                # In the study's time (rescaled by the runs' scale), with the raw client X.
+                ours = [
+                    f"{int(b['clients_total'])}/{int(b['middleware.workers'])}",
+                    rf.num(b["throughput_ops_mean"]),
+                    rf.num(study(b, "throughput")),
+                    rf.num(m.get("throughput_ops_mean", math.nan) / scale),
+                    rf.num(study(b, "response"), 2),
+                    rf.num(m.get("response_us_mean_mean", math.nan) / 1e3 * scale, 2),
+                    rf.num(m.get("queue_us_mean_mean", math.nan) / 1e3 * scale, 2),
+                    rf.num(theirs["client_x"]),
+                ]
+                numbers.append(
+                    rf.macro(camel("BaseMw", setup, wl, "X"), rf.num(study(b, "throughput")))
+                )
+                numbers.append(
+                    rf.macro(camel("BaseMw", setup, wl, "XRaw"), rf.num(b["throughput_ops_mean"]))
+                )
+            rows.append([setup.replace("_", " "), wl, *ours])
+    rf.write(
+        path,
+        rf.tabular(
+            [
+                "setup",
+                "workload",
+                "N/WT",
+                "X cl. raw",
+                "X cl.",
+                "X mw",
+                "R cl. [ms]",
+                "R mw [ms]",
+                "queue [ms]",
+                "study X cl.",
+            ],
+            rows,
+            "llrrrrrrrr",
+        ),
+    )
+
+    return numbers
+
+
+def seeds_tables(mw_study: pd.DataFrame, ref: dict, out) -> list[str]:  # noqa: ANN001
+    """Beside the two 2018 reports: the maximum with middlewares, and the interactive law in
+    seed 002's form (R_client - N/X_mw, ms)."""
+    numbers: list[str] = []
+    best_mw = seed2018.best_points(mw_study, ["level_setup", "level_workload"])
+    beside = seed2018.max_throughput_beside(best_mw, ref)
+    rf.write(
+        out.tab_seeds_mw,
+        rf.tabular(
+            ["setup", "workload", "", "ours", "seed 002", "seed 004"],
+            beside_rows(beside, ["setup", "workload"]),
+            "lllrrr",
+        ),
+    )
+    by_key = beside.set_index(["setup", "workload", "quantity"])
+    law_base = seed2018.law_beside(seed2018.law_deviations_ms(mw_study), ref)
+    rf.write(out.tab_seeds_law, law_rows_tabular(law_base))
+    law_key = law_base.set_index(["setup", "workload"])
+    for setup in SETUPS_M:
+        for wl in WORKLOADS:
+            for quantity, digits in (("client_x", 0), ("mw_queue", 1)):
+                r = (
+                    by_key.loc[(setup, wl, quantity)]
+                    if (setup, wl, quantity) in by_key.index
+                    else {}
+                )
+                key = camel("Seeds", setup, wl, quantity)
+                numbers += [
+                    rf.macro(f"{key}{who}", rf.num(r.get(col, math.nan), digits))
+                    for who, col in (
+                        ("Ours", "ours"),
+                        ("SeedTwo", "seed002"),
+                        ("SeedFour", "seed004"),
+                    )
+                ]
+            r = law_key.loc[(setup, wl)] if (setup, wl) in law_key.index else {}
+            key = camel("SeedsLaw", setup, wl)
+            numbers += [
+                rf.macro(f"{key}OursMax", rf.num(r.get("ours_max_abs_ms", math.nan), 1)),
+                rf.macro(f"{key}SeedTwoMax", rf.num(r.get("seed002_max_abs_ms", math.nan), 1)),
+            ]
+
+    return numbers
+
+
+def interactive_law(direct: pd.DataFrame, mw: pd.DataFrame, path: str) -> list[str]:
+    """The interactive law with Z = 0: client X against N/(R+Z) for every point of both
+    families."""
+    numbers: list[str] = []
+    law_in = pd.concat([direct, mw])
+    law_in = law_in[(law_in["side"] == "client") & (law_in["throughput_ops_mean"] > 0)]
+    law_in = law_in.dropna(subset=["response_us_mean_mean"])
+    law = validate.interactive_law_table(
+        law_in, throughput="throughput_ops_mean", response_us="response_us_mean_mean"
+    )
+    dev = law["relative_error"].abs()
+    fig, axes = rf.figure(ncols=1, width=3.6, height=3.0)
+    ax = axes[0][0]
+    for fam, marker in [
+        ("one_server", "o"),
+        ("two_servers", "^"),
+        ("one_middleware", "s"),
+        ("two_middlewares", "D"),
+    ]:
+        d = law[law["level_setup"] == fam]
+        if not d.empty:
+            ax.scatter(
+                d["throughput_ops_mean"],
+                d["predicted_throughput_ops"],
+                s=12,
+                marker=marker,
+                label=fam.replace("_", " "),
+            )
+    lim = float(
+        np.nanmax([law["throughput_ops_mean"].max(), law["predicted_throughput_ops"].max(), 1])
+    )
+    ax.plot([0, lim * 1.05], [0, lim * 1.05], color="grey", lw=0.8, label="X = N/(R+Z)")
+    ax.set(xlabel="measured X (client) [ops/s]", ylabel="N/(R+Z), Z = 0 [ops/s]")
+    ax.legend(fontsize=6)
+    rf.save(fig, path)
+    numbers.append(rf.macro("BaseLawPoints", str(len(law))))
+    numbers.append(rf.macro("BaseLawMaxDev", rf.pct(dev.max() if len(dev) else math.nan)))
+    numbers.append(rf.macro("BaseLawMedianDev", rf.pct(dev.median() if len(dev) else math.nan)))
+    numbers.append(
+        rf.macro(
+            "BaseLawThinkUs",
+            rf.num(law["fitted_think_us"].median() if len(law) else math.nan, 0),
+        )
+    )
+
+    return numbers
+
+
+def bandwidth_bound(direct: pd.DataFrame, ref: dict) -> list[str]:
+    """The bandwidth bound of the one-server read-only baseline with our link capacities."""
+    one = direct[direct["level_setup"] == "one_server"]
+    sizes = validate.message_sizes(4096, len("memtier-") + len(str(10000)))
+    src = one.iloc[0] if not one.empty else direct.iloc[0]
+    bound = validate.bandwidth_bound(
+        {r: _link_mbit(src, r) for r in ("client", "server")},
+        {"client": int(src["client_machines"]), "server": 1},
+        sizes,
+        set_fraction=0.0,
+        servers=1,
+        via_middleware=False,
+    )
+    return [
+        rf.macro("BaseBoundGetOneServer", rf.num(bound.bound)),
+        rf.macro("BaseBoundGetOneServerStudy", rf.num(ref["bandwidth"]["server_get_reply_ops"])),
+        rf.macro("BaseBoundServerMbit", rf.num(_link_mbit(src, "server"))),
+        rf.macro("BaseBoundGetReplyBytes", str(sizes["get_reply"])),
+        rf.macro("BaseHostKind", str(src["host_kind"])),
+        rf.macro(
+            "BaseBoundNote",
+            "applies (capped links)"
+            if str(src["host_kind"]) != "local"
+            else "does not apply (local processes, no capped links)",
+        ),
+    ]
+
+
+def _link_mbit(src: pd.Series, role: str) -> float:
+    """A role's link capacity as measured in the run, else as capped."""
     v = src.get(f"link_{role}_mbit", math.nan)
     return (
         float(v) if v is not None and math.isfinite(float(v)) else float(src[f"caps_mbit.{role}"])
     )
 
 
-bound = validate.bandwidth_bound(
-    {r: cap(r) for r in ("client", "server")},
-    {"client": int(src["client_machines"]), "server": 1},
-    sizes,
-    set_fraction=0.0,
-    servers=1,
-    via_middleware=False,
-)
-numbers += [
-    rf.macro("BaseBoundGetOneServer", rf.num(bound.bound)),
-    rf.macro("BaseBoundGetOneServerStudy", rf.num(ref["bandwidth"]["server_get_reply_ops"])),
-    rf.macro("BaseBoundServerMbit", rf.num(cap("server"))),
-    rf.macro("BaseBoundGetReplyBytes", str(sizes["get_reply"])),
-    rf.macro("BaseHostKind", str(src["host_kind"])),
-    rf.macro(
-        "BaseBoundNote",
-        "applies (capped links)"
-        if str(src["host_kind"]) != "local"
-        else "does not apply (local processes, no capped links)",
-    ),
-]
 MESSAGE_NAMES = {
     "set_request": "SET request",
     "set_reply": "SET reply",
@@ -306,7 +329,7 @@ MESSAGE_NAMES = {
 ROLES = ("client", "middleware", "server")
 
 
-def link_bounds_table() -> list[str]:
+def link_bounds_table(direct: pd.DataFrame, mw: pd.DataFrame, ref: dict, path: str) -> list[str]:
     """Seed 004's Table 1 from our measured link capacities: per role, the measured capacity
     (as run and rescaled to the study's time by 1/s) and the messages per second it allows,
     in the study's time, beside the seed's."""
@@ -347,7 +370,7 @@ def link_bounds_table() -> list[str]:
                 ]
             )
     rf.write(
-        out.tab_linkcap,
+        path,
         rf.tabular(
             [
                 "role",
@@ -398,11 +421,11 @@ STATS_METRICS = [
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 
 
-def mw_statistics_points() -> pd.DataFrame:
+def mw_statistics_points(
+    mw_study: pd.DataFrame, queue: pd.DataFrame, windows: pd.DataFrame
+) -> pd.DataFrame:
     """Middleware rows in the study's time with the queue length per middleware."""
-    lengths = queue_length.per_point(
-        pd.read_parquet(sm.input.queue), pd.read_parquet(sm.input.windows)
-    ).set_index("point")["queue_length"]
+    lengths = queue_length.per_point(queue, windows).set_index("point")["queue_length"]
     m = mw_study[mw_study["side"] == "middleware"].copy()
     m["queue_len_mean"] = m["point"].map(lengths)
     m["queue_len_ci_low"] = m["queue_len_ci_high"] = math.nan
@@ -410,10 +433,10 @@ def mw_statistics_points() -> pd.DataFrame:
     return m
 
 
-def middleware_statistics() -> list[str]:
+def middleware_statistics(m: pd.DataFrame, path: str) -> list[str]:
     """Seed 004's Figs 4-5: queue length, time in queue and waiting for memcached per worker
-    count against the clients, per workload and number of middlewares."""
-    m = mw_statistics_points()
+    count against the clients, per workload and number of middlewares (`m`: from
+    `mw_statistics_points`)."""
     colours = plt_colours()
     workers = rf.levels_sorted(m["workers"])
     fig, axes = rf.figure(ncols=3, nrows=len(STATS_ROWS), width=6.4, height=7.2)
@@ -426,23 +449,13 @@ def middleware_statistics() -> list[str]:
                 ax = axes[row][col]
                 d = m[(m["level_workload"] == wl) & (m["level_setup"] == setup)]
                 for i, w in enumerate(workers):
-                    g = d[d["workers"] == w].sort_values("clients_total")
-                    y = g[f"{metric}_mean"].to_numpy(float) * scale
-                    if g.empty or np.all(np.isnan(y)):
-                        continue
-                    err = np.vstack(
-                        [
-                            np.nan_to_num(y - g[f"{metric}_ci_low"].to_numpy(float) * scale),
-                            np.nan_to_num(g[f"{metric}_ci_high"].to_numpy(float) * scale - y),
-                        ]
-                    )
-                    ax.errorbar(
-                        g["clients_total"].to_numpy(float),
-                        y,
-                        yerr=err,
-                        capsize=2,
+                    rf.errorbar_line(
+                        ax,
+                        d[d["workers"] == w],
+                        "clients_total",
+                        metric,
+                        scale,
                         markersize=3,
-                        linewidth=1,
                         color=colours[i % len(colours)],
                         marker=MARKERS[i % len(MARKERS)],
                         label=f"{w} WT",
@@ -457,7 +470,7 @@ def middleware_statistics() -> list[str]:
     handles, labels = axes[0][0].get_legend_handles_labels()
     if handles:
         fig.legend(handles, labels, loc="outside right upper", fontsize=6)
-    rf.save(fig, out.fig_mw_stats)
+    rf.save(fig, path)
 
     # Numbers at the most clients of each setup: the levels the seed describes in its text.
     nums = []
@@ -524,10 +537,10 @@ LAW_SERIES = [
 ]
 
 
-def modified_interactive_law() -> list[str]:
+def modified_interactive_law(m: pd.DataFrame, path: str) -> list[str]:
     """Seed 004's Fig. 6: the middleware's throughput predicted from the requests inside it
-    (queue length and requests held by workers) over its response time, in the study's time."""
-    m = mw_statistics_points()
+    (queue length and requests held by workers) over its response time, in the study's time
+    (`m`: from `mw_statistics_points`)."""
     lengths = m.set_index("point")["queue_len_mean"]
     law = modified_law.law_table(m, lengths)
     colours = plt_colours()
@@ -554,7 +567,7 @@ def modified_interactive_law() -> list[str]:
     )
     ax.legend(fontsize=6)
     ax.xaxis.set_major_locator(MaxNLocator(5))  # long tick labels must not overlap
-    rf.save(fig, out.fig_law_mod)
+    rf.save(fig, path)
 
     dev = law["relative_error"].abs()
     net = (m["net_us_mean_mean"] / m["response_us_mean_mean"]).dropna()
@@ -575,7 +588,36 @@ def modified_interactive_law() -> list[str]:
     ]
 
 
-numbers += link_bounds_table()
-numbers += middleware_statistics()
-numbers += modified_interactive_law()
-rf.write(out.numbers, "".join(numbers))
+def main(sm) -> None:  # noqa: ANN001 - the Snakemake object
+    log_to(sm.log[0])
+    ref = reference(sm.input.reference)
+    direct = points(sm.input.direct)
+    mw = points(sm.input.middleware)
+    # The same points in the study's time, for the tables beside seeds 002 and 004.
+    mw_study = in_study_time(mw)
+    out = sm.output
+    # The sources the tables' captions (in the section) name.
+    numbers = [
+        rf.macro("BaseDirectSourceSeedFour", rf.escape(ref["baselines_direct"]["source"])),
+        rf.macro(
+            "BaseDirectSourceSeedTwo", rf.escape(ref["seed002"]["baselines_direct"]["source"])
+        ),
+        rf.macro("BaseMwSource", rf.escape(ref["baselines_middleware"]["source"])),
+    ]
+    figures(direct, mw, out)
+    numbers += direct_table(direct, ref, out.tab_direct)
+    numbers += middleware_table(mw, ref, out.tab_mw)
+    numbers += seeds_tables(mw_study, ref, out)
+    numbers += interactive_law(direct, mw, out.fig_law)
+    numbers += bandwidth_bound(direct, ref)
+    numbers += link_bounds_table(direct, mw, ref, out.tab_linkcap)
+    stats = mw_statistics_points(
+        mw_study, pd.read_parquet(sm.input.queue), pd.read_parquet(sm.input.windows)
+    )
+    numbers += middleware_statistics(stats, out.fig_mw_stats)
+    numbers += modified_interactive_law(stats, out.fig_law_mod)
+    rf.write(out.numbers, "".join(numbers))
+
+
+if __name__ == "__main__":
+    main(snakemake)  # type: ignore[name-defined]  # noqa: F821
