@@ -10,6 +10,7 @@ delays, speed bounds, calibration targets) live in workflows/machines.yaml.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import math
 import os
@@ -85,15 +86,33 @@ class Machines:
 
 
 def _read(path: Path) -> Any:
+    """The YAML document of `path`, the caller's own copy."""
+    return copy.deepcopy(_parsed(path))
+
+
+def _parsed(path: Path) -> Any:
+    """The YAML document of `path`, shared: not to be changed. A plan of many points reads
+    the same files for every point, and parsing them was most of its time."""
     try:
-        return yaml.safe_load(path.read_text())
+        st = path.stat()
+    except OSError as err:
+        raise ScaleModelError(f"{path}: cannot read: {err}") from err
+    return _parse(str(path.resolve()), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=16)
+def _parse(path: str, mtime_ns: int, size: int) -> Any:
+    """Parses a file once per version: its modification time and size are in the key, so an
+    edited file is read again."""
+    try:
+        return yaml.safe_load(Path(path).read_text())
     except (OSError, yaml.YAMLError) as err:
         raise ScaleModelError(f"{path}: cannot read: {err}") from err
 
 
 def reference_value(file: str, keys: list[str | int], root: Path = ROOT) -> float:
     """A number of workflows/reference*.yaml by its path of keys."""
-    node: Any = _read(root / "workflows" / file)
+    node: Any = _parsed(root / "workflows" / file)
     for key in keys:
         if not isinstance(node, dict):
             raise ScaleModelError(f"{file}: {'.'.join(map(str, keys))} is not a path")
@@ -110,7 +129,7 @@ def load_machines(path: Path = MACHINES, root: Path = ROOT) -> Machines:
     """Reads and checks workflows/machines.yaml."""
     doc = _read(path)
     try:
-        jsonschema.validate(doc, _read(MACHINES_SCHEMA))
+        jsonschema.validate(doc, _parsed(MACHINES_SCHEMA))
     except jsonschema.ValidationError as err:
         where = "/".join(str(p) for p in err.absolute_path) or "(top level)"
         raise ScaleModelError(f"{path}: at {where}: {err.message}") from err
