@@ -239,7 +239,12 @@ def queue_values(rate_mbit: float, latency_ms: float, value_bytes: int) -> float
 
 
 # The loss counters compared per 1000 requests (analysis.parse.network's columns).
-LOSS_COUNTERS = {"rto_timeouts": "rto", "retrans_segs": "retrans", "qdisc_drops": "drops"}
+LOSS_COUNTERS = {
+    "rto_timeouts": "rto",
+    "spurious_rtos": "spurious",
+    "retrans_segs": "retrans",
+    "qdisc_drops": "drops",
+}
 
 
 def loss_rates(manifests: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
@@ -277,12 +282,13 @@ def rto_sentence(size: int, rates: pd.DataFrame) -> str:
             "These runs did not count retransmissions, so this explanation remains to be confirmed."
         )
     s, n = (float(at.loc[k, "rto_per_1k"]) for k in SHARDING)
+    ss, sn = (float(at.loc[k, "spurious_per_1k"]) for k in SHARDING)
     ds, dn = (float(at.loc[k, "drops_per_1k"]) for k in SHARDING)
     counted = (
         f"Counted over the measured windows at {sizes_words([size])}, TCP's retransmission"
         f" timer expired {s:.1f} times per 1000 {SHARDED} requests and {n:.1f} times per 1000"
-        f" {NON_SHARDED} ones, while the link caps dropped {ds:.1f} and {dn:.1f} packets per"
-        " 1000 requests"
+        f" {NON_SHARDED} ones ({ss:.1f} and {sn:.1f} of them found needless afterwards), while"
+        f" the link caps dropped {ds:.1f} and {dn:.1f} packets per 1000 requests"
     )
     if s < TAIL_SHARE * 1000:
         return (

@@ -6,9 +6,16 @@ difference in run.json's `network`. They show whether a run's slow requests wait
 retransmission timeout: the kernel's minimum RTO is 200 ms of wall time, which the scale
 model does not stretch (Linux fixes it), so a timeout costs the study's time only 200 ms x s.
 
+A link cap's token bucket sits on the sending host's own interface, so what it drops never
+left that host: TCP sends a dropped data segment again when the queue has room, without
+counting a retransmission (measured: a server whose cap dropped 872 packets retransmitted
+none). A dropped pure ACK is not sent again, and its peer may time out and resend what had
+arrived (a spurious timeout, which the peer counts).
+
 Counters (Linux `/proc/net/snmp`, `/proc/net/netstat`, `tc -s qdisc`):
 - `retrans_segs`: segments retransmitted (Tcp RetransSegs);
 - `rto_timeouts`: retransmission timer expirations (TcpExt TCPTimeouts), the stalls;
+- `spurious_rtos`: timeouts found afterwards to have been needless (TcpExt TCPSpuriousRTOs);
 - `loss_probes`: tail loss probes sent (TcpExt TCPLossProbes), the cheap recoveries;
 - `aborts_on_timeout`: connections TCP gave up on (TcpExt TCPAbortOnTimeout);
 - `qdisc_drops`: packets the host's egress qdiscs dropped (the link cap's token bucket).
@@ -24,6 +31,7 @@ from collections.abc import Iterable, Mapping
 FIELDS = {
     ("Tcp", "RetransSegs"): "retrans_segs",
     ("TcpExt", "TCPTimeouts"): "rto_timeouts",
+    ("TcpExt", "TCPSpuriousRTOs"): "spurious_rtos",
     ("TcpExt", "TCPLossProbes"): "loss_probes",
     ("TcpExt", "TCPAbortOnTimeout"): "aborts_on_timeout",
 }

@@ -6,8 +6,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-NETWORK_COLUMNS = ("retrans_segs", "rto_timeouts", "loss_probes", "aborts_on_timeout",
-                   "qdisc_drops")  # fmt: skip
+NETWORK_COLUMNS = ("retrans_segs", "rto_timeouts", "spurious_rtos", "loss_probes",
+                   "aborts_on_timeout", "qdisc_drops")  # fmt: skip
 
 
 def network_columns(network: Mapping[str, Any] | None) -> dict[str, float]:

@@ -138,6 +138,7 @@ def _loss_tables(counts: dict[tuple[bool, int], tuple[int, int]]) -> tuple[pd.Da
                 "middleware.sharded": sharded,
                 "workload.multiget": size,
                 "rto_timeouts": float(timeouts),
+                "spurious_rtos": 0.0,
                 "retrans_segs": 3.0 * timeouts,
                 "qdisc_drops": 2.0 * timeouts,
             }

@@ -18,8 +18,8 @@ Tcp: RtoAlgorithm RtoMin RtoMax MaxConn InSegs OutSegs RetransSegs InErrs
 Tcp: 1 200 120000 -1 20211 21904 57 0
 Udp: InDatagrams NoPorts
 Udp: 5 0
-TcpExt: SyncookiesSent TCPTimeouts TCPLossProbes TCPAbortOnTimeout
-TcpExt: 0 9 14 1
+TcpExt: SyncookiesSent TCPTimeouts TCPSpuriousRTOs TCPLossProbes TCPAbortOnTimeout
+TcpExt: 0 9 4 14 1
 IpExt: InNoRoutes InTruncatedPkts
 IpExt: 0 0
 qdisc tbf 8001: dev mwn0 root refcnt 2 rate 10Mbit burst 16Kb lat 50ms
@@ -34,6 +34,7 @@ def test_the_counters_are_read_from_snmp_netstat_and_tc():
     assert netcounters.parse(SAMPLE) == {
         "retrans_segs": 57,
         "rto_timeouts": 9,
+        "spurious_rtos": 4,
         "loss_probes": 14,
         "aborts_on_timeout": 1,
         "qdisc_drops": 33,
@@ -61,8 +62,8 @@ def test_an_overflowing_link_cap_shows_as_drops_and_retransmissions(
     tmp_path, base_port, netns_prefix, loadgen_jar
 ):
     # 64 connections read 4 KB values through a 1 Mbit/s server link whose token bucket holds
-    # 50 ms (about 6 KB): the replies in flight cannot all wait, so some are dropped and sent
-    # again.
+    # 50 ms (about 6 KB): the packets in flight cannot all wait, so some are dropped, and
+    # TCP resends (testbed/netcounters.py says which side counts what).
     point = Point.model_validate(
         {
             "name": "net",
@@ -90,5 +91,5 @@ def test_an_overflowing_link_cap_shows_as_drops_and_retransmissions(
     net = manifest["network"]
     assert set(net["hosts"]) == {"server1", "client1"}
     assert net["roles"]["server"]["qdisc_drops"] > 0, net
-    assert net["roles"]["server"]["retrans_segs"] > 0, net
-    assert net["total"]["retrans_segs"] >= net["roles"]["server"]["retrans_segs"]
+    assert net["total"]["retrans_segs"] > 0, net
+    assert net["total"]["retrans_segs"] == sum(h["retrans_segs"] for h in net["hosts"].values())
