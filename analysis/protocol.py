@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 # Stages in run order (testbed.run.STAGES, the analysis' own copy: no testbed import here).
@@ -72,6 +75,10 @@ def run_times(results: Path, manifests: Iterable[Path]) -> pd.DataFrame:
                 wall = job_seconds(results / "benchmarks" / "series" / f"{key}.tsv")
             wall /= series_points[key]
         attempts = len((data.get("series") or {}).get("attempts") or [None])
+        planned = float((data.get("point") or {}).get("duration_s") or 0.0)
+        tried = [a for a in (data.get("series") or {}).get("attempts") or [] if a]
+        # A rerun after an imprecise mean may have run longer than planned: its own length.
+        lengths = [float(a.get("duration_s") or planned) for a in tried] or [planned]
         rows.append(
             {
                 "family": relative.parts[0],
@@ -80,6 +87,8 @@ def run_times(results: Path, manifests: Iterable[Path]) -> pd.DataFrame:
                 "series": key,
                 "attempts": attempts,
                 "measured_s": float(data.get("duration_s") or 0.0),
+                "step_s": lengths[0],
+                "attempt_s": sum(lengths),
                 "wall_s": wall,
                 **{f"stage_{k}": float(v) for k, v in (data.get("stage_s") or {}).items()},
             }
@@ -115,3 +124,45 @@ def stage_breakdown(runs: pd.DataFrame) -> pd.Series:
     means = runs[cols].fillna(0.0).mean()
     means.index = [c.removeprefix("stage_") for c in cols]
     return means[means > 0]
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A profile's predicted measurement time from another profile's measured runs."""
+
+    points: int
+    series: int
+    hours: float
+    series_s: float  # fitted overhead per series (set-up, teardown)
+    point_s: float  # fitted overhead per point (launches, warm-ups, splitting)
+
+
+def predict(runs: pd.DataFrame, plan: pd.DataFrame) -> Prediction:
+    """The measurement time of `plan` (one row per planned point: `family`, `series`,
+    `duration_s`) from measured `runs` (`run_times`, series only).
+
+    A series' job time is its points' client steps (every attempt, at its length) plus an
+    overhead fitted as a + b x points by least squares over the measured series (a ratio
+    through zero when there are fewer than three series, or a fitted term is negative).
+    Each planned point costs the overhead and its step times the measured attempt seconds per
+    planned step second of its family (all families' where its own was not measured)."""
+    s = runs.dropna(subset=["series", "wall_s"])
+    if s.empty or plan.empty:
+        return Prediction(len(plan), plan["series"].nunique() if len(plan) else 0, math.nan,
+                          math.nan, math.nan)  # fmt: skip
+    per = s.groupby("series").agg(
+        wall=("wall_s", "sum"), steps=("attempt_s", "sum"), points=("run", "size")
+    )
+    over = per["wall"] - per["steps"]
+    a, b = 0.0, float(over.sum() / per["points"].sum())
+    if len(per) >= 3 and per["points"].nunique() > 1:
+        slope, intercept = np.polyfit(per["points"].to_numpy(float), over.to_numpy(float), 1)
+        if slope >= 0 and intercept >= 0:
+            a, b = float(intercept), float(slope)
+    ratio = s.groupby("family")["attempt_s"].sum() / s.groupby("family")["step_s"].sum()
+    overall = float(s["attempt_s"].sum() / s["step_s"].sum())
+    factor = plan["family"].map(ratio).fillna(overall)
+    steps = float((plan["duration_s"] * factor).sum())
+    n_series = int(plan["series"].nunique())
+    total = a * n_series + b * len(plan) + steps
+    return Prediction(len(plan), n_series, total / 3600, a, b)

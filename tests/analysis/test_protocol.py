@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
+from analysis import protocol
 from analysis.protocol import family_times, run_times, stage_breakdown
 
 
@@ -67,3 +69,28 @@ def test_a_series_own_clock_counts_rather_than_its_jobs_wait(tmp_path):
     own.parent.mkdir(parents=True)
     own.write_text(json.dumps({"status": "ok", "duration_s": 20.0}))
     assert run_times(r, ms)["wall_s"].tolist() == [10.0, 10.0]
+
+
+def test_a_profiles_time_is_predicted_from_the_overhead_and_steps_of_measured_series() -> None:
+    # Three measured series of 2, 4 and 6 points: 10 s per series, 2 s per point, 5 s steps.
+    rows = []
+    for name, n in (("a", 2), ("b", 4), ("c", 6)):
+        wall = (10 + 2 * n + 5 * n) / n
+        rows += [
+            {"family": "f", "run": f"{name}{i}", "series": name, "wall_s": wall,
+             "step_s": 5.0, "attempt_s": 5.0}
+            for i in range(n)
+        ]  # fmt: skip
+    # One point of family f needed a second attempt, 1.5 times as long: +7.5 s over 60 s.
+    rows[0]["attempt_s"] = 12.5
+    rows[0]["wall_s"] += 7.5
+    runs = pd.DataFrame(rows)
+    plan = pd.DataFrame({"family": ["f"] * 10, "series": ["s"] * 10, "duration_s": [6.0] * 10})
+    p = protocol.predict(runs, plan)
+    assert (p.points, p.series) == (10, 1)
+    assert p.series_s == pytest.approx(10) and p.point_s == pytest.approx(2)
+    # 10 + 2 x 10 + 60 s of steps, times the family's 67.5 / 60 attempt seconds per step second.
+    assert p.hours * 3600 == pytest.approx(10 + 20 + 60 * 67.5 / 60)
+    # Families measured nowhere take every family's ratio.
+    other = plan.assign(family="g")
+    assert protocol.predict(runs, other).hours == pytest.approx(p.hours)

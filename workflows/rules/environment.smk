@@ -38,6 +38,9 @@ rule reproduction_tables:
     input:
         runs=[f"{RESULTS}/runs/{run.path}/run.json" for run in PLAN],
         code=ANALYSIS_CODE,
+        # The profile whose time the measured runs predict: the full grids.
+        predicted="workflows/profiles/default/study.yaml",
+        catalogue=config.get("catalogue", "workflows/catalogue.yaml"),
     output:
         table=f"{RESULTS}/paper/reproduction.tex",
         numbers=f"{RESULTS}/paper/reproduction-numbers.tex",

@@ -1,12 +1,41 @@
-"""Snakemake script: the reproduction appendix's table of runs and time per family, and the
-run protocol's numbers (analysis/protocol.py)."""
+"""Snakemake script: the reproduction appendix's table of runs and time per family, the
+run protocol's numbers, and the time the default profile's full grids would take
+(analysis/protocol.py)."""
 
 from pathlib import Path
 
 import pandas as pd
+import yaml
 
 from analysis.latex import escape
-from analysis.protocol import family_times, run_times, stage_breakdown
+from analysis.protocol import Prediction, family_times, predict, run_times, stage_breakdown
+from analysis.report.figures import macro
+from mwlab.catalogue import expand, load_catalogue, load_profile
+
+
+def planned(profile: Path, catalogue: Path) -> pd.DataFrame:
+    """One row per planned point of a profile: family, series (the point's own path when
+    it runs alone) and step length."""
+    config = yaml.safe_load(profile.read_text())
+    plan = expand(load_catalogue(catalogue), load_profile(config, source=str(profile)))
+    rows = [
+        {"family": r.family, "series": r.series or r.path, "duration_s": r.spec["duration_s"]}
+        for r in plan
+    ]
+    return pd.DataFrame(rows, columns=["family", "series", "duration_s"])
+
+
+def prediction_macros(name: str, p: Prediction) -> str:
+    return "".join(
+        [
+            macro("PredictProfile", escape(name)),
+            macro("PredictPoints", str(p.points)),
+            macro("PredictSeries", str(p.series)),
+            macro("PredictHours", f"{p.hours:.1f}"),
+            macro("PredictSeriesOverheadS", f"{p.series_s:.1f}"),
+            macro("PredictPointOverheadS", f"{p.point_s:.1f}"),
+        ]
+    )
 
 
 def _minutes(value: float) -> str:
@@ -75,5 +104,8 @@ if __name__ == "__main__":
         int(sm.config.get("run", {}).get("reruns", 2)),
         float(sm.config.get("run", {}).get("longest_rerun", 1.0)),
     )
+    plan = planned(Path(sm.input.predicted), Path(sm.input.catalogue))
+    name = str(yaml.safe_load(Path(sm.input.predicted).read_text())["profile"])
+    numbers += prediction_macros(name, predict(runs, plan))
     Path(sm.output.table).write_text(table)
     Path(sm.output.numbers).write_text(numbers)
