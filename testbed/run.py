@@ -810,33 +810,33 @@ class Runner:
         self.cpu_accounting = found.name
 
     def _mark(self, name: str) -> None:
-        """Samples every CPU counter, and the network counters of emulated hosts; a counter
-        that cannot be read costs a warning, never the run."""
+        """Samples every CPU counter, then the network counters of emulated hosts (which take
+        a few subprocesses, so the CPU's mark stays at the step's boundary); a counter that
+        cannot be read costs a warning, never the run."""
         layout = self.layout
         if layout is None:
             return
+        if self.cpu_accounting != "none":
+            try:
+                remote = {}
+                if layout.kind == "ssh" and name.startswith("window"):
+                    for host in layout.all:
+                        assert isinstance(host, SshHost)
+                        remote[host.name] = cpuaccount.parse_proc_stat(
+                            host.run("cat /proc/stat", timeout=20).stdout
+                        )
+                cgroups = {cg.host: cg.sample() for cg in self.host_cgroups}
+                self.cpu_marks[name] = cpuaccount.Mark(
+                    time.monotonic(), cpuaccount.machine_sample(), cgroups, remote
+                )
+            except Exception as e:  # accounting must not cost the run
+                self.warnings.append(f"CPU accounting at {name}: {e}")
         if layout.kind == "emulated":
             spaces = {h.name: h.netns for h in layout.all if isinstance(h, NamespaceHost)}
             try:
                 self.net_marks[name] = netcounters.sample(spaces)
             except (netcounters.CountersError, OSError) as e:
                 self.warnings.append(f"network counters at {name}: {e}")
-        if self.cpu_accounting == "none":
-            return
-        try:
-            remote = {}
-            if layout.kind == "ssh" and name.startswith("window"):
-                for host in layout.all:
-                    assert isinstance(host, SshHost)
-                    remote[host.name] = cpuaccount.parse_proc_stat(
-                        host.run("cat /proc/stat", timeout=20).stdout
-                    )
-            cgroups = {cg.host: cg.sample() for cg in self.host_cgroups}
-            self.cpu_marks[name] = cpuaccount.Mark(
-                time.monotonic(), cpuaccount.machine_sample(), cgroups, remote
-            )
-        except Exception as e:  # accounting must not cost the run
-            self.warnings.append(f"CPU accounting at {name}: {e}")
 
     def _network_section(self, start: str, end: str) -> dict[str, Any] | None:
         """run.json's `network` between two marks."""
