@@ -72,6 +72,16 @@ def fit_speed(points: pd.DataFrame, target: float, lower: float, upper: float) -
 MAX_STEAL_SHARE = 0.2
 
 
+def machine_shares(manifest: Mapping[str, Any]) -> dict[str, float]:
+    """The machine's idle and steal shares over a run's window (run.json `cpu.machine`),
+    NaN where the run recorded none."""
+    machine = (manifest.get("cpu") or {}).get("machine") or {}
+    return {
+        share: math.nan if machine.get(share) is None else float(machine[share])
+        for share in ("idle_share", "steal_share")
+    }
+
+
 def disturbance(run: Mapping[str, Any]) -> str | None:
     """Why a calibration run's machine was not the quiet machine the fit assumes, if so:
     too much steal, or saturated (cpuaccount's rule). Missing shares are not judged."""

@@ -196,7 +196,9 @@ def _print_tools(found: dict[str, Found], python: dict[str, Found], pins: dict[s
     type=int,
     default=21000,
     show_default=True,
-    help="Servers listen on base+i, middlewares on base+100+i, iperf3 on base+200.",
+    envvar="MWLAB_BASE_PORT",
+    help="Servers listen on base+i, middlewares on base+100+i, iperf3 on base+200"
+    " (default from $MWLAB_BASE_PORT: pipelines side by side each take their own range).",
 )
 @click.option(
     "--build-dir",
@@ -305,7 +307,8 @@ def _run(
     type=click.Path(file_okay=False, path_type=Path),
     help="The series' own directory (raw outputs, earlier attempts, its run.json).",
 )
-@click.option("--base-port", type=int, default=21000, show_default=True)
+@click.option("--base-port", type=int, default=21000, show_default=True, envvar="MWLAB_BASE_PORT",
+              help="As for `mwlab run`.")  # fmt: skip
 @click.option("--netns-prefix", help="Name prefix of emulated namespaces and links (<= 9 chars).")
 @click.option("--reruns", type=int, default=2, show_default=True,
               help="Further measurements of a step that failed or was unstable.")  # fmt: skip

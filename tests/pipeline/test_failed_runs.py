@@ -66,6 +66,41 @@ def test_bad_input_is_retried_then_kept_as_a_complete_failed_run(tmp_path):
     assert r"\newcommand{\ValidationFailed}{1}" in numbers(table)
 
 
+def test_a_calibration_run_on_a_disturbed_machine_is_measured_again(tmp_path, monkeypatch):
+    monkeypatch.setenv("MWLAB_BASE_PORT", "27000")  # tests/pipeline's own port range
+    spec = {"name": "calibration/t=x/rep1", "hosts": "local", "driver": "builtin",
+            "duration_s": 2, "virtual_clients": 2}  # fmt: skip
+    manifest = tmp_path / "runs" / spec["name"] / "run.json"
+
+    def judge(path: Path) -> str | None:
+        assert read_manifest(path)["status"] == "ok"
+        return "steal 41% > 20%"
+
+    def once(n: int) -> int:
+        return run_point.run(spec=spec, manifest=manifest, failures=tmp_path / "failures",
+                             attempt=n, retries=1, log=tmp_path / "run.log",
+                             judge=judge)  # fmt: skip
+
+    # A run that measured fine on a disturbed machine is kept aside and measured again...
+    assert once(1) == 1
+    assert not manifest.exists()
+    assert read_manifest(tmp_path / "failures" / spec["name"] / "attempt-1" / "run.json")
+    assert "measuring again: steal 41% > 20%" in (tmp_path / "run.log").read_text()
+    # ... and the last attempt stands, whatever the judge says.
+    assert once(2) == 0
+    assert read_manifest(manifest)["status"] == "ok"
+
+
+def test_a_disturbed_machine_is_named_from_the_manifests_cpu_shares(tmp_path):
+    path = tmp_path / "run.json"
+    cpu = {"machine": {"idle_share": 0.3, "steal_share": 0.41}}
+    write_manifest(path, {**never_started(BAD, "x"), "status": "ok", "error": None, "cpu": cpu})
+    assert run_point.disturbed(path) == "steal 41% > 20%"
+    cpu["machine"]["steal_share"] = 0.05
+    write_manifest(path, {**never_started(BAD, "x"), "status": "ok", "error": None, "cpu": cpu})
+    assert run_point.disturbed(path) is None
+
+
 def test_an_invalid_manifest_is_replaced_and_kept_aside(tmp_path):
     manifest = tmp_path / "run.json"
     manifest.write_text('{"schema": 1, "status": "o')  # a writer killed half-way

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from analysis.aggregate import per_source_totals, trim_to_clients
-from analysis.calibration import calibrate
+from analysis.calibration import calibrate, machine_shares
 from analysis.parse import load_run
 from analysis.parse.manifest import read_manifest
 from testbed.scalemodel import load_machines
@@ -22,9 +22,7 @@ def measure(run_dir: Path, side: str, warmup_s: float, cooldown_s: float) -> dic
     """Status, scale and stable-window throughput (every request type) of one run."""
     manifest = read_manifest(run_dir / "run.json")
     row = {"status": str(manifest["status"]), "scale": float(manifest["point"]["scale"])}
-    machine = (manifest.get("cpu") or {}).get("machine") or {}
-    for share in ("idle_share", "steal_share"):
-        row[share] = math.nan if machine.get(share) is None else float(machine[share])
+    row |= machine_shares(manifest)
     throughput = math.nan
     if row["status"] == "ok":
         totals = per_source_totals(trim_to_clients(load_run(run_dir).windows, warmup_s, cooldown_s))

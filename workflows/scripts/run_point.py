@@ -3,18 +3,22 @@
 A failed attempt is moved to `<results>/failures/<run>/attempt-<n>/` and the job fails, so
 Snakemake retries it. The last attempt is kept as the run, with `status: failed` in its
 manifest, so the pipeline goes on and the validation appendix shows the failure. A run that
-left no valid manifest (bad input, or the testbed died) gets a complete failed one.
+left no valid manifest (bad input, or the testbed died) gets a complete failed one. A
+calibration run whose machine lost more than a fifth of its CPU to the hypervisor (steal), or
+saturated, is measured again the same way: its fit would describe a slower machine.
 """
 
 import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from analysis.calibration import disturbance, machine_shares
 from analysis.parse.errors import ParseError
 from analysis.parse.manifest import read_manifest
 from testbed.manifest import never_started, now, write_manifest
@@ -69,9 +73,23 @@ def run_measurement(command: list[str], log: Path, label: str) -> tuple[int, int
     return run.returncode, offset
 
 
+def disturbed(manifest: Path) -> str | None:
+    """Why a calibration run's machine was not the quiet machine its fit assumes (steal or
+    saturation, analysis.calibration), if so."""
+    return disturbance(machine_shares(read_manifest(manifest)))
+
+
 def run(
-    spec: dict[str, Any], manifest: Path, failures: Path, attempt: int, retries: int, log: Path
+    spec: dict[str, Any],
+    manifest: Path,
+    failures: Path,
+    attempt: int,
+    retries: int,
+    log: Path,
+    judge: Callable[[Path], str | None] | None = None,
 ) -> int:
+    """One attempt at a run; 1 asks Snakemake for another. A run that `judge` finds fault
+    with is measured again too, while attempts remain; the last attempt stands."""
     run_dir = manifest.parent
     run_key = Path(spec["name"])
     if run_dir.exists() and any(run_dir.iterdir()):
@@ -97,8 +115,13 @@ def run(
     code, offset = run_measurement(command, log, f"attempt {attempt} of {retries + 1}")
     point_file.unlink(missing_ok=True)
     if code == 0 and _status(manifest) == "ok":
-        return 0
-    ensure_manifest(manifest, spec, code, started_at, _last_line(log, offset))
+        why = judge(manifest) if judge is not None else None
+        if why is None or attempt > retries:
+            return 0
+        with log.open("a") as out:
+            out.write(f"measuring again: {why}\n")
+    else:
+        ensure_manifest(manifest, spec, code, started_at, _last_line(log, offset))
     kept = failures / run_key / f"attempt-{attempt}"
     if kept.exists():
         shutil.rmtree(kept)
@@ -124,5 +147,7 @@ if __name__ == "__main__":
             attempt=int(sm.resources.attempt),
             retries=int(sm.params.retries),
             log=Path(sm.log[0]),
+            # A calibration run on a disturbed machine would fit a slower machine.
+            judge=disturbed if sm.wildcards.family == "calibration" else None,
         )
     )
