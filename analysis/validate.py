@@ -10,6 +10,7 @@ import pandas as pd
 
 from analysis import stability
 from analysis.bottleneck import SATURATED
+from analysis.calibration import MAX_STEAL_SHARE
 from analysis.linkload import DEFAULT_KEY_BYTES
 
 # The interactive law holds for a run whose measured throughput is within this relative
@@ -248,6 +249,8 @@ def check_runs(
             "rel_half_width": math.nan,
             "law_error": math.nan,
             "bound_ops": math.nan,
+            # The share of the machine's CPU the hypervisor took during the measurement.
+            "steal": float(manifest.get("host_steal", math.nan)),
         }
         if manifest["status"] == "ok" and not measured.empty:
             m = measured.iloc[0]
@@ -289,15 +292,19 @@ def _flags(r: pd.Series) -> list[str]:
         f.append("law")
     if pd.notna(r["bound_fraction"]) and r["bound_fraction"] >= NEAR_BOUND:
         f.append("at bound")
+    if r.get("steal", math.nan) > MAX_STEAL_SHARE:
+        f.append("steal")
     return f
 
 
 def family_summary(table: pd.DataFrame) -> pd.DataFrame:
     """Per family of a `check_runs` table: runs, stable runs, unstable runs (completed, not
     stable) and among them those failing each criterion of `UNSTABLE_REASONS` (a run can
-    fail several), failed runs and reruns. A completed run without complete windows counts
-    as having too few."""
-    columns = ["family", "runs", "stable", "unstable", *UNSTABLE_REASONS, "failed", "reruns"]
+    fail several), the unstable runs measured while the hypervisor took more than
+    MAX_STEAL_SHARE of the machine (`steal`), failed runs and reruns. A completed run without
+    complete windows counts as having too few."""
+    columns = ["family", "runs", "stable", "unstable", *UNSTABLE_REASONS, "steal", "failed",
+               "reruns"]  # fmt: skip
     rows = []
     for family, g in table.groupby("family", sort=True):
         ok = g[g["status"] == "ok"]
@@ -313,6 +320,8 @@ def family_summary(table: pd.DataFrame) -> pd.DataFrame:
         }
         for reason in UNSTABLE_REASONS:
             row[reason] = int(reasons.apply(lambda parts, r=reason: _fails(parts, r)).sum())
+        steal = unstable["steal"] if "steal" in unstable else pd.Series(dtype=float)
+        row["steal"] = int((steal > MAX_STEAL_SHARE).sum())
         rows.append(row)
     return pd.DataFrame(rows, columns=columns)
 

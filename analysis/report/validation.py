@@ -9,6 +9,7 @@ import math
 import pandas as pd
 
 from analysis import stability
+from analysis.calibration import MAX_STEAL_SHARE
 from analysis.latex import escape
 from analysis.report import figures as fg
 from analysis.validate import LAW_TOLERANCE, NEAR_BOUND, UNSTABLE_REASONS
@@ -55,17 +56,17 @@ def run_rows(table: pd.DataFrame) -> str:
 def summary_tabular(summary: pd.DataFrame) -> str:
     """Per family: runs, stable, unstable by failed criterion, failed, reruns."""
     header = ["Family", "Runs", "Stable", "Unstable", "trend", "imprecise", "too few win.",
-              "Failed", "Reruns"]  # fmt: skip
+              "steal", "Failed", "Reruns"]  # fmt: skip
     rows = [
         [rf"\texttt{{{escape(str(r['family']))}}}"]
-        + [str(int(r[c])) for c in ("runs", "stable", "unstable", *UNSTABLE_REASONS)]
+        + [str(int(r[c])) for c in ("runs", "stable", "unstable", *UNSTABLE_REASONS, "steal")]
         + [str(int(r["failed"])), str(int(r["reruns"]))]
         for _, r in summary.iterrows()
     ]
     if len(summary):
         totals = summary.drop(columns="family").sum()
         rows.append([r"\midrule all"] + [str(int(totals[c])) for c in summary.columns[1:]])
-    return fg.tabular(header, rows, "@{}lrrrrrrrr@{}")
+    return fg.tabular(header, rows, "@{}lrrrrrrrrr@{}")
 
 
 def numbers(table: pd.DataFrame) -> str:
@@ -80,6 +81,10 @@ def numbers(table: pd.DataFrame) -> str:
         "ValidationStableShare": _percent(stable_share),
         "ValidationLawViolations": int(table["flags"].str.contains("law").sum()),
         "ValidationAtBound": int(table["flags"].str.contains("at bound").sum()),
+        "ValidationUnstableSteal": int(
+            (table["flags"].str.contains("unstable") & table["flags"].str.contains("steal")).sum()
+        ),
+        "ValidationStealLimit": rf"{100 * MAX_STEAL_SHARE:g}\,\%",
         "ValidationMedianWindows": _num(ok["windows"].median(), ".0f"),
         "ValidationMedianHalfWidth": _percent(ok["rel_half_width"].median()),
         "ValidationMaxLawError": _num(ok["law_error"].abs().max(), ".3f"),
