@@ -153,8 +153,6 @@ class StepsTest {
     final Map<String, Object> r2 = at(s2, "ALL STATS", "Runtime");
     assertEquals(num(at(whole, "ALL STATS", "Runtime"), "Start time"), num(r1, "Start time"));
     assertEquals(num(r1, "Finish time"), num(r2, "Start time"));
-    // Four closed-loop connections against local memcached do more than one (no ratio demanded).
-    assertTrue(count(s2, "Totals") > count(s1, "Totals"), count(s1, "Totals") + " vs " + count(s2, "Totals"));
     for (final String block : List.of("Sets", "Gets", "Totals")) {
       assertEquals(count(whole, block), count(s1, block) + count(s2, block), block);
     }
