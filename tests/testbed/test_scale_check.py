@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from analysis.aggregate import per_source_totals, trim_to_clients
+from analysis.calibration import disturbance, machine_shares
 from analysis.parse import load_run
 from analysis.scaling import add_study_columns, agreement
 from testbed import scalemodel
@@ -59,11 +60,17 @@ def client_row(run_dir: Path, level: str) -> dict:
     }
 
 
-def test_link_bound_point_agrees_at_two_scales(tmp_path, base_port, netns_prefix, loadgen_jar):
-    rows = []
+# A pair measured while the machine lost CPU to the hypervisor or to other work measures that
+# machine, not the scale model; such a pair is measured again, as the pipeline reruns a point.
+ATTEMPTS = 3
+
+
+def measure_pair(tmp_path: Path, attempt: int, base_port, netns_prefix) -> tuple[float, list]:
+    """The rescaled throughput ratio of one pair of runs, and why any run of it was disturbed."""
+    rows, disturbed = [], []
     for level, scale in SCALES.items():
         spec = scaled_point(scale)
-        out = tmp_path / level
+        out = tmp_path / f"{attempt}-{level}"
         manifest = run_point(
             Point.model_validate(spec),
             RunOptions(
@@ -83,9 +90,23 @@ def test_link_bound_point_agrees_at_two_scales(tmp_path, base_port, netns_prefix
         assert manifest["point"]["caps_mbit"]["server"] == pytest.approx(101 * scale)
         assert manifest["point"]["delays_ms"]["client_server"] == pytest.approx(0.3 / scale)
         rows.append(client_row(out, level))
+        why = disturbance(machine_shares(manifest))
+        if why:
+            disturbed.append(f"{level}: {why}")
     table = agreement(add_study_columns(pd.DataFrame(rows)))
-    ratio = float(table["throughput_study_ratio"].iloc[0])
-    # The server's link bounds both: 101 Mbit/s of 4 KiB replies is about 3000 ops/s in the
-    # study's time at either scale, so the rescaled throughputs agree. Without rescaling they
-    # would differ by the factor of two between the scales.
-    assert 0.8 < ratio < 1.25, table.to_dict("records")
+    return float(table["throughput_study_ratio"].iloc[0]), disturbed
+
+
+def test_link_bound_point_agrees_at_two_scales(tmp_path, base_port, netns_prefix, loadgen_jar):
+    seen = []
+    for attempt in range(ATTEMPTS):
+        ratio, disturbed = measure_pair(tmp_path, attempt, base_port, netns_prefix)
+        # The server's link bounds both: 101 Mbit/s of 4 KiB replies is about 3000 ops/s in the
+        # study's time at either scale, so the rescaled throughputs agree. Without rescaling
+        # they would differ by the factor of two between the scales.
+        agrees = 0.8 < ratio < 1.25
+        if agrees or not disturbed:
+            assert agrees, (ratio, seen)
+            return
+        seen.append((round(ratio, 3), disturbed))
+    pytest.skip(f"every pair disagreed on a disturbed machine: {seen}")
