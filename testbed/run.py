@@ -320,11 +320,13 @@ class Runner:
         self, layout: Layout, servers: list[Target], point: Point | None = None, prefix: str = ""
     ) -> list[Target]:
         m = (point or self.point).middleware
+        budgeted = (point or self.point).budgets_cores.middleware is not None
+        jvm = list(cpubudget.BUDGETED_JVM_FLAGS) if budgeted else []
         jar_path = self._jar("middleware.jar")
         procs, targets = [], []
         for i, host in enumerate(layout.middlewares):
             port = self._middleware_port(i)
-            cmd = ["java", "-jar", host.stage(jar_path), "-l", host.address, "-p", str(port)]
+            cmd = ["java", *jvm, "-jar", host.stage(jar_path), "-l", host.address, "-p", str(port)]
             cmd += ["-t", str(m.workers), "-s", "true" if m.sharded else "false"]
             cmd += ["-m", *[f"{s.address}:{s.port}" for s in servers]]
             cmd += ["--stats-dir", "stats", "--read-balance", m.read_balance]

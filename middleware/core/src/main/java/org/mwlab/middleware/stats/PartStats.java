@@ -2,7 +2,11 @@ package org.mwlab.middleware.stats;
 
 import org.HdrHistogram.Histogram;
 
-/** Parts of one request type (and key count) served from one pool in one window. */
+/**
+ * Parts of one request type (and key count) served from one pool in one window. As in {@link
+ * TypeStats}, a recording thread's copy keeps raw times and the histograms are filled when the
+ * collector merges.
+ */
 final class PartStats {
   /** Two significant digits: percentiles within 1%, small enough for a histogram per pool. */
   private static final int DIGITS = 2;
@@ -13,9 +17,12 @@ final class PartStats {
   final Welford queue = new Welford();
   final Welford server = new Welford();
   final Welford response = new Welford();
-  final Histogram queueHistogram = new Histogram(DIGITS);
-  final Histogram serverHistogram = new Histogram(DIGITS);
-  final Histogram responseHistogram = new Histogram(DIGITS);
+  /** Queue, server and response time of each part, microseconds, in that order. */
+  private final Samples times = new Samples();
+  private int folded;
+  private Histogram queueHistogram;
+  private Histogram serverHistogram;
+  private Histogram responseHistogram;
 
   void add(final int keys, final long queueNs, final long serverNs, final long responseNs,
       final boolean error) {
@@ -27,9 +34,9 @@ final class PartStats {
     queue.add(queueNs / 1e3);
     server.add(serverNs / 1e3);
     response.add(responseNs / 1e3);
-    queueHistogram.recordValue(Math.max(0L, Math.round(queueNs / 1e3)));
-    serverHistogram.recordValue(Math.max(0L, Math.round(serverNs / 1e3)));
-    responseHistogram.recordValue(Math.max(0L, Math.round(responseNs / 1e3)));
+    times.add(Math.max(0L, Math.round(queueNs / 1e3)));
+    times.add(Math.max(0L, Math.round(serverNs / 1e3)));
+    times.add(Math.max(0L, Math.round(responseNs / 1e3)));
   }
 
   void merge(final PartStats o) {
@@ -39,8 +46,46 @@ final class PartStats {
     queue.merge(o.queue);
     server.merge(o.server);
     response.merge(o.response);
-    queueHistogram.add(o.queueHistogram);
-    serverHistogram.add(o.serverHistogram);
-    responseHistogram.add(o.responseHistogram);
+    fold();
+    record(o.times, o.folded);
+    if (o.queueHistogram != null) {
+      queueHistogram.add(o.queueHistogram);
+      serverHistogram.add(o.serverHistogram);
+      responseHistogram.add(o.responseHistogram);
+    }
+  }
+
+  Histogram queueHistogram() {
+    fold();
+    return queueHistogram;
+  }
+
+  Histogram serverHistogram() {
+    fold();
+    return serverHistogram;
+  }
+
+  Histogram responseHistogram() {
+    fold();
+    return responseHistogram;
+  }
+
+  /** Moves this copy's own raw times into its histograms. */
+  private void fold() {
+    if (queueHistogram == null) {
+      queueHistogram = new Histogram(DIGITS);
+      serverHistogram = new Histogram(DIGITS);
+      responseHistogram = new Histogram(DIGITS);
+    }
+    record(times, folded);
+    folded = times.size();
+  }
+
+  private void record(final Samples s, final int from) {
+    for (int i = from; i < s.size(); i += 3) {
+      queueHistogram.recordValue(s.get(i));
+      serverHistogram.recordValue(s.get(i + 1));
+      responseHistogram.recordValue(s.get(i + 2));
+    }
   }
 }

@@ -19,6 +19,7 @@ import org.HdrHistogram.WriterReaderPhaser;
  * thread that took that time, so no thread records a time another thread took.
  */
 public final class Recorder {
+  private static final long FLIP_WAIT_NS = 100_000;
   private final WriterReaderPhaser phaser = new WriterReaderPhaser();
   private final StatsClock clock;
   private final int worker;
@@ -273,7 +274,9 @@ public final class Recorder {
     try {
       final Accumulator old = active;
       active = new Accumulator(workers, servers, pools);
-      phaser.flipPhase();
+      // A writer may be inside its critical section when its CPU quota runs out, and stay there
+      // for the rest of the period: wait for it asleep, not spinning.
+      phaser.flipPhase(FLIP_WAIT_NS);
       return old;
     } finally {
       phaser.readerUnlock();

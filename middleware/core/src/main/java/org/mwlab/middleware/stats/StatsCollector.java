@@ -292,7 +292,7 @@ public final class StatsCollector {
       final int keys = (int) (e.getKey() & 0xffff_ffffL);
       final TypeStats s = e.getValue();
       final String name = TYPES[type];
-      final Histogram h = s.histogram;
+      final Histogram h = s.histogram();
       windowsCsv.write(
           head + name + "," + keys + "," + s.count + "," + num(s.count / seconds) + ","
               + welford(s.net) + "," + welford(s.queue) + "," + welford(s.worker) + ","
@@ -300,11 +300,12 @@ public final class StatsCollector {
               + h.getValueAtPercentile(50) + "," + h.getValueAtPercentile(90) + ","
               + h.getValueAtPercentile(99) + "," + s.keysRequested + "," + s.valuesReturned + ","
               + (type == 0 ? 0 : s.keysRequested - s.valuesReturned) + "," + s.errors + "\n");
-      for (int b = 0; b < s.buckets.length; b++) {
-        if (s.buckets[b] > 0) {
+      final long[] buckets = s.buckets();
+      for (int b = 0; b < buckets.length; b++) {
+        if (buckets[b] > 0) {
           histogramCsv.write(
               w + "," + name + "," + keys + "," + (long) b * TypeStats.BUCKET_US + ","
-                  + s.buckets[b] + "\n");
+                  + buckets[b] + "\n");
         }
       }
       h.setStartTimeStamp(startMs);
@@ -361,9 +362,9 @@ public final class StatsCollector {
       poolRequestsCsv.write(
           head + spec.pool() + "," + spec.server() + "," + TYPES[type] + "," + keys + ","
               + s.count + "," + s.partKeys + "," + welford(s.queue) + ","
-              + percentiles(s.queueHistogram) + "," + welford(s.server) + ","
-              + percentiles(s.serverHistogram) + "," + welford(s.response) + ","
-              + percentiles(s.responseHistogram) + "," + s.errors + "\n");
+              + percentiles(s.queueHistogram()) + "," + welford(s.server) + ","
+              + percentiles(s.serverHistogram()) + "," + welford(s.response) + ","
+              + percentiles(s.responseHistogram()) + "," + s.errors + "\n");
     }
   }
 

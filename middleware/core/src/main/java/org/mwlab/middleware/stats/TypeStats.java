@@ -3,7 +3,11 @@ package org.mwlab.middleware.stats;
 import java.util.Arrays;
 import org.HdrHistogram.Histogram;
 
-/** Statistics of one request type (and key count) in one window. */
+/**
+ * Statistics of one request type (and key count) in one window. A recording thread's copy keeps
+ * its response times as {@link Samples}; the histogram and buckets exist only in the copy the
+ * collector merges into.
+ */
 public final class TypeStats {
   /** 100 µs buckets up to 10 s; slower requests land in the last bucket. */
   static final int BUCKET_US = 100;
@@ -16,8 +20,10 @@ public final class TypeStats {
   final Welford worker = new Welford();
   final Welford server = new Welford();
   final Welford response = new Welford();
-  final Histogram histogram = new Histogram(3);
-  long[] buckets = new long[64];
+  private final Samples responses = new Samples();
+  private int folded;
+  private Histogram histogram;
+  private long[] buckets = new long[0];
   long keysRequested;
   long valuesReturned;
   long errors;
@@ -37,13 +43,7 @@ public final class TypeStats {
     worker.add(workerUs);
     server.add(serverUs);
     response.add(responseUs);
-    final long us = Math.max(0L, Math.round(responseUs));
-    histogram.recordValue(us);
-    final int b = (int) Math.min(us / BUCKET_US, MAX_BUCKETS - 1);
-    if (b >= buckets.length) {
-      buckets = Arrays.copyOf(buckets, Math.min(MAX_BUCKETS, Math.max(b + 1, buckets.length * 2)));
-    }
-    buckets[b]++;
+    responses.add(Math.max(0L, Math.round(responseUs)));
     keysRequested += keys;
     valuesReturned += values;
     if (error) {
@@ -58,7 +58,13 @@ public final class TypeStats {
     worker.merge(o.worker);
     server.merge(o.server);
     response.merge(o.response);
-    histogram.add(o.histogram);
+    for (int i = o.folded; i < o.responses.size(); i++) {
+      record(o.responses.get(i));
+    }
+    if (o.histogram != null) {
+      fold();
+      histogram.add(o.histogram);
+    }
     if (o.buckets.length > buckets.length) {
       buckets = Arrays.copyOf(buckets, o.buckets.length);
     }
@@ -68,6 +74,40 @@ public final class TypeStats {
     keysRequested += o.keysRequested;
     valuesReturned += o.valuesReturned;
     errors += o.errors;
+  }
+
+  private void record(final long us) {
+    if (histogram == null) {
+      histogram = new Histogram(3);
+    }
+    histogram.recordValue(us);
+    final int b = (int) Math.min(us / BUCKET_US, MAX_BUCKETS - 1);
+    if (b >= buckets.length) {
+      buckets = Arrays.copyOf(buckets, Math.min(MAX_BUCKETS, Math.max(b + 1, buckets.length * 2)));
+    }
+    buckets[b]++;
+  }
+
+  /** Response times in microseconds, of every request added or merged. */
+  Histogram histogram() {
+    fold();
+    return histogram;
+  }
+
+  /** Request counts per {@link #BUCKET_US} of response time. */
+  long[] buckets() {
+    fold();
+    return buckets;
+  }
+
+  /** Moves this copy's own raw samples into its histogram and buckets. */
+  private void fold() {
+    if (histogram == null) {
+      histogram = new Histogram(3);
+    }
+    for (; folded < responses.size(); folded++) {
+      record(responses.get(folded));
+    }
   }
 
   public long count() {
