@@ -77,8 +77,23 @@ def runs_table(manifests: Iterable[Path]) -> pd.DataFrame:
             row[f"capacity_{role}"] = _get(doc, "link_capacity_mbit", role)
         for pair in PAIRS:
             row[f"delay_{pair}"] = _get(point, "delays_ms", pair) or 0.0
+        row["exempt_cores_middleware"] = _exempt_cores(doc.get("cpu") or {}, "middleware")
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _exempt_cores(cpu: Mapping[str, Any], role: str) -> float | None:
+    """The most cores any budgeted host of `role` used outside its budget (JIT compiler and
+    statistics threads) over the measurement; None where the run recorded none."""
+    window = cpu.get("window_s")
+    used = [
+        h["exempt_cpu_s_window"] / window
+        for h in cpu.get("hosts") or []
+        if h.get("role") == role
+        and h.get("budget_cores") is not None
+        and h.get("exempt_cpu_s_window") is not None
+    ]
+    return max(used) if used and window else None
 
 
 def _values(series: pd.Series, digits: int = 2, none: str = "none") -> str:
@@ -152,6 +167,10 @@ def numbers(runs: pd.DataFrame, machine: Mapping[str, Any], check: Mapping | Non
         out.append(_macro(f"TestbedCapacity{name}", f"{cap.median():.0f}" if len(cap) else "--"))
     for pair in PAIRS:
         out.append(_macro(f"TestbedDelay{_camel(pair)}", _values(runs[f"delay_{pair}"], 3, "0")))
+    exempt = pd.to_numeric(runs["exempt_cores_middleware"], errors="coerce").dropna()
+    out.append(_macro("TestbedExemptRuns", len(exempt)))
+    out.append(_macro("TestbedExemptMedian", f"{exempt.median():.3f}" if len(exempt) else "--"))
+    out.append(_macro("TestbedExemptMax", f"{exempt.max():.3f}" if len(exempt) else "--"))
     return "".join(out)
 
 

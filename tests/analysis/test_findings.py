@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -196,6 +197,38 @@ def test_testbed_numbers_without_budgets_or_delay_check(tmp_path: Path) -> None:
     sentence = testbed_summary.delay_accuracy(check)
     assert "2.04" in sentence and "+0.31" in sentence
     assert "no delays" in testbed_summary.delay_accuracy({"levels": []})
+    assert r"\newcommand{\TestbedExemptRuns}{0}" in text
+
+
+def test_testbed_numbers_give_the_budgeted_middlewares_cpu_outside_their_budget(
+    tmp_path: Path,
+) -> None:
+    def manifest(name: str, exempt_s: list[float], budget: float | None) -> Path:
+        hosts = [
+            {
+                "name": f"middleware{i}",
+                "role": "middleware",
+                "budget_cores": budget,
+                "exempt_cpu_s_window": e,
+            }
+            for i, e in enumerate(exempt_s)
+        ] + [{"name": "server1", "role": "server", "budget_cores": 0.1, "exempt_cpu_s_window": 9}]
+        path = tmp_path / f"{name}.json"
+        doc = {"host_kind": "emulated", "point": {"name": name},
+               "cpu": {"window_s": 10.0, "hosts": hosts}}  # fmt: skip
+        path.write_text(json.dumps(doc))
+        return path
+
+    runs = testbed_summary.runs_table(
+        [manifest("a", [0.5, 2.0], 0.1), manifest("b", [0.1], 0.1), manifest("c", [5.0], None)]
+    )
+    # Per run, the busiest budgeted middleware; unbudgeted ones and servers do not count.
+    assert runs["exempt_cores_middleware"].tolist()[:2] == [0.2, 0.01]
+    assert pd.isna(runs["exempt_cores_middleware"].iloc[2])
+    text = testbed_summary.numbers(runs, {"cores": 2}, None)
+    assert r"\newcommand{\TestbedExemptRuns}{2}" in text
+    assert r"\newcommand{\TestbedExemptMedian}{0.105}" in text
+    assert r"\newcommand{\TestbedExemptMax}{0.200}" in text
 
 
 def test_findings_show_our_values_in_the_studys_time_and_ratios_do_not_depend_on_s() -> None:
