@@ -249,6 +249,7 @@ def check_runs(
             "rel_half_width": math.nan,
             "law_error": math.nan,
             "bound_ops": math.nan,
+            "measured_s": _measured_s(manifest),
             # The share of the machine's CPU the hypervisor took during the measurement.
             "steal": float(manifest.get("host_steal", math.nan)),
         }
@@ -280,6 +281,62 @@ def check_runs(
     # The stated rule: what is still failed or unstable after the reruns stays out of fits.
     out["excluded"] = (out["status"] != "ok") | ~out["stable"]
     return out
+
+
+def _measured_s(manifest: pd.Series) -> float:
+    """The run's measured interval: its (last attempt's) step less the warm-up and cool-down
+    cut."""
+    try:
+        return (
+            float(manifest["duration_s"])
+            - float(manifest["warmup_s"])
+            - float(manifest["cooldown_s"])
+        )
+    except (KeyError, TypeError, ValueError):
+        return math.nan
+
+
+def needed_seconds(
+    measured_s: float, rel_half_width: float, bound: float = stability.MAX_REL_HALF_WIDTH
+) -> float:
+    """The measured interval at which a run's confidence interval would close to `bound`:
+    a batch-means half-width shrinks as one over the square root of the measured length while
+    the windows' variation stays as it was, so the length scales with (half-width/bound)^2."""
+    if not (measured_s > 0 and rel_half_width >= 0):
+        return math.nan
+    return measured_s * (rel_half_width / bound) ** 2
+
+
+def run_lengths(table: pd.DataFrame) -> pd.DataFrame:
+    """Per family of a `check_runs` table, over its completed runs with an interval: runs,
+    median measured seconds, median and 90th-percentile CI half-width, and the median and
+    90th-percentile measured length the check asks for (`needed_seconds`, and at least
+    MIN_WINDOWS of the run's windows): at the latter, nine runs in ten of the family would
+    have passed criteria (a) and (c)."""
+    columns = ["family", "runs", "measured_s", "half_width", "half_width_p90", "needed_s",
+               "needed_s_p90"]  # fmt: skip
+    ok = table[(table["status"] == "ok") & table["rel_half_width"].notna()].copy()
+    if "measured_s" not in ok:
+        return pd.DataFrame(columns=columns)
+    # Criterion (a) asks for MIN_WINDOWS windows whatever the variation.
+    window_s = ok["measured_s"] / ok["windows"].where(ok["windows"] > 0)
+    ok["needed_s"] = [
+        max(needed_seconds(m, h), stability.MIN_WINDOWS * w)
+        for m, h, w in zip(ok["measured_s"], ok["rel_half_width"], window_s, strict=True)
+    ]
+    rows = [
+        {
+            "family": family,
+            "runs": len(g),
+            "measured_s": g["measured_s"].median(),
+            "half_width": g["rel_half_width"].median(),
+            "half_width_p90": g["rel_half_width"].quantile(0.9),
+            "needed_s": g["needed_s"].median(),
+            "needed_s_p90": g["needed_s"].quantile(0.9),
+        }
+        for family, g in ok.groupby("family", sort=True)
+    ]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _flags(r: pd.Series) -> list[str]:

@@ -152,6 +152,9 @@ class Step:
     stage_s: dict[str, float] = field(default_factory=dict)
     processes: list[Proc] = field(default_factory=list)
     longer: float = 1.0  # how much longer than planned its next measured interval is to be
+    # Why no rerun can help: its only failure is precision, and even the longest rerun
+    # would leave the half-width above the bound.
+    beyond_reach: str | None = None
     planned: Point = field(init=False)  # the point as the plan gave it
 
     def __post_init__(self) -> None:
@@ -300,6 +303,9 @@ class SeriesRunner(Runner):
         """Measures step `i` again on its own while it failed or was unstable."""
         step = self.steps[i]
         while (step.error or step.unstable) and len(step.attempts) <= self.sopt.reruns:
+            if step.error is None and step.beyond_reach:
+                self._log(f"{step.point.name}: not measured again ({step.beyond_reach})")
+                break
             dead = [q for q in self.processes if q.role == "middleware" and q.poll() is not None]
             dead = [q for q in dead if q.rel.startswith(seg)]
             if dead:
@@ -315,6 +321,7 @@ class SeriesRunner(Runner):
         """Writes the step's provisional run.json and checks its stability."""
         step.error = error
         step.unstable = None
+        step.beyond_reach = None
         reason = None
         if error is None:
             layout = self.layout
@@ -329,15 +336,18 @@ class SeriesRunner(Runner):
                 verdict = self._stability(step.out, p.warmup_s, p.cooldown_s)
                 if not verdict.stable:
                     reason = f"unstable: {verdict.reason}"
-                    step.longer = self._longer(step, getattr(verdict, "rel_half_width", None))
-        step.attempts.append(
-            {
-                "launch": label,
-                "duration_s": step.point.duration_s,
-                "error": error,
-                "unstable": reason,
-            }
-        )
+                    half = getattr(verdict, "rel_half_width", None)
+                    step.beyond_reach = self._beyond_reach(step, verdict.reason, half)
+                    step.longer = self._longer(step, half)
+        attempt = {
+            "launch": label,
+            "duration_s": step.point.duration_s,
+            "error": error,
+            "unstable": reason,
+        }
+        if step.beyond_reach:
+            attempt["not_rerun"] = step.beyond_reach
+        step.attempts.append(attempt)
         step.unstable = reason
 
     def _longer(self, step: Step, rel_half_width: float | None) -> float:
@@ -350,6 +360,25 @@ class SeriesRunner(Runner):
             return step.longer
         needed = 1.2 * (rel_half_width / MAX_REL_HALF_WIDTH) ** 2
         return min(step.longer * needed, self.sopt.longest_rerun)
+
+    def _beyond_reach(self, step: Step, reason: str, rel_half_width: float | None) -> str | None:
+        """Why a rerun cannot close the interval, or None: when precision is the only
+        criterion failed and the longest rerun, at the half-width's 1/sqrt(n), would still
+        leave it above the bound. Such a rerun only spends time; the step stands as
+        imprecise, and the validation appendix gives the length its family needs."""
+        from analysis.stability import MAX_REL_HALF_WIDTH
+
+        if rel_half_width is None or not rel_half_width > MAX_REL_HALF_WIDTH:
+            return None
+        if any(not part.startswith("imprecise") for part in reason.split("; ")):
+            return None
+        needed = step.longer * (rel_half_width / MAX_REL_HALF_WIDTH) ** 2
+        if needed <= self.sopt.longest_rerun:
+            return None
+        return (
+            f"a {rel_half_width:.0%} half-width needs {needed:.1f} times the planned interval,"
+            f" the longest rerun is {self.sopt.longest_rerun:g} times"
+        )
 
     def _keep_attempt(self, step: Step) -> None:
         """Moves the step's directory aside, into the series directory."""

@@ -69,6 +69,26 @@ def summary_tabular(summary: pd.DataFrame) -> str:
     return fg.tabular(header, rows, "@{}lrrrrrrrrr@{}")
 
 
+def lengths_tabular(lengths: pd.DataFrame) -> str:
+    """Per family: runs, measured seconds, CI half-widths and the lengths the precision
+    criterion asks for (analysis.validate.run_lengths)."""
+    header = ["Family", "Runs", "Meas. [s]", r"CI $\pm$ med.", r"CI $\pm$ p90",
+              "Needs [s] med.", "Needs [s] p90"]  # fmt: skip
+    rows = [
+        [
+            rf"\texttt{{{escape(str(r['family']))}}}",
+            str(int(r["runs"])),
+            _num(r["measured_s"], ".1f"),
+            _percent(r["half_width"]),
+            _percent(r["half_width_p90"]),
+            _num(r["needed_s"], ".1f"),
+            _num(r["needed_s_p90"], ".1f"),
+        ]
+        for _, r in lengths.iterrows()
+    ]
+    return fg.tabular(header, rows, "@{}lrrrrrr@{}")
+
+
 def numbers(table: pd.DataFrame) -> str:
     ok = table[table["status"] == "ok"]
     stable_share = ok["stable"].mean() if len(ok) else math.nan

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
+from analysis import stability
 from analysis.aggregate import all_types
-from analysis.report.validation import run_rows, summary_tabular
-from analysis.validate import family_summary
+from analysis.report.validation import lengths_tabular, run_rows, summary_tabular
+from analysis.validate import family_summary, needed_seconds, run_lengths
 
 
 def checked(rows: list[tuple[str, str, str, bool, str, int]]) -> pd.DataFrame:
@@ -100,3 +102,41 @@ def test_all_types_sums_throughput_and_weights_times_by_request_count() -> None:
     assert out.loc["client", "count"] == 400
     assert out.loc["client", "response_us_mean"] == pytest.approx((300 * 100 + 100 * 500) / 400)
     assert out.loc["middleware", "response_us_mean"] == pytest.approx(40.0)
+
+
+def test_run_lengths_give_each_family_the_measured_length_its_check_asks_for() -> None:
+    rows = [
+        # family, status, measured seconds, windows, CI half-width over the mean
+        ("a", "ok", 10.0, 40, 0.2),
+        ("a", "ok", 10.0, 40, 0.05),
+        ("a", "failed", 10.0, 0, math.nan),
+        # One-second windows: ten of them are needed whatever the precision.
+        ("b", "ok", 5.0, 5, 0.01),
+    ]
+    columns = ["family", "status", "measured_s", "windows", "rel_half_width"]
+    table = pd.DataFrame(rows, columns=columns)
+    lengths = run_lengths(table).set_index("family")
+    # (0.2 / 0.1)^2 = 4 times 10 s; the precise run needs only its ten windows (2.5 s).
+    assert lengths.loc["a", "runs"] == 2
+    assert lengths.loc["a", "needed_s"] == pytest.approx((40.0 + 2.5) / 2)
+    assert lengths.loc["a", "needed_s_p90"] == pytest.approx(2.5 + 0.9 * 37.5)
+    assert lengths.loc["b", "needed_s"] == pytest.approx(10.0)
+    text = lengths_tabular(run_lengths(table))
+    assert r"\texttt{a} & 2 & 10.0 & 12.5\,\% & 18.5\,\% & 21.2 & 36.2 \\" in text
+
+
+def test_a_run_measured_for_the_length_it_needs_closes_its_interval_to_the_bound() -> None:
+    # Independent quarter-second windows with a coefficient of variation of 0.5: 40 windows
+    # give a half-width near 16 %; measured for the length needed_seconds predicts, the
+    # half-width is at the check's bound, in the median over many runs.
+    rng = np.random.default_rng(7)
+    at_needed = []
+    for _ in range(300):
+        x = rng.normal(1000.0, 500.0, size=400)
+        first = stability.assess(x[:40])
+        windows = round(4 * needed_seconds(10.0, first.rel_half_width))
+        if windows > len(x):
+            continue
+        at_needed.append(stability.assess(x[:windows]).rel_half_width)
+    assert len(at_needed) > 200
+    assert 0.085 <= float(np.median(at_needed)) <= 0.115

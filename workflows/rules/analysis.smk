@@ -37,6 +37,7 @@ rule validation:
         table=f"{RESULTS}/data/validation.parquet",
         tex=f"{RESULTS}/paper/validation.tex",
         summary=f"{RESULTS}/paper/validation-summary.tex",
+        lengths=f"{RESULTS}/paper/validation-lengths.tex",
         numbers=f"{RESULTS}/paper/validation-numbers.tex",
     params:
         failures=f"{RESULTS}/failures",

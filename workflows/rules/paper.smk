@@ -12,6 +12,7 @@ PAPER_GENERATED = FINDINGS_GENERATED + [
     rules.reproduction_tables.output.numbers,
     rules.validation.output.tex,
     rules.validation.output.summary,
+    rules.validation.output.lengths,
     rules.validation.output.numbers,
     rules.scale_model_tables.output.calibration,
     rules.scale_model_tables.output.validation,

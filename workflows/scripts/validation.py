@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.report.validation import numbers, run_rows, summary_tabular
-from analysis.validate import check_runs, family_summary
+from analysis.report.validation import lengths_tabular, numbers, run_rows, summary_tabular
+from analysis.validate import check_runs, family_summary, run_lengths
 
 
 def main(sm) -> None:  # noqa: ANN001
@@ -21,6 +21,7 @@ def main(sm) -> None:  # noqa: ANN001
     table.to_parquet(sm.output.table, index=False)
     Path(sm.output.tex).write_text(run_rows(table))
     Path(sm.output.summary).write_text(summary_tabular(family_summary(table)))
+    Path(sm.output.lengths).write_text(lengths_tabular(run_lengths(table)))
     Path(sm.output.numbers).write_text(numbers(table))
 
 
