@@ -314,7 +314,8 @@ def _run(
               help="Further measurements of a step that failed or was unstable.")  # fmt: skip
 @click.option("--longest-rerun", type=click.FloatRange(min=1.0), default=1.0, show_default=True,
               help="How many times its measured interval a rerun of an imprecise step may"
-                   " last.")  # fmt: skip
+                   " last; a step that even this long a rerun could not make precise is not"
+                   " measured again.")  # fmt: skip
 @click.option("--stability-check/--no-stability-check", default=True, show_default=True)
 @click.option("--progress/--no-progress", default=True, help="Show a progress bar.")
 def run_series_command(
