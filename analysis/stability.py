@@ -202,6 +202,15 @@ def check_run_dir(run_dir: Path, warmup_s: float, cooldown_s: float) -> Stabilit
     return assess(next(iter(series.values()), np.array([])))
 
 
+def length_factor(rel_half_width: float, bound: float = MAX_REL_HALF_WIDTH) -> float:
+    """How many times longer a run must be measured for its CI half-width (over the mean) to
+    reach `bound`: (half-width / bound)^2, as a batch-means half-width shrinks as one over
+    the square root of the measured length while the windows vary as they did."""
+    if not rel_half_width >= 0:
+        raise ValueError("the half-width must be a number >= 0")
+    return (rel_half_width / bound) ** 2
+
+
 def windows_needed(
     cv: float, level: float = CI_LEVEL, max_rel_half_width: float = MAX_REL_HALF_WIDTH
 ) -> int:

@@ -299,12 +299,11 @@ def _measured_s(manifest: pd.Series) -> float:
 def needed_seconds(
     measured_s: float, rel_half_width: float, bound: float = stability.MAX_REL_HALF_WIDTH
 ) -> float:
-    """The measured interval at which a run's confidence interval would close to `bound`:
-    a batch-means half-width shrinks as one over the square root of the measured length while
-    the windows' variation stays as it was, so the length scales with (half-width/bound)^2."""
+    """The measured interval at which a run's confidence interval would close to `bound`
+    (analysis.stability.length_factor)."""
     if not (measured_s > 0 and rel_half_width >= 0):
         return math.nan
-    return measured_s * (rel_half_width / bound) ** 2
+    return measured_s * stability.length_factor(rel_half_width, bound)
 
 
 def run_lengths(table: pd.DataFrame) -> pd.DataFrame:

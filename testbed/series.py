@@ -354,11 +354,11 @@ class SeriesRunner(Runner):
         """How much longer than planned the step's next measured interval is to be, after a
         measurement with this CI half-width (over its mean); unchanged when its precision
         was not what failed."""
-        from analysis.stability import MAX_REL_HALF_WIDTH
+        from analysis.stability import MAX_REL_HALF_WIDTH, length_factor
 
         if rel_half_width is None or not rel_half_width > MAX_REL_HALF_WIDTH:
             return step.longer
-        needed = 1.2 * (rel_half_width / MAX_REL_HALF_WIDTH) ** 2
+        needed = 1.2 * length_factor(rel_half_width)
         return min(step.longer * needed, self.sopt.longest_rerun)
 
     def _beyond_reach(self, step: Step, reason: str, rel_half_width: float | None) -> str | None:
@@ -366,13 +366,13 @@ class SeriesRunner(Runner):
         criterion failed and the longest rerun, at the half-width's 1/sqrt(n), would still
         leave it above the bound. Such a rerun only spends time; the step stands as
         imprecise, and the validation appendix gives the length its family needs."""
-        from analysis.stability import MAX_REL_HALF_WIDTH
+        from analysis.stability import MAX_REL_HALF_WIDTH, length_factor
 
         if rel_half_width is None or not rel_half_width > MAX_REL_HALF_WIDTH:
             return None
         if any(not part.startswith("imprecise") for part in reason.split("; ")):
             return None
-        needed = step.longer * (rel_half_width / MAX_REL_HALF_WIDTH) ** 2
+        needed = step.longer * length_factor(rel_half_width)
         if needed <= self.sopt.longest_rerun:
             return None
         return (

@@ -122,6 +122,15 @@ def test_windows_needed_grows_with_the_variation() -> None:
         stability.windows_needed(float("nan"))
 
 
+def test_the_length_factor_is_the_squared_ratio_of_half_width_to_bound() -> None:
+    # Twice the bound needs four times the length; a run at the bound needs no more.
+    assert stability.length_factor(2 * stability.MAX_REL_HALF_WIDTH) == pytest.approx(4.0)
+    assert stability.length_factor(stability.MAX_REL_HALF_WIDTH) == pytest.approx(1.0)
+    assert stability.length_factor(0.05, bound=0.05) == pytest.approx(1.0)
+    with pytest.raises(ValueError):
+        stability.length_factor(float("nan"))
+
+
 def _run(tmp_path: Path, port: int, **spec: object) -> Path:
     point = Point.model_validate(
         {"name": "stability", "hosts": "local", "servers": 1, "virtual_clients": 2,
