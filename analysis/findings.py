@@ -1,16 +1,14 @@
-"""The study's findings against ours: per-family loads and bottlenecks, and one verdict per
-finding of the catalogue (workflows/findings.yaml) by the rule the catalogue states.
+"""The studies' findings against ours: per-family loads and bottlenecks, and one
+three-valued verdict per finding of the catalogue (workflows/findings.yaml).
 
-Rules:
-- `effect`: the effect has the study's direction and is significant at the report's
-  confidence level (Welch's t-test on the repetitions, or a one-sample t-test on paired
-  differences).
-- `within`: our value lies within `tolerance` (absolute) of the study's.
-- `sign`: our value has the study's sign and its magnitude exceeds `tolerance`.
-- `same`: our label equals the study's.
-- `share`: our value (a fraction) exceeds `tolerance`.
-A finding that is not reproduced takes its reason from the catalogue, chosen by the computed
-bottleneck of the family it is about.
+Each finding names a measure (what our data says, with an interval: `analysis.verdicts`)
+and a rule that decides on it (`decide`): reproduced when the interval lies on the study's
+side of the rule's threshold, contradicted when it lies on the other side, inconclusive when
+it holds the threshold, with the repetitions a decision would need. A level measured by one
+run is judged by that run's batch means (a quantile: by its order statistics), and the
+verdict's test says so. A contradicted finding takes its reason from the catalogue, chosen
+by the bottleneck our data shows at the points the finding is measured on; a finding that
+follows from the scale model's construction says so (`construction`) and is counted apart.
 """
 
 from __future__ import annotations
@@ -27,14 +25,28 @@ import pandas as pd
 import yaml
 from scipy import stats
 
-from analysis import factorial, linkload
+from analysis import factorial, linkload, stability, verdicts
 from analysis.aggregate import CI_LEVEL
 from analysis.bottleneck import cpu_utilisation, host_saturated, name_bottleneck
-from analysis.histograms import histogram_quantiles
 from analysis.scaling import TIME_BASE, in_study_time, scale_of, with_scale
+from analysis.verdicts import (
+    MAX_REPETITIONS,
+    Evidence,
+    Sample,
+    Verdict,
+    VerdictError,
+    average,
+    dominance,
+    log_contrast,
+    mean_evidence,
+    paired_relative_change,
+    ratio_to,
+    relative_change,
+    repetitions_needed,
+)
 
 GROUP_COLUMNS = ("level_setup", "level_workload")
-RULES = ("effect", "within", "sign", "same", "share")
+RULES = ("effect", "beyond", "within", "dominant")
 
 
 class FindingsError(ValueError):
@@ -106,80 +118,26 @@ def bottleneck_of(loads: Sequence[Mapping[str, Any]], family: str, group: Mappin
     return max(sorted(set(names)), key=names.count)
 
 
-# --- statistics ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Test:
-    """An effect (`high` minus `low`, relative to `low`) and its two-sided p-value."""
-
-    low: float
-    high: float
-    p: float
-
-    @property
-    def change(self) -> float:
-        return (self.high - self.low) / self.low if self.low else math.nan
-
-
-def welch(low: Sequence[float], high: Sequence[float]) -> Test:
-    a, b = np.asarray(low, float), np.asarray(high, float)
-    if len(a) == 0 or len(b) == 0:
-        raise FindingsError("an effect needs observations at both levels")
-    p = math.nan
-    if len(a) >= 2 and len(b) >= 2 and (a.std() > 0 or b.std() > 0):
-        p = float(stats.ttest_ind(b, a, equal_var=False).pvalue)
-    return Test(float(a.mean()), float(b.mean()), p)
-
-
-def paired(low: Sequence[float], high: Sequence[float]) -> Test:
-    a, b = np.asarray(low, float), np.asarray(high, float)
-    if len(a) != len(b) or len(a) == 0:
-        raise FindingsError("paired observations need equal, non-zero counts")
-    rel = (b - a) / a
-    p = math.nan
-    if len(rel) >= 2 and rel.std() > 0:
-        p = float(stats.ttest_1samp(rel, 0.0).pvalue)
-    return Test(float(a.mean()), float(b.mean()), p)
-
-
-def verdict(rule: Mapping[str, Any], study: Any, ours: Any, level: float) -> bool:
-    """Whether our value reproduces the study's under the finding's rule."""
-    kind = rule.get("kind")
-    tolerance = float(rule.get("tolerance", 0.0))
-    if kind == "effect":
-        if not isinstance(ours, Test):
-            raise FindingsError("an effect rule needs a test")
-        sign = {"increase": 1, "decrease": -1}[rule["direction"]]
-        return bool(
-            np.sign(ours.high - ours.low) == sign and not math.isnan(ours.p) and ours.p < 1 - level
-        )
-    if kind == "within":
-        return bool(abs(float(ours) - float(study)) <= tolerance)
-    if kind == "sign":
-        return bool(np.sign(float(ours)) == np.sign(float(study)) and abs(float(ours)) > tolerance)
-    if kind == "same":
-        return str(ours) == str(study)
-    if kind == "share":
-        return bool(float(ours) > tolerance)
-    raise FindingsError(f"unknown rule {kind!r}; known: {', '.join(RULES)}")
-
-
 # --- measures: our side of each finding ----------------------------------------------------
 
 
 @dataclass
 class Data:
-    """The tables the findings read: per family `points`, `runs`, `histograms`, `pools`, and
-    the model results (`queueing2016`: the 2016 numbers, `mva2018`: the MVA rows)."""
+    """The tables the findings read: per family `points`, `runs`, `windows`, `histograms` and
+    `pools`; the runs the validation excluded (failed, or unstable after their reruns); and
+    the model results (`queueing2016`: the 2016 numbers, `models2016`: the 2016 models' raw
+    predictions at their points, `mva2018`: the MVA rows)."""
 
     families: dict[str, dict[str, pd.DataFrame]] = field(default_factory=dict)
+    excluded: set[str] = field(default_factory=set)
     queueing2016: dict[str, str] = field(default_factory=dict)
+    models2016: dict[str, Any] = field(default_factory=dict)
     mva2018: pd.DataFrame | None = None
 
     def table(self, family: str, name: str) -> pd.DataFrame:
         """A family's table; points, runs and histograms in the study's time (throughput /
-        s, times * s by the runs' scale), as the study's values they stand beside."""
+        s, times * s by the runs' scale), as the study's values they stand beside. Windows
+        stay as measured: only their spread is read, as a share of the run's mean."""
         try:
             raw = self.families[family][name]
         except KeyError as err:
@@ -199,6 +157,14 @@ class Data:
             framed = raw.assign(scale=scale_of(raw))
         return in_study_time(framed)
 
+    def runs(self, family: str, kind: str = "all", side: str = "client") -> pd.DataFrame:
+        """The family's usable runs of one side and request type: status ok and not excluded
+        by the validation."""
+        runs = self.table(family, "runs")
+        ok = runs["status"] == "ok" if "status" in runs.columns else True
+        runs = runs[(runs["side"] == side) & (runs["type"] == kind) & ok]
+        return runs[~runs["run"].isin(self.excluded)]
+
 
 # The tables whose throughputs and times the findings show beside the study's.
 STUDY_TIME_TABLES = ("points", "runs", "histograms")
@@ -206,21 +172,20 @@ STUDY_TIME_TABLES = ("points", "runs", "histograms")
 
 @dataclass(frozen=True)
 class Measure:
-    value: Any  # what the rule compares: a number, a label or a Test
+    evidence: Evidence | None  # the estimate the rule decides on; None: nothing to decide
     text: str  # ours, for the table
+    detail: str = ""  # what the estimate is, when the text does not say it
+    unit: str = "change"  # of the estimate: "change" or "share" (fractions), else its unit
 
 
 def _select(frame: pd.DataFrame, where: Mapping[str, object] | None) -> pd.DataFrame:
+    """The rows whose columns hold the wanted values (a list: any of them)."""
     for column, value in (where or {}).items():
         if column not in frame.columns:
             raise FindingsError(f"column {column!r} not in the data")
-        frame = frame[frame[column].astype(str) == str(value)]
+        wanted = [str(v) for v in value] if isinstance(value, list) else [str(value)]
+        frame = frame[frame[column].astype(str).isin(wanted)]
     return frame
-
-
-def _ok_client_runs(runs: pd.DataFrame, kind: str = "all") -> pd.DataFrame:
-    ok = runs["status"] == "ok" if "status" in runs.columns else True
-    return runs[(runs["side"] == "client") & (runs["type"] == kind) & ok]
 
 
 def _fmt(x: float, digits: int = 0) -> str:
@@ -231,11 +196,6 @@ def _pct(x: float) -> str:
     return f"{100 * x:+.1f} %" if not math.isnan(x) else "--"
 
 
-def _test_text(t: Test, unit: str = "", digits: int = 0) -> str:
-    p = "p n/a" if math.isnan(t.p) else f"p={t.p:.2g}"
-    return f"{_fmt(t.low, digits)} → {_fmt(t.high, digits)}{unit} ({_pct(t.change)}, {p})"
-
-
 def _order(value: object) -> tuple[int, float, str]:
     try:
         return (0, float(value), "")  # type: ignore[arg-type]
@@ -244,102 +204,231 @@ def _order(value: object) -> tuple[int, float, str]:
 
 
 def _levels(frame: pd.DataFrame, column: str, low: object, high: object) -> tuple[str, str]:
-    values = sorted(frame[column].dropna().unique(), key=_order)
+    values = sorted(frame[column].dropna().astype(str).unique(), key=_order)
     if not values:
         raise FindingsError(f"no levels of {column}")
     pick = {"min": values[0], "max": values[-1]}
     return str(pick.get(str(low), low)), str(pick.get(str(high), high))
 
 
-def measure_link_ratio(data: Data, p: Mapping[str, Any]) -> Measure:
-    """Highest read throughput of the group against the servers' egress bound."""
-    points = _select(data.table(p["family"], "points"), p.get("where"))
-    rows = points[(points["side"] == "client") & (points["type"] == "all")]
+# --- one level's sample: repetitions, or one run's batch means ------------------------------
+
+
+def _side_window_values(
+    data: Data, family: str, run: str, metric: str, kind: str, side: str
+) -> np.ndarray:
+    """A run's per-window values of a timed metric of one request type on one side,
+    count-weighted over its sources, in window order."""
+    windows = data.table(family, "windows")
+    rows = windows[(windows["run"] == run) & (windows["side"] == side) & (windows["type"] == kind)]
+    rows = rows[rows[metric].notna()]
     if rows.empty:
-        raise FindingsError(f"no points for {p['family']} {p.get('where')}")
-    top = rows.loc[rows["throughput_ops_mean"].idxmax()]
+        return np.array([])
+    weighted = rows.assign(_w=rows[metric] * rows["count"])
+    per = weighted.groupby("window").agg(w=("_w", "sum"), n=("count", "sum"))
+    return (per["w"] / per["n"].where(per["n"] > 0)).dropna().to_numpy(float)
+
+
+def _window_values(
+    data: Data, family: str, run: str, metric: str, kind: str, side: str = "client"
+) -> np.ndarray:
+    """A run's per-window values: the throughput of every request type and load generator
+    together (as the stability check reads it), or a timed metric of one request type."""
+    if metric == "throughput_ops":
+        windows = data.table(family, "windows")
+        return stability.window_series(windows[windows["run"] == run]).get(str(run), np.array([]))
+    return _side_window_values(data, family, run, metric, kind, side)
+
+
+def level_sample(data: Data, family: str, runs: pd.DataFrame, metric: str, kind: str) -> Sample:
+    """What the runs of one level say of its mean: the repetitions when there are two or
+    more; one run's batch means (in the study's time: its mean from the runs table)."""
+    values = runs[metric].astype(float).dropna()
+    if len(values) == 0:
+        raise FindingsError(f"no usable runs with {metric}")
+    if len(values) >= 2:
+        return Sample.of_repetitions(values.tolist())
+    first = runs.loc[values.index[0]]
+    side = str(first["side"]) if "side" in runs.columns else "client"
+    series = _window_values(data, family, str(first["run"]), metric, kind, side)
+    if len(series) < 2:
+        return Sample(float(values.iloc[0]), math.nan, 0, 1, "batch means")
+    return Sample.of_run(stability.batch_mean(series), mean=float(values.iloc[0]))
+
+
+def _best_point_runs(runs: pd.DataFrame) -> pd.DataFrame:
+    """The runs of the point with the highest mean throughput."""
+    if runs.empty:
+        raise FindingsError("no usable runs")
+    best = runs.groupby("point")["throughput_ops"].mean().idxmax()
+    return runs[runs["point"] == best]
+
+
+def _change_text(low: Sample, high: Sample, e: Evidence, unit: str, digits: int = 0) -> str:
+    return f"{_fmt(low.mean, digits)} → {_fmt(high.mean, digits)}{unit} ({_pct(e.estimate)})"
+
+
+# --- measures: our side of each finding ----------------------------------------------------
+
+
+def measure_link_ratio(data: Data, p: Mapping[str, Any]) -> Measure:
+    """The best point's read throughput over the servers' egress bound."""
+    runs = _best_point_runs(_select(data.runs(p["family"]), p.get("where")))
+    points = data.table(p["family"], "points")
+    top = points[(points["point"] == runs["point"].iloc[0]) & (points["side"] == "client")]
+    top = top[top["type"] == "all"].iloc[0]
     per_server = linkload.egress_mbit(top, 0.0, 1.0, 1.0)["server"]
     # The throughput is in the study's time; so is the bound: the testbed's link cap is the
     # study's link times s (a setting, which in_study_time leaves as set).
     bound = float(top["caps_mbit.server"]) / float(top.get("scale", 1.0)) / per_server
-    x = float(top["throughput_ops_mean"])
-    return Measure(x / bound, f"{_fmt(x)} of {_fmt(bound)} ops/s ({100 * x / bound:.0f} %)")
+    sample = level_sample(data, p["family"], runs, "throughput_ops", "all")
+    e = mean_evidence(sample).scaled(1 / bound)
+    text = f"{_fmt(sample.mean)} of {_fmt(bound)} ops/s ({100 * e.estimate:.0f} %)"
+    return Measure(e, text, "throughput over the link bound", "share")
 
 
-def _max_point_runs(data: Data, p: Mapping[str, Any], column: str, level: str) -> list[float]:
-    points = _select(data.table(p["family"], "points"), p.get("where"))
-    rows = points[(points["side"] == "client") & (points["type"] == "all")]
-    rows = rows[rows[column].astype(str) == level]
-    if rows.empty:
-        raise FindingsError(f"no points with {column}={level}")
-    best = rows.loc[rows["throughput_ops_mean"].idxmax(), "point"]
-    runs = _ok_client_runs(data.table(p["family"], "runs"))
-    return runs[runs["point"] == best]["throughput_ops"].astype(float).tolist()
+def _side_runs(data: Data, side: Mapping[str, Any], factor: str | None, level: str | None):
+    runs = _select(data.runs(side["family"]), side.get("where"))
+    if factor is not None:
+        runs = runs[runs[factor].astype(str) == level]
+    if runs.empty:
+        raise FindingsError(f"no usable runs of {side['family']} {side.get('where')} {level}")
+    return runs
 
 
 def measure_max_throughput(data: Data, p: Mapping[str, Any]) -> Measure:
-    """The highest throughput at the factor's low and high level (runs of the best point)."""
-    points = _select(data.table(p["family"], "points"), p.get("where"))
-    low, high = _levels(points, p["factor"], p.get("low", "min"), p.get("high", "max"))
-    test = welch(
-        _max_point_runs(data, p, p["factor"], low), _max_point_runs(data, p, p["factor"], high)
-    )
-    return Measure(test, _test_text(test, " ops/s"))
+    """The highest throughput at two levels (the runs of each level's best point): of a factor
+    of one family (`factor`, `low`, `high`: a level, `min` or `max`), or of two selections
+    (`low` and `high` each a `family` and `where`). `per_level: true` multiplies each level's
+    throughput by its (numeric) level, e.g. GETs by keys per GET."""
+    if "factor" in p:
+        runs = _select(data.runs(p["family"]), p.get("where"))
+        low, high = _levels(runs, p["factor"], p.get("low", "min"), p.get("high", "max"))
+        sides = [(p, p["factor"], low), (p, p["factor"], high)]
+    else:
+        sides = [(p["low"], None, None), (p["high"], None, None)]
+    samples = []
+    for side, factor, level in sides:
+        runs = _best_point_runs(_side_runs(data, side, factor, level))
+        sample = level_sample(data, side["family"], runs, "throughput_ops", "all")
+        if p.get("per_level"):
+            k = float(level)  # type: ignore[arg-type]
+            sample = Sample(k * sample.mean, k * sample.std_error, sample.df,
+                            sample.repetitions, sample.basis)  # fmt: skip
+        samples.append(sample)
+    e = relative_change(*samples)
+    unit = p.get("unit", " ops/s")
+    return Measure(e, _change_text(*samples, e, unit))
 
 
-def _run_quantile(hist: pd.DataFrame, q: float) -> pd.Series:
-    def one(g: pd.DataFrame) -> float:
-        counts = g.groupby("bucket_us")["count"].sum()
-        # Client histograms are HdrHistogram's, keyed by each bucket's highest value.
-        return histogram_quantiles(
-            counts.index.to_numpy(float), counts.to_numpy(float), [q], "upper"
-        )[0]
+def quantile_sample(hist: pd.DataFrame, q: float, level: float = CI_LEVEL) -> Sample:
+    """One run's `q` quantile from its histogram (each bucket keyed by its highest value, as
+    HdrHistogram's), with the distribution-free interval of the order statistics: the ranks
+    the binomial(n, q) puts either side at `level`. It assumes independent responses, which
+    a closed loop does not quite give, so it is narrower than a batch-means interval."""
+    counts = hist.groupby("bucket_us")["count"].sum().sort_index()
+    n = int(counts.sum())
+    if n == 0:
+        raise FindingsError("an empty histogram has no quantile")
+    values, cum = counts.index.to_numpy(float), counts.cumsum().to_numpy()
 
-    return hist.groupby("run").apply(one, include_groups=False)
+    def at(rank: float) -> float:
+        i = int(np.searchsorted(cum, min(max(rank, 1), n)))
+        return float(values[min(i, len(values) - 1)])
+
+    tail = (1 - level) / 2
+    lo = at(stats.binom.ppf(tail, n, q))
+    hi = at(stats.binom.ppf(1 - tail, n, q) + 1)
+    se = (hi - lo) / (2 * stats.norm.ppf(1 - tail))
+    return Sample(at(math.ceil(q * n)), se, n - 1, 1, "order statistics")
+
+
+def _response_sample(
+    data: Data, p: Mapping[str, Any], runs: pd.DataFrame, metric: str, kind: str
+) -> Sample:
+    """A level's response-time sample in ms: a quantile of each run's histogram, or a mean."""
+    if p.get("quantile") is None:
+        s = level_sample(data, p["family"], runs, metric, kind)
+    else:
+        q = float(p["quantile"])
+        hist = data.table(p["family"], "histograms")
+        hist = hist[(hist["side"] == "client") & (hist["type"] == kind) & (hist["window"] < 0)]
+        per_run = [hist[hist["run"] == r] for r in runs["run"]]
+        per_run = [h for h in per_run if not h.empty]
+        if not per_run:
+            raise FindingsError(f"no {kind} histograms at {p['factor']}")
+        if len(per_run) >= 2:
+            s = Sample.of_repetitions([quantile_sample(h, q).mean for h in per_run])
+        else:
+            s = quantile_sample(per_run[0], q)
+    return Sample(s.mean / 1e3, s.std_error / 1e3, s.df, s.repetitions, s.basis)
 
 
 def measure_response(data: Data, p: Mapping[str, Any]) -> Measure:
-    """Client response time (mean, or a quantile from the run's histogram) at two levels."""
-    column, low, high, kind = p["factor"], str(p["low"]), str(p["high"]), p.get("type", "get")
-    points = _select(data.table(p["family"], "points"), p.get("where"))
-    wanted = set(points["point"])
-    samples = []
-    for level in (low, high):
-        at = set(points[points[column].astype(str) == level]["point"])
-        if p.get("quantile") is not None:
-            hist = data.table(p["family"], "histograms")
-            hist = hist[
-                (hist["side"] == "client")
-                & (hist["type"] == kind)
-                & hist["point"].isin(at & wanted)
-                & (hist["window"] < 0)
-            ]
-            values = _run_quantile(hist, float(p["quantile"])) / 1e3 if not hist.empty else []
-        else:
-            runs = _ok_client_runs(data.table(p["family"], "runs"), kind)
-            values = runs[runs["point"].isin(at & wanted)]["response_us_mean"] / 1e3
-        samples.append([float(v) for v in values])
-    test = welch(*samples)
-    return Measure(test, _test_text(test, " ms", 2))
+    """Client response time of one request type at two levels of a factor: its mean
+    (`metric`, default response_us_mean), or a `quantile` of each run's histogram."""
+    column, kind = p["factor"], p.get("type", "get")
+    metric = p.get("metric", "response_us_mean")
+    runs = _select(data.runs(p["family"], kind), p.get("where"))
+    samples = [
+        _response_sample(data, p, runs[runs[column].astype(str) == str(level)], metric, kind)
+        for level in (p["low"], p["high"])
+    ]
+    e = relative_change(*samples)
+    return Measure(e, _change_text(*samples, e, " ms", 2))
 
 
-def measure_paired_throughput(data: Data, p: Mapping[str, Any]) -> Measure:
-    """Throughput at two levels of a factor, paired on every other level and repetition."""
-    runs = _select(_ok_client_runs(data.table(p["family"], "runs")), p.get("where"))
+def measure_paired(data: Data, p: Mapping[str, Any]) -> Measure:
+    """A metric (default the client throughput) at two levels of a factor, paired on every
+    other level and repetition; a single pair is compared by its two runs' batch means."""
+    metric, kind, side = p.get("metric", "throughput_ops"), p.get("type", "all"), p.get("side")
+    runs = _select(data.runs(p["family"], kind, side or "client"), p.get("where"))
     column, low, high = p["factor"], str(p["low"]), str(p["high"])
+    low, high = _levels(runs, column, low, high)
     keys = [c for c in runs.columns if c.startswith("level_") and c != column] + ["repetition"]
     runs = runs.assign(_level=runs[column].astype(str))
-    wide = runs.pivot_table(index=keys, columns="_level", values="throughput_ops", aggfunc="mean")
+    wide = runs.pivot_table(index=keys, columns="_level", values=metric, aggfunc="mean")
     if low not in wide.columns or high not in wide.columns:
         raise FindingsError(f"{column} lacks level {low} or {high}")
     both = wide[[low, high]].dropna()
-    test = paired(both[low].tolist(), both[high].tolist())
-    return Measure(test, _test_text(test, " ops/s") + f", {len(both)} pairs")
+    scale, unit, digits = (1.0, " ops/s", 0) if metric == "throughput_ops" else (1e-3, " ms", 2)
+    if len(both) >= 2:
+        e = paired_relative_change(both[low].tolist(), both[high].tolist())
+        text = (
+            f"{_fmt(scale * both[low].mean(), digits)} → {_fmt(scale * both[high].mean(), digits)}"
+        )
+        return Measure(e, f"{text}{unit} ({_pct(e.estimate)}), {len(both)} pairs")
+    if len(both) == 0:
+        raise FindingsError(f"no pair of {column} = {low} and {high}")
+    pair = dict(zip(keys, both.index[0], strict=True))
+    at = _select(runs, {k: v for k, v in pair.items() if k != "repetition"})
+    samples = [
+        level_sample(data, p["family"], at[at["_level"] == lv], metric, kind) for lv in (low, high)
+    ]
+    e = relative_change(*samples)
+    shown = [Sample(scale * x.mean, scale * x.std_error, x.df, 1, x.basis) for x in samples]
+    return Measure(e, _change_text(*shown, e, unit, digits) + ", one pair")
+
+
+def _factorial_error(data: Data, family: str, runs: pd.DataFrame) -> tuple[float, int]:
+    """The variance of one run's mean and its degrees of freedom, from the runs' batch means
+    (a design with one repetition has no error term of its own)."""
+    variances, dfs = [], 0
+    for _, r in runs.iterrows():
+        s = level_sample(data, family, runs[runs["run"] == r["run"]], "throughput_ops", "all")
+        if not s.known:
+            return math.nan, 0
+        variances.append(s.std_error**2)
+        dfs += s.df
+    return float(np.mean(variances)), dfs
 
 
 def measure_factorial_top(data: Data, p: Mapping[str, Any]) -> Measure:
-    """The term that explains most of the throughput's variation (the error left out)."""
-    runs = _select(_ok_client_runs(data.table(p["family"], "runs")), p.get("where"))
+    """Whether the study's term explains the most variation of the throughput: the
+    difference between its |effect| and the largest other |effect|, with the effects' common
+    standard error (Jain 1991 §18.4: s_q = s_e / sqrt(2^k r); with r = 1, s_e from the runs'
+    batch means)."""
+    runs = _select(data.runs(p["family"]), p.get("where"))
     names: Mapping[str, str] = p["factors"]
     clash = [c for c in names.values() if c in runs.columns and c not in names]
     frame = runs.drop(columns=clash).rename(columns=dict(names)).reset_index(drop=True)
@@ -349,11 +438,28 @@ def measure_factorial_top(data: Data, p: Mapping[str, Any]) -> Measure:
         )
     except factorial.DesignError as err:
         return Measure(None, f"design incomplete ({err})")
+    q = {t: v for t, v in res.effects.items() if t != "mean"}
     shares = {t: v for t, v in res.variation.items() if t != "error" and not math.isnan(v)}
     top = max(shares, key=shares.__getitem__)
-    return Measure(
-        top, f"{top} ({100 * shares[top]:.1f} %; error {100 * res.variation['error']:.1f} %)"
-    )
+    term = str(p["study"])
+    if term not in q:
+        raise FindingsError(f"the design has no term {term}")
+    cells = 2 ** len(names)
+    if res.replications >= 2:
+        s_q, df, basis = res.std_error / math.sqrt(cells * res.replications), res.error_dof, ""
+        error = f"error {100 * res.variation['error']:.1f} %"
+    else:
+        var, df = _factorial_error(data, p["family"], frame)
+        s_q, basis = math.sqrt(var / cells), "batch means, "
+        error = "error not estimable with one repetition"
+    other = max((t for t in q if t != term), key=lambda t: abs(q[t]))
+    e = dominance(abs(q[term]), abs(q[other]), s_q, df, res.replications)
+    e = Evidence(e.estimate, e.low, e.high, f"{basis}{e.test}", e.repetitions, e.spread)
+    text = f"{top} ({100 * shares[top]:.1f} %; {error})"
+    if top != term:
+        text += f"; {term} {100 * shares.get(term, math.nan):.1f} %"
+    detail = f"|q_{term}| - |q_{other}| = {_fmt(e.estimate)} ops/s"
+    return Measure(e, text, detail, "ops/s")
 
 
 _NUMBER = re.compile(r"[-+−]?\d[\d,{}]*(?:\.\d+)?")
@@ -367,54 +473,194 @@ def number_of(text: str) -> float:
     return float(re.sub(r"[,{}]", "", m.group()))
 
 
+def model_error(data: Data, family: str, entry: Mapping[str, Any]) -> Evidence:
+    """A model's relative error against its measurement (`entry`: point, model, measured,
+    metric, side), with the measurement's interval: the point's runs give its relative
+    standard error, which the measured value keeps (the model's value is taken as exact)."""
+    runs = data.runs(family, side=entry["side"])
+    at = runs[runs["point"] == entry["point"]]
+    sample = level_sample(data, family, at, entry["metric"], "all")
+    measured = float(entry["measured"])
+    if sample.mean <= 0 or measured <= 0:
+        raise FindingsError(f"no positive measurement at {entry['point']}")
+    k = measured / sample.mean
+    sample = Sample(measured, sample.std_error * k, sample.df, sample.repetitions, sample.basis)
+    return ratio_to(mean_evidence(sample), float(entry["model"]))
+
+
 def measure_model_error(data: Data, p: Mapping[str, Any]) -> Measure:
-    """A 2016 model's relative error against the measurements, from the 2016 numbers."""
-    try:
-        x = number_of(data.queueing2016[p["key"]]) / 100
-    except KeyError as err:
-        raise FindingsError(f"2016 queueing numbers lack {p['key']}") from err
-    return Measure(x, f"{_pct(x)} ({p.get('what', 'error')})")
+    """A 2016 model's signed relative error (model / measured - 1) at its points (the
+    models2016 entry `model`: one point, or several whose errors are averaged), with the
+    measurements' intervals."""
+    entries = data.models2016.get(p["model"])
+    if not entries:
+        raise FindingsError(f"no 2016 model results for {p['model']}")
+    entries = entries if isinstance(entries, list) else [entries]
+    e = average([model_error(data, p["family"], entry) for entry in entries])
+    where = ", ".join(str(x["label"]) for x in entries)
+    text = f"{_pct(e.estimate)} ({p.get('what', 'error')}; {where})"
+    if e.estimate < -0.5 or e.estimate > 1:
+        factor = 1 + e.estimate
+        text += f"; off by a factor {max(factor, 1 / factor):.0f}"
+    return Measure(e, text)
+
+
+# A population "where the model's limits are not reached" (seed 004 §7.3.1): its predicted
+# throughput is below this share of the highest the model predicts for its setup.
+BELOW_LIMIT = 0.9
 
 
 def measure_mva2018(data: Data, p: Mapping[str, Any]) -> Measure:
-    """The MVA's throughput error at the largest population of a workload, mean of setups."""
+    """The MVA's throughput error, the mean over the rows of a workload at one population
+    (`clients`: a number, `max` (the default), or `below_limit`: every population whose
+    prediction is below BELOW_LIMIT of its setup's highest), with the measurements'
+    intervals."""
     mva = data.mva2018
     if mva is None or mva.empty:
         raise FindingsError("no MVA results of the 2018 baseline")
     rows = mva[mva["workload"] == p["workload"]]
     if rows.empty:
         raise FindingsError(f"no MVA rows for {p['workload']}")
-    top = rows[rows["clients"] == rows.groupby("setup")["clients"].transform("max")]
-    err = float(((top["x_model"] - top["x_measured"]) / top["x_measured"]).mean())
-    return Measure(err, f"{_pct(err)} (N={int(top['clients'].max())})")
+    clients = p.get("clients", "max")
+    if clients == "max":
+        rows = rows[rows["clients"] == rows.groupby("setup")["clients"].transform("max")]
+    elif clients == "below_limit":
+        limit = rows.groupby("setup")["x_model"].transform("max")
+        rows = rows[rows["x_model"] < BELOW_LIMIT * limit]
+    else:
+        rows = rows[rows["clients"] == int(clients)]
+    if rows.empty:
+        raise FindingsError(f"no MVA rows of {p['workload']} at clients {clients}")
+    runs = data.runs(p["family"])
+    errors = []
+    for _, r in rows.iterrows():
+        at = runs[runs["point"] == r["point"]]
+        sample = level_sample(data, p["family"], at, "throughput_ops", "all")
+        errors.append(ratio_to(mean_evidence(sample), float(r["x_model"])))
+    e = average(errors)
+    where = ", ".join(
+        f"{str(s).replace('_', ' ')} N={int(n)}"
+        for s, n in zip(rows["setup"], rows["clients"], strict=True)
+    )
+    return Measure(e, f"{_pct(e.estimate)} ({where})")
 
 
-def measure_busiest_pool(data: Data, p: Mapping[str, Any]) -> Measure:
-    """Share of the points of the 2016 design whose busiest pool is a server's write thread."""
-    busiest = []
-    for family in p["families"]:
-        pools = data.table(family, "pools")
-        if pools.empty:
-            continue
-        util = pools.groupby(["point", "pool", "server"])["busy_fraction"].mean().reset_index()
-        top = util.loc[util.groupby("point")["busy_fraction"].idxmax()]
-        busiest += top["pool"].tolist()
-    if not busiest:
-        raise FindingsError("no pool measurements of the 2016 design")
-    share = busiest.count("write") / len(busiest)
-    return Measure(share, f"write thread busiest in {busiest.count('write')} of {len(busiest)}")
+def measure_share(data: Data, p: Mapping[str, Any]) -> Measure:
+    """The mean over runs of one request type's `part` over its response time (both
+    count-weighted means of the run, on `side`), e.g. the share of a GET's middleware time
+    spent waiting for its server; `most_clients: true` keeps the runs at the most clients.
+    Its interval from those runs (their points and repetitions), or with one run from the
+    run's batch means of the part and of the response time."""
+    kind, side = p.get("type", "set"), p.get("side", "middleware")
+    runs = _select(data.runs(p["family"], kind, side), p.get("where"))
+    if p.get("most_clients") and not runs.empty:
+        runs = runs[runs["clients_total"] == runs["clients_total"].max()]
+    runs = runs[runs[p["part"]].notna() & (runs["response_us_mean"] > 0)]
+    if runs.empty:
+        raise FindingsError(f"no runs with {p['part']}")
+    shares = runs[p["part"]] / runs["response_us_mean"]
+    if len(shares) >= 2:
+        e = mean_evidence(Sample.of_repetitions(shares.tolist()))
+        e = Evidence(e.estimate, e.low, e.high, f"t over {len(shares)} runs", 1, e.spread)
+    else:
+        run = str(runs["run"].iloc[0])
+        part = _side_window_values(data, p["family"], run, p["part"], kind, side)
+        whole = _side_window_values(data, p["family"], run, "response_us_mean", kind, side)
+        n = min(len(part), len(whole))
+        if n < 2:
+            raise FindingsError(f"too few windows of {run} for an interval")
+        e = mean_evidence(Sample.of_run(stability.batch_mean(part[:n] / whole[:n])))
+    text = f"{100 * e.estimate:.0f} % of the response time ({len(shares)} runs)"
+    return Measure(e, text, unit="share")
+
+
+def measure_gain_per_doubling(data: Data, p: Mapping[str, Any]) -> Measure:
+    """Diminishing returns: the log gain of the first step of a factor's levels minus that of
+    the last (ln X2/X1 - ln Xk/Xk-1, each level's best point); positive when the returns
+    diminish. Needs three levels or more."""
+    runs = _select(data.runs(p["family"]), p.get("where"))
+    levels = sorted(runs[p["factor"]].dropna().astype(str).unique(), key=_order)
+    if len(levels) < 3:
+        raise FindingsError(f"{p['factor']} has {len(levels)} levels here; the test needs 3")
+    first_step, last_step = (levels[0], levels[1]), (levels[-2], levels[-1])
+    # ln X2/X1 - ln Xk/Xk-1; with three levels the middle one carries weight 2.
+    weights: dict[str, float] = {}
+    for lv, w in zip((*first_step, *last_step), (-1, 1, 1, -1), strict=True):
+        weights[lv] = weights.get(lv, 0) + w
+    samples = {
+        lv: level_sample(
+            data,
+            p["family"],
+            _best_point_runs(runs[runs[p["factor"]].astype(str) == lv]),
+            "throughput_ops",
+            "all",
+        )
+        for lv in weights
+    }
+    e = log_contrast([samples[lv] for lv in weights], list(weights.values()))
+
+    def gain(a: str, b: str) -> str:
+        return f"{a}→{b}: {_pct(samples[b].mean / samples[a].mean - 1)}"
+
+    first, last = gain(*first_step), gain(*last_step)
+    return Measure(e, f"{first}; {last}", "difference of the log gains", "log")
 
 
 MEASURES: dict[str, Callable[[Data, Mapping[str, Any]], Measure]] = {
     "link_ratio": measure_link_ratio,
     "max_throughput": measure_max_throughput,
     "response": measure_response,
-    "paired_throughput": measure_paired_throughput,
+    "paired": measure_paired,
     "factorial_top": measure_factorial_top,
     "model_error": measure_model_error,
     "mva2018": measure_mva2018,
-    "busiest_pool": measure_busiest_pool,
+    "share": measure_share,
+    "gain_per_doubling": measure_gain_per_doubling,
 }
+
+
+# --- rules ----------------------------------------------------------------------------------
+
+DIRECTIONS = {"increase": 1, "above": 1, "decrease": -1, "below": -1}
+
+
+def decide(rule: Mapping[str, Any], study: Any, e: Evidence) -> tuple[Verdict, float]:
+    """The verdict of a finding's rule on the evidence, and the distance from the decision's
+    threshold (for the repetitions a decision would need).
+
+    - `effect` (`direction`: increase or decrease): the estimate differs from zero that way;
+    - `beyond` (`direction`: above or below, `threshold`): the estimate lies past the
+      threshold that way;
+    - `within` (`tolerance`): the estimate lies within `tolerance` of the study's value;
+    - `dominant`: the study's term's effect exceeds every other term's (the estimate is the
+      difference, so it is an `effect` with direction increase)."""
+    kind = rule.get("kind")
+    if kind in ("effect", "beyond", "dominant"):
+        direction = DIRECTIONS[rule.get("direction", "increase")]
+        threshold = float(rule.get("threshold", 0.0)) if kind == "beyond" else 0.0
+        return verdicts.beyond(e, threshold, direction), verdicts.margin(e, threshold)
+    if kind == "within":
+        tolerance = float(rule["tolerance"])
+        return (
+            verdicts.within(e, float(study), tolerance),
+            verdicts.band_margin(e, float(study), tolerance),
+        )
+    raise FindingsError(f"unknown rule {kind!r}; known: {', '.join(RULES)}")
+
+
+def finding_bottleneck(data: Data, loads: Sequence[Mapping[str, Any]], m: Mapping) -> str:
+    """The bottleneck at the highest load of the points a finding is measured on (its
+    family's `where` selection), else of the family's group (`where_group`)."""
+    family = m.get("family", "")
+    raw = data.families.get(family, {}).get("points")
+    if raw is not None and m.get("where"):
+        try:
+            names = [r["bottleneck"] for r in family_loads(family, _select(raw, m["where"]))]
+        except FindingsError:
+            names = []
+        if names:
+            return max(sorted(set(names)), key=names.count)
+    return bottleneck_of(loads, family, m.get("where_group"))
 
 
 # --- the catalogue and its evaluation -------------------------------------------------------
@@ -439,14 +685,31 @@ def load_catalogue(path: str | Path) -> dict[str, Any]:
             raise FindingsError(
                 f"{path}: finding {f['id']}: unknown measure {f['measure']['kind']}"
             )
-        if f["rule"].get("kind") not in RULES:
-            raise FindingsError(f"{path}: finding {f['id']}: unknown rule {f['rule'].get('kind')}")
+        rule = f["rule"]
+        if rule.get("kind") not in RULES:
+            raise FindingsError(f"{path}: finding {f['id']}: unknown rule {rule.get('kind')}")
+        if rule["kind"] in ("effect", "beyond") and rule.get("direction") not in DIRECTIONS:
+            raise FindingsError(
+                f"{path}: finding {f['id']}: direction must be one of {sorted(DIRECTIONS)}"
+            )
+        if rule["kind"] == "beyond" and "threshold" not in rule:
+            raise FindingsError(f"{path}: finding {f['id']}: a `beyond` rule needs a threshold")
+        if rule["kind"] == "within" and "tolerance" not in rule:
+            raise FindingsError(f"{path}: finding {f['id']}: a `within` rule needs a tolerance")
         if "default" not in f["reasons"]:
             raise FindingsError(f"{path}: finding {f['id']}: reasons need a `default`")
+        if f.get("study_of") not in STUDIES:
+            raise FindingsError(
+                f"{path}: finding {f['id']}: `study_of` must be one of {sorted(STUDIES)}"
+            )
     for b in doc["bottlenecks"]:
         if not {"family", "bottleneck", "source"} <= set(b):
             raise FindingsError(f"{path}: bottleneck entry {b} needs family, bottleneck, source")
     return doc
+
+
+# Which study a finding belongs to: the report groups its "do the conclusions hold?" tables so.
+STUDIES = ("2018", "2016")
 
 
 @dataclass(frozen=True)
@@ -454,42 +717,89 @@ class Outcome:
     id: str
     claim: str
     source: str
+    study_of: str
     study: str
     ours: str
-    reproduced: bool
+    verdict: Verdict
+    estimate: float  # the quantity the rule decides on
+    ci_low: float
+    ci_high: float
+    unit: str  # of the estimate (Measure.unit)
+    test: str
+    repetitions: int  # per level; 0 when nothing was measured
+    needed: int | None  # repetitions per level a decision would need, when inconclusive
     bottleneck: str
-    reason: str  # empty when reproduced
+    construction: str  # why the result follows from the model's construction; "" otherwise
+    reason: str  # why it is not reproduced; "" when reproduced
+
+    @property
+    def reproduced(self) -> bool:
+        return self.verdict is Verdict.REPRODUCED
+
+
+def _inconclusive_reason(e: Evidence | None, needed: int | None) -> str:
+    if e is None:
+        return "nothing to decide on"
+    if not e.has_interval:
+        return f"no interval ({e.test})"
+    if needed is None:
+        return "the interval holds the threshold, and the estimate sits on it"
+    more = f"more than {MAX_REPETITIONS}" if needed > MAX_REPETITIONS else str(needed)
+    return (
+        f"the interval holds the threshold; at the observed effect and spread, {more}"
+        f" repetitions per level would decide"
+    )
 
 
 def evaluate(
     catalogue: Mapping[str, Any], data: Data, loads: Sequence[Mapping[str, Any]]
 ) -> list[Outcome]:
-    """Every finding's verdict; a finding whose data is missing is not reproduced, with the
-    missing data as its reason."""
-    level = CI_LEVEL
+    """Every finding's verdict. A finding whose data is missing is inconclusive, with the
+    missing data as its reason; a contradicted one takes its reason from the catalogue, by
+    the bottleneck of the points it is measured on."""
     out = []
     for f in catalogue["findings"]:
         m = f["measure"]
-        bottleneck = bottleneck_of(loads, m.get("family", ""), m.get("where_group"))
+        bottleneck = finding_bottleneck(data, loads, m)
+        e: Evidence | None = None
+        needed: int | None = None
+        unit = "change"
         try:
-            measured = MEASURES[m["kind"]](data, m)
-            ok = measured.value is not None and verdict(
-                f["rule"], f["study"], measured.value, level
-            )
-            ours = measured.text
-            reasons = f["reasons"]
-            reason = "" if ok else str(reasons.get(bottleneck, reasons["default"]))
-        except FindingsError as err:
-            ok, ours, reason = False, "not measured", f"no data: {err}"
+            measured = MEASURES[m["kind"]](data, {**m, "study": f["study"]})
+            e, ours, unit = measured.evidence, measured.text, measured.unit
+            if e is None:
+                verdict, reason = Verdict.INCONCLUSIVE, _inconclusive_reason(None, None)
+            else:
+                verdict, distance = decide(f["rule"], f["study"], e)
+                if verdict is Verdict.INCONCLUSIVE:
+                    needed = repetitions_needed(e, distance)
+                    reason = _inconclusive_reason(e, needed)
+                elif verdict is Verdict.CONTRADICTED:
+                    reasons = f["reasons"]
+                    reason = str(reasons.get(bottleneck, reasons["default"]))
+                else:
+                    reason = ""
+        except (FindingsError, VerdictError) as err:
+            verdict, ours, reason = Verdict.INCONCLUSIVE, "not measured", f"no data: {err}"
+        nan = math.nan
         out.append(
             Outcome(
                 id=f["id"],
                 claim=f["claim"],
                 source=f["source"],
+                study_of=str(f["study_of"]),
                 study=f["study_text"],
                 ours=ours,
-                reproduced=ok,
+                verdict=verdict,
+                estimate=e.estimate if e else nan,
+                ci_low=e.low if e else nan,
+                ci_high=e.high if e else nan,
+                unit=unit,
+                test=e.test if e else "",
+                repetitions=e.repetitions if e else 0,
+                needed=needed,
                 bottleneck=bottleneck,
+                construction=str(f.get("construction", "")),
                 reason=reason,
             )
         )

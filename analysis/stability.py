@@ -135,6 +135,28 @@ def assess(
     return Stability(not failed, reason, n, size, k, mean, tau, p, _lag1(means), rel)
 
 
+@dataclass(frozen=True)
+class BatchMean:
+    """One run's mean of a per-window metric and its standard error from batch means."""
+
+    mean: float
+    std_error: float
+    batches: int
+
+
+def batch_mean(x: Sequence[float], level: float = CI_LEVEL) -> BatchMean:
+    """The mean of a run's window values (in time order) and the standard error of that mean
+    from the batch means the stability check uses (criterion c)."""
+    v = np.asarray(x, dtype=float)
+    v = v[~np.isnan(v)]
+    if len(v) == 0:
+        raise ValueError("no window values")
+    _, means = _batches(v, level)
+    k = len(means)
+    se = float(means.std(ddof=1) / math.sqrt(k)) if k >= 2 else float("nan")
+    return BatchMean(float(v.mean()), se, k)
+
+
 def window_series(tidy: pd.DataFrame) -> dict[str, np.ndarray]:
     """Each run's client throughput per complete window, request types and sources summed,
     in window order. Takes tidy windows (already trimmed); rows of type `all` are used only

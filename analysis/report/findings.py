@@ -1,16 +1,21 @@
-"""LaTeX of the findings: the per-family bottleneck table, the reproduced / not reproduced
-table and the macros the conclusions are written from."""
+"""LaTeX of the findings: the per-family bottleneck table, one table of verdicts per study
+(reproduced, contradicted or inconclusive, with the estimate and its interval) and the macros
+the abstract and the conclusions are written from."""
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 from analysis import findings, linkload
 from analysis.bottleneck import SATURATED
 from analysis.latex import escape
 from analysis.report import figures as fg
+from analysis.verdicts import Verdict
 
 NOT_MEASURED = "not measured"
 _UNICODE = {"→": r"$\to$", "−": r"$-$", "≤": r"$\le$", "≥": r"$\ge$"}
@@ -19,8 +24,8 @@ _UNICODE = {"→": r"$\to$", "−": r"$-$", "≤": r"$\le$", "≥": r"$\ge$"}
 def tex(text: str) -> str:
     """Escaped text, with the arrows and minus signs of the catalogue in math mode."""
     out = escape(text)
-    for char, math in _UNICODE.items():
-        out = out.replace(char, math)
+    for char, formula in _UNICODE.items():
+        out = out.replace(char, formula)
     return out
 
 
@@ -72,34 +77,86 @@ def bottleneck_table(
     return table, rows
 
 
+VERDICT_WORDS = {
+    Verdict.REPRODUCED: r"\textbf{reproduced}",
+    Verdict.CONTRADICTED: r"\textbf{contradicted}",
+    Verdict.INCONCLUSIVE: r"\textbf{inconclusive}",
+}
+
+
+def _number(x: float, unit: str) -> str:
+    if math.isnan(x):
+        return "--"
+    if unit == "change":
+        return f"{100 * x:+.1f}"
+    if unit == "share":
+        return f"{100 * x:.1f}"
+    return f"{x:,.3g}"
+
+
+def estimate_text(o: findings.Outcome) -> str:
+    """The estimate and its interval, changes and shares in per cent."""
+    if math.isnan(o.estimate):
+        return "--"
+    percent = r"\,\%" if o.unit in ("change", "share") else ""
+    est = _number(o.estimate, o.unit)
+    if math.isnan(o.ci_low):
+        return est + percent
+    return f"{est} [{_number(o.ci_low, o.unit)}, {_number(o.ci_high, o.unit)}]{percent}"
+
+
+def _repetitions(o: findings.Outcome) -> str:
+    if o.repetitions == 0:
+        return "nothing measured"
+    one = "repetition" if o.repetitions == 1 else "repetitions"
+    return f"{o.repetitions} {one} per level; {o.test}"
+
+
 def _verdict(o: findings.Outcome) -> str:
-    if o.reproduced:
-        return r"\textbf{reproduced}"
-    return r"\textbf{not reproduced}: " + tex(o.reason)
+    words = [VERDICT_WORDS[o.verdict]]
+    if o.construction:
+        words.append(r"\emph{by construction}: " + tex(o.construction))
+    if o.reason:
+        words.append(tex(o.reason))
+    return "; ".join(words)
 
 
-def findings_table(outcomes: Sequence[findings.Outcome]) -> str:
+def findings_table(outcomes: Sequence[findings.Outcome], study: str) -> str:
+    """One study's findings: the claim, the study's value, ours in the study's time, the
+    estimate the rule decides on with its interval and repetitions, and the verdict."""
     lines = [
         _row(
             rf"{tex(o.claim)} {{\footnotesize({tex(o.source)})}}",
             tex(o.study),
             tex(o.ours),
+            estimate_text(o) + rf" {{\footnotesize({tex(_repetitions(o))})}}",
+            tex(o.bottleneck),
             _verdict(o),
         )
         for o in outcomes
+        if o.study_of == study
     ]
-    head = r"\toprule Claim (source) & Study & Ours & Verdict \\ \midrule"
-    return fg.longtable_macros("Findings", head, lines)
+    head = (
+        r"\toprule Claim (source) & Study & Ours (study time) & Estimate [\CILevel{} CI] & "
+        r"Our bottleneck & Verdict \\ \midrule"
+    )
+    return fg.longtable_macros(f"Findings{_STUDY_NAMES[study]}", head, lines)
+
+
+_STUDY_NAMES = {"2018": "Eighteen", "2016": "Sixteen"}
 
 
 def rules_table(catalogue: Mapping[str, Any]) -> str:
     """Which rule decides each finding, in words."""
     words = {
-        "effect": lambda r: f"the effect is a {r['direction']} and significant",
-        "within": lambda r: f"within {r['tolerance']:g} of the study's value",
-        "sign": lambda r: f"same sign as the study's, magnitude above {r['tolerance']:g}",
-        "same": lambda r: "the same label as the study's",
-        "share": lambda r: f"a share above {r['tolerance']:g}",
+        "effect": lambda r: f"the change is a significant {r['direction']}",
+        "beyond": lambda r: (
+            f"the value lies significantly {r['direction']} {100 * r['threshold']:+g} %"
+            if r.get("relative", True)
+            else f"the value lies significantly {r['direction']} {r['threshold']:g}"
+        ),
+        "within": lambda r: f"the interval lies within {r['tolerance']:g} of the study's value",
+        "dominant": lambda r: "the study's term's effect significantly exceeds every other's",
     }
     lines = [
         rf"{tex(f['claim'])} & {tex(words[f['rule']['kind']](f['rule']))} \\"
@@ -128,37 +185,56 @@ def _count_phrase(counter: Counter[str]) -> str:
     return ", ".join(parts) if parts else "none"
 
 
+def _claims(outcomes: Sequence[findings.Outcome]) -> str:
+    return "; ".join(tex(o.claim) for o in outcomes) or "none"
+
+
+def _repetition_range(outcomes: Sequence[findings.Outcome]) -> str:
+    reps = sorted({o.repetitions for o in outcomes if o.repetitions > 0})
+    if not reps:
+        return "none"
+    if len(reps) == 1:
+        return f"{reps[0]}"
+    return f"{reps[0]} to {reps[-1]}"
+
+
 def numbers(outcomes: Sequence[findings.Outcome], rows: Sequence[Mapping[str, Any]]) -> str:
-    ok = [o for o in outcomes if o.reproduced]
-    bad = [o for o in outcomes if not o.reproduced]
+    """The counts and lists the abstract and the conclusions are written from; findings that
+    follow from the model's construction are counted apart from the evidence."""
+    evidence = [o for o in outcomes if not o.construction]
+    built = [o for o in outcomes if o.construction]
+
+    def of(verdict: Verdict, among: Sequence[findings.Outcome] = evidence) -> list:
+        return [o for o in among if o.verdict is verdict]
+
     ours = Counter(r["bottleneck"] for r in rows)
     studied = [r for r in rows if r["study"] != "not in the study"]
     agree = [r for r in studied if r["bottleneck"] == r["study"]]
     cpu_measured = sum(1 for r in rows if r["cpu"])
-    return "".join(
-        [
-            _macro("FindingsTotal", len(outcomes)),
-            _macro("FindingsReproduced", len(ok)),
-            _macro("FindingsNotReproduced", len(bad)),
-            _macro("FindingsReproducedList", "; ".join(tex(o.claim) for o in ok) or "none"),
-            _macro("FindingsNotReproducedList", "; ".join(tex(o.claim) for o in bad) or "none"),
-            _macro("BottleneckGroups", len(rows)),
-            _macro("BottleneckThreshold", rf"{100 * SATURATED:.0f}\,\%"),
-            _macro("BottleneckStudied", len(studied)),
-            _macro("BottleneckAgree", len(agree)),
-            _macro("BottleneckCpuMeasured", cpu_measured),
-            _macro("BottleneckOurs", _count_phrase(ours)),
-            _macro(
-                "BottleneckAgreeList",
-                "; ".join(
-                    escape(
-                        f"{r['family']} ({', '.join(r['group'].values()) or 'all'})".replace(
-                            "_", " "
-                        )
-                    )
-                    for r in agree
-                )
-                or "none",
-            ),
-        ]
-    )
+    needed = [o.needed for o in of(Verdict.INCONCLUSIVE) if o.needed is not None]
+    macros = {
+        "FindingsTotal": len(outcomes),
+        "FindingsEvidence": len(evidence),
+        "FindingsByConstruction": len(built),
+        "FindingsByConstructionList": _claims(built),
+        "FindingsReproduced": len(of(Verdict.REPRODUCED)),
+        "FindingsContradicted": len(of(Verdict.CONTRADICTED)),
+        "FindingsInconclusive": len(of(Verdict.INCONCLUSIVE)),
+        "FindingsReproducedList": _claims(of(Verdict.REPRODUCED)),
+        "FindingsContradictedList": _claims(of(Verdict.CONTRADICTED)),
+        "FindingsInconclusiveList": _claims(of(Verdict.INCONCLUSIVE)),
+        "FindingsRepetitions": _repetition_range(outcomes),
+        "FindingsNeededMedian": f"{int(np.median(needed))}" if needed else "--",
+        "BottleneckGroups": len(rows),
+        "BottleneckThreshold": rf"{100 * SATURATED:.0f}\,\%",
+        "BottleneckStudied": len(studied),
+        "BottleneckAgree": len(agree),
+        "BottleneckCpuMeasured": cpu_measured,
+        "BottleneckOurs": _count_phrase(ours),
+        "BottleneckAgreeList": "; ".join(
+            escape(f"{r['family']} ({', '.join(r['group'].values()) or 'all'})".replace("_", " "))
+            for r in agree
+        )
+        or "none",
+    }
+    return "".join(_macro(k, v) for k, v in macros.items())

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -95,6 +95,23 @@ class Part:
 
     tabular: str
     numbers: dict[str, str]
+    # A model's prediction and the measurement beside it, at its point, for the findings:
+    # name -> {point, model, measured, metric, side, label} (or a list of such).
+    models: dict[str, Any] = field(default_factory=dict)
+
+
+def _model_entry(
+    point: str,
+    model: float,
+    measured: float,
+    label: str,
+    *,
+    metric: str = "response_us_mean",
+    side: str = "middleware",
+) -> dict[str, Any]:
+    """A model's value and the measurement it is compared with, in the same units."""
+    return {"point": point, "model": float(model), "measured": float(measured),
+            "metric": metric, "side": side, "label": label}  # fmt: skip
 
 
 def timed_reads(d: Frames) -> Frames:
@@ -188,6 +205,11 @@ def open_models(d: Frames, seed: dict) -> Part:
         "p{5.6cm}rrrrr",
     )
     mm1r, mmmr = results["mm1"], results["mmm"]
+    models = {}
+    if "mean_response_time" in mm1r and measured.get("mean_response_time", 0) > 0:
+        models["mm1"] = _model_entry(
+            point, mm1r["mean_response_time"], measured["mean_response_time"], "M/M/1"
+        )
     numbers = {
         "SixteenMMOneLambda": fg.num(lam),
         "SixteenMMOneMu": fg.num(mu1),
@@ -219,7 +241,7 @@ def open_models(d: Frames, seed: dict) -> Part:
         "SixteenSeedMMOneMeasuredRho": fg.num(seed["actual"]["utilization"], 2),
         **seed_busy_period(seed),
     }
-    return Part(tabular, numbers)
+    return Part(tabular, numbers, models)
 
 
 def seed_busy_period(seed: dict) -> dict[str, str]:
@@ -264,7 +286,7 @@ def mmm_per_servers(d: Frames) -> dict[int, tuple[dict, dict]]:
         with contextlib.suppress(queueing.UnstableQueueError):  # the table shows dashes
             model.update(mmm2016.flat(mmm2016.solve(i)))
         meas = mmm2016.measured(w, req, stable_queue(d["queue"], windows, point), i.arrival_rate)
-        meas.update(servers=i.servers, arrival_rate=i.arrival_rate)
+        meas.update(servers=i.servers, arrival_rate=i.arrival_rate, point=point)
         ours[s] = (model, meas)
     return ours
 
@@ -327,7 +349,16 @@ def mmm_table(ours: dict[int, tuple[dict, dict]], seed: dict) -> Part:
         "SixteenSeedMMmThreads": fg.num(cfg["threads_per_pool"]),
         "SixteenSeedMMmWrites": fg.num(cfg["writes_percent"]),
     }
-    return Part(tabular, numbers)
+    models = {
+        "mmm": [
+            _model_entry(
+                meas["point"], m["mean_response_time"], meas["mean_response_time"], f"S = {s}"
+            )
+            for s, (m, meas) in sorted(ours.items())
+            if "mean_response_time" in m and meas.get("mean_response_time", 0) > 0
+        ]
+    }
+    return Part(tabular, numbers, models)
 
 
 def times_at(d: Frames, point: str, ok: set[str]) -> mva2016.ServiceTimes:
@@ -506,4 +537,14 @@ def mva_seed(d: Frames, seed: dict) -> Part:
         "SixteenSeedMVAWrites": fg.num(cfg["writes_percent"]),
         "SixteenSeedMVAClients": fg.num(cfg["clients"]),
     }
-    return Part(tabular, numbers)
+    models = {}
+    if chosen_s is not None and measured_x > 0:
+        models["mva_seed"] = _model_entry(
+            point,
+            model["throughput"],
+            measured_x,
+            f"S = {chosen_s}, no replication",
+            metric="throughput_ops",
+            side="client",
+        )
+    return Part(tabular, numbers, models)

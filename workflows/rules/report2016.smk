@@ -106,6 +106,7 @@ rule r2016_queueing:
         mva_figure=f"{PAPER_2016}/mva.pdf",
         mva_seed_table=f"{PAPER_2016}/mva-seed.tex",
         numbers=f"{NUMBERS_2016}/queueing.json",
+        models=f"{RESULTS}/data/models2016.json",
     log:
         f"{RESULTS}/logs/2016/queueing.log",
     script:

@@ -18,9 +18,12 @@ def main(sm) -> None:  # noqa: ANN001
     for i, family in enumerate(sm.params.families):
         data.families[family] = {
             name: pd.read_parquet(getattr(sm.input, name)[i])
-            for name in ("points", "runs", "histograms", "pools")
+            for name in ("points", "runs", "histograms", "pools", "windows")
         }
+    validation = pd.read_parquet(sm.input.validation)
+    data.excluded = set(validation.loc[validation["excluded"], "run"].astype(str))
     data.queueing2016 = json.loads(Path(sm.input.queueing2016).read_text())
+    data.models2016 = json.loads(Path(sm.input.models2016).read_text())
     data.mva2018 = pd.read_parquet(sm.input.mva2018)
 
     catalogue = findings.load_catalogue(sm.input.catalogue)
@@ -33,7 +36,8 @@ def main(sm) -> None:  # noqa: ANN001
 
     bottlenecks, rows = tables.bottleneck_table(loads, catalogue)
     Path(sm.output.bottlenecks).write_text(bottlenecks)
-    Path(sm.output.table).write_text(tables.findings_table(outcomes))
+    Path(sm.output.table2018).write_text(tables.findings_table(outcomes, "2018"))
+    Path(sm.output.table2016).write_text(tables.findings_table(outcomes, "2016"))
     Path(sm.output.rules).write_text(tables.rules_table(catalogue))
     Path(sm.output.numbers).write_text(tables.numbers(outcomes, rows))
     Path(sm.output.data).write_text(

@@ -58,14 +58,17 @@ def mva_figure(curves: list[q.MVACurve], path: str) -> None:
 def main(sm) -> None:  # noqa: ANN001
     models = yaml.safe_load(Path(sm.input.reference).read_text())["models"]
     numbers: dict[str, str] = {}
+    predictions: dict[str, object] = {}
     top = load(sm, "max", "points", "windows", "histograms", "queue", "pool_requests", "runs")
     part = q.open_models(top, models["mm1"])
     fg.write(sm.output.open_table, part.tabular)
     numbers |= part.numbers
+    predictions |= part.models
     repl = load(sm, "repl", "points", "windows", "queue", "pools", "pool_requests", "runs")
     part = q.mmm_table(q.mmm_per_servers(repl), models["mmm"])
     fg.write(sm.output.mmm_table, part.tabular)
     numbers |= part.numbers
+    predictions |= part.models
     curves, part = q.mva_models(
         load(sm, "max", "points", "windows", "pools", "pool_requests", "runs")
     )
@@ -75,7 +78,9 @@ def main(sm) -> None:  # noqa: ANN001
     part = q.mva_seed(repl, models["mva"])
     fg.write(sm.output.mva_seed_table, part.tabular)
     numbers |= part.numbers
+    predictions |= part.models
     Path(sm.output.numbers).write_text(json.dumps(numbers, indent=1))
+    Path(sm.output.models).write_text(json.dumps(predictions, indent=1))
 
 
 if __name__ == "__main__":

@@ -196,6 +196,7 @@ def write_networks(sm: Any, full_ref: dict) -> list[str]:
                 {
                     "setup": setup,
                     "workload": workload,
+                    "point": c["point"],
                     "clients": n,
                     "x_model": res.throughput,
                     "x_measured": float(c["throughput_ops_mean"]),
@@ -272,6 +273,7 @@ def write_networks(sm: Any, full_ref: dict) -> list[str]:
         columns=[
             "setup",
             "workload",
+            "point",
             "clients",
             "x_model",
             "x_measured",
