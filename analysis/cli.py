@@ -258,8 +258,54 @@ def tidy_command(runs: tuple[Path, ...], out: Path, warmup: float, cooldown: flo
         click.echo(f"{name}: {path}")
 
 
+def _verdict_cell(f: Mapping[str, object]) -> str:
+    est, lo, hi = (f.get(k) for k in ("estimate", "ci_low", "ci_high"))
+    interval = ""
+    if isinstance(est, float) and math.isfinite(est):
+        interval = f" {est:+.3g}"
+        if isinstance(lo, float) and math.isfinite(lo):
+            interval += f" [{lo:+.3g}, {hi:+.3g}]"
+    needed = f", needs {f['needed']}" if f.get("needed") else ""
+    return f"{f['verdict']}{interval} (r={f.get('repetitions', 0)}{needed})"
+
+
+@click.command("verdicts")
+@click.argument("first", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.argument("second", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def verdicts_command(first: Path, second: Path, as_json: bool) -> None:
+    """Compare the findings' verdicts of two builds (their data/findings.json).
+
+    Exits 1 when a finding is reproduced in one build and contradicted in the other: a
+    verdict that flips between builds has to be inconclusive in at least one."""
+    from analysis import findings
+
+    try:
+        a, b = (json.loads(p.read_text())["findings"] for p in (first, second))
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        _fail(f"not a findings.json with a `findings` list: {err}")
+    rows = findings.compare_builds(a, b)
+    if as_json:
+        click.echo(json.dumps(_json_safe([
+            {"id": r.id, "first": r.first, "second": r.second, "flipped": r.flipped,
+             "clash": r.clash} for r in rows
+        ]), indent=2))  # fmt: skip
+    else:
+        table = Table(title=f"verdicts: {first} | {second}")
+        for column in ("finding", "first", "second", ""):
+            table.add_column(column)
+        for r in rows:
+            mark = "CLASH" if r.clash else ("flipped" if r.flipped else "")
+            table.add_row(r.id, _verdict_cell(r.first), _verdict_cell(r.second), mark)
+        Console().print(table)
+    clashes = [r.id for r in rows if r.clash]
+    if clashes:
+        _fail(f"reproduced in one build and contradicted in the other: {', '.join(clashes)}")
+
+
 def register(group: click.Group) -> None:
     """Attach the analysis subcommands to the top-level group."""
     group.add_command(model_group)
     group.add_command(factorial_command)
     group.add_command(tidy_command)
+    group.add_command(verdicts_command)

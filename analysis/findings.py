@@ -816,3 +816,36 @@ def study_bottleneck(catalogue: Mapping[str, Any], family: str, group: Mapping[s
     if not entries:
         return {"bottleneck": "not in the study", "source": ""}
     return max(entries, key=lambda b: len(b.get("group") or {}))
+
+
+# --- two builds side by side ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One finding's verdicts in two builds (a findings.json each) and whether they clash: a
+    finding reproduced in one build and contradicted in the other, which a verdict that says
+    how sure it is must never give (a flip has to pass through inconclusive)."""
+
+    id: str
+    first: dict[str, Any]
+    second: dict[str, Any]
+
+    @property
+    def flipped(self) -> bool:
+        return self.first["verdict"] != self.second["verdict"]
+
+    @property
+    def clash(self) -> bool:
+        decided = {Verdict.REPRODUCED.value, Verdict.CONTRADICTED.value}
+        return self.flipped and {self.first["verdict"], self.second["verdict"]} == decided
+
+
+def compare_builds(first: Sequence[Mapping], second: Sequence[Mapping]) -> list[Comparison]:
+    """The findings both builds judged (their findings.json `findings`), in the first's order."""
+    by_id = {str(f["id"]): dict(f) for f in second}
+    return [
+        Comparison(str(f["id"]), dict(f), by_id[str(f["id"])])
+        for f in first
+        if str(f["id"]) in by_id
+    ]

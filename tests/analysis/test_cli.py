@@ -167,3 +167,29 @@ def test_factorial_bad_input(tmp_path) -> None:
 def test_help(cmd: list[str]) -> None:
     proc = mwlab(*cmd, "--help")
     assert proc.returncode == 0 and "Usage" in proc.stdout
+
+
+def _findings_json(path: Path, verdicts: dict[str, str]) -> Path:
+    rows = [
+        {"id": k, "verdict": v, "estimate": 0.1, "ci_low": -0.1, "ci_high": 0.3,
+         "repetitions": 1, "needed": 9}
+        for k, v in verdicts.items()
+    ]  # fmt: skip
+    path.write_text(json.dumps({"bottlenecks": [], "findings": rows}))
+    return path
+
+
+def test_verdicts_of_two_builds_flip_only_through_inconclusive(tmp_path: Path) -> None:
+    a = _findings_json(tmp_path / "a.json", {"x": "reproduced", "y": "inconclusive"})
+    b = _findings_json(tmp_path / "b.json", {"x": "inconclusive", "y": "contradicted"})
+    proc = mwlab("verdicts", str(a), str(b), "--json")
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["id"]: r for r in json.loads(proc.stdout)}
+    assert rows["x"]["flipped"] and not rows["x"]["clash"]
+    clash = _findings_json(tmp_path / "c.json", {"x": "contradicted", "y": "inconclusive"})
+    proc = mwlab("verdicts", str(a), str(clash))
+    assert proc.returncode == 1
+    assert "reproduced in one build and contradicted in the other: x" in proc.stderr
+    (tmp_path / "bad.json").write_text("{}")
+    proc = mwlab("verdicts", str(a), str(tmp_path / "bad.json"))
+    assert proc.returncode == 1 and "findings" in proc.stderr
