@@ -256,12 +256,27 @@ def residual_label(result: FactorialResult, what: str = "residual") -> str:
 
 
 def plot_diagnostics(result: FactorialResult, path: str | Path) -> Path:
-    """Residuals against predicted values, a normal QQ plot and residuals against run order."""
+    """Residuals against predicted values, a normal QQ plot and residuals against run order.
+    With one repetition the model has as many terms as runs, so every residual is zero by
+    construction: the figure says so instead of drawing flat lines."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if result.replications < 2:
+        fig, ax = plt.subplots(figsize=(12, 1.2), constrained_layout=True)
+        note = (
+            "one repetition: the 2^k terms fit every run, so the residuals are zero by "
+            "construction and there is nothing to check"
+        )
+        ax.text(0.5, 0.5, note, ha="center", va="center")
+        ax.set_axis_off()
+        fig.savefig(path)
+        plt.close(fig)
+        return path
     obs = result.observations
     fig, axes = plt.subplots(1, 3, figsize=(12, 3.6), constrained_layout=True)
     axes[0].scatter(obs["predicted"], obs["residual"], s=14)
@@ -275,8 +290,6 @@ def plot_diagnostics(result: FactorialResult, path: str | Path) -> Path:
     axes[2].plot(np.arange(len(ordered)), ordered["residual"], marker="o", ms=3, lw=0.6)
     axes[2].axhline(0, color="grey", lw=0.8)
     axes[2].set(xlabel="run order", ylabel=residual_label(result))
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
     plt.close(fig)
     return path

@@ -52,6 +52,12 @@ def summary(
             f", and {describe(r_term)} {share_phrase(r_share)} the response-time variation "
             f"({pct(r_share)})"
         )
+    if replications < 2:
+        return (
+            f"{first}{second}; with one repetition the design has no error term (its "
+            "``error'' is zero by construction, not a finding), so its effects have no "
+            "intervals here."
+        )
     return (
         f"{first}{second}; the experimental error explains {pct(error)} of the throughput "
         "variation."

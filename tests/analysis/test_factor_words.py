@@ -40,3 +40,12 @@ def test_minority_share_is_not_called_most() -> None:
     assert text.startswith("With 1 repetition, the number of workers ($q_{C}$) explains the ")
     assert "largest share of the throughput variation (28.0 %)" in text
     assert "the number of servers ($q_{A}$) most of the response-time" in text
+
+
+def test_one_repetition_has_no_error_share_to_report() -> None:
+    text = fw.summary(1, ("workers", 0.6), ("workers", 0.5), 0.0, describe, pct)
+    assert "zero by construction" in text
+    assert "error explains" not in text
+    assert "error explains 1" in fw.summary(
+        3, ("workers", 0.6), ("workers", 0.5), 0.01, describe, pct
+    )

@@ -123,6 +123,7 @@ def main(sm) -> None:  # noqa: ANN001
             "not analysed: not enough levels or repetitions."
         )
         seed_comparison(sm, None, data, numbers)
+        numbers["SixteenFactErrorSentence"] = ""
         Path(sm.output.numbers).write_text(json.dumps(numbers, indent=1))
         return
     tp, rt = results["throughput_ops"], results["response_ms"]
@@ -138,9 +139,11 @@ def main(sm) -> None:  # noqa: ANN001
                 fg.pct(res.variation[term]) if term != "mean" else "",
             ]
         rows.append(cells)
-    rows.append(
-        ["error", "", "", fg.pct(tp.variation["error"]), "", "", fg.pct(rt.variation["error"])]
-    )
+    # With one repetition the error is zero by construction: not estimable, not a finding.
+    estimable = tp.replications >= 2
+    err_x = fg.pct(tp.variation["error"]) if estimable else "n/a"
+    err_r = fg.pct(rt.variation["error"]) if estimable else "n/a"
+    rows.append(["error", "", "", err_x, "", "", err_r])
     fg.write(
         sm.output.table,
         fg.tabular(
@@ -170,15 +173,29 @@ def main(sm) -> None:  # noqa: ANN001
         SixteenFactReplications=fg.num(tp.replications),
         SixteenFactTopTerm=fg.escape(top),
         SixteenFactTopShare=fg.pct(tp.variation[top]),
-        SixteenFactErrorShare=fg.pct(tp.variation["error"]),
+        SixteenFactErrorShare=err_x,
         SixteenFactSentence=(
             f"Table~\\ref{{tab:sixteen-factorial}} gives the effects; the term that explains "
             f"most of the throughput's variation is {fg.escape(top)} "
-            f"({fg.pct(tp.variation[top])}), and the experimental error explains "
-            f"{fg.pct(tp.variation['error'])}."
+            f"({fg.pct(tp.variation[top])}), and "
+            + (
+                f"the experimental error explains {err_x}."
+                if estimable
+                else "with one repetition the design has no error term (zero by "
+                "construction, so not comparable with the seed's), and its effects have no "
+                "intervals."
+            )
         ),
     )
     seed_comparison(sm, tp, data, numbers)
+    theirs = numbers.get("SixteenSeedFactErrorRecomputed", fg.MISSING)
+    numbers["SixteenFactErrorSentence"] = (
+        f"The experimental error explains {err_x} of our variation and {theirs} of the "
+        "original's, which its report traces to differences between its deployments."
+        if estimable
+        else f"With one repetition our design has no error term to set beside the original's "
+        f"{theirs}, which its report traces to differences between its deployments."
+    )
     Path(sm.output.numbers).write_text(json.dumps(numbers, indent=1))
 
 

@@ -103,6 +103,8 @@ def main(sm) -> None:  # noqa: ANN001
                     else f"[{rf.num(lo, digits)}, {rf.num(hi, digits)}]"
                 )
                 var = res.variation.get(term, math.nan) if res and term != "mean" else math.nan
+                if term == "error" and res and res.replications < 2:
+                    var = math.nan  # not estimable with one repetition (zero by construction)
                 sig = "*" if res and res.significant().get(term, False) else ""
                 cells += [
                     rf.num(eff, digits) + sig if term != "error" else "",
