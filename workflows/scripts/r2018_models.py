@@ -124,7 +124,8 @@ def write_models(sm: Any, ref: dict) -> list[str]:
 
 def fit_networks(sm: Any) -> dict[tuple[str, str], dict]:
     """Per setup and workload of the baseline: the network at the largest worker count, its
-    service times, and the client points it is compared with."""
+    service times (measured at that count's lightest load), and the client points it is
+    compared with."""
     bpts = in_study_time(pd.read_parquet(sm.input.base_points))
     bpts = bpts[bpts["type"] == "all"]
     bwin = middleware_windows(sm.input.base_windows, sm.input.base_points)
@@ -141,8 +142,12 @@ def fit_networks(sm: Any) -> dict[tuple[str, str], dict]:
             continue
         low = client.iloc[0]
         direct = dpts[dpts["level_workload"] == workload]["throughput_ops_mean"]
+        # Service times at the lightest load, as the network's: under load a budgeted
+        # middleware's per-request times include the waits of its throttled CPU (a queue,
+        # not a service), and the heavy points' counts would dominate a mean over all.
+        lightest = win[win["point"] == low["point"]]
         times = mw.service_times(
-            estimate.component_service_times_us(win),
+            estimate.component_service_times_us(lightest if not lightest.empty else win),
             float(low["response_us_mean_mean"]),
             float(mwside.loc[low["point"], "response_us_mean_mean"]),
             float(direct.max()) if not direct.empty else None,
