@@ -94,6 +94,7 @@ def numbers(table: pd.DataFrame) -> str:
     stable_share = ok["stable"].mean() if len(ok) else math.nan
     macros = {
         "ValidationRuns": len(table),
+        "ValidationCompleted": len(ok),
         "ValidationFailed": int((table["status"] != "ok").sum()),
         "ValidationUnstable": int(table["flags"].str.contains("unstable").sum()),
         "ValidationExcluded": int(table["excluded"].sum()),
