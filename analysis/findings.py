@@ -696,6 +696,8 @@ def load_catalogue(path: str | Path) -> dict[str, Any]:
             raise FindingsError(f"{path}: finding {f['id']}: a `beyond` rule needs a threshold")
         if rule["kind"] == "within" and "tolerance" not in rule:
             raise FindingsError(f"{path}: finding {f['id']}: a `within` rule needs a tolerance")
+        if not isinstance(f.get("study_value", 0.0), (int, float)):
+            raise FindingsError(f"{path}: finding {f['id']}: `study_value` must be a number")
         if "default" not in f["reasons"]:
             raise FindingsError(f"{path}: finding {f['id']}: reasons need a `default`")
         if f.get("study_of") not in STUDIES:
@@ -728,6 +730,7 @@ class Outcome:
     test: str
     repetitions: int  # per level; 0 when nothing was measured
     needed: int | None  # repetitions per level a decision would need, when inconclusive
+    study_value: float  # the study's value of the estimate (catalogue `study_value`), or NaN
     bottleneck: str
     construction: str  # why the result follows from the model's construction; "" otherwise
     reason: str  # why it is not reproduced; "" when reproduced
@@ -735,6 +738,13 @@ class Outcome:
     @property
     def reproduced(self) -> bool:
         return self.verdict is Verdict.REPRODUCED
+
+    @property
+    def ratio(self) -> float:
+        """Our estimate over the study's value of it (NaN without one)."""
+        if math.isnan(self.study_value) or self.study_value == 0 or math.isnan(self.estimate):
+            return math.nan
+        return self.estimate / self.study_value
 
 
 def _inconclusive_reason(e: Evidence | None, needed: int | None) -> str:
@@ -798,6 +808,7 @@ def evaluate(
                 test=e.test if e else "",
                 repetitions=e.repetitions if e else 0,
                 needed=needed,
+                study_value=float(f.get("study_value", math.nan)),
                 bottleneck=bottleneck,
                 construction=str(f.get("construction", "")),
                 reason=reason,

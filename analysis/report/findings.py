@@ -95,14 +95,20 @@ def _number(x: float, unit: str) -> str:
 
 
 def estimate_text(o: findings.Outcome) -> str:
-    """The estimate and its interval, changes and shares in per cent."""
+    """The estimate and its interval, changes and shares in per cent; beside it the study's
+    value of the same estimate and our ratio to it, where the seed gives one."""
     if math.isnan(o.estimate):
         return "--"
     percent = r"\,\%" if o.unit in ("change", "share") else ""
-    est = _number(o.estimate, o.unit)
-    if math.isnan(o.ci_low):
-        return est + percent
-    return f"{est} [{_number(o.ci_low, o.unit)}, {_number(o.ci_high, o.unit)}]{percent}"
+    text = _number(o.estimate, o.unit)
+    if not math.isnan(o.ci_low):
+        text += f" [{_number(o.ci_low, o.unit)}, {_number(o.ci_high, o.unit)}]"
+    text += percent
+    if not math.isnan(o.study_value):
+        text += f"; study {_number(o.study_value, o.unit)}{percent}"
+        if not math.isnan(o.ratio):
+            text += rf", ratio {o.ratio:.2f}"
+    return text
 
 
 def _repetitions(o: findings.Outcome) -> str:

@@ -429,9 +429,12 @@ def test_the_findings_tables_show_each_verdict_with_its_interval_and_repetitions
         _effect_finding(), {"runs": _runs({"8": [100, 102, 98], "32": [200, 204, 199]})}
     )
     built = dataclasses.replace(clear, construction="the cap is set to it", id="built")
+    clear = dataclasses.replace(clear, study_value=0.5)
+    assert clear.ratio == pytest.approx(clear.estimate / 0.5)
     table = tables.findings_table([unsure, clear, built], "2018")
     assert r"\textbf{inconclusive}" in table and r"\textbf{reproduced}" in table
     assert "3 repetitions per level" in table
+    assert f"study +50.0\\,\\%, ratio {clear.ratio:.2f}" in table
     assert r"\emph{by construction}" in table
     assert tables.findings_table([unsure], "2016").count("tabularnewline") == 0
     text = tables.numbers([unsure, clear, built], [])
