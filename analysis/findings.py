@@ -166,6 +166,19 @@ class Data:
         return runs[~runs["run"].isin(self.excluded)]
 
 
+def unusable_runs(validation: pd.DataFrame) -> set[str]:
+    """The runs a verdict leaves out: those the validation excluded (`excluded`) for failing,
+    a trend or too few windows. A run excluded only for imprecision stays: a verdict's
+    interval comes from that run's own batch means, so its imprecision widens the interval
+    instead of biasing a point estimate, as it would in a fit."""
+    excluded = validation[validation["excluded"]]
+    reasons = excluded["stability"].fillna("").astype(str)
+    only_imprecise = (excluded["status"] == "ok") & reasons.str.startswith("imprecise") & ~(
+        reasons.str.contains("trend|too few", regex=True)
+    )
+    return set(excluded.loc[~only_imprecise, "run"].astype(str))
+
+
 # The tables whose throughputs and times the findings show beside the study's.
 STUDY_TIME_TABLES = ("points", "runs", "histograms")
 
@@ -208,7 +221,10 @@ def _levels(frame: pd.DataFrame, column: str, low: object, high: object) -> tupl
     if not values:
         raise FindingsError(f"no levels of {column}")
     pick = {"min": values[0], "max": values[-1]}
-    return str(pick.get(str(low), low)), str(pick.get(str(high), high))
+    lo, hi = str(pick.get(str(low), low)), str(pick.get(str(high), high))
+    if lo == hi:
+        raise FindingsError(f"the usable runs hold one level of {column} only ({lo})")
+    return lo, hi
 
 
 # --- one level's sample: repetitions, or one run's batch means ------------------------------
@@ -496,10 +512,19 @@ def measure_model_error(data: Data, p: Mapping[str, Any]) -> Measure:
     if not entries:
         raise FindingsError(f"no 2016 model results for {p['model']}")
     entries = entries if isinstance(entries, list) else [entries]
-    e = average([model_error(data, p["family"], entry) for entry in entries])
-    where = ", ".join(str(x["label"]) for x in entries)
-    text = f"{_pct(e.estimate)} ({p.get('what', 'error')}; {where})"
-    if e.estimate < -0.5 or e.estimate > 1:
+    errors, used, missing = [], [], []
+    for entry in entries:
+        try:
+            errors.append(model_error(data, p["family"], entry))
+            used.append(str(entry["label"]))
+        except FindingsError:
+            missing.append(str(entry["label"]))
+    if not errors:
+        raise FindingsError(f"no usable runs at {', '.join(missing)}")
+    e = average(errors)
+    text = f"{_pct(e.estimate)} ({p.get('what', 'error')}; {', '.join(used)}"
+    text += f"; no usable runs at {', '.join(missing)})" if missing else ")"
+    if -1 < e.estimate < -0.5 or e.estimate > 1:
         factor = 1 + e.estimate
         text += f"; off by a factor {max(factor, 1 / factor):.0f}"
     return Measure(e, text)

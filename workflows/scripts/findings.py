@@ -21,7 +21,7 @@ def main(sm) -> None:  # noqa: ANN001
             for name in ("points", "runs", "histograms", "pools", "windows")
         }
     validation = pd.read_parquet(sm.input.validation)
-    data.excluded = set(validation.loc[validation["excluded"], "run"].astype(str))
+    data.excluded = findings.unusable_runs(validation)
     data.queueing2016 = json.loads(Path(sm.input.queueing2016).read_text())
     data.models2016 = json.loads(Path(sm.input.models2016).read_text())
     data.mva2018 = pd.read_parquet(sm.input.mva2018)
