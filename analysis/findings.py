@@ -466,11 +466,12 @@ def measure_factorial_top(data: Data, p: Mapping[str, Any]) -> Measure:
         error = f"error {100 * res.variation['error']:.1f} %"
     else:
         var, df = _factorial_error(data, p["family"], frame)
-        s_q, basis = math.sqrt(var / cells), "batch means, "
+        s_q, basis = math.sqrt(var / cells), "batch means; "
         error = "error not estimable with one repetition"
     other = max((t for t in q if t != term), key=lambda t: abs(q[t]))
     e = dominance(abs(q[term]), abs(q[other]), s_q, df, res.replications)
-    e = Evidence(e.estimate, e.low, e.high, f"{basis}{e.test}", e.repetitions, e.spread)
+    reps = "one repetition" if res.replications == 1 else f"{res.replications} repetitions"
+    e = Evidence(e.estimate, e.low, e.high, f"{reps}, {basis}{e.test}", e.repetitions, e.spread)
     text = f"{top} ({100 * shares[top]:.1f} %; {error})"
     if top != term:
         text += f"; {term} {100 * shares.get(term, math.nan):.1f} %"
@@ -815,7 +816,7 @@ def evaluate(
                 else:
                     reason = ""
         except (FindingsError, VerdictError) as err:
-            verdict, ours, reason = Verdict.INCONCLUSIVE, "not measured", f"no data: {err}"
+            verdict, ours, reason = Verdict.INCONCLUSIVE, "not measured", f"not measured: {err}"
         nan = math.nan
         out.append(
             Outcome(

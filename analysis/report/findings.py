@@ -112,10 +112,8 @@ def estimate_text(o: findings.Outcome) -> str:
 
 
 def _repetitions(o: findings.Outcome) -> str:
-    if o.repetitions == 0:
-        return "nothing measured"
-    one = "repetition" if o.repetitions == 1 else "repetitions"
-    return f"{o.repetitions} {one} per level; {o.test}"
+    """How the interval was obtained; every test's description names its repetitions."""
+    return o.test if o.repetitions else "nothing measured"
 
 
 def _verdict(o: findings.Outcome) -> str:
@@ -143,8 +141,8 @@ def findings_table(outcomes: Sequence[findings.Outcome], study: str) -> str:
         if o.study_of == study
     ]
     head = (
-        r"\toprule Claim (source) & Study & Ours (study time) & Estimate [\CILevel{} CI] & "
-        r"Our bottleneck & Verdict \\ \midrule"
+        r"\toprule Claim (source) & Study & Ours & Estimate [\CILevel{} CI] & "
+        r"Bottleneck & Verdict \\ \midrule"
     )
     return fg.longtable_macros(f"Findings{_STUDY_NAMES[study]}", head, lines)
 
