@@ -409,7 +409,8 @@ def measure_paired(data: Data, p: Mapping[str, Any]) -> Measure:
     both = wide[[low, high]].dropna()
     scale, unit, digits = (1.0, " ops/s", 0) if metric == "throughput_ops" else (1e-3, " ms", 2)
     if len(both) >= 2:
-        e = paired_relative_change(both[low].tolist(), both[high].tolist())
+        reps = both.index.get_level_values("repetition").nunique()
+        e = paired_relative_change(both[low].tolist(), both[high].tolist(), repetitions=reps)
         text = (
             f"{_fmt(scale * both[low].mean(), digits)} → {_fmt(scale * both[high].mean(), digits)}"
         )

@@ -58,9 +58,12 @@ class Evidence:
     low: float
     high: float
     test: str
-    repetitions: int  # per level (per pair for paired designs)
+    repetitions: int  # per level
     spread: float
     design: str = "one-sample"
+    # Observations per repetition: a paired design has one pair per level of the other
+    # factors in every repetition, so a repetition adds that many pairs.
+    per_repetition: int = 1
 
     @property
     def has_interval(self) -> bool:
@@ -78,6 +81,7 @@ class Evidence:
             self.repetitions,
             factor * self.spread,
             self.design,
+            self.per_repetition,
         )
 
 
@@ -184,18 +188,23 @@ def relative_change(low: Sample, high: Sample, level: float = CI_LEVEL) -> Evide
 
 
 def paired_relative_change(
-    low: Sequence[float], high: Sequence[float], level: float = CI_LEVEL
+    low: Sequence[float], high: Sequence[float], level: float = CI_LEVEL, repetitions: int = 0
 ) -> Evidence:
     """The mean of the pairs' relative changes (high - low) / low, with a one-sample t
-    interval (needs two pairs or more)."""
+    interval (needs two pairs or more); `repetitions` of the design gave the pairs (0: one
+    pair per repetition)."""
     a, b = np.asarray(low, float), np.asarray(high, float)
     if len(a) != len(b) or len(a) == 0:
         raise VerdictError("paired observations need equal, non-zero counts")
     if (a == 0).any():
         raise VerdictError("a pair's low value is zero: no relative change")
     out = mean_evidence(Sample.of_repetitions((b - a) / a), level)
+    reps = repetitions or len(a)
+    per = max(1, len(a) // reps)
     test = f"paired t over {len(a)} pairs" if len(a) >= 2 else "one pair, no interval"
-    return Evidence(out.estimate, out.low, out.high, test, len(a), out.spread)
+    if repetitions:
+        test += f" ({reps} repetition{'s' if reps > 1 else ''})"
+    return Evidence(out.estimate, out.low, out.high, test, reps, out.spread, per_repetition=per)
 
 
 def ratio_to(value: Evidence, reference: float) -> Evidence:
@@ -335,7 +344,8 @@ def repetitions_needed(
     evidence: Evidence, distance: float, level: float = CI_LEVEL, power: float = POWER
 ) -> int | None:
     """Repetitions per level for a two-sided t-test at `level` to detect `distance` (the
-    estimate's distance from the threshold) with `power`, at the observed spread; None when
+    estimate's distance from the threshold) with `power`, at the observed spread (for a
+    paired design: the pairs it needs, `per_repetition` to a repetition); None when
     it cannot be computed (no spread, or no distance: no number of repetitions decides a
     zero effect), `MAX_REPETITIONS + 1` when more than that would be needed."""
     if not (evidence.spread > 0) or not (distance > 0) or math.isnan(distance):
@@ -359,4 +369,5 @@ def repetitions_needed(
         n -= 1
     while not enough(n) and n <= MAX_REPETITIONS:
         n += 1
-    return n
+    # n observations (pairs, for a paired design) come `per_repetition` to a repetition.
+    return max(1, math.ceil(n / evidence.per_repetition))

@@ -3,6 +3,7 @@ and the repetitions a decision would need, checked against statsmodels' power fu
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -165,3 +166,14 @@ def test_bad_input_is_refused() -> None:
     with pytest.raises(ValueError, match="no window values"):
         batch_mean([])
     assert Sample.of_run(BatchMean(10.0, 1.0, 1)).known is False
+
+
+def test_a_paired_design_counts_repetitions_not_pairs() -> None:
+    # Four pairs from one repetition (four levels of the other factors): one repetition per
+    # level, and the pairs a decision needs come four to a repetition.
+    e = verdicts.paired_relative_change([100, 200, 300, 400], [104, 190, 310, 404], repetitions=1)
+    assert e.repetitions == 1 and e.per_repetition == 4
+    assert "(1 repetition)" in e.test
+    pairs = verdicts.repetitions_needed(dataclasses.replace(e, per_repetition=1), 0.01)
+    assert pairs is not None
+    assert verdicts.repetitions_needed(e, 0.01) == math.ceil(pairs / 4)
