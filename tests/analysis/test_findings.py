@@ -442,3 +442,40 @@ def test_the_findings_tables_show_each_verdict_with_its_interval_and_repetitions
     assert r"\newcommand{\FindingsInconclusive}{1}" in text
     assert r"\newcommand{\FindingsByConstruction}{1}" in text
     assert r"\newcommand{\FindingsRepetitions}{3}" in text
+
+
+def test_a_change_between_two_families_and_keys_per_request() -> None:
+    # The middleware's cost: one family's best point against another's.
+    direct = _runs({"64": [16000, 16300, 16200]}, "level_vc")
+    through = _runs({"64": [11500, 11600, 11400]}, "level_vc")
+    data = findings.Data(families={"d": {"runs": direct}, "m": {"runs": through}})
+    p = {"low": {"family": "d"}, "high": {"family": "m"}}
+    m = findings.measure_max_throughput(data, p)
+    assert m.evidence.estimate == pytest.approx(11500 / 16166.67 - 1, rel=1e-3)
+    assert verdicts.beyond(m.evidence, 0, -1) is Verdict.REPRODUCED
+    # Keys per second: each level's GETs times its keys per GET.
+    sizes = _runs({"1": [3000, 3010, 2990], "9": [1000, 1005, 995]}, "level_size")
+    data = findings.Data(families={"g": {"runs": sizes}})
+    p = {"family": "g", "factor": "level_size", "low": "1", "high": "9", "per_level": True,
+         "unit": " keys/s"}  # fmt: skip
+    m = findings.measure_max_throughput(data, p)
+    assert m.evidence.estimate == pytest.approx(2.0, rel=1e-3)
+    assert "3,000 → 9,000 keys/s" in m.text
+
+
+def test_a_paired_change_from_the_lowest_to_the_highest_level() -> None:
+    runs = pd.concat(
+        [
+            _runs({"3": [1000], "7": [800]}, "level_servers", level_replication="none"),
+            _runs({"3": [900], "7": [700]}, "level_servers", level_replication="full"),
+        ]
+    )
+    runs["run"] = runs["run"] + runs["level_replication"]
+    data = findings.Data(families={"f": {"runs": runs}})
+    p = {"family": "f", "factor": "level_servers", "low": "min", "high": "max"}
+    m = findings.measure_paired(data, p)
+    assert m.evidence.repetitions == 1 and m.evidence.per_repetition == 2
+    assert m.evidence.estimate == pytest.approx(((800 / 1000) + (700 / 900)) / 2 - 1)
+    only = findings.Data(families={"f": {"runs": runs[runs["level_servers"] == "3"]}})
+    with pytest.raises(findings.FindingsError, match="one level"):
+        findings.measure_paired(only, p)
