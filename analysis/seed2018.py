@@ -256,3 +256,66 @@ def mva_beside(ours: pd.DataFrame, reference: Mapping) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+# Columns of the seed-004 points the report's figures draw beside ours.
+FIGURE_COLUMNS = ["setup", "workload", "side", "clients", "workers", "throughput", "response_ms"]
+
+
+def baseline_figure_points(reference: Mapping) -> pd.DataFrame:
+    """Seed 004's baseline maxima as points to draw beside our curves, in its (the study's)
+    time: without middleware (Table 3: client throughput only, at the client count its
+    `clients` field gives per workload, "6 / 192" in the order of the workloads) and with
+    middlewares (Table 5: both sides' throughput and response time at its `clients` and
+    `workers`). `setup` is one_server, two_servers, one_middleware or two_middlewares;
+    `workers` is NaN without middleware and `response_ms` where the seed prints none."""
+    rows = []
+    direct = reference.get("baselines_direct", {})
+    for setup, entry in direct.items():
+        if not isinstance(entry, Mapping):
+            continue
+        workloads = [k for k in entry if k != "clients"]
+        counts = [int(c) for c in str(entry.get("clients", "")).split("/") if c.strip()]
+        for i, workload in enumerate(workloads):
+            clients = counts[i] if i < len(counts) else (counts[0] if counts else math.nan)
+            rows.append(
+                [setup, workload, "client", clients, math.nan, _value(entry, workload), math.nan]
+            )
+    mw = reference.get("baselines_middleware", {})
+    for setup, entry in mw.items():
+        if not isinstance(entry, Mapping):
+            continue
+        for workload, values in entry.items():
+            for side, prefix in (("client", "client"), ("middleware", "mw")):
+                rows.append(
+                    [
+                        setup,
+                        workload,
+                        side,
+                        _value(mw, "clients"),
+                        _value(mw, "workers"),
+                        _value(values, f"{prefix}_x"),
+                        _value(values, f"{prefix}_r"),
+                    ]
+                )
+    return pd.DataFrame(rows, columns=FIGURE_COLUMNS)
+
+
+def writes_figure_points(reference: Mapping) -> pd.DataFrame:
+    """Seed 004's write experiment at each worker count's maximum (Table 7) as points to
+    draw beside ours: `workers`, `clients`, the client and middleware throughput (ops/s),
+    and the middleware's time in the queue and waiting for memcached (ms)."""
+    writes = {k: v for k, v in reference.get("writes", {}).items() if k != "source"}
+    rows = [
+        {
+            "workers": int(w),
+            "clients": _value(v, "clients"),
+            "client_x": _value(v, "client_x"),
+            "mw_x": _value(v, "mw_x"),
+            "queue_ms": _value(v, "queue_ms"),
+            "server_ms": _value(v, "server_ms"),
+        }
+        for w, v in writes.items()
+    ]
+    columns = ["workers", "clients", "client_x", "mw_x", "queue_ms", "server_ms"]
+    return pd.DataFrame(rows, columns=columns).sort_values("workers", ignore_index=True)

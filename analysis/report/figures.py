@@ -96,6 +96,49 @@ def distinct_styles(n: int) -> list[dict[str, str]]:
             for i in range(n)]  # fmt: skip
 
 
+# Values an original study printed, drawn beside our curves as unconnected, unfilled
+# markers larger than ours, so they show both alone and on top of a line; the side that
+# measured them by the marker, as in SIDE_STYLE.
+SEED_STYLE = {"linestyle": "none", "markersize": 8, "markerfacecolor": "none",
+              "markeredgewidth": 1.0, "zorder": 4}  # fmt: skip
+SEED_SIDE_MARKER = {"client": "*", "middleware": "D"}
+
+
+def seed_points(
+    ax: plt.Axes,
+    x: Sequence[float],
+    y: Sequence[float],
+    label: str,
+    side: str = "client",
+    color: str = "k",
+) -> None:
+    """An original study's values at `x` as markers of SEED_STYLE (`side` picks the
+    marker); nothing where every value is missing."""
+    y = np.asarray(y, dtype=float)
+    if len(y) == 0 or np.all(np.isnan(y)):
+        return
+    marker = SEED_SIDE_MARKER.get(side, "*")
+    size = SEED_STYLE["markersize"] * (0.7 if marker == "D" else 1.0)
+    style = {**SEED_STYLE, "markersize": size}
+    ax.plot(np.asarray(x, dtype=float), y, label=label, color=color, marker=marker, **style)  # type: ignore[arg-type]
+
+
+def shared_ylim(axes: Sequence[plt.Axes], margin: float = 0.05) -> tuple[float, float]:
+    """Give `axes` one y range that holds the data of all of them (lines, markers, error
+    bars), widened by `margin` of its span each way, and return it. `Axes.sharey` after
+    plotting keeps the limits of one axis and can cut the other's data off."""
+    lows = [ax.dataLim.y0 for ax in axes if np.isfinite(ax.dataLim.y0)]
+    highs = [ax.dataLim.y1 for ax in axes if np.isfinite(ax.dataLim.y1)]
+    if not lows or not highs:
+        return axes[0].get_ylim() if axes else (0.0, 1.0)
+    low, high = min(lows), max(highs)
+    pad = margin * (high - low) if high > low else max(abs(high) * margin, 1.0)
+    limits = (low - pad, high + pad)
+    for ax in axes:
+        ax.set_ylim(*limits)
+    return limits
+
+
 def ci_errors(points: pd.DataFrame, metric: str, scale: float = 1.0) -> np.ndarray:
     """Error bars (below, above) of `metric`'s confidence interval in a points table; zero
     where there is no interval."""

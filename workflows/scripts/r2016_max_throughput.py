@@ -54,8 +54,10 @@ def percentile_figure(pct: pd.DataFrame, path: str) -> None:
     for ax, q, name in zip(axes[0], ("p50", "p90"), ("median", "90th percentile"), strict=True):
         sp.series_lines(ax, pct, "clients_total", q, series=W, scale=1e-3, label="T=")
         ax.set_xlabel("total clients")
-        ax.set_ylabel(f"response time, {name} (ms), study time")
-    axes[0][1].sharey(axes[0][0])
+        ax.set_title(name, fontsize=8)
+    # One scale for both panels, named once: a label per panel is cut at the axis height.
+    axes[0][0].set_ylabel("get response time (ms), study time")
+    fg.shared_ylim(axes[0])
     sp.legend_outside(fig, axes[0][0])
     fg.save(fig, path)
 

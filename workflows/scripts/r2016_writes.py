@@ -36,9 +36,10 @@ def figure(points: pd.DataFrame, path: str) -> None:
         ax.set_title(name, fontsize=8)
         ax.set_ylabel("throughput (ops/s), study time")
         ax.set_xticks(sorted(d["writes"].unique()))
-    # All requests and gets are of one magnitude and share a scale; sets have their own.
-    axes[0][2].sharey(axes[0][0])
-    sp.legend_outside(fig, axes[0][0])
+    # All requests and gets are of one magnitude and share a scale that holds both; sets
+    # have their own.
+    fg.shared_ylim([axes[0][0], axes[0][2]])
+    fg.legend_below(fig, axes[0][0], ncols=2)
     fg.save(fig, path)
 
 

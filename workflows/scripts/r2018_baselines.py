@@ -21,18 +21,30 @@ SETUPS_M = ["one_middleware", "two_middlewares"]
 WORKLOADS = ["read-only", "write-only"]
 
 
-def panel_grid(data: pd.DataFrame, series: str | None, title: str, path: str) -> None:
+PANELS = [
+    ("throughput_ops", 1, "throughput [ops/s]", "throughput"),
+    ("response_us_mean", 1e-3, "resp. [ms]", "response_ms"),
+]
+
+
+def panel_grid(
+    data: pd.DataFrame, seeds: pd.DataFrame, series: str | None, title: str, path: str
+) -> None:
+    """Throughput and response time against the clients, per workload, in the study's time
+    (`data` from in_study_time), with seed 004's values (`seeds`: rows of
+    seed2018.baseline_figure_points with their legend `label` and `colour`)."""
     fig, axes = rf.figure(ncols=2, nrows=2, height=4.6)
     for row, wl in enumerate(WORKLOADS):
         d = data[data["level_workload"] == wl]
-        for col, (metric, scale, unit) in enumerate(
-            [("throughput_ops", 1, "throughput [ops/s]"), ("response_us_mean", 1e-3, "resp. [ms]")]
-        ):
+        for col, (metric, scale, unit, seed_column) in enumerate(PANELS):
             ax = axes[row][col]
             if d.empty:
                 ax.text(0.5, 0.5, "no points at this level", ha="center", transform=ax.transAxes)
             else:
                 rf.error_lines(ax, d, "clients_total", metric, series, scale)
+            theirs = seeds[seeds["workload"] == wl]
+            for (label, side, colour), g in theirs.groupby(["label", "side", "colour"]):
+                rf.seed_points(ax, g["clients"], g[seed_column], label, side, colour)
             ax.set(xlabel="clients (virtual)", ylabel=f"{wl}: {unit}")
             ax.set_ylim(bottom=0)
     handles, labels = axes[0][0].get_legend_handles_labels()
@@ -42,14 +54,36 @@ def panel_grid(data: pd.DataFrame, series: str | None, title: str, path: str) ->
     rf.save(fig, path)
 
 
-def figures(direct: pd.DataFrame, mw: pd.DataFrame, out) -> None:  # noqa: ANN001
-    """The direct baseline per setup; the middleware baseline per setup, workers as series."""
-    direct["setup"] = direct["level_setup"].str.replace("_", " ")
-    panel_grid(direct, "setup", "Baseline without middleware (client side)", out.fig_direct)
-    mw["workers"] = mw["middleware.workers"].astype(int).astype(str) + " WT"
+def figures(direct: pd.DataFrame, mw: pd.DataFrame, ref: dict, out) -> None:  # noqa: ANN001
+    """The direct baseline per setup; the middleware baseline per setup, workers as series;
+    both in the study's time, beside seed 004's maxima (its Tables 3 and 5)."""
+    seeds = seed2018.baseline_figure_points(ref)
+    colours = plt_colours()
+    direct = direct.assign(setup=direct["level_setup"].str.replace("_", " "))
+    names = rf.levels_sorted(direct["setup"])
+    # Without middleware each setup's maximum takes the colour of that setup's line.
+    seeds_d = seeds[seeds["setup"].isin(SETUPS_D)].assign(
+        label=lambda t: "seed 004 max., " + t["setup"].str.replace("_", " "),
+        colour=lambda t: [
+            colours[names.index(n) % len(colours)] if n in names else "k"
+            for n in t["setup"].str.replace("_", " ")
+        ],
+    )
+    title = "Baseline without middleware (client side), study time"
+    panel_grid(direct, seeds_d, "setup", title, out.fig_direct)
+    mw = mw.assign(workers=mw["middleware.workers"].astype(int).astype(str) + " WT")
     for setup, path in zip(SETUPS_M, [out.fig_mw1, out.fig_mw2], strict=True):
         d = mw[mw["level_setup"] == setup]
-        panel_grid(d, "workers", f"Baseline with middleware: {setup.replace('_', ' ')}", path)
+        s = seeds[seeds["setup"] == setup]
+        s = s.assign(
+            label=[
+                f"seed 004, {int(w)} WT, {side}"
+                for w, side in s[["workers", "side"]].itertuples(index=False)
+            ],
+            colour="k",
+        )
+        title = f"Baseline with middleware: {setup.replace('_', ' ')}, study time"
+        panel_grid(d, s, "workers", title, path)
 
 
 def study(row: pd.Series | None, column: str) -> float:
@@ -604,7 +638,7 @@ def main(sm) -> None:  # noqa: ANN001 - the Snakemake object
         ),
         rf.macro("BaseMwSource", rf.escape(ref["baselines_middleware"]["source"])),
     ]
-    figures(direct, mw, out)
+    figures(in_study_time(direct), mw_study, ref, out)
     numbers += direct_table(direct, ref, out.tab_direct)
     numbers += middleware_table(mw, ref, out.tab_mw)
     numbers += seeds_tables(mw_study, ref, out)

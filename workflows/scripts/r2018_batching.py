@@ -5,6 +5,7 @@ times * s) with the raw throughput beside."""
 
 import math
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from r2018_common import camel, log_to, points
@@ -16,6 +17,35 @@ from analysis.scaling import in_study_time
 def at_most_clients(d: pd.DataFrame) -> pd.DataFrame:
     """The rows of the largest client count, where the queue is longest."""
     return d[d["clients"] == d["clients"].max()] if not d.empty else d
+
+
+def batch_bars(ax: plt.Axes, d: pd.DataFrame, batches: list[int]) -> list[str]:
+    """Client throughput (`d`: client rows with `clients` and `batch`) as bars: a group per
+    client count, a bar per batch size, each labelled with its value, with its confidence
+    interval where there is one. Bars, not lines: a profile may measure a single client
+    count, and a line through one point is not drawn. Returns the bars' labels."""
+    counts = sorted(d["clients"].unique())
+    width = 0.8 / max(len(batches), 1)
+    shown: list[str] = []
+    for i, batch in enumerate(batches):
+        g = d[d["batch"] == batch].set_index("clients").reindex(counts)
+        x = np.arange(len(counts)) + (i - (len(batches) - 1) / 2) * width
+        y = g["throughput_ops_mean"].to_numpy(float)
+        bars = ax.bar(
+            x,
+            np.nan_to_num(y),
+            width,
+            yerr=rf.ci_errors(g, "throughput_ops"),
+            capsize=2,
+            label=f"batch {batch}",
+        )
+        labels = ["" if math.isnan(v) else f"{v:,.0f}" for v in y]
+        ax.bar_label(bars, labels=labels, fontsize=6, padding=1)
+        shown += labels
+    ax.set_xticks(np.arange(len(counts)), [str(c) for c in counts])
+    top = np.nanmax(d["throughput_ops_ci_high"].fillna(d["throughput_ops_mean"]).to_numpy(float))
+    ax.set_ylim(0, top * 1.15 if np.isfinite(top) and top > 0 else 1)  # room for the labels
+    return shown
 
 
 def main(sm) -> None:  # noqa: ANN001
@@ -41,14 +71,14 @@ def main(sm) -> None:  # noqa: ANN001
         if d.empty:
             ax.text(0.5, 0.5, "no points", ha="center", transform=ax.transAxes)
         else:
-            d = d.assign(series="batch " + d["batch"].astype(str))
-            rf.error_lines(ax, d, "clients_total", "throughput_ops", "series", 1)
+            batch_bars(ax, d, batches)
         ax.set(xlabel="clients (virtual)", ylabel="throughput [ops/s], study time", title=wl)
-        ax.set_ylim(bottom=0)
     handles, labels = axes[0].get_legend_handles_labels()
     if handles:
         fig.legend(handles, labels, loc="outside right upper", fontsize=6)
     rf.save(fig, out.fig)
+    counts = [str(c) for c in sorted(client["clients"].unique())]
+    numbers.append(rf.macro("BatchClientCounts", ", ".join(counts) or rf.MISSING))
 
     rows = []
     summary: dict[tuple[str, int], dict[str, float]] = {}

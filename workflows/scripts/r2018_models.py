@@ -53,12 +53,18 @@ def mm_tabular(table: pd.DataFrame) -> str:
     return rf.tabular(["WT", "N", "", *(h for _, h, _ in MM_SHOWN)], rows, "rrl" + "r" * 13)
 
 
-def mm_figure(tables: dict[str, pd.DataFrame], path: str) -> None:
+def mm_figure(tables: dict[str, pd.DataFrame], seeds: dict[str, pd.DataFrame], path: str) -> None:
     """Response time per worker count (one panel each, shared axes): both models and the
-    middlewares' measurement, each series its own colour and marker."""
+    middlewares' measurement, each series its own colour and marker; seed 004's values of
+    the same series at the same worker count (`seeds`: its Tables 12 and 13 by
+    mm_tables.seed_table) in the series' colour, unfilled markers on thin lines."""
     mm1 = tables["mm1"]
     counts = sorted(mm1["workers"].unique()) or [0]
-    fig, axes = rf.figure(ncols=len(counts), width=6.4, height=2.4)
+    fig, axes = rf.figure(ncols=len(counts), width=6.4, height=2.6)
+    # Shared before plotting, so that the common limits hold every panel's data.
+    for ax in axes[0][1:]:
+        ax.sharey(axes[0][0])
+        ax.sharex(axes[0][0])
     series = [
         ("mm1", "r_ms", "M/M/1", "C0", "x", ":"),
         ("mmm", "r_ms", "M/M/m", "C1", "^", "-."),
@@ -68,15 +74,25 @@ def mm_figure(tables: dict[str, pd.DataFrame], path: str) -> None:
         for model, col, label, colour, marker, ls in series:
             g = tables[model][tables[model]["workers"] == workers].sort_values("clients")
             ax.plot(g["clients"], g[col], ls, marker=marker, ms=3, color=colour, label=label)
+        for model, col, label, colour, marker, _ in series:
+            g = seeds[model][seeds[model]["workers"] == workers].sort_values("clients")
+            ax.plot(
+                g["clients"],
+                g[col],
+                color=colour,
+                marker="o" if marker == "x" else marker,  # an x has no inside to leave open
+                ms=4,
+                mfc="none",
+                lw=0.6,
+                alpha=0.8,
+                label=f"seed 004: {label}",
+            )
         ax.set(title=f"{workers} workers per middleware", xlabel="clients (virtual)")
         ax.set_yscale("log")
-    for ax in axes[0][1:]:
-        ax.sharey(axes[0][0])
-        ax.sharex(axes[0][0])
     axes[0][0].set_ylabel("response time [ms], study time")
     handles, labels = axes[0][0].get_legend_handles_labels()
     if handles:
-        fig.legend(handles, labels, loc="outside lower center", ncols=3, fontsize=7)
+        fig.legend(handles, labels, loc="outside lower center", ncols=2, fontsize=7)
     rf.save(fig, path)
     plt.close("all")
 
@@ -93,7 +109,7 @@ def write_models(sm: Any, ref: dict) -> list[str]:
     for model, out in (("mm1", sm.output.table_mm1), ("mmm", sm.output.table_mmm)):
         table = mm_tables.beside(ours[model], mm_tables.seed_table(seeds[model]))
         rf.write(out, mm_tabular(table))
-    mm_figure(ours, sm.output.fig_mm)
+    mm_figure(ours, {m: mm_tables.seed_table(t) for m, t in seeds.items()}, sm.output.fig_mm)
     # μ by our estimator and by seed 004's (the best run's average), at the largest worker count.
     top = int(inputs["workers"].max()) if not inputs.empty else None
     mu_window = mu_run = math.nan

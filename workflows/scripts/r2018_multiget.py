@@ -40,13 +40,17 @@ STYLE = {
     "p90": ("C3", "^"),
     "p99": ("C4", "P"),
 }
+# Colour, marker and line style of the time split's series. The whole request is drawn
+# first, wide and pale, so the part that makes up most of it stays visible on top.
 SPLIT_STYLE = {
-    "queue_us_mean": ("C0", "v"),
-    "server_us_mean": ("C3", "s"),
-    "worker_us_mean": ("C2", "D"),
-    "net_us_mean": ("C1", "^"),
-    "total_us": ("k", "o"),
+    "total_us": ("k", "o", "-"),
+    "server_us_mean": ("C3", "s", "--"),
+    "queue_us_mean": ("C0", "v", ":"),
+    "worker_us_mean": ("C2", "D", "-."),
+    "net_us_mean": ("C1", "^", "-"),
 }
+WHOLE_STYLE = {"lw": 4.0, "alpha": 0.3, "ms": 7.0, "zorder": 1}
+PART_STYLE = {"lw": 1.0, "ms": 3.5, "zorder": 3}
 # How the middleware picks the server of a GET or non-sharded multi-GET, in words.
 READ_BALANCE = {
     "round-robin": "round-robin",
@@ -128,17 +132,17 @@ def split_figure(split: pd.DataFrame, sizes: list[int], path: str) -> None:
         s = split[split["sharding"] == sharding].sort_values("size")
         if s.empty:
             ax.text(0.5, 0.5, "no points at this level", ha="center", transform=ax.transAxes)
-        for col, (colour, marker) in SPLIT_STYLE.items():
+        for col, (colour, marker, linestyle) in SPLIT_STYLE.items():
             y = s[col].to_numpy(float) / 1e3
             ok = y > 0  # a logarithmic axis cannot show zero
             ax.plot(
                 s["size"].to_numpy()[ok],
                 y[ok],
                 marker=marker,
-                ms=3.5,
                 color=colour,
-                lw=1.2 if col == "total_us" else 0.9,
+                linestyle=linestyle,
                 label=names[col],
+                **(WHOLE_STYLE if col == "total_us" else PART_STYLE),  # type: ignore[arg-type]
             )
         ax.set_yscale("log")
         ax.set(xlabel=XLABEL, ylabel="mean time per request [ms], study time", title=sharding)

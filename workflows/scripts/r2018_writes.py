@@ -11,6 +11,67 @@ from analysis import seed2018
 from analysis.report import figures as rf
 from analysis.scaling import in_study_time
 
+# The figure's panels: our metric, its unit factor, axis label, the side drawn (None: both)
+# and seed 004's columns of its Table 7 with the side that measured each.
+PANELS = [
+    (
+        "throughput_ops",
+        1,
+        "throughput [ops/s], study time",
+        None,
+        [("client_x", "client"), ("mw_x", "middleware")],
+    ),
+    ("response_us_mean", 1e-3, "response time [ms], study time", None, []),
+    (
+        "queue_us_mean",
+        1e-3,
+        "time in queue [ms], study time",
+        "middleware",
+        [("queue_ms", "middleware")],
+    ),
+    (
+        "server_us_mean",
+        1e-3,
+        "waiting for memcached [ms], study time",
+        "middleware",
+        [("server_ms", "middleware")],
+    ),
+]
+
+
+def writes_figure(pts: pd.DataFrame, seeds: pd.DataFrame, path: str) -> None:
+    """Throughput, response time, time in queue and waiting for memcached per worker count
+    against the clients (`pts` in the study's time), with seed 004's maximum of each worker
+    count (`seeds`: seed2018.writes_figure_points) as black markers labelled with their
+    workers per middleware."""
+    fig, axes = rf.figure(ncols=2, nrows=2, height=4.6)
+    for ax, (metric, scale, label, side, seed_columns) in zip(
+        [a for row in axes for a in row], PANELS, strict=True
+    ):
+        d = pts if side is None else pts[pts["side"] == side]
+        if d.empty:
+            ax.text(0.5, 0.5, "no points", ha="center", transform=ax.transAxes)
+        else:
+            rf.error_lines(ax, d, "clients_total", metric, "series", scale)
+        for column, seed_side in seed_columns:
+            name = f"seed 004 max. at n WT, {seed_side}"
+            rf.seed_points(ax, seeds["clients"], seeds[column], name, seed_side)
+        for column, _ in seed_columns[:1]:
+            for _, r in seeds.dropna(subset=[column]).iterrows():
+                ax.annotate(
+                    str(int(r["workers"])),
+                    (r["clients"], r[column]),
+                    xytext=(4, -8),
+                    textcoords="offset points",
+                    fontsize=5.5,
+                )
+        ax.set(xlabel="clients (virtual)", ylabel=label)
+        ax.set_ylim(bottom=0)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, loc="outside right upper", fontsize=6)
+    rf.save(fig, path)
+
 
 def main(sm) -> None:  # noqa: ANN001
     log_to(sm.log[0])
@@ -32,27 +93,7 @@ def main(sm) -> None:  # noqa: ANN001
     qlen = queue.groupby(["point", "run"])["queue_length_mean"].mean().groupby("point").mean()
     busy = queue.groupby(["point", "run"])["workers_busy_mean"].mean().groupby("point").mean()
 
-    fig, axes = rf.figure(ncols=2, nrows=2, height=4.6)
-    panels = [
-        ("throughput_ops", 1, "throughput [ops/s], study time", None),
-        ("response_us_mean", 1e-3, "response time [ms], study time", None),
-        ("queue_us_mean", 1e-3, "time in queue [ms], study time", "middleware"),
-        ("server_us_mean", 1e-3, "waiting for memcached [ms], study time", "middleware"),
-    ]
-    for ax, (metric, scale, label, side) in zip(
-        [a for row in axes for a in row], panels, strict=True
-    ):
-        d = pts if side is None else pts[pts["side"] == side]
-        if d.empty:
-            ax.text(0.5, 0.5, "no points", ha="center", transform=ax.transAxes)
-        else:
-            rf.error_lines(ax, d, "clients_total", metric, "series", scale)
-        ax.set(xlabel="clients (virtual)", ylabel=label)
-        ax.set_ylim(bottom=0)
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    if handles:
-        fig.legend(handles, labels, loc="outside right upper", fontsize=6)
-    rf.save(fig, out.fig)
+    writes_figure(pts, seed2018.writes_figure_points(full_ref), out.fig)
 
     rows = []
     client = pts[pts["side"] == "client"]
