@@ -113,7 +113,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
               "runs", prefix="repl_"), **ref},
          {"open_table": out["open-models.tex"], "mmm_table": out["mmm.tex"],
           "mva_table": out["mva.tex"], "mva_figure": out["mva.pdf"],
-          "mva_seed_table": out["mva-seed.tex"], "numbers": numbers["queueing"]}),
+          "mva_seed_table": out["mva-seed.tex"], "numbers": numbers["queueing"],
+          "models": results / "numbers" / "models2016.json"}),
         ("r2016_designs",
          d("designs_2016", "points", "runs", "pools", "middlewares"),
          {"figure": out["designs.pdf"], "table": out["designs.tex"],
@@ -326,3 +327,6 @@ def test_the_middlewares_cpu_budget_is_named() -> None:
     # A middleware far from its budget is not called the limit.
     idle = script.cpu_sentence(points.assign(cpu_util_middleware_mean=[0.3, 0.4]))
     assert "not memcached" not in idle
+    unbudgeted = points.assign(**{"budgets_cores.middleware": None,
+                                  "cpu_util_middleware_mean": None})  # fmt: skip
+    assert "without a CPU budget" in script.cpu_sentence(unbudgeted)

@@ -503,13 +503,13 @@ def cpu_sentence(points: pd.DataFrame) -> str:
     used = per_point["cpu_util_middleware_mean"].astype(float)
     servers = per_point["cpu_util_server_mean"].astype(float)
     throttled = per_point["throttled_share_middleware_mean"].astype(float)
-    budget = float(per_point["budgets_cores.middleware"].iloc[0])
+    budget = float(pd.to_numeric(per_point["budgets_cores.middleware"], errors="coerce").iloc[0])
     scale = float(per_point["scale"].iloc[0])
     threads = sorted(
         int(r["servers"]) * (int(r[W]) + 1) + 1 for _, r in per_point.iterrows()
     )  # T read threads and a write thread per server, and the net-thread
-    if used.isna().all():
-        return "The middleware's CPU use was not recorded in this family."
+    if used.isna().all() or not math.isfinite(budget):
+        return "The middleware ran without a CPU budget in this family, so no use of one is shown."
     return (
         f"The scale model gives the 2016 middleware a CPU budget of {fg.num(budget, 3)} cores"
         f" of this machine, its study vCPUs times $s = {fg.num(scale, 2)}$ times its speed"
