@@ -212,6 +212,8 @@ def open_models(d: Frames, seed: dict) -> Part:
         )
     numbers = {
         "SixteenMMOneLambda": fg.num(lam),
+        # The same point's throughput as the clients measure it (the grid's and Table 1's).
+        "SixteenMMOneClientThroughput": fg.num(chosen["throughput_ops_mean"]),
         "SixteenMMOneMu": fg.num(mu1),
         "SixteenMMOneRho": fg.num(mm1r.get("utilization", math.nan), 3),
         "SixteenMMOneResponse": fg.num(mm1r.get("mean_response_time", math.nan) * 1e3, 3),
@@ -395,6 +397,7 @@ def mva_models(d: Frames) -> tuple[list[MVACurve], Part]:
     ok = ok_runs(d["runs"])
     pts = d["points"][d["points"]["type"] == "all"]
     curves, rows, errs, bottlenecks = [], [], [], set()
+    beyond = 0  # points whose predicted read-pool busy fraction exceeds 100 %
     for t, level in pts.groupby(W, sort=True):
         client = level[level["side"] == "client"].sort_values("clients_total")
         low = client.iloc[0]
@@ -419,6 +422,7 @@ def mva_models(d: Frames) -> tuple[list[MVACurve], Part]:
             er = (p.response_time * 1e6 - c["response_us_mean_mean"]) / c["response_us_mean_mean"]
             errs.append(abs(ex))
             bottlenecks.add(p.bottleneck)
+            beyond += p.read_busy > 1
             rows.append(
                 [
                     fg.num(t),
@@ -430,7 +434,7 @@ def mva_models(d: Frames) -> tuple[list[MVACurve], Part]:
                     fg.num(p.response_time * 1e3, 2),
                     fg.pct(er),
                     fg.pct(busy["read"], 0),
-                    fg.pct(p.read_busy, 0),
+                    predicted_busy(p.read_busy),
                     fg.escape(p.bottleneck),
                 ]
             )
@@ -444,8 +448,31 @@ def mva_models(d: Frames) -> tuple[list[MVACurve], Part]:
         "SixteenMVAMeanError": fg.pct(float(np.mean(errs)) if errs else math.nan),
         "SixteenMVAMaxError": fg.pct(float(np.max(errs)) if errs else math.nan),
         "SixteenMVABottlenecks": fg.escape(", ".join(sorted(bottlenecks))) or fg.MISSING,
+        "SixteenMVABeyondSentence": beyond_sentence(beyond, len(rows)),
     }
     return curves, Part(tabular, numbers)
+
+
+BEYOND_POOL = "$^\\ast$"  # marks a predicted busy fraction no pool of T threads can have
+
+
+def predicted_busy(fraction: float) -> str:
+    """The MVA's read-pool busy fraction; above 100 % marked: the model then holds more
+    parts at memcached than the pool has threads, outside the validity of the network."""
+    return fg.pct(fraction, 0) + (BEYOND_POOL if fraction > 1 else "")
+
+
+def beyond_sentence(beyond: int, points: int) -> str:
+    """How many of the MVA's points imply a read pool busier than all of the time."""
+    if not beyond:
+        return "At none of its points does the model imply a read pool busy over 100\\,\\%."
+    return (
+        f"At {beyond} of its {points} points the read pools' busy fraction the model implies"
+        " exceeds 100\\,\\% (marked in the table): the network lets parts queue at memcached"
+        " without bound, while a real read thread holds its part through that wait, so at most"
+        " $T$ parts per server can be there; at those points the model is outside its"
+        " validity."
+    )
 
 
 def mva_seed(d: Frames, seed: dict) -> Part:

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from analysis import mva2016
-from analysis.report.queueing2016 import mmm_table
+from analysis.report.queueing2016 import BEYOND_POOL, beyond_sentence, mmm_table, predicted_busy
 
 
 def test_design_of_a_point_reads_replication_and_write_share() -> None:
@@ -54,3 +54,12 @@ def test_mmm_table_sets_ours_beside_the_seeds_servers() -> None:
     assert n["SixteenSeedMMmWaitShare"] == r"40.0\,\%"
     assert n["SixteenMMmServerLevels"] == "2"
     assert n["SixteenSeedMMmClients"] == "180"
+
+
+def test_a_predicted_busy_fraction_above_one_is_marked() -> None:
+    # No pool of T threads is busy more than all the time: the model is outside its validity.
+    assert predicted_busy(0.6) == "60\\,\\%"
+    assert predicted_busy(1.0) == "100\\,\\%"
+    assert predicted_busy(9.72) == "972\\,\\%" + BEYOND_POOL
+    assert "none of its points" in beyond_sentence(0, 8)
+    assert beyond_sentence(5, 8).startswith("At 5 of its 8 points")

@@ -114,7 +114,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
          {"open_table": out["open-models.tex"], "mmm_table": out["mmm.tex"],
           "mva_table": out["mva.tex"], "mva_figure": out["mva.pdf"],
           "mva_seed_table": out["mva-seed.tex"], "numbers": numbers["queueing"],
-          "models": results / "models2016.json"}),
+          "models": results / "numbers" / "models2016.json"}),
         ("r2016_designs",
          d("designs_2016", "points", "runs", "pools", "middlewares"),
          {"figure": out["designs.pdf"], "table": out["designs.tex"],
@@ -178,7 +178,9 @@ def test_max_throughput_grid_and_breakdown(built: dict[str, Path]) -> None:
     grid = built["max-grid.tex"].read_text()
     for t in (8, 16, 24, 32):  # ours (T = 8) and the original's plateaus
         assert f"$T={t}$" in grid
-    assert "13{,}872" in grid  # the original's plateau at 24 threads
+    assert "13{,}872" in grid  # the original's peak at 24 threads
+    # Each original value says what it is: a plateau, or a peak with its clients.
+    assert "Original (§1.2)" in grid and "peak at 280" in grid and "{plateau}" in grid
     assert "None" not in grid
     config = built["max-config.tex"].read_text()
     assert "Table 1" in config and "9.258" in config  # the original's queue p90
@@ -284,3 +286,47 @@ def test_the_section_compiles(built: dict[str, Path], tmp_path: Path) -> None:
     # Only the references to other sections of the report may be undefined here.
     found = [p for p in check.problems(log) if "Reference `sec:" not in p and "There were" not in p]
     assert found == []
+
+
+def max_script_points(highest: dict[int, tuple[int, float]]) -> pd.DataFrame:
+    """Client points of the maximum-throughput family: pool size -> (clients, throughput)."""
+    return pd.DataFrame(
+        [{"workers": t, "clients_total": c, "throughput_ops_mean": x, "point": f"T={t}"}
+         for t, (c, x) in highest.items()]
+    )  # fmt: skip
+
+
+def test_the_number_of_threads_against_the_original() -> None:
+    script = load_script("r2016_max_throughput")
+    mx = yaml.safe_load(REFERENCE.read_text())["max_throughput"]
+    faster = script.highest_per_pool(max_script_points({8: (200, 14000.0), 24: (400, 13000.0)}))
+    text = script.threads_sentence(faster, mx, 0.05)
+    assert "does not reproduce" in text and "13{,}000 ops/s with $T = 24$" in text
+    assert "14{,}000 ops/s with $T = 8$ (108\\,\\% of that" in text
+    slower = script.highest_per_pool(max_script_points({8: (200, 8000.0), 24: (400, 13000.0)}))
+    assert "agrees with the original" in script.threads_sentence(slower, mx, 0.05)
+    # Like with like: our highest with the original's pool size against its maximum.
+    like = script.like_sentence(faster, mx)
+    assert "ours reaches at most 13{,}000 ops/s (at 400 clients), 96.5\\,\\%" in like
+    only_eight = script.highest_per_pool(max_script_points({8: (200, 14000.0)}))
+    assert "did not run" in script.like_sentence(only_eight, mx)
+    assert "not tested" in script.threads_sentence(only_eight, mx, 0.05)
+
+
+def test_the_middlewares_cpu_budget_is_named() -> None:
+    script = load_script("r2016_max_throughput")
+    points = pd.DataFrame(
+        {"point": ["a", "b"], "servers": 5, "middleware.workers": [8, 24], "scale": 0.05,
+         "budgets_cores.middleware": 0.115, "cpu_util_middleware_mean": [0.91, 0.99],
+         "throttled_share_middleware_mean": [0.7, 1.0], "cpu_util_server_mean": [0.1, 0.15]}
+    )  # fmt: skip
+    text = script.cpu_sentence(points)
+    assert "0.115 cores" in text and "$1/s = 20$" in text and "46 to 126 threads" in text
+    assert "91\\,\\% to 99\\,\\% of that budget" in text
+    assert "the middleware's CPU, not memcached" in text
+    # A middleware far from its budget is not called the limit.
+    idle = script.cpu_sentence(points.assign(cpu_util_middleware_mean=[0.3, 0.4]))
+    assert "not memcached" not in idle
+    unbudgeted = points.assign(**{"budgets_cores.middleware": None,
+                                  "cpu_util_middleware_mean": None})  # fmt: skip
+    assert "without a CPU budget" in script.cpu_sentence(unbudgeted)

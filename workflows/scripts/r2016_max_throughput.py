@@ -13,6 +13,7 @@ import pandas as pd
 import yaml
 
 from analysis import pools
+from analysis.bottleneck import SATURATED  # a resource used this share of its budget is full
 from analysis.gamma_fit import GammaFit, GammaFitError, fit_gamma, histogram_samples
 from analysis.report import figures as fg
 from analysis.report import series_plot as sp
@@ -39,14 +40,34 @@ COMPONENTS = {
 }
 
 
-def throughput_figure(points: pd.DataFrame, path: str) -> None:
+def throughput_figure(points: pd.DataFrame, path: str, mx: dict) -> None:
     fig, axes = fg.figure()
     ax = axes[0][0]
     sp.series_lines(ax, points, "clients_total", "throughput_ops", series=W, label="T=")
+    original_marks(ax, fg.levels_sorted(points[W]), mx)
     ax.set_xlabel("total clients")
     ax.set_ylabel("throughput (ops/s), study time")
     sp.legend_outside(fig, ax)
     fg.save(fig, path)
+
+
+def original_marks(ax: fg.plt.Axes, ours: list, mx: dict) -> None:
+    """The original's value per pool size (its text on its Figure 3) as a dotted horizontal
+    line in the colour of our series of that size; a peak also as a hollow marker at its
+    clients."""
+    sizes = fg.levels_sorted([*ours, *mx["plateau_ops"]])
+    extra = [t for t in sizes if t not in ours]
+    for t in sizes:
+        # Our sizes keep their series' style; the original's other sizes follow on.
+        style = sp.style(ours.index(t) if t in ours else len(ours) + extra.index(t))
+        value = float(mx["plateau_ops"][t])
+        kind = mx.get("plateau_kind", {}).get(t, {"kind": "plateau"})
+        label = f"T={t}, original's {kind['kind']}"
+        if "clients" in kind:
+            label += f" ({kind['clients']} clients)"
+            ax.plot([kind["clients"]], [value], linestyle="none", markersize=5,
+                    markerfacecolor="none", **style)  # fmt: skip
+        ax.axhline(value, color=style["color"], linestyle=":", linewidth=1, label=label)
 
 
 def percentile_figure(pct: pd.DataFrame, path: str) -> None:
@@ -214,10 +235,13 @@ def ms(us: object) -> str:
     return fg.num(float(us) / 1e3 if us is not None else float("nan"), 3)  # type: ignore[arg-type]
 
 
-def grid_table(client: pd.DataFrame, load: pd.DataFrame, plateau: dict) -> str:
-    """Throughput (clients) and the read pools' busy fraction per total clients and pool
-    size, the highest throughput per pool size, and the original's plateau per pool size."""
+def grid_table(client: pd.DataFrame, load: pd.DataFrame, mx: dict) -> str:
+    """Throughput (clients) and the busiest read pool's busy fraction per total clients and
+    pool size, the highest throughput per pool size, and the original's value per pool size
+    (a plateau or a peak, as its text states) with its kind."""
     nan = float("nan")
+    plateau = mx["plateau_ops"]
+    kinds = mx.get("plateau_kind", {})
     sizes = sorted({int(w) for w in client["workers"]} | {int(w) for w in plateau})
     clients = sorted({int(c) for c in client["clients_total"]})
     x = client.set_index(["clients_total", "workers"])["throughput_ops_mean"]
@@ -235,10 +259,19 @@ def grid_table(client: pd.DataFrame, load: pd.DataFrame, plateau: dict) -> str:
     rows.append(r"\midrule")
     rows.append(["Highest"] + [_span(fg.num(best.get(t, nan))) for t in sizes])
     rows.append(
-        ["Original"] + [_span(fg.num(plateau[t]) if t in plateau else fg.MISSING) for t in sizes]
+        [f"Original ({fg.escape(mx['section'])})"]
+        + [_span(fg.num(plateau[t]) if t in plateau else fg.MISSING) for t in sizes]
     )
+    rows.append(["its kind"] + [_span(_kind(kinds.get(t)) if t in plateau else "") for t in sizes])
     groups = [f"$T={t}$" for t in sizes]
     return fg.grouped_tabular(["Clients"], groups, 2, sub, rows, f"r{'rr' * len(sizes)}")
+
+
+def _kind(kind: dict | None) -> str:
+    """`plateau`, or `peak at N` with the clients of a peak."""
+    if not kind:
+        return "plateau"
+    return f"{kind['kind']} at {kind['clients']}" if "clients" in kind else str(kind["kind"])
 
 
 def _span(cell: str) -> str:
@@ -388,6 +421,168 @@ def gamma_numbers(fits: dict[str, GammaFit | None], ref: dict) -> dict[str, str]
     return out
 
 
+def highest_per_pool(client: pd.DataFrame) -> pd.DataFrame:
+    """Per pool size: the point with the highest mean client throughput (workers,
+    clients_total, throughput_ops_mean), by pool size."""
+    top = client.loc[client.groupby("workers")["throughput_ops_mean"].idxmax()]
+    return top.set_index("workers")[["clients_total", "throughput_ops_mean", "point"]]
+
+
+def at_original(best: pd.DataFrame, mx: dict) -> pd.Series | None:
+    """Our highest throughput with the original's pool size (None where we did not run it)."""
+    t = mx["threads_per_pool"]
+    return best.loc[t] if t in best.index else None
+
+
+def like_sentence(best: pd.DataFrame, mx: dict) -> str:
+    """Our highest throughput at the original's pool size against its maximum there."""
+    at = at_original(best, mx)
+    orig = (
+        f"the original's maximum of {fg.num(mx['throughput_ops'])} ops/s at"
+        f" {fg.num(mx['clients'])} clients and {mx['threads_per_pool']} threads per pool"
+    )
+    if at is None:
+        return (
+            f"We did not run the original's $T = {mx['threads_per_pool']}$ to compare with {orig}."
+        )
+    return (
+        f"Like with like, at the original's $T = {mx['threads_per_pool']}$ ours reaches at most"
+        f" {fg.num(at['throughput_ops_mean'])} ops/s (at {fg.num(at['clients_total'])}"
+        f" clients), {fg.pct(at['throughput_ops_mean'] / mx['throughput_ops'])} of {orig}."
+    )
+
+
+def threads_sentence(best: pd.DataFrame, mx: dict, tolerance: float) -> str:
+    """Whether the original's finding that fewer threads per pool are slower holds in ours:
+    each smaller pool size's highest throughput against the one at the original's size,
+    ours and the original's (its text's values), within `tolerance` counting as equal."""
+    ref_t, ref = mx["threads_per_pool"], at_original(best, mx)
+    plateau = {int(k): float(v) for k, v in mx["plateau_ops"].items()}
+    smaller = [int(t) for t in best.index if int(t) < ref_t]
+    if ref is None or not smaller or ref_t not in plateau:
+        return (
+            f"Our grid does not hold both $T = {mx['threads_per_pool']}$ and a smaller pool, "
+            "so the original's finding on the number of threads is not tested here."
+        )
+    x_ref = float(ref["throughput_ops_mean"])
+    parts, verdicts = [], []
+    for t in smaller:
+        x = float(best.loc[t, "throughput_ops_mean"])
+        verdicts.append(x < (1 - tolerance) * x_ref)
+        part = f"{fg.num(x)} ops/s with $T = {t}$ ({fg.pct(x / x_ref, 0)} of that"
+        if t in plateau:
+            part += (
+                f"; the original's {fg.num(plateau[t])} is"
+                f" {fg.pct(plateau[t] / plateau[ref_t], 0)} of its {fg.num(plateau[ref_t])}"
+            )
+        parts.append(part + ")")
+    below = [t for t in sorted(plateau) if t < ref_t]
+    claim = (
+        f"The original found fewer threads per pool slower (its {mx['section']}: about"
+        f" {' and '.join(fg.num(plateau[t]) for t in below)} ops/s with"
+        f" {' and '.join(str(t) for t in below)} threads against {fg.num(plateau[ref_t])}"
+        f" with {ref_t}) and concluded that above {ref_t} threads the number of threads is no"
+        f" longer the bottleneck. Ours reaches at most {fg.num(x_ref)} ops/s with $T = {ref_t}$"
+        f" (at {fg.num(ref['clients_total'])} clients) and"
+    )
+    if all(verdicts):
+        verdict = " " + "; ".join(parts) + ": this agrees with the original."
+    elif not any(verdicts):
+        verdict = (
+            " " + "; ".join(parts) + ". The original's finding does not reproduce: here"
+            f" fewer threads per pool are not slower, and our highest throughput of all is"
+            f" with $T = {int(best['throughput_ops_mean'].idxmax())}$."
+        )
+    else:
+        verdict = " " + "; ".join(parts) + ": the original's finding holds only in part."
+    return claim + verdict
+
+
+def cpu_sentence(points: pd.DataFrame) -> str:
+    """What the scale model gives the middleware (its CPU budget in cores of this machine
+    and the time dilation) and how much of it the middleware used over the family."""
+    per_point = points.drop_duplicates("point")
+    used = per_point["cpu_util_middleware_mean"].astype(float)
+    servers = per_point["cpu_util_server_mean"].astype(float)
+    throttled = per_point["throttled_share_middleware_mean"].astype(float)
+    budget = float(pd.to_numeric(per_point["budgets_cores.middleware"], errors="coerce").iloc[0])
+    scale = float(per_point["scale"].iloc[0])
+    threads = sorted(
+        int(r["servers"]) * (int(r[W]) + 1) + 1 for _, r in per_point.iterrows()
+    )  # T read threads and a write thread per server, and the net-thread
+    if used.isna().all() or not math.isfinite(budget):
+        return "The middleware ran without a CPU budget in this family, so no use of one is shown."
+    return (
+        f"The scale model gives the 2016 middleware a CPU budget of {fg.num(budget, 3)} cores"
+        f" of this machine, its study vCPUs times $s = {fg.num(scale, 2)}$ times its speed"
+        f" factor (Section~\\ref{{sec:scale-model}}), and runs the whole system $1/s ="
+        f" {fg.num(1 / scale)}$ times slower: in the study's time that budget stands for the"
+        f" study's middleware machine, but it is {fg.pct(budget, 0)} of one core, shared by"
+        f" {_range(threads[0], threads[-1], str)} threads ($S(T+1)$ pool threads and the"
+        f" net-thread). The middleware used {_range(used.min(), used.max(), fg.pct, 0)} of"
+        f" that budget at the points of this family, and its quota ran out in"
+        f" {_range(throttled.min(), throttled.max(), fg.pct, 0)} of the scheduler's periods,"
+        f" while its memcached servers used {_range(servers.min(), servers.max(), fg.pct, 0)}"
+        " of theirs"
+        + (
+            ": the resource at its limit is the middleware's CPU, not memcached, and more"
+            " threads per pool add no capacity, only more threads sharing the same budget."
+            if used.max() >= SATURATED > servers.max()
+            else "."
+        )
+    )
+
+
+def _range(lo: object, hi: object, fmt, *args: object) -> str:  # noqa: ANN001
+    """`lo` to `hi` formatted, or one value where they print alike."""
+    a, b = fmt(lo, *args), fmt(hi, *args)
+    return a if a == b else f"{a} to {b}"
+
+
+def wait_sentence(
+    pct: pd.DataFrame, pool_requests: pd.DataFrame, ok: set[str], client: pd.DataFrame, mx: dict,
+    b: dict,
+) -> str:  # fmt: skip
+    """Where a GET's time goes at our point nearest the original's configuration (its pool
+    size, the nearest client count), medians against the original's Table 1: in the queue or
+    waiting for memcached."""
+    t = mx["threads_per_pool"]
+    same = client[client["workers"] == t]
+    if same.empty:
+        return f"We ran no point with $T = {t}$ to set beside the original's breakdown."
+    row = same.loc[
+        (same["clients_total"] - mx["clients"]).abs().sort_values(kind="stable").index[0]
+    ]
+    part = part_times(pool_requests, ok, row["point"])
+    queue, server = float(part["queue"].get("p50", nan)), float(part["server"].get("p50", nan))
+    response = float(pct.set_index("point")["p50_mean"].get(row["point"], nan))
+    oq, os_, orr = b["queue"][0], b["server"][0], b["response"][0]
+    where = f"$T = {t}$ and {fg.num(row['clients_total'])} clients"
+    if int(row["clients_total"]) != int(mx["clients"]):
+        where += f", our client count nearest to its {fg.num(mx['clients'])}"
+    text = (
+        f"At the original's pool size ({where}) a \\texttt{{get}} waits {ms(queue)}\\,ms in its"
+        f" read queue and {ms(server)}\\,ms for memcached at the median, of a median middleware"
+        f" response time of {ms(response)}\\,ms; the original's were {fg.num(oq, 3)},"
+        f" {fg.num(os_, 3)} and {fg.num(orr, 3)}\\,ms ({b['table']})."
+    )
+    cpu = float(row.get("cpu_util_middleware_mean", nan))
+    if oq < os_ and queue > server and cpu >= SATURATED:
+        text += (
+            " The breakdown is inverted: the study's middleware waited on its servers, ours"
+            f" waits on its CPU ({fg.pct(cpu, 0)} of its budget used at this point), its"
+            " requests queueing for read threads that themselves wait for a share of it."
+        )
+    elif oq < os_ and queue > server:
+        text += (
+            " The breakdown is inverted: the study's middleware waited on its servers, ours"
+            " waits in its own queues."
+        )
+    elif queue < server:
+        text += " As in the original, the wait for memcached outweighs the queue."
+    return text
+
+
 def main(sm) -> None:  # noqa: ANN001
     ref = yaml.safe_load(Path(sm.input.reference).read_text())
     raw_points = pd.read_parquet(sm.input.points)
@@ -401,7 +596,8 @@ def main(sm) -> None:  # noqa: ANN001
     windows = in_study_time(with_scale(raw_windows, raw_points, "point"))
     hist = in_study_time(with_scale(raw_hist, raw_points, "point"))
     pool_requests = in_study_time(with_scale(raw_pool_requests, raw_points, "point"))
-    throughput_figure(points, sm.output.throughput)
+    mx, b = ref["max_throughput"], ref["breakdown"]
+    throughput_figure(points, sm.output.throughput, mx)
 
     pct = percentiles(hist, windows, points)
     percentile_figure(pct, sm.output.percentiles)
@@ -422,14 +618,17 @@ def main(sm) -> None:  # noqa: ANN001
         .reindex([chosen["point"]])
         .iloc[0]
     )
-    mx, b = ref["max_throughput"], ref["breakdown"]
     sec = mx["section"]
     part = part_times(pool_requests, ok, chosen["point"])
     part_raw = part_times(raw_pool_requests, ok, chosen["point"])
     raw_client = raw_points[(raw_points["side"] == "client")].set_index("point")
     x_raw = raw_client["throughput_ops_mean"].get(chosen["point"], float("nan"))
     load = read_load(in_get_windows(pd.read_parquet(sm.input.pools), windows), ok)
-    fg.write(sm.output.grid, grid_table(client, load, mx["plateau_ops"]))
+    fg.write(sm.output.grid, grid_table(client, load, mx))
+    best = highest_per_pool(client)
+    at_ref = at_original(best, mx)
+    peak = best.loc[best["throughput_ops_mean"].idxmax()]
+    peak_t = int(best["throughput_ops_mean"].idxmax())
     rows = [
         [
             "Throughput (ops/s)",
@@ -489,7 +688,20 @@ def main(sm) -> None:  # noqa: ANN001
         "SixteenMaxResponseNinety": ms(p.get("p90_mean")),
         "SixteenMaxQueueShare": fg.pct(float(mwr.get("queue_us_mean_mean", "nan")) / resp),
         "SixteenMaxServerShare": fg.pct(float(mwr.get("server_us_mean_mean", "nan")) / resp),
-        "SixteenMaxRatio": fg.pct(chosen["throughput_ops_mean"] / mx["throughput_ops"]),
+        # Like with like: our highest at the original's pool size against its maximum there.
+        "SixteenMaxRatio": fg.pct(
+            float(at_ref["throughput_ops_mean"]) / mx["throughput_ops"]
+            if at_ref is not None
+            else nan
+        ),
+        "SixteenMaxLikeSentence": like_sentence(best, mx),
+        "SixteenMaxPeakWorkers": fg.num(peak_t),
+        "SixteenMaxPeakThroughput": fg.num(peak["throughput_ops_mean"]),
+        "SixteenMaxPeakClients": fg.num(peak["clients_total"]),
+        "SixteenMaxPeakRatio": fg.pct(peak["throughput_ops_mean"] / mx["throughput_ops"]),
+        "SixteenMaxThreadsSentence": threads_sentence(best, mx, MAX_TOLERANCE),
+        "SixteenMaxCpuSentence": cpu_sentence(raw_points),
+        "SixteenMaxWaitSentence": wait_sentence(pct, pool_requests, ok, client, mx, b),
         "SixteenOrigMaxThroughput": fg.num(mx["throughput_ops"]),
         "SixteenOrigMaxClients": fg.num(mx["clients"]),
         "SixteenOrigMaxThreads": fg.num(mx["threads_per_pool"]),
