@@ -173,8 +173,10 @@ def unusable_runs(validation: pd.DataFrame) -> set[str]:
     instead of biasing a point estimate, as it would in a fit."""
     excluded = validation[validation["excluded"]]
     reasons = excluded["stability"].fillna("").astype(str)
-    only_imprecise = (excluded["status"] == "ok") & reasons.str.startswith("imprecise") & ~(
-        reasons.str.contains("trend|too few", regex=True)
+    only_imprecise = (
+        (excluded["status"] == "ok")
+        & reasons.str.startswith("imprecise")
+        & ~(reasons.str.contains("trend|too few", regex=True))
     )
     return set(excluded.loc[~only_imprecise, "run"].astype(str))
 

@@ -357,7 +357,10 @@ def mmm_table(ours: dict[int, tuple[dict, dict]], seed: dict) -> Part:
                 meas["point"], m["mean_response_time"], meas["mean_response_time"], f"S = {s}"
             )
             for s, (m, meas) in sorted(ours.items())
-            if "mean_response_time" in m and meas.get("mean_response_time", 0) > 0
+            # A prediction the findings can check: at a measured point, with a response time.
+            if "point" in meas
+            and "mean_response_time" in m
+            and meas.get("mean_response_time", 0) > 0
         ]
     }
     return Part(tabular, numbers, models)
