@@ -45,6 +45,19 @@ def job_seconds(benchmark: Path) -> float:
     return float(rows[-1]["s"]) if rows else float("nan")
 
 
+def series_key(directory: Path, results: Path) -> str:
+    """A series' folder relative to `results/series`. A run records the folder's absolute
+    path; results copied or archived elsewhere keep the part after their `series` folder."""
+    try:
+        return str(directory.relative_to((results / "series").resolve()))
+    except ValueError:
+        parts = directory.parts
+        if "series" not in parts:
+            raise ValueError(f"{directory} is not a series folder") from None
+        last = len(parts) - 1 - parts[::-1].index("series")
+        return str(Path(*parts[last + 1 :]))
+
+
 def run_times(results: Path, manifests: Iterable[Path]) -> pd.DataFrame:
     """One row per run: family, status, series, attempts, measured seconds, its share of
     the job's wall time, and its stage times (`stage_<name>` columns)."""
@@ -55,9 +68,7 @@ def run_times(results: Path, manifests: Iterable[Path]) -> pd.DataFrame:
         data = json.loads(manifest.read_text())
         relative = manifest.parent.relative_to(results / "runs")
         series = data.get("series")
-        key = (
-            str(Path(series["dir"]).relative_to((results / "series").resolve())) if series else None
-        )
+        key = series_key(Path(series["dir"]), results) if series else None
         if key is not None:
             series_points[key] = series_points.get(key, 0) + 1
         loaded.append((relative, data, key))

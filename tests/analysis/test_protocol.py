@@ -94,3 +94,16 @@ def test_a_profiles_time_is_predicted_from_the_overhead_and_steps_of_measured_se
     # Families measured nowhere take every family's ratio.
     other = plan.assign(family="g")
     assert protocol.predict(runs, other).hours == pytest.approx(p.hours)
+
+
+def test_series_keys_survive_results_moved_elsewhere(tmp_path: Path) -> None:
+    from analysis.protocol import series_key
+
+    here = tmp_path / "results" / "quick"
+    assert series_key(here.resolve() / "series" / "multiget" / "all" / "rep1", here) == (
+        "multiget/all/rep1"
+    )
+    moved = Path("/elsewhere/results/quick/series/write_throughput/all/rep1")
+    assert series_key(moved, here) == "write_throughput/all/rep1"
+    with pytest.raises(ValueError, match="not a series folder"):
+        series_key(Path("/elsewhere/runs/x"), here)
