@@ -216,7 +216,10 @@ def grid_table(client: pd.DataFrame, load: pd.DataFrame, plateau: dict) -> str:
     """Throughput (clients) and the read pools' busy fraction per total clients and pool
     size, the highest throughput per pool size, and the original's plateau per pool size."""
     nan = float("nan")
-    sizes = sorted({int(w) for w in client["workers"]} | {int(w) for w in plateau})
+    # Pool sizes these runs did not measure keep only the original's plateau, in a line of
+    # their own below, instead of columns of dashes.
+    sizes = sorted({int(w) for w in client["workers"]}) or sorted(int(w) for w in plateau)
+    unmeasured = [int(t) for t in sorted(plateau) if int(t) not in sizes]
     clients = sorted({int(c) for c in client["clients_total"]})
     x = client.set_index(["clients_total", "workers"])["throughput_ops_mean"]
     busy = client.merge(load, on="point", how="left").set_index(["clients_total", "workers"])[
@@ -235,6 +238,12 @@ def grid_table(client: pd.DataFrame, load: pd.DataFrame, plateau: dict) -> str:
     rows.append(
         ["Original"] + [_span(fg.num(plateau[t]) if t in plateau else fg.MISSING) for t in sizes]
     )
+    if unmeasured:
+        others = "; ".join(f"$T={t}$: {fg.num(plateau[t])}" for t in unmeasured)
+        rows.append(
+            [rf"\multicolumn{{{1 + 2 * len(sizes)}}}{{@{{}}l}}{{Original, pool sizes not run"
+             rf" here: {others}}}"]
+        )  # fmt: skip
     groups = [f"$T={t}$" for t in sizes]
     return fg.grouped_tabular(["Clients"], groups, 2, sub, rows, f"r{'rr' * len(sizes)}")
 
