@@ -45,6 +45,20 @@ def job_seconds(benchmark: Path) -> float:
     return float(rows[-1]["s"]) if rows else float("nan")
 
 
+def series_key(directory: str, results: Path) -> str:
+    """A series' directory below `results`/series; results copied from another checkout
+    keep their recorded absolute paths, so the part below the last `series` is the key."""
+    path = Path(directory)
+    try:
+        return str(path.relative_to((results / "series").resolve()))
+    except ValueError:
+        parts = path.parts
+        if "series" not in parts:
+            raise
+        below = len(parts) - parts[::-1].index("series")
+        return str(Path(*parts[below:]))
+
+
 def run_times(results: Path, manifests: Iterable[Path]) -> pd.DataFrame:
     """One row per run: family, status, series, attempts, measured seconds, its share of
     the job's wall time, and its stage times (`stage_<name>` columns)."""
@@ -55,9 +69,7 @@ def run_times(results: Path, manifests: Iterable[Path]) -> pd.DataFrame:
         data = json.loads(manifest.read_text())
         relative = manifest.parent.relative_to(results / "runs")
         series = data.get("series")
-        key = (
-            str(Path(series["dir"]).relative_to((results / "series").resolve())) if series else None
-        )
+        key = series_key(series["dir"], results) if series else None
         if key is not None:
             series_points[key] = series_points.get(key, 0) + 1
         loaded.append((relative, data, key))

@@ -94,3 +94,11 @@ def test_a_profiles_time_is_predicted_from_the_overhead_and_steps_of_measured_se
     # Families measured nowhere take every family's ratio.
     other = plan.assign(family="g")
     assert protocol.predict(runs, other).hours == pytest.approx(p.hours)
+
+
+def test_a_series_copied_from_another_checkout_keeps_its_key(tmp_path: Path) -> None:
+    results = tmp_path / "results" / "quick"
+    here = str((results / "series" / "fam" / "a=1" / "rep1").resolve())
+    assert protocol.series_key(here, results) == "fam/a=1/rep1"
+    elsewhere = "/elsewhere/results/quick/series/fam/a=1/rep1"
+    assert protocol.series_key(elsewhere, results) == "fam/a=1/rep1"
