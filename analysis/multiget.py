@@ -150,28 +150,43 @@ def sizes_words(sizes: Sequence[int]) -> str:
     return f"{listed} key" + ("" if s == ["1"] else "s")
 
 
-def verdict_sentence(v: Verdict) -> str:
+def verdict_sentence(v: Verdict, subject: str = "Sharding", pronoun: str = "it") -> str:
     """One sentence on where sharding pays in a metric, whatever the split of sizes."""
     if v.pays and not v.costs and not v.even:
-        return f"Sharding improves {v.words} at every size."
+        return f"{subject} improves {v.words} at every size."
     if v.costs and not v.pays and not v.even:
-        return f"Sharding worsens {v.words} at every size."
+        return f"{subject} worsens {v.words} at every size."
     if not v.pays and not v.costs:
-        return f"Sharding leaves {v.words} within the margin at every size."
+        return f"{subject} leaves {v.words} within the margin at every size."
     parts = []
     if v.pays:
         parts.append(f"improves {v.words} at {sizes_words(v.pays)}")
     if v.costs:
         parts.append(
-            f"worsens it at {sizes_words(v.costs)}"
+            f"worsens {pronoun} at {sizes_words(v.costs)}"
             if v.pays
             else (f"worsens {v.words} at {sizes_words(v.costs)}")
         )
     if v.even:
-        parts.append(f"leaves it within the margin at {sizes_words(v.even)}")
+        parts.append(f"leaves {pronoun} within the margin at {sizes_words(v.even)}")
     if len(parts) == 1:
-        return f"Sharding {parts[0]}."
-    return "Sharding " + ", ".join(parts[:-1]) + " and " + parts[-1] + "."
+        return f"{subject} {parts[0]}."
+    return f"{subject} " + ", ".join(parts[:-1]) + " and " + parts[-1] + "."
+
+
+def verdicts_paragraph(verdicts: Sequence[Verdict]) -> str:
+    """The verdicts as prose: metrics with the same split of sizes share one sentence, so no
+    sentence is said twice, and sentences after the first go on with "it"."""
+    groups: dict[tuple[tuple[int, ...], ...], list[str]] = {}
+    for v in verdicts:
+        groups.setdefault((v.pays, v.costs, v.even), []).append(v.words)
+    sentences = []
+    for i, ((pays, costs, even), names) in enumerate(groups.items()):
+        listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        merged = Verdict("", listed, pays, costs, even)
+        pronoun = "it" if len(names) == 1 else "them"
+        sentences.append(verdict_sentence(merged, "Sharding" if i == 0 else "It", pronoun))
+    return " ".join(sentences)
 
 
 def tail_ratio(percentiles: pd.DataFrame, high: str = "p99", low: str = "p50") -> pd.Series:

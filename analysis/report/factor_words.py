@@ -71,3 +71,67 @@ def study_summary(
         f"In the study, {describe(term)} explained {share_phrase(share)} the throughput "
         f"variation ({pct(share)})."
     )
+
+
+# The report's tables name experiment families, calibration targets and study numbers in these
+# words; the identifiers stay in the reproduction appendix, where a reader looks for the data.
+FAMILY_WORDS = {
+    "baseline_direct": "baseline, no middleware",
+    "baseline_middleware": "baseline, middlewares",
+    "batching_2018": "batching workers",
+    "write_throughput": "write throughput",
+    "multiget": "multi-GETs",
+    "factorial_2018": "2018 factorial",
+    "max_throughput_2016": "2016 max. throughput",
+    "replication_2016": "2016 replication",
+    "writes_2016": "2016 writes",
+    "factorial_2016": "2016 factorial",
+    "designs_2016": "2016 beside 2018 design",
+    "scale_check": "scale check",
+}
+
+TARGET_WORDS = {
+    "server_write_max": "one server's write maximum",
+    "middleware_write_plateau": "one middleware's write plateau",
+    "middleware_max_2016": "the 2016 design's maximum throughput",
+}
+
+# Parts of a study number's place in workflows/reference*.yaml, and the unit of its value.
+REFERENCE_WORDS = {
+    "baselines_direct": "without middleware",
+    "baselines_middleware": "with middleware",
+    "writes": "writes to three servers",
+    "multiget": "multi-GET",
+    "max_throughput": "2016 maximum throughput",
+    "one_server": "one server",
+    "two_servers": "two servers",
+    "one_middleware": "one middleware",
+    "two_middlewares": "two middlewares",
+    "client_x": "client throughput",
+    "client_r": "client response time",
+    "keys_per_s": "keys per second",
+    "response_ms_p50": "median middleware response time",
+}
+REFERENCE_UNITS = {"client_r": "ms", "response_ms_p50": "ms", "keys_per_s": "keys/s"}
+
+
+def words(identifier: str, mapping: Mapping[str, str]) -> str:
+    """The words for an identifier; one without words reads as its parts."""
+    return mapping.get(identifier, identifier.replace("_", " "))
+
+
+def family_words(family: str) -> str:
+    return words(family, FAMILY_WORDS)
+
+
+def reference_words(path: list[str]) -> str:
+    """`[baselines_direct, two_servers, read-only]` -> `without middleware, two servers,
+    read-only`; a number level reads as its count (`[writes, 8, client_x]`: 8 workers)."""
+    count = "workers" if path[:1] == ["writes"] else "keys"
+    return ", ".join(
+        f"{part} {count}" if part.isdigit() else words(part, REFERENCE_WORDS) for part in path
+    )
+
+
+def reference_unit(path: list[str]) -> str:
+    return next((REFERENCE_UNITS[p] for p in reversed(path) if p in REFERENCE_UNITS), "ops/s")

@@ -212,18 +212,23 @@ def tabular(header: Sequence[str], rows: Sequence[Sequence[str]], spec: str) -> 
 def grouped_tabular(
     lead: Sequence[str],
     groups: Sequence[str],
-    width: int,
+    width: int | Sequence[int],
     sub: Sequence[str],
     rows: Sequence[Sequence[str] | str],
     spec: str,
 ) -> str:
     """A booktabs tabular with two header rows: the `lead` cells, then one heading per group
-    spanning `width` columns, ruled below; `sub` is the second row, lead columns included.
-    A row is a list of cells, or a line of LaTeX kept as it is (a rule, a spanning row).
-    Its caption is in the paper's source."""
+    spanning `width` columns (one width for all, or one per group), ruled below; `sub` is
+    the second row, lead columns included. A row is a list of cells, or a line of LaTeX kept
+    as it is (a rule, a spanning row). Its caption is in the paper's source."""
     first = len(lead)
-    head = [*lead, *(rf"\multicolumn{{{width}}}{{c}}{{{g}}}" for g in groups)]
-    spans = [(first + 1 + width * i, first + width * (i + 1)) for i in range(len(groups))]
+    widths = [width] * len(groups) if isinstance(width, int) else list(width)
+    head = [
+        *lead,
+        *(rf"\multicolumn{{{w}}}{{c}}{{{g}}}" for w, g in zip(widths, groups, strict=True)),
+    ]
+    ends = [first + sum(widths[: i + 1]) for i in range(len(widths))]
+    spans = [(end - w + 1, end) for w, end in zip(widths, ends, strict=True)]
     lines = [
         rf"\begin{{tabular}}{{{spec}}}",
         r"\toprule",

@@ -14,6 +14,7 @@ import numpy as np
 from analysis import findings, linkload
 from analysis.bottleneck import SATURATED
 from analysis.latex import escape
+from analysis.report import factor_words as fw
 from analysis.report import figures as fg
 from analysis.verdicts import Verdict
 
@@ -30,7 +31,12 @@ def tex(text: str) -> str:
 
 
 def _family(name: str) -> str:
-    return r"\texttt{" + escape(name).replace(r"\_", r"\_\allowbreak{}") + "}"
+    return escape(fw.family_words(name))
+
+
+def _group_words(family: str, group: Mapping[str, str]) -> str:
+    levels = ", ".join(group.values()) or "all"
+    return f"{fw.family_words(family)} ({levels.replace('_', ' ')})"
 
 
 def _percentages(values: Mapping[str, float]) -> str:
@@ -162,17 +168,22 @@ def rules_table(catalogue: Mapping[str, Any]) -> str:
         "within": lambda r: f"the interval lies within {r['tolerance']:g} of the study's value",
         "dominant": lambda r: "the study's term's effect significantly exceeds every other's",
     }
+    # Each rule once, with every finding it decides: the same sentence row after row reads
+    # as a template.
+    decided: dict[str, list[str]] = {}
+    for f in catalogue["findings"]:
+        decided.setdefault(words[f["rule"]["kind"]](f["rule"]), []).append(tex(f["claim"]))
     lines = [
-        rf"{tex(f['claim'])} & {tex(words[f['rule']['kind']](f['rule']))} \\"
-        for f in catalogue["findings"]
+        tex(rule[:1].upper() + rule[1:]) + " & " + r" \newline ".join(claims) + r" \\"
+        for rule, claims in decided.items()
     ]
     return "\n".join(
         [
-            r"\begin{tabular}{@{}p{0.5\linewidth}p{0.42\linewidth}@{}}",
+            r"\begin{tabular}{@{}p{0.32\linewidth}p{0.64\linewidth}@{}}",
             r"\toprule",
-            r"Finding & Reproduced when \\",
+            r"Reproduced when & Findings decided by the rule \\",
             r"\midrule",
-            *lines,
+            "\n\\addlinespace\n".join(lines),
             r"\bottomrule",
             r"\end{tabular}",
             "",
@@ -236,8 +247,7 @@ def numbers(outcomes: Sequence[findings.Outcome], rows: Sequence[Mapping[str, An
         "BottleneckCpuMeasured": cpu_measured,
         "BottleneckOurs": _count_phrase(ours),
         "BottleneckAgreeList": "; ".join(
-            escape(f"{r['family']} ({', '.join(r['group'].values()) or 'all'})".replace("_", " "))
-            for r in agree
+            escape(_group_words(r["family"], r["group"])) for r in agree
         )
         or "none",
     }

@@ -296,8 +296,15 @@ def mmm_per_servers(d: Frames) -> dict[int, tuple[dict, dict]]:
 def mmm_table(ours: dict[int, tuple[dict, dict]], seed: dict) -> Part:
     """M/M/m per number of servers (`mmm_per_servers`) beside seed 001's Table 2 (its own
     experiment, without replication): model, measured, seed model, seed measured."""
-    servers = sorted(set(ours) | {int(s) for s in seed["servers"]})
-    sub = [""] + ["model", "meas.", "seed", "s.\\ meas."] * len(servers)
+    seeded = {int(s) for s in seed["servers"]}
+    servers = sorted(set(ours) | seeded)
+    # A number of servers only one side has keeps only that side's columns, not dashes.
+    sides = {
+        s: (["model", "meas."] if s in ours else [])
+        + (["seed", "s.\\ meas."] if s in seeded else [])
+        for s in servers
+    }
+    sub = [""] + [c for s in servers for c in sides[s]]
     rows = []
     for key, label, scale, digits in ROWS:
         if key not in MMM_ROWS:
@@ -311,15 +318,20 @@ def mmm_table(ours: dict[int, tuple[dict, dict]], seed: dict) -> Part:
                           "service_rate": sd.get("service_rate", math.nan)}  # fmt: skip
             if sd:
                 seed_model["utilization"] = sd["arrival_rate"] / (sd["m"] * sd["service_rate"])
-            cells += [
-                fg.num(model.get(key, math.nan) * scale, digits),
-                fg.num(meas.get(key, math.nan) * scale, digits),
-                fg.num(seed_model.get(key, math.nan), digits),
-                fg.num(sd.get("actual", {}).get(key, math.nan), digits),
-            ]
+            if s in ours:
+                cells += [
+                    fg.num(model.get(key, math.nan) * scale, digits),
+                    fg.num(meas.get(key, math.nan) * scale, digits),
+                ]
+            if s in seeded:
+                cells += [
+                    fg.num(seed_model.get(key, math.nan), digits),
+                    fg.num(sd.get("actual", {}).get(key, math.nan), digits),
+                ]
         rows.append(cells)
     groups = [f"$S={s}$" for s in servers]
-    tabular = fg.grouped_tabular(["Metric"], groups, 4, sub, rows, f"l{'rrrr' * len(servers)}")
+    widths = [len(sides[s]) for s in servers]
+    tabular = fg.grouped_tabular(["Metric"], groups, widths, sub, rows, "l" + "r" * sum(widths))
     errors = [
         (m["mean_response_time"] - meas["mean_response_time"]) / meas["mean_response_time"]
         for m, meas in ours.values()

@@ -62,35 +62,63 @@ def grid_tabular(
     """A tabular of medians and 90th percentiles (µs in, ms out) in row blocks (e.g. queue
     and server time), rows (a factor) and column groups (another factor); with `reference`,
     each group has a third column with the original's median (a dash where it has none).
-    Every row and column listed shows, measured or not, so a profile with few points still
-    lays the original's table out in full."""
-    sub = ["p50", "p90"] + (["orig."] if reference else [])
-    width = len(sub)
-    spec = "l" + ("r" * width) * len(columns)
-    head = [column_header] + [rf"\multicolumn{{{width}}}{{c}}{{{name}}}" for _, name in columns]
-    rules = " ".join(
-        rf"\cmidrule(lr){{{2 + width * i}-{1 + width * (i + 1)}}}" for i in range(len(columns))
-    )
+    The original's table is laid out as far as it or our runs fill it: a group our runs did
+    not measure keeps only the original's column, and a row empty on both sides is left out."""
+
+    def ours(key: Key) -> list[float]:
+        c = cells.get(key, {})
+        return [c.get(q, math.nan) / 1e3 for q in QS]
+
+    def theirs(key: Key) -> float | None:
+        return reference(key) if reference else None
+
+    keys = [(b, r, c) for b, _ in blocks for r, _ in rows for c, _ in columns]
+    measured = {c for b, r, c in keys if any(math.isfinite(v) for v in ours((b, r, c)))}
+    referenced = {c for b, r, c in keys if theirs((b, r, c)) is not None}
+    subs = [
+        (
+            column,
+            name,
+            (list(QS) if column in measured else []) + (["orig."] if column in referenced else []),
+        )
+        for column, name in columns
+    ]
+    subs = [s for s in subs if s[2]]
+    total = sum(len(sub) for *_, sub in subs)
+    spec = "l" + "r" * total
+    head = [column_header] + [
+        rf"\multicolumn{{{len(sub)}}}{{c}}{{{name}}}" for _, name, sub in subs
+    ]
+    rules, start = [], 2
+    for *_, sub in subs:
+        rules.append(rf"\cmidrule(lr){{{start}-{start + len(sub) - 1}}}")
+        start += len(sub)
     lines = [
         rf"\begin{{tabular}}{{{spec}}}",
         r"\toprule",
         " & ".join(head) + r" \\",
-        rules,
-        " & ".join([row_header] + sub * len(columns)) + r" \\",
+        " ".join(rules),
+        " & ".join([row_header] + [h for *_, sub in subs for h in sub]) + r" \\",
     ]
     for block, block_name in blocks:
-        lines.append(r"\midrule")
-        lines.append(
-            rf"\multicolumn{{{1 + width * len(columns)}}}{{@{{}}l}}{{\emph{{{block_name}}}}} \\"
-        )
+        body = []
         for row, row_name in rows:
-            out = [row_name]
-            for column, _ in columns:
-                c = cells.get((block, row, column), {})
-                out += [fg.num(c.get(q, math.nan) / 1e3, 3) for q in QS]
-                if reference:
-                    v = reference((block, row, column))
+            out, filled = [row_name], False
+            for column, _, sub in subs:
+                key = (block, row, column)
+                values = ours(key)
+                filled |= any(math.isfinite(v) for v in values)
+                if QS[0] in sub:
+                    out += [fg.num(v, 3) for v in values]
+                if "orig." in sub:
+                    v = theirs(key)
+                    filled |= v is not None
                     out.append(fg.num(v, 3) if v is not None else fg.MISSING)
-            lines.append(" & ".join(out) + r" \\")
+            if filled:
+                body.append(" & ".join(out) + r" \\")
+        if body:
+            lines.append(r"\midrule")
+            lines.append(rf"\multicolumn{{{1 + total}}}{{@{{}}l}}{{\emph{{{block_name}}}}} \\")
+            lines += body
     lines += [r"\bottomrule", r"\end{tabular}", ""]
     return "\n".join(lines)

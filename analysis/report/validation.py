@@ -11,6 +11,7 @@ import pandas as pd
 from analysis import stability
 from analysis.calibration import MAX_STEAL_SHARE
 from analysis.latex import escape
+from analysis.report import factor_words as fw
 from analysis.report import figures as fg
 from analysis.validate import LAW_TOLERANCE, NEAR_BOUND, UNSTABLE_REASONS
 
@@ -19,7 +20,7 @@ def _short(run: str) -> str:
     """family/point/repN as the point's level values and the repetition."""
     _, point, rep = run.split("/")
     values = [part.split("=", 1)[1] for part in point.split(",")]
-    return escape(" ".join(values)) + f" r{rep.removeprefix('rep')}"
+    return escape(" ".join(values).replace("_", " ")) + f" r{rep.removeprefix('rep')}"
 
 
 def _num(value: float, fmt: str) -> str:
@@ -41,7 +42,11 @@ def run_rows(table: pd.DataFrame) -> str:
     of the per-run longtable (eight columns)."""
     lines = []
     for family, rows in table.groupby("family", sort=True):
-        lines.append(rf"\multicolumn{{8}}{{@{{}}l}}{{\texttt{{{escape(str(family))}}}}} \\")
+        # The identifier beside the words: it names the run's directory.
+        name = escape(fw.family_words(str(family)))
+        lines.append(
+            rf"\multicolumn{{8}}{{@{{}}l}}{{{name} (\texttt{{{escape(str(family))}}})}} \\"
+        )
         for _, r in rows.iterrows():
             lines.append(
                 rf"\quad {_short(r['run'])} & "
@@ -58,7 +63,7 @@ def summary_tabular(summary: pd.DataFrame) -> str:
     header = ["Family", "Runs", "Stable", "Unstable", "trend", "imprecise", "too few win.",
               "steal", "Failed", "Reruns"]  # fmt: skip
     rows = [
-        [rf"\texttt{{{escape(str(r['family']))}}}"]
+        [escape(fw.family_words(str(r["family"])))]
         + [str(int(r[c])) for c in ("runs", "stable", "unstable", *UNSTABLE_REASONS, "steal")]
         + [str(int(r["failed"])), str(int(r["reruns"]))]
         for _, r in summary.iterrows()
@@ -76,7 +81,7 @@ def lengths_tabular(lengths: pd.DataFrame) -> str:
               "Needs [s] med.", "Needs [s] p90"]  # fmt: skip
     rows = [
         [
-            rf"\texttt{{{escape(str(r['family']))}}}",
+            escape(fw.family_words(str(r["family"]))),
             str(int(r["runs"])),
             _num(r["measured_s"], ".1f"),
             _percent(r["half_width"]),

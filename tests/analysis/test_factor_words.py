@@ -49,3 +49,16 @@ def test_one_repetition_has_no_error_share_to_report() -> None:
     assert "error explains 1" in fw.summary(
         3, ("workers", 0.6), ("workers", 0.5), 0.01, describe, pct
     )
+
+
+def test_tables_name_families_and_study_numbers_in_words() -> None:
+    assert fw.family_words("baseline_direct") == "baseline, no middleware"
+    # A family without words reads as its parts, never as code.
+    assert fw.family_words("new_family") == "new family"
+    path = ["baselines_middleware", "one_middleware", "write-only", "client_r"]
+    assert fw.reference_words(path) == (
+        "with middleware, one middleware, write-only, client response time"
+    )
+    assert fw.reference_unit(path) == "ms"
+    assert fw.reference_words(["writes", "8", "client_x"]).endswith("8 workers, client throughput")
+    assert fw.reference_unit(["multiget", "keys_per_s", "sharded", "6"]) == "keys/s"

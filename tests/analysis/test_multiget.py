@@ -174,3 +174,16 @@ def test_rto_sentence_weighs_the_timeouts_against_the_tail() -> None:
     assert "no more for sharded requests" in sentence(15, 20)
     empty = mg.loss_rates(pd.DataFrame(), pd.DataFrame())
     assert "did not count retransmissions" in mg.rto_sentence(9, empty)
+
+
+def test_metrics_with_the_same_split_share_one_sentence() -> None:
+    verdicts = [
+        mg.Verdict("mean", "the mean response time", (3, 6), (), (1,)),
+        mg.Verdict("p50", "the median", (3, 6), (), (1,)),
+        mg.Verdict("p99", "the 99th percentile", (3,), (6,), (1,)),
+    ]
+    assert mg.verdicts_paragraph(verdicts) == (
+        "Sharding improves the mean response time and the median at 3 and 6 keys and leaves "
+        "them within the margin at 1 key. It improves the 99th percentile at 3 keys, worsens "
+        "it at 6 keys and leaves it within the margin at 1 key."
+    )

@@ -28,3 +28,10 @@ def test_a_grouped_tabular_spans_and_rules_each_group_after_the_lead_columns() -
     for line in lines:
         if line.endswith(r"\\") and "multicolumn" not in line:
             assert line.count("&") == 4, line
+
+
+def test_a_grouped_tabular_takes_one_width_per_group() -> None:
+    rows: list[list[str] | str] = [["1", "a", "b", "c"]]
+    text = fg.grouped_tabular(["N"], ["$S=1$", "$S=2$"], [2, 1], ["", "x", "y", "z"], rows, "lrrr")
+    assert r"N & \multicolumn{2}{c}{$S=1$} & \multicolumn{1}{c}{$S=2$} \\" in text
+    assert r"\cmidrule(lr){2-3} \cmidrule(lr){4-4}" in text

@@ -144,29 +144,29 @@ def main(sm) -> None:  # noqa: ANN001
     err_x = fg.pct(tp.variation["error"]) if estimable else "n/a"
     err_r = fg.pct(rt.variation["error"]) if estimable else "n/a"
     rows.append(["error", "", "", err_x, "", "", err_r])
-    fg.write(
-        sm.output.table,
-        fg.tabular(
-            [
-                "Term",
-                "$q$ ($X$, ops/s)",
-                f"CI {fg.num(100 * (1 - ALPHA))}\\,\\%",
-                "Var.",
-                "$q$ ($R$, ms)",
-                "CI",
-                "Var.",
-            ],
-            rows,
-            "lrrrrrr",
-        ),
-    )
+    header = [
+        "Term",
+        "$q$ ($X$, ops/s)",
+        f"CI {fg.num(100 * (1 - ALPHA))}\\,\\%",
+        "Var.",
+        "$q$ ($R$, ms)",
+        "CI",
+        "Var.",
+    ]
+    # One repetition gives no intervals: a column of dashes says less than the caption.
+    intervals = [lo for res in (tp, rt) for lo, _ in res.confidence_intervals.values()]
+    no_intervals = all(math.isnan(lo) for lo in intervals)
+    if no_intervals:
+        rows = [[x for i, x in enumerate(r) if i not in (2, 5)] for r in rows]
+        header = [x for i, x in enumerate(header) if i not in (2, 5)]
+    fg.write(sm.output.table, fg.tabular(header, rows, "l" + "r" * (len(header) - 1)))
     lv = tp.levels
     # The caption (in the section) names the design and its levels.
     numbers["SixteenFactLevels"] = (
         f"Factors at $-1$/$+1$: $S$ = {lv['S']['low']}/{lv['S']['high']} servers,"
         f" Rep = {lv['Rep']['low']}/{lv['Rep']['high']} replication,"
         f" $w$ = {lv['w']['low']}/{lv['w']['high']}\\,\\% writes."
-    )
+    ) + (" With one repetition the effects have no confidence intervals." if no_intervals else "")
     factorial.plot_diagnostics(tp, sm.output.diagnostics)
     top = max(tp.terms, key=lambda t: tp.variation[t])
     numbers.update(

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from analysis.report import factor_words as fw
 from analysis.report import figures as fg
 from analysis.validate import LAW_TOLERANCE, interactive_law_table
 
@@ -31,8 +32,8 @@ def main(sm) -> None:  # noqa: ANN001
         d = law[law["family"] == fam].reset_index(drop=True)
         x = np.arange(len(d)) + sum((law["family"] == f).sum() for f in families[:i])
         style = {**styles[i], "s": 10}
-        axes[0][0].scatter(x, 100 * d["relative_error"], label=fam, **style)
-        axes[0][1].scatter(x, d["fitted_think_us"] / 1e3, label=fam, **style)
+        axes[0][0].scatter(x, 100 * d["relative_error"], label=fw.family_words(fam), **style)
+        axes[0][1].scatter(x, d["fitted_think_us"] / 1e3, label=fw.family_words(fam), **style)
     axes[0][0].set_ylabel("relative error of $N/R$ (%)")
     axes[0][1].set_ylabel("fitted think time $Z$ (ms)")
     for ax in axes[0]:
@@ -45,7 +46,7 @@ def main(sm) -> None:  # noqa: ANN001
     for fam in families:
         d = law[law["family"] == fam]
         rows.append([
-            fg.escape(fam),
+            fg.escape(fw.family_words(fam)),
             fg.num(len(d)),
             fg.pct(d["relative_error"].abs().mean()),
             fg.pct(d["relative_error"].abs().max()),

@@ -242,7 +242,10 @@ def grid_table(client: pd.DataFrame, load: pd.DataFrame, mx: dict) -> str:
     nan = float("nan")
     plateau = mx["plateau_ops"]
     kinds = mx.get("plateau_kind", {})
-    sizes = sorted({int(w) for w in client["workers"]} | {int(w) for w in plateau})
+    # Pool sizes these runs did not measure keep only the original's value, in a line of
+    # their own below, instead of columns of dashes.
+    sizes = sorted({int(w) for w in client["workers"]}) or sorted(int(w) for w in plateau)
+    unmeasured = [int(t) for t in sorted(plateau) if int(t) not in sizes]
     clients = sorted({int(c) for c in client["clients_total"]})
     x = client.set_index(["clients_total", "workers"])["throughput_ops_mean"]
     busy = client.merge(load, on="point", how="left").set_index(["clients_total", "workers"])[
@@ -263,6 +266,14 @@ def grid_table(client: pd.DataFrame, load: pd.DataFrame, mx: dict) -> str:
         + [_span(fg.num(plateau[t]) if t in plateau else fg.MISSING) for t in sizes]
     )
     rows.append(["its kind"] + [_span(_kind(kinds.get(t)) if t in plateau else "") for t in sizes])
+    if unmeasured:
+        others = "; ".join(
+            f"$T={t}$: {fg.num(plateau[t])} ({_kind(kinds.get(t))})" for t in unmeasured
+        )
+        rows.append(
+            [rf"\multicolumn{{{1 + 2 * len(sizes)}}}{{@{{}}l}}{{Original, pool sizes not run"
+             rf" here: {others}}}"]
+        )  # fmt: skip
     groups = [f"$T={t}$" for t in sizes]
     return fg.grouped_tabular(["Clients"], groups, 2, sub, rows, f"r{'rr' * len(sizes)}")
 

@@ -146,25 +146,30 @@ def direct_table(direct: pd.DataFrame, ref: dict, path: str) -> list[str]:
                     rf.num(low) if low == high else f"{rf.num(low)}/{rf.num(high)}",
                 )
             )
-    rf.write(
-        path,
-        rf.tabular(
-            [
-                "setup",
-                "workload",
-                "clients",
-                "X [ops/s]",
-                "$\\pm$CI",
-                "R [ms]",
-                "$X/s$",
-                "$R\\cdot s$ [ms]",
-                "seed 004 X",
-                "seed 002 X",
-            ],
-            rows,
-            "llrrrrrrrr",
-        ),
+    header = [
+        "setup",
+        "workload",
+        "clients",
+        "X [ops/s]",
+        "$\\pm$CI",
+        "R [ms]",
+        "$X/s$",
+        "$R\\cdot s$ [ms]",
+        "seed 004 X",
+        "seed 002 X",
+    ]
+    # Without repetitions no point has an interval: the column goes, and the caption says so.
+    no_ci = all(r[4] == rf.MISSING for r in rows)
+    if no_ci:
+        rows = [r[:4] + r[5:] for r in rows]
+        header = header[:4] + header[5:]
+    numbers.append(
+        rf.macro(
+            "BaseDirectCiNote",
+            "no CI: fewer than three repetitions" if no_ci else "CI half-width over repetitions",
+        )
     )
+    rf.write(path, rf.tabular(header, rows, "ll" + "r" * (len(header) - 2)))
 
     return numbers
 

@@ -132,9 +132,15 @@ def main(sm) -> None:  # noqa: ANN001
             "study",
             "var.",
         ]
+        # One repetition gives no intervals: a column of dashes says less than the caption.
+        ci_columns = [2, 7]
+        if results and all(r[c] in (rf.MISSING, "") for r in rows for c in ci_columns):
+            rows = [[x for i, x in enumerate(r) if i not in ci_columns] for r in rows]
+            header = [x for i, x in enumerate(header) if i not in ci_columns]
+            note += " With one repetition the effects have no confidence intervals."
         rf.write(
             tex_path,
-            rf.tabular(header, rows, "l" + "rrrrr" * 2),
+            rf.tabular(header, rows, "l" + "r" * (len(header) - 1)),
         )
         # The caption (in the section) names these.
         numbers += [

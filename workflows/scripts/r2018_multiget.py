@@ -332,9 +332,7 @@ def main(sm) -> None:  # noqa: ANN001 - the Snakemake object
             row = by_size.loc[int(size)]
             ours = (row[f"mean_{mg.SHARDED}"] - row[f"mean_{mg.NON_SHARDED}"]) / 1e3
         numbers.append(rf.macro(f"MgetGap{word}Ms", rf.num(ours, 2)))
-    numbers.append(
-        rf.macro("MgetVerdicts", " ".join(mg.verdict_sentence(v) for v in mg.verdicts(table)))
-    )
+    numbers.append(rf.macro("MgetVerdicts", mg.verdicts_paragraph(mg.verdicts(table))))
 
     # The servers' links: their utilisation per point (measured rates, payload only).
     util = []

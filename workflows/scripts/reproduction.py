@@ -9,6 +9,7 @@ import yaml
 
 from analysis.latex import escape
 from analysis.protocol import Prediction, family_times, predict, run_times, stage_breakdown
+from analysis.report import factor_words as fw
 from analysis.report.figures import macro
 from mwlab.catalogue import expand, load_catalogue, load_profile
 
@@ -51,7 +52,8 @@ def render(
     longest_rerun: float = 1.0,
 ) -> tuple[str, str]:
     rows = [
-        rf"\texttt{{{escape(r.family)}}} & {r.runs} & {r.series} & {r.reruns} & {r.failed} & "
+        rf"{escape(fw.family_words(r.family))} & \texttt{{{escape(r.family)}}} & {r.runs} & "
+        rf"{r.series} & {r.reruns} & {r.failed} & "
         rf"{_minutes(r.measured_min)} & {_minutes(r.wall_min)} \\"
         for r in families.itertuples()
     ]
@@ -59,13 +61,14 @@ def render(
     table = "\n".join(
         [
             r"\setlength{\tabcolsep}{4pt}",
-            r"\begin{tabular}{@{}lrrrrrr@{}}",
+            r"\begin{tabular}{@{}p{3.2cm}lrrrrrr@{}}",
             r"\toprule",
-            r"Family & Points & Series & Reruns & Failed & Meas.\ [min] & Jobs [min] \\",
+            r"Family & Identifier & Points & Series & Reruns & Failed & Meas.\ [min]"
+            r" & Jobs [min] \\",
             r"\midrule",
             *rows,
             r"\midrule",
-            rf"Total & {int(total.runs)} & {int(total.series)} & {int(total.reruns)} & "
+            rf"Total & & {int(total.runs)} & {int(total.series)} & {int(total.reruns)} & "
             rf"{int(total.failed)} & {_minutes(total.measured_min)} & "
             rf"{_minutes(total.wall_min)} \\",
             r"\bottomrule",

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from analysis.latex import escape
+from analysis.report import factor_words as fw
 from analysis.scaling import agreement
 
 
@@ -29,16 +30,19 @@ STUDY_WORDS = {"2016": "Sixteen", "2018": "Eighteen"}
 
 
 def calibration_table(cal: dict[str, Any] | None) -> str:
+    """One row per target, its source and runs on lines of their own, so that the table fits
+    the page at the text's size."""
     if cal is None:
         return "\\emph{No scale model in this profile: its hosts are the study's machines.}\n"
     lines = [
-        r"\begin{tabular}{@{}llrlrr@{}}",
+        r"\begin{tabular}{@{}p{0.40\linewidth}rp{0.22\linewidth}r@{}}",
         r"\toprule",
-        r"Target (role) & Study number & Value & Runs: speed $\to$ $X/s$ [ops/s] & Fit & Factor \\",
+        r"Target (role; designs) and its source & Study [ops/s] & Runs: speed $\to$ $X/s$"
+        r" [ops/s] & Factor (fit) \\",
         r"\midrule",
     ]
     for t in cal["targets"]:
-        runs = "; ".join(
+        runs = r"\newline ".join(
             f"{r['speed']:g} $\\to$ {_f(r['throughput_study'])}"
             + ("" if r["status"] == "ok" else " (failed)")
             for r in t["runs"]
@@ -46,10 +50,10 @@ def calibration_table(cal: dict[str, Any] | None) -> str:
         fit = t["fit"]
         factor = f"{fit['speed']:.3f}" + (r"$^\ast$" if fit["clamped"] else "")
         served = ", ".join(str(s) for s in t.get("studies", [t["study"]]))
+        target = escape(fw.words(t["name"], fw.TARGET_WORDS))
         lines.append(
-            f"{escape(t['name'])} ({t['role']}, {served}) & {escape(t['source'])}"
-            f" & {_f(t['value'])}"
-            f" & {runs} & {fit['model']} & {factor} \\\\"
+            f"{target} ({t['role']}; {served})\\newline{{\\footnotesize {escape(t['source'])}}}"
+            f" & {_f(t['value'])} & {runs} & {factor} ({fit['model']}) \\\\"
         )
     rule = cal["client_rule"]
     follows = {"upper": "upper bound", "unbudgeted": "no budget"}.get(
@@ -59,7 +63,7 @@ def calibration_table(cal: dict[str, Any] | None) -> str:
     client = clients.pop() if len(clients) == 1 else None
     lines += [
         r"\midrule",
-        f"client & \\multicolumn{{4}}{{l}}{{{follows}: {escape(rule['why'])}}}"
+        f"client & \\multicolumn{{2}}{{p{{0.35\\linewidth}}}}{{{follows}: {escape(rule['why'])}}}"
         f" & {'--' if client is None else format(client, '.3f')} \\\\",
         r"\bottomrule",
         r"\end{tabular}",
@@ -67,13 +71,36 @@ def calibration_table(cal: dict[str, Any] | None) -> str:
     return "\n".join(lines) + "\n"
 
 
+# The table that sets our measurement beside each kind of study number.
+REFERENCE_TABLES = {
+    "baselines_direct": "tab:base-direct-max",
+    "baselines_middleware": "tab:base-mw-max",
+    "writes": "tab:seeds-writes",
+    "multiget": "tab:mget",
+    "max_throughput": "tab:sixteen-max",
+}
+
+
 def validation_table(cal: dict[str, Any] | None) -> str:
+    """The study numbers the fit leaves out, in words, each with the table that sets ours
+    beside it: the scale model is validated there, not here."""
     if cal is None:
         return "\\emph{No scale model in this profile: no study numbers to validate it.}\n"
-    lines = [r"\begin{tabular}{@{}llr@{}}", r"\toprule", r"Validation number & Source & Value \\"]
-    lines.append(r"\midrule")
+    lines = [
+        r"\begin{tabular}{@{}llrll@{}}",
+        r"\toprule",
+        r"Study number & Source & Value & Unit & Ours in \\",
+        r"\midrule",
+    ]
     for v in cal["validation"]:
-        lines.append(f"{escape(v['name'])} & {escape(v['source'])} & {_f(v['value'], 2)} \\\\")
+        path = v.get("reference", "").partition(":")[2].split(".")
+        table = REFERENCE_TABLES.get(path[0])
+        where = f"Table~\\ref{{{table}}}" if table else "--"
+        lines.append(
+            f"{escape(fw.reference_words(path) if path[0] else v['name'])} & {escape(v['source'])}"
+            f" & {_f(v['value'], 0 if float(v['value']).is_integer() else 2)}"
+            f" & {fw.reference_unit(path)} & {where} \\\\"
+        )
     lines += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(lines) + "\n"
 

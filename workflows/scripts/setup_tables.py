@@ -61,8 +61,9 @@ def family_rows(family: Family, runs: list[PlannedRun], profile: dict[str, Any])
     workload = spec["workload"]
     return [
         # A paragraph column: a long title wraps instead of running into the margin.
+        # The family's identifier, where its data lie, is in the reproduction appendix.
         rf"\multicolumn{{2}}{{@{{}}p{{\linewidth}}@{{}}}}{{\textbf{{{escape(family.title)}}} "
-        rf"(\texttt{{{escape(family.name)}}}, {family.study} study)}} \\",
+        rf"({family.study} study)}} \\",
         rf"\quad Machines & {_topology(spec)} \\",
         rf"\quad Workload & {workload['data_size']}-byte values, keys 1..{workload['key_maximum']},"
         rf" driver {escape(spec['driver'])} \\",
