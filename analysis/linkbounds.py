@@ -15,6 +15,9 @@ import pandas as pd
 
 from analysis.linkload import Sizes
 
+# Host kinds whose egress the testbed caps with a token bucket (testbed/emulation.py).
+CAPPED_HOSTS = ("emulated",)
+
 # The messages each role sends (its egress): clients send requests, servers replies, and the
 # middleware forwards requests to the servers and replies to the clients.
 MESSAGES = ("set_request", "set_reply", "get_request", "get_reply")
@@ -77,3 +80,26 @@ def measured_capacity(points: pd.DataFrame, role: str) -> float:
         return math.nan
     values = pd.to_numeric(points[column], errors="coerce").dropna()
     return float(values.median()) if len(values) else math.nan
+
+
+def bound_capacity_mbit(row: Mapping[str, object], role: str) -> float:
+    """The capacity (Mbit/s, as run) that a role's link bound is computed from: the egress cap
+    where the testbed enforced one (`caps_mbit.<role>` on capped hosts), else the capacity
+    iperf3 measured (`link_<role>_mbit`, remote hosts); NaN where neither applies (local
+    processes). The cap counts headers as well as payload, so no run's payload exceeds the
+    bound it gives, while iperf3's one TCP stream reaches a few per cent less than the cap and
+    a run's many connections can pass what it measured."""
+    if str(row.get("host_kind")) in CAPPED_HOSTS:
+        cap = _positive(row.get(f"caps_mbit.{role}"))
+        if math.isfinite(cap):
+            return cap
+    return _positive(row.get(f"link_{role}_mbit"))
+
+
+def _positive(value: object) -> float:
+    """A positive finite number, else NaN."""
+    try:
+        x = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return math.nan
+    return x if math.isfinite(x) and x > 0 else math.nan

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from analysis import stability
+from analysis import linkbounds, stability
 from analysis.bottleneck import SATURATED
 from analysis.calibration import MAX_STEAL_SHARE
 from analysis.linkload import DEFAULT_KEY_BYTES
@@ -182,16 +182,23 @@ def bandwidth_bound(
 
 
 def run_bound(manifest: pd.Series) -> float:
-    """The bandwidth bound (ops/s) of one run from its manifest row: the measured link
-    capacities, the point's machines, message sizes and write share; NaN without any
-    measured capacity."""
+    """The bandwidth bound (ops/s, as run) of one run from its manifest row: the link
+    capacities (analysis.linkbounds.bound_capacity_mbit: the caps on capped hosts, else as
+    measured), the point's machines, message sizes and write share; NaN without any
+    capacity."""
+    bound = run_bandwidth_bound(manifest)
+    return math.nan if bound is None else bound.bound
+
+
+def run_bandwidth_bound(manifest: pd.Series) -> BandwidthBound | None:
+    """`run_bound` with every role's bound and the binding role; None without any capacity."""
     capacity = {
-        role: float(manifest[f"link_{role}_mbit"])
+        role: cap
         for role in ("client", "middleware", "server")
-        if f"link_{role}_mbit" in manifest and pd.notna(manifest[f"link_{role}_mbit"])
+        if math.isfinite(cap := linkbounds.bound_capacity_mbit(manifest, role))
     }
     if not capacity:
-        return math.nan
+        return None
     key = manifest.get("workload.key_size")
     multiget = int(manifest.get("workload.multiget") or 0)
     multiget = multiget if multiget > 1 else 0
@@ -218,7 +225,7 @@ def run_bound(manifest: pd.Series) -> float:
         replication=int(replication) if pd.notna(replication) else servers,
         servers=servers,
         via_middleware=middlewares > 0,
-    ).bound
+    )
 
 
 def check_runs(
@@ -252,6 +259,10 @@ def check_runs(
             "measured_s": _measured_s(manifest),
             # The share of the machine's CPU the hypervisor took during the measurement.
             "steal": float(manifest.get("host_steal", math.nan)),
+            # TCP's retransmission timeouts and the packets the links' token buckets dropped:
+            # a client waiting out a timeout holds a request no response time counts yet.
+            "rto_timeouts": _float(manifest.get("rto_timeouts")),
+            "qdisc_drops": _float(manifest.get("qdisc_drops")),
         }
         if manifest["status"] == "ok" and not measured.empty:
             m = measured.iloc[0]
@@ -281,6 +292,27 @@ def check_runs(
     # The stated rule: what is still failed or unstable after the reruns stays out of fits.
     out["excluded"] = (out["status"] != "ok") | ~out["stable"]
     return out
+
+
+def usable_points(points: pd.DataFrame, validation: pd.DataFrame, family: str) -> pd.DataFrame:
+    """The rows of a family's `points` (or any table with a `point` column) that statistics,
+    tables and fits may use: points with at least one run the validation kept (`excluded`
+    false). A point all of whose runs are excluded (failed, or unstable after the reruns)
+    keeps its completed runs in the tidy data, so that a factorial grid misses no level; every
+    other table leaves it out. Points the validation does not know stay."""
+    runs = validation[validation["family"] == family]
+    point = runs["run"].astype(str).str.split("/").str[1]
+    kept = set(point[~runs["excluded"].astype(bool)])
+    dropped = set(point) - kept
+    return points[~points["point"].isin(dropped)].copy()
+
+
+def _float(value: object) -> float:
+    """A number from a manifest column that may be missing (NaN then)."""
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return math.nan
 
 
 def _measured_s(manifest: pd.Series) -> float:

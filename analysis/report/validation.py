@@ -94,6 +94,25 @@ def lengths_tabular(lengths: pd.DataFrame) -> str:
     return fg.tabular(header, rows, "@{}lrrrrrr@{}")
 
 
+def _median(values: pd.Series) -> str:
+    return _num(values.median(), ".0f") if values.notna().any() else fg.MISSING
+
+
+def law_numbers(table: pd.DataFrame) -> dict[str, str]:
+    """Why runs deviate from the interactive law: how many of them waited out TCP
+    retransmission timeouts (`rto_timeouts`, where a link's token bucket drops packets),
+    with the median per run beside the other runs', and how many are excluded anyway."""
+    ok = table[table["status"] == "ok"]
+    law = ok["flags"].str.contains("law")
+    rto = pd.to_numeric(ok.get("rto_timeouts", pd.Series(index=ok.index)), errors="coerce")
+    return {
+        "ValidationLawTimeouts": str(int((law & (rto > 0)).sum())),
+        "ValidationLawTimeoutsMedian": _median(rto[law]),
+        "ValidationOtherTimeoutsMedian": _median(rto[~law]),
+        "ValidationLawExcluded": str(int((law & ok["excluded"].astype(bool)).sum())),
+    }
+
+
 def numbers(table: pd.DataFrame) -> str:
     ok = table[table["status"] == "ok"]
     stable_share = ok["stable"].mean() if len(ok) else math.nan
@@ -120,5 +139,7 @@ def numbers(table: pd.DataFrame) -> str:
         "ValidationMaxHalfWidth": rf"{100 * stability.MAX_REL_HALF_WIDTH:g}\,\%",
         "ValidationLawLimit": f"{LAW_TOLERANCE:g}",
         "ValidationNearBound": f"{NEAR_BOUND:g}",
+        "ValidationMaxBound": _num(ok["bound_fraction"].max(), ".2f"),
+        **law_numbers(table),
     }
     return "".join(fg.macro(k, str(v)) for k, v in macros.items())

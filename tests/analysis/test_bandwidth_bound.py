@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import validate
+from analysis import linkbounds, validate
 
 ROOT = Path(__file__).resolve().parents[2]
 MULTIGET = ROOT / "results" / "default" / "data" / "multiget"
@@ -110,3 +111,30 @@ def test_no_multiget_run_exceeds_its_bandwidth_bound() -> None:
     table = validate.check_runs(runs, manifests, "multiget", windows)
     shares = table["bound_fraction"].dropna()
     assert len(shares) and shares.max() <= 1.0, table.loc[shares.idxmax(), "run"]
+
+
+def test_a_capped_host_bounds_by_its_cap_not_by_iperf3() -> None:
+    # The token bucket lets the cap through (headers included); iperf3's one stream reached
+    # less, and a run's many connections can pass that: the bound is the cap's.
+    row = pd.Series(
+        {
+            "host_kind": "emulated", "caps_mbit.server": 5.05, "caps_mbit.client": 10.05,
+            "link_server_mbit": 4.84, "link_client_mbit": 9.61,
+            "workload.key_size": None, "workload.multiget": 0, "workload.data_size": 4096,
+            "workload.ratio": "0:1", "middleware.replication": None, "servers": 1,
+            "middlewares": 0, "client_machines": 3,
+        }
+    )  # fmt: skip
+    reply = 12 + 4096 + 17 + 5  # a VALUE line, the data and END for a 12-byte key
+    assert linkbounds.bound_capacity_mbit(row, "server") == 5.05
+    assert validate.run_bound(row) == pytest.approx(5.05e6 / 8 / reply)
+    bound = validate.run_bandwidth_bound(row)
+    assert bound is not None and bound.binding == "server"
+    # Remote hosts have no cap the testbed enforces: what iperf3 measured bounds them.
+    remote = row.copy()
+    remote["host_kind"] = "remote"
+    assert validate.run_bound(remote) == pytest.approx(4.84e6 / 8 / reply)
+    # Local processes: neither a cap nor a measurement, no bound.
+    local = row.drop(["link_server_mbit", "link_client_mbit"])
+    local["host_kind"] = "local"
+    assert np.isnan(validate.run_bound(local))

@@ -168,3 +168,25 @@ def test_per_source_totals_add_sources_over_their_own_windows() -> None:
     assert totals.loc["all", "throughput_ops"] == 400.0
     assert totals.loc["get", "response_us_mean"] == 1000.0
     assert totals.loc["get", "throughput_cv"] == 0.0
+
+
+def test_points_whose_runs_are_all_excluded_stay_out_of_tables() -> None:
+    # The validation excluded the only run of p=2 (unstable after its reruns) and one of two
+    # runs of p=3; p=1 kept its run. Another family's exclusions do not count here.
+    validation = pd.DataFrame(
+        {
+            "family": ["f", "f", "f", "f", "g"],
+            "run": ["f/p=1/rep1", "f/p=2/rep1", "f/p=3/rep1", "f/p=3/rep2", "g/p=1/rep1"],
+            "excluded": [False, True, True, False, True],
+        }
+    )
+    points = pd.DataFrame(
+        {
+            "point": ["p=1", "p=1", "p=2", "p=3", "p=4"],
+            "side": ["client", "middleware", "client", "client", "client"],
+        }
+    )
+    kept = validate.usable_points(points, validation, "f")
+    # p=3 keeps its stable run's statistics; p=4 is not in the validation and stays.
+    assert kept["point"].tolist() == ["p=1", "p=1", "p=3", "p=4"]
+    assert len(validate.usable_points(points, validation, "g")) == len(points) - 2

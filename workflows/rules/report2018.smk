@@ -16,6 +16,7 @@ rule r2018_baselines:
         middleware=data_2018("baseline_middleware"),
         queue=data_2018("baseline_middleware", "queue"),
         windows=data_2018("baseline_middleware", "windows"),
+        validation=f"{RESULTS}/data/validation.parquet",
         reference=REFERENCE_2018,
         code=ANALYSIS_CODE,
     output:
@@ -40,6 +41,7 @@ rule r2018_baselines:
 rule r2018_batching:
     input:
         points=data_2018("batching_2018"),
+        validation=f"{RESULTS}/data/validation.parquet",
         code=ANALYSIS_CODE,
     output:
         fig=f"{R2018}/batching.pdf",
@@ -56,6 +58,7 @@ rule r2018_writes:
         points=data_2018("write_throughput"),
         queue=data_2018("write_throughput", "queue"),
         windows=data_2018("write_throughput", "windows"),
+        validation=f"{RESULTS}/data/validation.parquet",
         reference=REFERENCE_2018,
         code=ANALYSIS_CODE,
     output:
@@ -77,6 +80,7 @@ rule r2018_multiget:
         windows=data_2018("multiget", "windows"),
         manifests=data_2018("multiget", "manifests"),
         runs=data_2018("multiget", "runs"),
+        validation=f"{RESULTS}/data/validation.parquet",
         reference=REFERENCE_2018,
         code=ANALYSIS_CODE,
     output:
@@ -116,6 +120,7 @@ rule r2018_models:
         base_points=data_2018("baseline_middleware"),
         base_windows=data_2018("baseline_middleware", "windows"),
         direct_points=data_2018("baseline_direct"),
+        validation=f"{RESULTS}/data/validation.parquet",
         reference=REFERENCE_2018,
         code=ANALYSIS_CODE,
     output:

@@ -312,6 +312,20 @@ def interactive_law(direct: pd.DataFrame, mw: pd.DataFrame, path: str) -> list[s
     rf.save(fig, path)
     numbers.append(rf.macro("BaseLawPoints", str(len(law))))
     numbers.append(rf.macro("BaseLawMaxDev", rf.pct(dev.max() if len(dev) else math.nan)))
+    # The point of the largest deviation and the retransmission timeouts its clients waited
+    # out (the validation appendix's explanation of such deviations).
+    top = law.loc[dev.idxmax()] if len(dev) else None
+    numbers.append(
+        rf.macro(
+            "BaseLawMaxDevPoint",
+            rf.MISSING
+            if top is None
+            else f"{str(top['level_setup']).replace('_', ' ')}, {top['level_workload']},"
+            f" {int(top['clients_total'])} clients",
+        )
+    )
+    rto = top.get("rto_timeouts", math.nan) if top is not None else math.nan
+    numbers.append(rf.macro("BaseLawMaxDevTimeouts", rf.num(rto)))
     numbers.append(rf.macro("BaseLawMedianDev", rf.pct(dev.median() if len(dev) else math.nan)))
     numbers.append(
         rf.macro(
@@ -323,24 +337,52 @@ def interactive_law(direct: pd.DataFrame, mw: pd.DataFrame, path: str) -> list[s
     return numbers
 
 
-def bandwidth_bound(direct: pd.DataFrame, ref: dict) -> list[str]:
-    """The bandwidth bound of the one-server read-only baseline with our link capacities."""
-    one = direct[direct["level_setup"] == "one_server"]
-    sizes = validate.message_sizes(4096, len("memtier-") + len(str(10000)))
-    src = one.iloc[0] if not one.empty else direct.iloc[0]
-    bound = validate.bandwidth_bound(
-        {r: _link_mbit(src, r) for r in ("client", "server")},
-        {"client": int(src["client_machines"]), "server": 1},
-        sizes,
-        set_fraction=0.0,
-        servers=1,
-        via_middleware=False,
-    )
-    return [
-        rf.macro("BaseBoundGetOneServer", rf.num(bound.bound)),
-        rf.macro("BaseBoundGetOneServerStudy", rf.num(ref["bandwidth"]["server_get_reply_ops"])),
-        rf.macro("BaseBoundServerMbit", rf.num(_link_mbit(src, "server"))),
-        rf.macro("BaseBoundGetReplyBytes", str(sizes["get_reply"])),
+def _bound_at_best(d: pd.DataFrame) -> tuple[pd.Series | None, validate.BandwidthBound | None]:
+    """The point of highest client throughput and its link bound (as run), from the
+    capacities every bound of the report uses (analysis.linkbounds.bound_capacity_mbit)."""
+    b = best(d)
+    return b, (None if b is None else validate.run_bandwidth_bound(b))
+
+
+# The role whose link binds, as the text names its upload.
+ROLE_UPLOAD = {"client": "the clients'", "middleware": "the middlewares'", "server": "the server's"}
+
+
+def _bound_words(b: pd.Series, bound: validate.BandwidthBound, scale: float) -> str:
+    """Whether a maximum is held by a link: at NEAR_BOUND of its bound or more it is."""
+    share = b["throughput_ops_mean"] / bound.bound
+    link = f"{ROLE_UPLOAD[bound.binding]} upload bound ({rf.num(bound.bound / scale)}~ops/s)"
+    if share >= validate.NEAR_BOUND:
+        return f"is held by a link, at {rf.num(share, 2)} of {link}"
+    return f"stays below every link's bound, at {rf.num(share, 2)} of {link}"
+
+
+def bandwidth_bound(direct: pd.DataFrame, mw: pd.DataFrame) -> list[str]:
+    """The link bounds of the baselines' maxima in the study's time: one server's reads
+    (its upload over GET replies) and the writes without and with two middlewares (the
+    binding role's upload), with the share of its bound each maximum reached."""
+    numbers: list[str] = []
+    cases = [
+        ("BaseBoundOneServerRead", direct, "one_server", "read-only"),
+        ("BaseBoundOneServerWrite", direct, "one_server", "write-only"),
+        ("BaseBoundTwoMwWrite", mw, "two_middlewares", "write-only"),
+    ]
+    for key, frame, setup, workload in cases:
+        d = frame[(frame["level_setup"] == setup) & (frame["level_workload"] == workload)]
+        b, bound = _bound_at_best(d)
+        ok = b is not None and bound is not None
+        scale = float(b["scale"]) if ok and pd.notna(b.get("scale")) else 1.0
+        numbers += [
+            rf.macro(key, rf.num(bound.bound / scale) if ok else rf.MISSING),
+            rf.macro(
+                f"{key}Share",
+                rf.num(b["throughput_ops_mean"] / bound.bound, 2) if ok else rf.MISSING,
+            ),
+            rf.macro(f"{key}Role", ROLE_UPLOAD[bound.binding] if ok else rf.MISSING),
+            rf.macro(f"{key}Words", _bound_words(b, bound, scale) if ok else "is not measured"),
+        ]
+    src = direct.iloc[0] if not direct.empty else mw.iloc[0]
+    numbers += [
         rf.macro("BaseHostKind", str(src["host_kind"])),
         rf.macro(
             "BaseBoundNote",
@@ -349,14 +391,7 @@ def bandwidth_bound(direct: pd.DataFrame, ref: dict) -> list[str]:
             else "does not apply (local processes, no capped links)",
         ),
     ]
-
-
-def _link_mbit(src: pd.Series, role: str) -> float:
-    """A role's link capacity as measured in the run, else as capped."""
-    v = src.get(f"link_{role}_mbit", math.nan)
-    return (
-        float(v) if v is not None and math.isfinite(float(v)) else float(src[f"caps_mbit.{role}"])
-    )
+    return numbers
 
 
 MESSAGE_NAMES = {
@@ -630,8 +665,8 @@ def modified_interactive_law(m: pd.DataFrame, path: str) -> list[str]:
 def main(sm) -> None:  # noqa: ANN001 - the Snakemake object
     log_to(sm.log[0])
     ref = reference(sm.input.reference)
-    direct = points(sm.input.direct)
-    mw = points(sm.input.middleware)
+    direct = points(sm.input.direct, validation=sm.input.validation)
+    mw = points(sm.input.middleware, validation=sm.input.validation)
     # The same points in the study's time, for the tables beside seeds 002 and 004.
     mw_study = in_study_time(mw)
     out = sm.output
@@ -648,7 +683,7 @@ def main(sm) -> None:  # noqa: ANN001 - the Snakemake object
     numbers += middleware_table(mw, ref, out.tab_mw)
     numbers += seeds_tables(mw_study, ref, out)
     numbers += interactive_law(direct, mw, out.fig_law)
-    numbers += bandwidth_bound(direct, ref)
+    numbers += bandwidth_bound(direct, mw)
     numbers += link_bounds_table(direct, mw, ref, out.tab_linkcap)
     stats = mw_statistics_points(
         mw_study, pd.read_parquet(sm.input.queue), pd.read_parquet(sm.input.windows)

@@ -51,7 +51,7 @@ def batch_bars(ax: plt.Axes, d: pd.DataFrame, batches: list[int]) -> list[str]:
 def main(sm) -> None:  # noqa: ANN001
     log_to(sm.log[0])
     out = sm.output
-    raw = points(sm.input.points)
+    raw = points(sm.input.points, validation=sm.input.validation)
     raw_x = raw.set_index(["point", "side"])["throughput_ops_mean"]
     pts = in_study_time(raw)
     numbers = []

@@ -8,6 +8,7 @@ import pandas as pd
 import yaml
 
 from analysis.report import figures as rf
+from analysis.validate import usable_points
 
 
 def log_to(path: str) -> None:
@@ -18,10 +19,20 @@ def reference(path: str) -> dict:
     return yaml.safe_load(Path(path).read_text())
 
 
-def points(path: str, kind: str = "all") -> pd.DataFrame:
-    """Per-point rows of one request type (`all` = every type together)."""
-    df = pd.read_parquet(path)
+def points(path: str, kind: str = "all", validation: str | None = None) -> pd.DataFrame:
+    """Per-point rows of one request type (`all` = every type together); with the
+    validation table, only the points it keeps (analysis.validate.usable_points)."""
+    df = usable(pd.read_parquet(path), path, validation)
     return df[df["type"] == kind].copy()
+
+
+def usable(table: pd.DataFrame, path: str, validation: str | None) -> pd.DataFrame:
+    """The rows of a family's table (data/<family>/<table>.parquet at `path`) whose point
+    has a run the validation kept; all rows without a validation table."""
+    if validation is None:
+        return table
+    family = Path(path).parent.name
+    return usable_points(table, pd.read_parquet(validation), family)
 
 
 def camel(*parts: object) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 
 import matplotlib.pyplot as plt
 import pandas as pd
-from r2018_common import camel, log_to, reference
+from r2018_common import camel, log_to, reference, usable
 
 from analysis import estimate, mm_tables, mva, seed2018
 from analysis import mva_middleware as mw
@@ -99,9 +99,12 @@ def mm_figure(tables: dict[str, pd.DataFrame], seeds: dict[str, pd.DataFrame], p
 
 def write_models(sm: Any, ref: dict) -> list[str]:
     """The M/M/1 and M/M/m tables and figure; returns their macros."""
-    points = in_study_time(pd.read_parquet(sm.input.write_points))
+    points = in_study_time(
+        usable(pd.read_parquet(sm.input.write_points), sm.input.write_points, sm.input.validation)
+    )
     points = points[points["type"] == "all"]
     windows = middleware_windows(sm.input.write_windows, sm.input.write_points)
+    windows = windows[windows["point"].isin(points["point"])]
     qlen = mm_tables.system_queue_length(pd.read_parquet(sm.input.write_queue), windows)
     inputs = mm_tables.model_inputs(points, windows, qlen)
     ours = {model: mm_tables.predict(inputs, model) for model in mm_tables.MODELS}
@@ -142,10 +145,14 @@ def fit_networks(sm: Any) -> dict[tuple[str, str], dict]:
     """Per setup and workload of the baseline: the network at the largest worker count, its
     service times (measured at that count's lightest load), and the client points it is
     compared with."""
-    bpts = in_study_time(pd.read_parquet(sm.input.base_points))
+    bpts = in_study_time(
+        usable(pd.read_parquet(sm.input.base_points), sm.input.base_points, sm.input.validation)
+    )
     bpts = bpts[bpts["type"] == "all"]
     bwin = middleware_windows(sm.input.base_windows, sm.input.base_points)
-    dpts = in_study_time(pd.read_parquet(sm.input.direct_points))
+    dpts = in_study_time(
+        usable(pd.read_parquet(sm.input.direct_points), sm.input.direct_points, sm.input.validation)
+    )
     dpts = dpts[(dpts["type"] == "all") & (dpts["level_setup"] == "one_server")]
     fitted = {}
     for (setup, workload), g in bpts.groupby(["level_setup", "level_workload"]):

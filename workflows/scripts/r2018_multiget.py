@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pandas as pd
-from r2018_common import camel, log_to, reference
+from r2018_common import camel, log_to, reference, usable
 
 from analysis import linkload
 from analysis import multiget as mg
@@ -253,7 +253,7 @@ def main(sm) -> None:  # noqa: ANN001 - the Snakemake object
     out = sm.output
     numbers: list[str] = []
 
-    raw_pts = pd.read_parquet(sm.input.points)
+    raw_pts = usable(pd.read_parquet(sm.input.points), sm.input.points, sm.input.validation)
     pts = in_study_time(raw_pts)
     sizes = sorted(mg.get_rows(pts, "client")["size"].unique().tolist())
     level = mg.get_rows(pts, "client").set_index("point")[["sharding", "size"]]

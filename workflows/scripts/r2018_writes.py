@@ -77,7 +77,7 @@ def main(sm) -> None:  # noqa: ANN001
     log_to(sm.log[0])
     full_ref = reference(sm.input.reference)
     ref = full_ref["writes"]
-    raw = points(sm.input.points)
+    raw = points(sm.input.points, validation=sm.input.validation)
     # Every throughput and time below in the study's time; `raw` keeps the measured values.
     pts = in_study_time(raw)
     pts["workers"] = pts["middleware.workers"].astype(int)

@@ -135,6 +135,66 @@ def check_table(table: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+# Why a fit's intercept has its sign, per role (a negative one is a fixed cost).
+FIXED_COST = {
+    "middleware": " (the JVM's compilation, collection and wake-ups take a larger share of a"
+    " small budget)",
+}
+
+
+def _gain(runs: list[dict[str, Any]]) -> tuple[float, float] | None:
+    """The largest over the smallest speed of a target's completed runs, and the throughput
+    ratio between them; None without two speeds."""
+    ok = sorted((r["speed"], r["throughput_study"]) for r in runs if r["status"] == "ok")
+    if len(ok) < 2 or ok[0][0] <= 0 or ok[0][1] <= 0:
+        return None
+    return ok[-1][0] / ok[0][0], ok[-1][1] / ok[0][1]
+
+
+def _signed(values: list[float]) -> str:
+    return " and ".join(f"{v:+,.0f}".replace(",", "{,}").replace("-", "$-$") for v in values)
+
+
+def intercept_words(cal: dict[str, Any]) -> str:
+    """What the affine fits' intercepts say, per budgeted role, in words that follow their
+    signs (a negative intercept is the sign of a fixed cost), with what a larger budget gave
+    in the calibration's own runs."""
+    parts = []
+    for role in ("middleware", "server"):
+        fits = [t for t in cal["targets"] if t["role"] == role and t["fit"]["model"] == "affine"]
+        if not fits:
+            continue
+        intercepts = [float(t["fit"]["intercept"]) for t in fits]
+        if all(a < 0 for a in intercepts):
+            sign = "a negative intercept"
+        elif all(a > 0 for a in intercepts):
+            sign = "a positive intercept"
+        else:
+            sign = "intercepts of both signs"
+        words = f"the {role}'s fit{'s have' if len(fits) > 1 else ' has'} {sign}"
+        words += f" ({_signed(intercepts)}~ops/s)"
+        if all(a < 0 for a in intercepts):
+            words += ", the sign of a fixed cost" + FIXED_COST.get(role, "")
+        gains = [g for t in fits if (g := _gain(t["runs"])) is not None]
+        if gains:
+            budgets = {b for b, _ in gains}
+            budget = (
+                ("twice the budget" if budgets == {2.0} else f"{budgets.pop():g} times the budget")
+                if len(budgets) == 1
+                else "a larger budget"
+            )
+            ratios = " and ".join(f"{x:.2f}" for _, x in gains)
+            if all(x > b for b, x in gains):
+                how = ", more than in proportion"
+            elif all(x < b for b, x in gains):
+                how = ", less than in proportion"
+            else:
+                how = ""
+            words += f": {budget} gave {ratios} times the throughput{how}"
+        parts.append(words)
+    return "; ".join(parts) if parts else "the calibration has no affine fit"
+
+
 def numbers(cal: dict[str, Any] | None, table: pd.DataFrame, profile_scale: float) -> str:
     out = {"ScaleFactor": f"{profile_scale:g}", "ScaleModelUsed": "no" if cal is None else "yes"}
     # Every macro is defined, "--" where this profile has no such number.
@@ -142,7 +202,8 @@ def numbers(cal: dict[str, Any] | None, table: pd.DataFrame, profile_scale: floa
               for role in ("server", "middleware", "client")]  # fmt: skip
     for name in ("ScaleCalibrationFactor", *speeds, "ScaleCalibrationTargets",
                  "ScaleValidationNumbers", "ScaleCheckOther", "ScaleCheckWorstThroughputPercent",
-                 "ScaleCheckWorstResponsePercent", "ScaleCalibrationQuiet"):  # fmt: skip
+                 "ScaleCheckWorstResponsePercent", "ScaleCalibrationQuiet",
+                 "ScaleInterceptWords"):  # fmt: skip
         out[name] = "--"
     out["ScaleCalibrationQuiet"] = ""  # a sentence: none without a calibration
     if cal is not None:
@@ -153,6 +214,7 @@ def numbers(cal: dict[str, Any] | None, table: pd.DataFrame, profile_scale: floa
                 out[name] = "none (unbudgeted)" if f is None else f"{f:.3f}"
         out["ScaleCalibrationTargets"] = str(len(cal["targets"]))
         out["ScaleValidationNumbers"] = str(len(cal["validation"]))
+        out["ScaleInterceptWords"] = intercept_words(cal)
         disturbed = len(cal.get("warnings", []))
         out["ScaleCalibrationQuiet"] = (
             "Every calibration run had a quiet machine (steal and idle within bounds)."
