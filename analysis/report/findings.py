@@ -156,15 +156,19 @@ def findings_table(outcomes: Sequence[findings.Outcome], study: str) -> str:
 _STUDY_NAMES = {"2018": "Eighteen", "2016": "Sixteen"}
 
 
+def _threshold(rule: Mapping[str, Any]) -> str:
+    """A `beyond` rule's threshold in words: zero, or a signed share in per cent."""
+    t = float(rule["threshold"])
+    if t == 0:
+        return "zero"
+    return f"{100 * t:+g} %".replace("-", "−")
+
+
 def rules_table(catalogue: Mapping[str, Any]) -> str:
     """Which rule decides each finding, in words."""
     words = {
         "effect": lambda r: f"the change is a significant {r['direction']}",
-        "beyond": lambda r: (
-            f"the value lies significantly {r['direction']} {100 * r['threshold']:+g} %"
-            if r.get("relative", True)
-            else f"the value lies significantly {r['direction']} {r['threshold']:g}"
-        ),
+        "beyond": lambda r: f"the value lies significantly {r['direction']} {_threshold(r)}",
         "within": lambda r: f"the interval lies within {r['tolerance']:g} of the study's value",
         "dominant": lambda r: "the study's term's effect significantly exceeds every other's",
     }
@@ -205,12 +209,13 @@ def _claims(outcomes: Sequence[findings.Outcome]) -> str:
 
 
 def _repetition_range(outcomes: Sequence[findings.Outcome]) -> str:
+    """The repetitions per level the verdicts rest on, with their noun: `1 repetition`,
+    `3 repetitions`, `1 to 3 repetitions`."""
     reps = sorted({o.repetitions for o in outcomes if o.repetitions > 0})
     if not reps:
-        return "none"
-    if len(reps) == 1:
-        return f"{reps[0]}"
-    return f"{reps[0]} to {reps[-1]}"
+        return "no repetitions"
+    counted = f"{reps[0]}" if len(reps) == 1 else f"{reps[0]} to {reps[-1]}"
+    return f"{counted} repetition" + ("" if reps == [1] else "s")
 
 
 def numbers(outcomes: Sequence[findings.Outcome], rows: Sequence[Mapping[str, Any]]) -> str:

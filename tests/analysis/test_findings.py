@@ -441,7 +441,7 @@ def test_the_findings_tables_show_each_verdict_with_its_interval_and_repetitions
     assert r"\newcommand{\FindingsReproduced}{1}" in text
     assert r"\newcommand{\FindingsInconclusive}{1}" in text
     assert r"\newcommand{\FindingsByConstruction}{1}" in text
-    assert r"\newcommand{\FindingsRepetitions}{3}" in text
+    assert r"\newcommand{\FindingsRepetitions}{3 repetitions}" in text
 
 
 def test_a_change_between_two_families_and_keys_per_request() -> None:
