@@ -255,7 +255,10 @@ def mva_beside(ours: pd.DataFrame, reference: Mapping) -> pd.DataFrame:
                 "seed002_bottleneck": s2.get(setup, {}).get(workload, ""),
             }
         )
-    return pd.DataFrame(rows)
+    # The columns stand even without rows (no usable points): the report keys on them.
+    columns = ["setup", "workload", "clients", "ours_error", "ours_bottleneck",
+               "seed004_error", "seed004_bottleneck", "seed002_bottleneck"]  # fmt: skip
+    return pd.DataFrame(rows, columns=columns)
 
 
 # Columns of the seed-004 points the report's figures draw beside ours.

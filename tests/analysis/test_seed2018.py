@@ -209,3 +209,13 @@ def test_service_rate_of_the_best_run_is_below_the_best_window() -> None:
     )
     assert estimate.service_rate_max_window(tidy) == 300.0
     assert estimate.service_rate_max_run(tidy) == pytest.approx(230.0)
+
+
+def test_mva_beside_without_usable_points_keeps_its_columns() -> None:
+    empty = pd.DataFrame(
+        columns=["setup", "workload", "clients", "x_model", "x_measured", "bottleneck"]
+    )
+    out = seed2018.mva_beside(empty, REFERENCE)
+    assert out.empty
+    assert {"setup", "workload", "ours_error"} <= set(out.columns)
+    assert out.set_index(["setup", "workload"]).empty
