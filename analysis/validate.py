@@ -299,10 +299,16 @@ def usable_points(points: pd.DataFrame, validation: pd.DataFrame, family: str) -
     tables and fits may use: points with at least one run the validation kept (`excluded`
     false). A point all of whose runs are excluded (failed, or unstable after the reruns)
     keeps its completed runs in the tidy data, so that a factorial grid misses no level; every
-    other table leaves it out. Points the validation does not know stay."""
+    other table leaves it out. Points the validation does not know stay, and so does every
+    point of a family none of whose runs the validation kept."""
     runs = validation[validation["family"] == family]
     point = runs["run"].astype(str).str.split("/").str[1]
     kept = set(point[~runs["excluded"].astype(bool)])
+    if not kept:
+        # No run of the family passed (steps shorter than the check needs, as the smoke
+        # profile's): nothing is left to prefer, so its tables show every point, unchecked,
+        # and the validation appendix lists each run as unstable.
+        return points.copy()
     dropped = set(point) - kept
     return points[~points["point"].isin(dropped)].copy()
 

@@ -127,7 +127,8 @@ def _verdict(o: findings.Outcome) -> str:
     if o.construction:
         words.append(r"\emph{by construction}: " + tex(o.construction))
     if o.reason:
-        words.append(tex(o.reason))
+        # A reason may name a family or a column: let the narrow cell break after `_`.
+        words.append(tex(o.reason).replace(r"\_", r"\_\allowbreak{}"))
     return "; ".join(words)
 
 

@@ -189,4 +189,13 @@ def test_points_whose_runs_are_all_excluded_stay_out_of_tables() -> None:
     kept = validate.usable_points(points, validation, "f")
     # p=3 keeps its stable run's statistics; p=4 is not in the validation and stays.
     assert kept["point"].tolist() == ["p=1", "p=1", "p=3", "p=4"]
-    assert len(validate.usable_points(points, validation, "g")) == len(points) - 2
+    # Family g kept no run at all (steps too short for the check): its points all stay.
+    assert len(validate.usable_points(points, validation, "g")) == len(points)
+    validation.loc[4, "excluded"] = False
+    validation.loc[5] = ["g", "g/p=2/rep1", True]
+    assert validate.usable_points(points, validation, "g")["point"].tolist() == [
+        "p=1",
+        "p=1",
+        "p=3",
+        "p=4",
+    ]

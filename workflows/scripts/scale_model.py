@@ -35,7 +35,7 @@ def calibration_table(cal: dict[str, Any] | None) -> str:
     if cal is None:
         return "\\emph{No scale model in this profile: its hosts are the study's machines.}\n"
     lines = [
-        r"\begin{tabular}{@{}p{0.40\linewidth}rp{0.22\linewidth}r@{}}",
+        r"\begin{tabular}{@{}p{0.37\linewidth}rp{0.22\linewidth}r@{}}",
         r"\toprule",
         r"Target (role; designs) and its source & Study [ops/s] & Runs: speed $\to$ $X/s$"
         r" [ops/s] & Factor (fit) \\",
