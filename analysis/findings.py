@@ -189,7 +189,6 @@ STUDY_TIME_TABLES = ("points", "runs", "histograms")
 class Measure:
     evidence: Evidence | None  # the estimate the rule decides on; None: nothing to decide
     text: str  # ours, for the table
-    detail: str = ""  # what the estimate is, when the text does not say it
     unit: str = "change"  # of the estimate: "change" or "share" (fractions), else its unit
 
 
@@ -302,7 +301,7 @@ def measure_link_ratio(data: Data, p: Mapping[str, Any]) -> Measure:
     sample = level_sample(data, p["family"], runs, "throughput_ops", "all")
     e = mean_evidence(sample).scaled(1 / bound)
     text = f"{_fmt(sample.mean)} of {_fmt(bound)} ops/s ({100 * e.estimate:.0f} %)"
-    return Measure(e, text, "throughput over the link bound", "share")
+    return Measure(e, text, "share")
 
 
 def _side_runs(data: Data, side: Mapping[str, Any], factor: str | None, level: str | None):
@@ -478,8 +477,8 @@ def measure_factorial_top(data: Data, p: Mapping[str, Any]) -> Measure:
     text = f"{top} ({100 * shares[top]:.1f} %; {error})"
     if top != term:
         text += f"; {term} {100 * shares.get(term, math.nan):.1f} %"
-    detail = f"|q_{term}| - |q_{other}| = {_fmt(e.estimate)} ops/s"
-    return Measure(e, text, detail, "ops/s")
+    # The estimate is |q_term| - |q_other| in ops/s: the row's unit says so.
+    return Measure(e, text, "ops/s")
 
 
 _NUMBER = re.compile(r"[-+−]?\d[\d,{}]*(?:\.\d+)?")
@@ -632,7 +631,7 @@ def measure_gain_per_doubling(data: Data, p: Mapping[str, Any]) -> Measure:
         return f"{a}→{b}: {_pct(samples[b].mean / samples[a].mean - 1)}"
 
     first, last = gain(*first_step), gain(*last_step)
-    return Measure(e, f"{first}; {last}", "difference of the log gains", "log")
+    return Measure(e, f"{first}; {last}", "log")
 
 
 MEASURES: dict[str, Callable[[Data, Mapping[str, Any]], Measure]] = {
@@ -763,10 +762,6 @@ class Outcome:
     bottleneck: str
     construction: str  # why the result follows from the model's construction; "" otherwise
     reason: str  # why it is not reproduced; "" when reproduced
-
-    @property
-    def reproduced(self) -> bool:
-        return self.verdict is Verdict.REPRODUCED
 
     @property
     def ratio(self) -> float:

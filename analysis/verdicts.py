@@ -20,6 +20,7 @@ within a run but not the run-to-run spread, and the test's description says so.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -69,19 +70,16 @@ class Evidence:
     def has_interval(self) -> bool:
         return not (math.isnan(self.low) or math.isnan(self.high))
 
-    def scaled(self, factor: float, offset: float = 0.0) -> Evidence:
-        """The same evidence for `offset + factor * estimate` (factor > 0)."""
+    def scaled(self, factor: float) -> Evidence:
+        """The same evidence for `factor * estimate` (factor > 0)."""
         if not factor > 0:
             raise VerdictError("evidence scales by a positive factor only")
-        return Evidence(
-            offset + factor * self.estimate,
-            offset + factor * self.low,
-            offset + factor * self.high,
-            self.test,
-            self.repetitions,
-            factor * self.spread,
-            self.design,
-            self.per_repetition,
+        return dataclasses.replace(
+            self,
+            estimate=factor * self.estimate,
+            low=factor * self.low,
+            high=factor * self.high,
+            spread=factor * self.spread,
         )
 
 
