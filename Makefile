@@ -2,7 +2,10 @@
 #   make setup   install what is missing (Debian packages unless in `nix develop`, .venv) and check
 #   make build   build/middleware.jar, build/loadgen.jar, build/benchmarks.jar
 #   make test    Java, Python, flake (check-nix) and workflow test suites
-#   make paper   run the pipeline on the default profile and build paper/report.pdf
+#   make paper   paper/report.pdf from the newest reference dataset (data/), in minutes; from
+#                results/PROFILE instead once `make measure` completed it (DATASET=dir to choose)
+#   make measure measure PROFILE (default: default) into results/PROFILE; resumes after a kill
+#   make archive archive the complete measurement of PROFILE as data/PROFILE/<today>/
 #   make bench   JMH, loadgen vs memcaslap, middleware vs memcached and twemproxy
 #   make chaos   soak the middleware while servers fail (CHAOS_SECONDS=120, CHAOS_SEED to replay)
 #   make fuzz    each Jazzer fuzz test for FUZZ_SECONDS (default 60): executions, coverage
@@ -35,7 +38,7 @@ endif
 JAVA_SOURCES := $(shell find middleware -name '*.java' -o -name 'pom.xml' -o -path '*/src/main/resources/*' -type f 2>/dev/null)
 JARS := build/middleware.jar build/loadgen.jar build/benchmarks.jar
 
-.PHONY: help setup build test test-java test-python test-workflow lint check-nix paper bench clean
+.PHONY: help setup build test test-java test-python test-workflow lint check-nix paper measure archive bench clean
 
 help:
 	@sed -n 's/^#   //p' $(MAKEFILE_LIST)
@@ -119,20 +122,27 @@ test-python:
 	@$(PY) -m pytest -q
 
 test-workflow:
-	@echo "test: workflow (azure plan, then the smoke profile end to end)"
+	@echo "test: workflow (azure plan, then the smoke profile measured, reported and archived)"
 	@$(BIN)snakemake --profile azure --dry-run --quiet rules
+	@$(PY) -m mwlab measure --profile smoke --cores $(CORES) --progress-every 120
 	@$(BIN)snakemake --profile workflows/profiles/smoke --cores $(CORES) results/smoke/report.pdf
 	@test -s results/smoke/report.pdf
 	@$(PY) scripts/check_incremental.py smoke
-	@MWLAB_REQUIRE_SMOKE_REPORT=1 $(PY) -m pytest -q tests/pipeline/test_report_numbers.py
+	@MWLAB_REQUIRE_SMOKE_REPORT=1 $(PY) -m pytest -q tests/pipeline/test_report_numbers.py \
+	  tests/pipeline/test_dataset_report.py
 	@echo "test: workflow passed: results/smoke/report.pdf"
 
 # --- products ----------------------------------------------------------------------------
 
-paper: setup build
-	@$(BIN)snakemake --profile workflows/profiles/$(PROFILE) --cores $(CORES) results/$(PROFILE)/report.pdf
-	@cp results/$(PROFILE)/report.pdf paper/report.pdf
-	@echo "paper: paper/report.pdf (profile $(PROFILE))"
+# The report needs no measurement: a reference dataset carries what the analysis reads.
+paper: setup
+	@$(PY) -m mwlab paper --profile $(PROFILE) --cores $(CORES) $(if $(DATASET),--dataset $(DATASET))
+
+measure: setup build
+	@$(PY) -m mwlab measure --profile $(PROFILE) --cores $(CORES)
+
+archive: setup
+	@$(PY) -m mwlab dataset archive --profile $(PROFILE)
 
 bench: setup build
 	@java -jar build/benchmarks.jar -f 1 -wi 3 -i 5 -w 1s -r 1s

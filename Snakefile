@@ -22,11 +22,17 @@ RESULTS = config["results"]
 include: "workflows/rules/common.smk"
 include: "workflows/rules/environment.smk"
 include: "workflows/rules/provision.smk"
-include: "workflows/rules/runs.smk"
+if not DATASET:
+
+    include: "workflows/rules/runs.smk"
+
+
 include: "workflows/rules/calibration.smk"
 include: "workflows/rules/analysis.smk"
 include: "workflows/rules/report2018.smk"
 include: "workflows/rules/report2016.smk"
+include: "workflows/rules/findings.smk"
+include: "workflows/rules/dataset.smk"
 include: "workflows/rules/paper.smk"
 
 

@@ -7,6 +7,7 @@ import sys
 import click
 
 from analysis.cli import register as register_analysis
+from mwlab.measure import dataset_group, measure_command, paper_command
 from testbed.chaos import chaos_command
 from testbed.cli import register as register_testbed
 from testbed.provision_cli import provision_command
@@ -23,6 +24,9 @@ register_testbed(cli)
 register_analysis(cli)
 cli.add_command(provision_command)
 cli.add_command(chaos_command)
+cli.add_command(measure_command)
+cli.add_command(paper_command)
+cli.add_command(dataset_group)
 
 
 def main() -> None:

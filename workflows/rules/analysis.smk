@@ -3,28 +3,41 @@
 # never a measurement.
 
 
-rule family_data:
-    input:
-        runs=lambda w: runs_of(w.family),
-        code=ANALYSIS_CODE,
-    output:
-        windows=f"{RESULTS}/data/{{family}}/windows.parquet",
-        runs=f"{RESULTS}/data/{{family}}/runs.parquet",
-        points=f"{RESULTS}/data/{{family}}/points.parquet",
-        manifests=f"{RESULTS}/data/{{family}}/manifests.parquet",
-        histograms=f"{RESULTS}/data/{{family}}/histograms.parquet",
-        queue=f"{RESULTS}/data/{{family}}/queue.parquet",
-        pools=f"{RESULTS}/data/{{family}}/pools.parquet",
-        pool_requests=f"{RESULTS}/data/{{family}}/pool_requests.parquet",
-        middlewares=f"{RESULTS}/data/{{family}}/middlewares.parquet",
-    params:
-        results=RESULTS,
-        settings=lambda w: settings_of(w.family),
-        levels=lambda w: {r.path: r.levels for r in PLAN if r.family == w.family},
-    log:
-        f"{RESULTS}/logs/data/{{family}}.log",
-    script:
-        "../scripts/family_data.py"
+if not DATASET:
+
+    rule family_data:
+        input:
+            runs=lambda w: runs_of(w.family),
+            code=ANALYSIS_CODE,
+        output:
+            **{
+                table: f"{RESULTS}/data/{{family}}/{table}.parquet"
+                for table in datasets.FAMILY_TABLES
+            },
+        params:
+            results=RESULTS,
+            settings=lambda w: settings_of(w.family),
+            levels=lambda w: {r.path: r.levels for r in PLAN if r.family == w.family},
+        log:
+            f"{RESULTS}/logs/data/{{family}}.log",
+        script:
+            "../scripts/family_data.py"
+
+    # The runs' manifests as the two per-run tables the report reads (the reproduction
+    # appendix's times, the testbed section's hosts), so that a dataset carries no run.json.
+    rule run_tables:
+        input:
+            runs=[f"{RESULTS}/runs/{run.path}/run.json" for run in PLAN],
+            code=ANALYSIS_CODE,
+        output:
+            run_times=RUN_TIMES,
+            testbed_runs=TESTBED_RUNS,
+        params:
+            results=RESULTS,
+        log:
+            f"{RESULTS}/logs/run_tables.log",
+        script:
+            "../scripts/run_tables.py"
 
 
 rule validation:

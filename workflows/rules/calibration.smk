@@ -4,27 +4,29 @@
 from mwlab.catalogue import calibration_settings
 
 
-rule calibrate:
-    input:
-        runs=[f"{RESULTS}/runs/{run.path}/run.json" for run in CALIBRATION_PLAN],
-        machines="workflows/machines.yaml",
-    output:
-        calibration=CALIBRATION_JSON,
-    params:
-        runs=[
-            {
-                "path": run.path,
-                "dir": f"{RESULTS}/runs/{run.path}",
-                "target": run.levels["target"],
-                "speed": float(run.levels["speed"]),
-            }
-            for run in CALIBRATION_PLAN
-        ],
-        settings=lambda w: calibration_settings(PROFILE),
-    log:
-        f"{RESULTS}/logs/calibration.log",
-    script:
-        "../scripts/calibrate.py"
+if not DATASET:
+
+    rule calibrate:
+        input:
+            runs=[f"{RESULTS}/runs/{run.path}/run.json" for run in CALIBRATION_PLAN],
+            machines="workflows/machines.yaml",
+        output:
+            calibration=CALIBRATION_JSON,
+        params:
+            runs=[
+                {
+                    "path": run.path,
+                    "dir": f"{RESULTS}/runs/{run.path}",
+                    "target": run.levels["target"],
+                    "speed": float(run.levels["speed"]),
+                }
+                for run in CALIBRATION_PLAN
+            ],
+            settings=lambda w: calibration_settings(PROFILE),
+        log:
+            f"{RESULTS}/logs/calibration.log",
+        script:
+            "../scripts/calibrate.py"
 
 
 rule scale_model_tables:

@@ -6,6 +6,12 @@ from mwlab.catalogue import calibration_needed, calibration_plan
 from mwlab.catalogue import expand as plan_runs
 from mwlab.catalogue import family_settings, load_catalogue, load_profile
 
+from analysis import dataset as datasets
+
+# A reference dataset (analysis/dataset.py) to rebuild the report from, instead of measuring:
+# `make paper` sets it, with the dataset's own study.yaml and catalogue.yaml as the plan.
+DATASET = config.get("dataset")
+
 FAMILIES = load_catalogue(Path(config.get("catalogue", "workflows/catalogue.yaml")))
 PROFILE = load_profile(config, source=f"profile {config['profile']}")
 PLAN = plan_runs(FAMILIES, PROFILE)
@@ -19,12 +25,22 @@ for _run in PLAN:
     if _run.series is not None:
         SERIES.setdefault(_run.series, []).append(_run)
 ACTIVE_FAMILIES = sorted({run.family for run in PLAN})
+# What the analysis reads from the measurement: measured here, or restored from DATASET.
+TOOLS_JSON = f"{RESULTS}/environment/tools.json"
+HOST_JSON = f"{RESULTS}/environment/host.json"
+PROVENANCE_JSON = f"{RESULTS}/{datasets.PROVENANCE}"
+RUN_TIMES = f"{RESULTS}/data/run_times.parquet"
+TESTBED_RUNS = f"{RESULTS}/data/testbed_runs.parquet"
 # Python modules whose changes must rerun the analysis (and only the analysis).
 ANALYSIS_CODE = sorted(glob.glob("analysis/**/*.py", recursive=True)) + sorted(
     p
     for p in glob.glob("workflows/scripts/*.py")
     if not p.endswith(("run_point.py", "run_series.py"))
 )
+
+
+def family_table(family, table):
+    return f"{RESULTS}/data/{family}/{table}.parquet"
 
 
 def runs_of(family):

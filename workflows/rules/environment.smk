@@ -1,18 +1,20 @@
 # The environment the study ran in, recorded for the reproduction appendix.
 
 
-rule environment:
-    output:
-        json=f"{RESULTS}/environment/tools.json",
-    log:
-        f"{RESULTS}/logs/environment.log",
-    shell:
-        "python3 -m mwlab tools --json > {output.json} 2> {log}"
+if not DATASET:
+
+    rule environment:
+        output:
+            json=TOOLS_JSON,
+        log:
+            f"{RESULTS}/logs/environment.log",
+        shell:
+            "python3 -m mwlab tools --json > {output.json} 2> {log}"
 
 
 rule environment_table:
     input:
-        json=rules.environment.output.json,
+        json=TOOLS_JSON,
     output:
         tex=f"{RESULTS}/paper/environment.tex",
     log:
@@ -36,7 +38,7 @@ rule setup_tables:
 
 rule reproduction_tables:
     input:
-        runs=[f"{RESULTS}/runs/{run.path}/run.json" for run in PLAN],
+        runs=RUN_TIMES,
         code=ANALYSIS_CODE,
         # The profile whose time the measured runs predict: the full grids.
         predicted="workflows/profiles/default/study.yaml",

@@ -5,13 +5,15 @@
 FINDINGS_CATALOGUE = "workflows/findings.yaml"
 
 
-rule host_environment:
-    output:
-        json=f"{RESULTS}/environment/host.json",
-    log:
-        f"{RESULTS}/logs/host_environment.log",
-    shell:
-        "python3 -m analysis.testbed_summary host > {output.json} 2> {log}"
+if not DATASET:
+
+    rule host_environment:
+        output:
+            json=HOST_JSON,
+        log:
+            f"{RESULTS}/logs/host_environment.log",
+        shell:
+            "python3 -m analysis.testbed_summary host > {output.json} 2> {log}"
 
 
 def _delay_levels():
@@ -27,29 +29,37 @@ def _delay_levels():
 
 
 DELAY_LEVELS = _delay_levels()
+# The delay stage's accuracy, measured where the profile emulates delays (or restored).
+DELAY_CHECK = (
+    [f"{RESULTS}/delay_check.json"]
+    if (DATASET and Path(DATASET, "delay_check.json").is_file()) or (not DATASET and DELAY_LEVELS)
+    else []
+)
 
 
-rule delay_check:
-    output:
-        json=f"{RESULTS}/delay_check.json",
-    params:
-        levels=",".join(f"{d:g}" for d in DELAY_LEVELS),
-    resources:
-        testbed=1,
-    log:
-        f"{RESULTS}/logs/delay_check.log",
-    shell:
-        "python3 -m mwlab delay-check --out {output.json} --levels {params.levels}"
-        " --samples 400 > {log} 2>&1"
+if not DATASET:
+
+    rule delay_check:
+        output:
+            json=f"{RESULTS}/delay_check.json",
+        params:
+            levels=",".join(f"{d:g}" for d in DELAY_LEVELS),
+        resources:
+            testbed=1,
+        log:
+            f"{RESULTS}/logs/delay_check.log",
+        shell:
+            "python3 -m mwlab delay-check --out {output.json} --levels {params.levels}"
+            " --samples 400 > {log} 2>&1"
 
 
 rule testbed_section:
     input:
-        runs=[f"{RESULTS}/runs/{run.path}/run.json" for run in PLAN],
-        host=rules.host_environment.output.json,
+        runs=TESTBED_RUNS,
+        host=HOST_JSON,
         code=ANALYSIS_CODE,
         # The delay stage's accuracy at the profile's delays (emulated profiles only).
-        delay_check=[f"{RESULTS}/delay_check.json"] if DELAY_LEVELS else [],
+        delay_check=DELAY_CHECK,
     output:
         table=f"{RESULTS}/paper/testbed-table.tex",
         numbers=f"{RESULTS}/paper/testbed-numbers.tex",

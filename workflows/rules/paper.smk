@@ -1,10 +1,8 @@
 # Compiles the report from the paper/ sources and the profile's generated inputs.
 # Only the prose and the generated inputs are inputs: editing prose reruns only this rule.
 
-include: "findings.smk"
-
-
 PAPER_GENERATED = FINDINGS_GENERATED + [
+    f"{RESULTS}/paper/provenance.tex",
     rules.environment_table.output.tex,
     rules.setup_tables.output.tex,
     rules.setup_tables.output.numbers,
@@ -25,7 +23,7 @@ rule paper:
     input:
         tex="paper/report.tex",
         sections=sorted(glob.glob("paper/sections/*.tex")),
-        generated=PAPER_GENERATED + REPORT_2018 + REPORT_2016,
+        generated=PAPER_GENERATED + REPORT_2018 + REPORT_2016 + AGREEMENT,
     output:
         pdf=f"{RESULTS}/report.pdf",
     params:

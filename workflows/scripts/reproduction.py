@@ -8,7 +8,7 @@ import pandas as pd
 import yaml
 
 from analysis.latex import escape
-from analysis.protocol import Prediction, family_times, predict, run_times, stage_breakdown
+from analysis.protocol import Prediction, family_times, predict, stage_breakdown
 from analysis.report import factor_words as fw
 from analysis.report.figures import macro
 from mwlab.catalogue import expand, load_catalogue, load_profile
@@ -98,7 +98,7 @@ def render(
 
 if __name__ == "__main__":
     sm = snakemake  # type: ignore[name-defined]  # noqa: F821
-    runs = run_times(Path(sm.params.results), [Path(p) for p in sm.input.runs])
+    runs = pd.read_parquet(sm.input.runs)
     table, numbers = render(
         family_times(runs),
         stage_breakdown(runs),

@@ -4,12 +4,14 @@ import json
 import sys
 from pathlib import Path
 
+import pandas as pd
+
 from analysis import testbed_summary
 
 
 def main(sm) -> None:  # noqa: ANN001
     sys.stderr = Path(sm.log[0]).open("w")  # noqa: SIM115 - the script's lifetime
-    runs = testbed_summary.runs_table(Path(p) for p in sm.input.runs)
+    runs = pd.read_parquet(sm.input.runs)
     machine = json.loads(Path(sm.input.host).read_text())
     check_path = Path(sm.params.delay_check)
     check = json.loads(check_path.read_text()) if check_path.exists() else None

@@ -1,0 +1,133 @@
+"""Where, when and from which code a profile's data was measured: the provenance a reference
+dataset carries (analysis/dataset.py) and the report's title page and testbed section state.
+
+It is computed once, from the measurement (rule provenance): the run manifests give the dates
+and the machine's load, the validation gives the stable, unstable and failed counts and the
+steal, and `results/<profile>/measurement.json`, which `mwlab measure` keeps, gives the
+commit, the code fingerprint and the pieces the measurement ran in. A measurement run by
+Snakemake directly has no such record: its commit is the checkout's at analysis time, marked
+so.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from analysis.latex import escape
+
+
+def git_commit(root: Path = Path()) -> str:
+    """The checkout's commit, with `-dirty` when tracked files differ from it; `unknown`
+    outside a git checkout."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("-dirty" if dirty else "")
+
+
+def _share(series: pd.Series) -> dict[str, float | None]:
+    values = pd.to_numeric(series, errors="coerce").dropna()
+    if values.empty:
+        return {"median": None, "max": None}
+    return {"median": round(float(values.median()), 4), "max": round(float(values.max()), 4)}
+
+
+def compute(
+    profile: str,
+    validation: pd.DataFrame,
+    manifests: pd.DataFrame,
+    machine: Mapping[str, Any],
+    measurement: Mapping[str, Any] | None,
+    hashes: Mapping[str, str],
+) -> dict[str, Any]:
+    """The provenance of one profile's measurement (see the module's docstring)."""
+    started = pd.to_datetime(manifests["started_at"], errors="coerce", utc=True).dropna()
+    finished = pd.to_datetime(manifests["finished_at"], errors="coerce", utc=True).dropna()
+    ok = validation[validation["status"] == "ok"]
+    pieces = list((measurement or {}).get("pieces") or [])
+    commits = list(dict.fromkeys(p["commit"] for p in pieces if p.get("commit")))
+    return {
+        "profile": profile,
+        # Every piece ran the same measurement code (mwlab measure refuses other code); the
+        # commits may still differ where only the analysis or the report changed between.
+        "commit": commits[-1] if commits else git_commit(),
+        "commits": commits,
+        "commit_source": "mwlab measure" if commits else "checkout at analysis",
+        "fingerprint": (measurement or {}).get("fingerprint"),
+        **dict(hashes),
+        "machine": {
+            k: machine.get(k) for k in ("cores", "kernel", "cpu_model", "memory_gib", "machine")
+        },
+        "measured_from": started.min().isoformat() if len(started) else None,
+        "measured_to": finished.max().isoformat() if len(finished) else None,
+        "days": sorted({t.date().isoformat() for t in started}),
+        "pieces": pieces,
+        "runs": {
+            "total": len(validation),
+            "completed": len(ok),
+            "stable": int(ok["stable"].sum()),
+            "unstable": int((~ok["stable"].astype(bool)).sum()),
+            "failed": int((validation["status"] != "ok").sum()),
+        },
+        "steal_share": _share(validation.get("steal", pd.Series(dtype=float))),
+        "busy_share": _share(manifests.get("host_busy", pd.Series(dtype=float))),
+    }
+
+
+def _macro(name: str, value: object) -> str:
+    return rf"\newcommand{{\{name}}}{{{value}}}" + "\n"
+
+
+def _percent(value: float | None) -> str:
+    return "--" if value is None else rf"{100 * value:.1f}\,\%"
+
+
+def macros(doc: Mapping[str, Any], source: str) -> str:
+    """The report's `\\Data...` macros; `source` says where the report read the data from."""
+    days = doc.get("days") or []
+    when = "--" if not days else days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
+    machine = doc.get("machine") or {}
+    runs = doc.get("runs") or {}
+    commit = str(doc.get("commit") or "unknown")
+    return "".join(
+        [
+            _macro("DataSource", escape(source)),
+            _macro("DataProfile", escape(str(doc.get("profile", "?")))),
+            _macro(
+                "DataCommit", escape(commit[:12] + ("-dirty" if commit.endswith("-dirty") else ""))
+            ),
+            _macro("DataDates", when),
+            _macro("DataDays", len(days)),
+            _macro("DataPieces", len(doc.get("pieces") or []) or 1),
+            _macro(
+                "DataMachine",
+                escape(
+                    f"{machine.get('cores', '?')} cores, "
+                    f"{machine.get('cpu_model') or 'unknown CPU'}, "
+                    f"Linux {machine.get('kernel', '?')}"
+                ),
+            ),
+            _macro("DataRuns", runs.get("total", 0)),
+            _macro("DataStable", runs.get("stable", 0)),
+            _macro("DataUnstable", runs.get("unstable", 0)),
+            _macro("DataFailed", runs.get("failed", 0)),
+            _macro("DataStealMedian", _percent((doc.get("steal_share") or {}).get("median"))),
+            _macro("DataStealMax", _percent((doc.get("steal_share") or {}).get("max"))),
+            _macro("DataBusyMedian", _percent((doc.get("busy_share") or {}).get("median"))),
+        ]
+    )

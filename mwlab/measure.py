@@ -1,0 +1,439 @@
+"""`mwlab measure`, `mwlab paper` and `mwlab dataset`: measuring a profile, building its report
+from a measurement or from a reference dataset, and archiving a measurement as one.
+
+A measurement lives in `results/<profile>/` and is resumable: the pipeline never repeats a
+finished series, and `mwlab measure` after a `kill -9` or a reboot first reclaims what the
+dead run left (network namespaces, CPU cgroups, processes, Snakemake's lock), then goes on.
+`results/<profile>/measurement.json` records the commit and the fingerprint of the
+measurement code of every piece; a measurement refuses to go on under other measurement code
+or another profile, so a dataset never mixes runs of two versions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import fcntl
+import hashlib
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+import yaml
+
+from analysis import dataset
+from analysis.provenance import git_commit
+from mwlab.catalogue import expand, load_catalogue, load_profile
+
+RECORD = "measurement.json"
+# What decides what a run measures: the systems, the testbed, the plan and how it is run.
+MEASUREMENT_CODE = (
+    "middleware",
+    "testbed",
+    "workflows/catalogue.yaml",
+    "workflows/machines.yaml",
+    "workflows/rules/runs.smk",
+    "workflows/scripts/run_point.py",
+    "workflows/scripts/run_series.py",
+)
+_NETNS = re.compile(r"^mw[0-9a-f]{4}")
+
+
+class MeasureError(click.ClickException):
+    """A measurement that cannot start or go on, with the reason."""
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def fingerprint(root: Path, profile: str) -> str:
+    """sha256 over the tracked measurement code and the profile, as the working tree has them
+    (an uncommitted edit changes it too)."""
+    paths = [*MEASUREMENT_CODE, f"workflows/profiles/{profile}"]
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--", *paths],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if listed.returncode != 0:
+        raise MeasureError(f"cannot list the measurement code with git: {listed.stderr.strip()}")
+    digest = hashlib.sha256()
+    for name in sorted(n for n in listed.stdout.split("\0") if n):
+        path = root / name
+        if path.is_file() and "/target/" not in name:
+            digest.update(name.encode() + b"\0" + dataset.sha256(path).encode() + b"\n")
+    return digest.hexdigest()
+
+
+def study_file(root: Path, profile: str) -> Path:
+    path = root / "workflows" / "profiles" / profile / "study.yaml"
+    if not path.is_file():
+        known = sorted(p.name for p in (root / "workflows" / "profiles").iterdir() if p.is_dir())
+        raise MeasureError(f"no profile {profile!r} (known: {', '.join(known)})")
+    return path
+
+
+def planned_runs(root: Path, profile: str) -> list[Any]:
+    config = yaml.safe_load(study_file(root, profile).read_text())
+    catalogue = load_catalogue(root / config.get("catalogue", "workflows/catalogue.yaml"))
+    return expand(catalogue, load_profile(config, source=f"profile {profile}"))
+
+
+def check_record(results: Path, profile: str, code: str) -> dict[str, Any]:
+    """The measurement's record, after refusing one of another profile or measurement code."""
+    path = results / RECORD
+    if not path.exists():
+        if (results / "runs").is_dir() and any((results / "runs").iterdir()):
+            raise MeasureError(
+                f"{results}/runs holds runs that no `mwlab measure` recorded, so their code "
+                f"is unknown; measure into another folder (--results) or remove {results}"
+            )
+        return {"profile": profile, "fingerprint": code, "pieces": []}
+    record = json.loads(path.read_text())
+    if record.get("profile") != profile:
+        raise MeasureError(
+            f"{results} holds a measurement of profile {record.get('profile')!r}, not "
+            f"{profile!r}; a dataset holds one profile"
+        )
+    if record.get("fingerprint") != code:
+        first = (record.get("pieces") or [{}])[0].get("commit", "?")
+        raise MeasureError(
+            f"{results} was measured with other measurement code (commit {first}, fingerprint "
+            f"{str(record.get('fingerprint'))[:12]}); this checkout's is {code[:12]}. "
+            "A dataset never mixes code versions: measure into another folder (--results) "
+            f"or remove {results}"
+        )
+    return record
+
+
+def write_record(results: Path, record: dict[str, Any]) -> None:
+    results.mkdir(parents=True, exist_ok=True)
+    tmp = results / (RECORD + ".tmp")
+    tmp.write_text(json.dumps(record, indent=2) + "\n")
+    tmp.replace(results / RECORD)
+
+
+@contextlib.contextmanager
+def exclusive(results: Path) -> Iterator[None]:
+    """One `mwlab measure` per results folder; the kernel drops the lock when its holder dies."""
+    results.mkdir(parents=True, exist_ok=True)
+    with (results / ".measure.lock").open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise MeasureError(f"another `mwlab measure` is measuring {results}") from None
+        yield
+
+
+def _slot_free() -> bool:
+    """Whether no measurement on this machine holds its slot (testbed/slot.py)."""
+    from testbed.slot import lock_path
+
+    path = lock_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        return True
+
+
+def _kill(pids: list[str]) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, ValueError, PermissionError):
+            os.kill(int(pid), signal.SIGKILL)
+
+
+def _reclaim_hosts() -> list[str]:
+    """Emulated hosts' namespaces and links with their processes, and CPU cgroups."""
+    from testbed import cpubudget, emulation
+
+    removed = []
+    for name in emulation.leftovers("mw"):
+        if not _NETNS.match(name):
+            continue
+        pids = subprocess.run(
+            ["ip", "netns", "pids", name], capture_output=True, text=True, check=False
+        ).stdout.split()
+        _kill(pids)
+        subprocess.run(["ip", "netns", "del", name], capture_output=True, check=False)
+        subprocess.run(["ip", "link", "del", name], capture_output=True, check=False)
+        removed.append(f"host {name}")
+    found = cpubudget.detect(Path("/sys/fs/cgroup"))
+    if isinstance(found, str):
+        return removed
+    for controller in found.controllers():
+        parent = controller / cpubudget.PARENT
+        for group in sorted(parent.glob("*/")) if parent.is_dir() else []:
+            with contextlib.suppress(OSError):
+                _kill((group / "cgroup.procs").read_text().split())
+                time.sleep(0.2)
+                group.rmdir()
+                removed.append(f"cgroup {group}")
+    return removed
+
+
+def reclaim(root: Path, results: Path, profile_dir: Path) -> list[str]:
+    """Removes what a killed measurement left: emulated hosts (while no measurement holds the
+    machine's slot, testbed/slot.py: else they may be another's), processes started from the
+    results folder, and Snakemake's stale lock. Returns what it removed."""
+    removed = _reclaim_hosts() if _slot_free() else []
+    anchor = str(results.resolve())
+    for proc in Path("/proc").glob("[0-9]*"):
+        with contextlib.suppress(OSError):
+            if int(proc.name) == os.getpid():
+                continue
+            cmdline = (proc / "cmdline").read_bytes().decode(errors="replace")
+            cwd = str((proc / "cwd").readlink())
+            if anchor in cmdline or cwd == anchor or cwd.startswith(anchor + "/"):
+                _kill([proc.name])
+                removed.append(f"process {proc.name}")
+    unlock = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--unlock",
+            "--profile",
+            str(profile_dir),
+            "--config",
+            f"results={results}",
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if unlock.returncode != 0:
+        raise MeasureError(f"cannot unlock the pipeline's folder: {unlock.stderr.strip()[-400:]}")
+    return removed
+
+
+def _clock(seconds: float) -> str:
+    seconds = max(int(seconds), 0)
+    return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+
+
+class Progress:
+    """Counts the planned points with a manifest and prints progress with an ETA, weighting
+    each point by its planned measured seconds (the points measured before this piece count
+    as done but not towards the rate)."""
+
+    def __init__(self, results: Path, runs: list[Any]) -> None:
+        self.results = results
+        self.weights = {r.path: float(r.spec.get("duration_s") or 1.0) for r in runs}
+        self.series = {r.path: r.series or r.path for r in runs}
+        self.total = sum(self.weights.values())
+        self.started = time.monotonic()
+        self.before = self._done_weight(self.done())
+
+    def done(self) -> set[str]:
+        return {p for p in self.weights if (self.results / "runs" / p / "run.json").exists()}
+
+    def _done_weight(self, done: set[str]) -> float:
+        return sum(self.weights[p] for p in done)
+
+    def line(self) -> str:
+        done = self.done()
+        weight = self._done_weight(done)
+        elapsed = time.monotonic() - self.started
+        series_all = set(self.series.values())
+        series_open = {self.series[p] for p in self.weights if p not in done}
+        rate = (weight - self.before) / elapsed if elapsed > 0 else 0.0
+        eta = (self.total - weight) / rate if rate > 0 else None
+        if weight >= self.total:
+            eta = 0.0
+        return (
+            f"measure: {len(done)}/{len(self.weights)} points "
+            f"({100 * weight / self.total:.1f} % of the planned time), "
+            f"{len(series_all) - len(series_open)}/{len(series_all)} series, "
+            f"elapsed {_clock(elapsed)}, ETA {_clock(eta) if eta is not None else 'unknown'}"
+        )
+
+
+def _report(progress: Progress, stop: threading.Event, every_s: float) -> None:
+    while not stop.wait(every_s):
+        click.echo(progress.line(), err=True)
+
+
+@click.command("measure")
+@click.option("--profile", default="default", show_default=True, help="Profile to measure.")
+@click.option("--results", type=click.Path(path_type=Path), help="Default: results/<profile>.")
+@click.option("--cores", default=2, show_default=True, help="Snakemake's --cores.")
+@click.option("--progress-every", default=60.0, show_default=True, help="Seconds between lines.")
+def measure_command(profile: str, results: Path | None, cores: int, progress_every: float) -> None:
+    """Measure a profile to its provenance (every run, tidy table and the validation), resuming
+    a measurement a kill or a reboot interrupted. `mwlab paper` then builds its report."""
+    root = Path.cwd()
+    study = study_file(root, profile)
+    results = (results or root / str(yaml.safe_load(study.read_text())["results"])).resolve()
+    # Inside the checkout, the path the profile names: Snakemake keys its records by path.
+    if results.is_relative_to(root):
+        results = results.relative_to(root)
+    code = fingerprint(root, profile)
+    with exclusive(results):
+        record = check_record(results, profile, code)
+        for item in reclaim(root, results, study.parent):
+            click.echo(f"measure: reclaimed {item}", err=True)
+        piece = {"commit": git_commit(root), "started_at": _now(), "finished_at": None}
+        record["pieces"].append(piece)
+        record["complete"] = False
+        write_record(results, record)
+        progress = Progress(results, planned_runs(root, profile))
+        click.echo(progress.line(), err=True)
+        stop = threading.Event()
+        reporter = threading.Thread(target=_report, args=(progress, stop, progress_every))
+        reporter.daemon = True
+        reporter.start()
+        command = [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--profile",
+            str(study.parent),
+            "--cores",
+            str(cores),
+            "--config",
+            f"results={results}",
+            "--",
+            str(results / dataset.PROVENANCE),
+        ]
+        try:
+            code_ = subprocess.run(command, cwd=root, check=False).returncode
+        finally:
+            stop.set()
+            piece["finished_at"] = _now()
+            write_record(results, record)
+        click.echo(progress.line(), err=True)
+        if code_ != 0:
+            raise MeasureError(f"the pipeline stopped (exit {code_}); `mwlab measure` resumes it")
+        record["complete"] = True
+        write_record(results, record)
+        click.echo(f"measure: {results} complete; `make paper PROFILE={profile}` builds its report")
+
+
+def _dataset_call(ds: Path, results: Path) -> list[str]:
+    return [
+        "--configfile",
+        str(ds / dataset.STUDY),
+        "--config",
+        f"results={results}",
+        f"dataset={ds}",
+        f"catalogue={ds / dataset.CATALOGUE}",
+    ]
+
+
+@click.command("paper")
+@click.option("--profile", default="default", show_default=True)
+@click.option("--dataset", "ds", type=click.Path(path_type=Path), help="A dataset folder.")
+@click.option(
+    "--results",
+    type=click.Path(path_type=Path),
+    help="Where a dataset's report is built. Default: results/reference/<profile>-<date>.",
+)
+@click.option("--cores", default=2, show_default=True)
+@click.option("--out", type=click.Path(path_type=Path), default=Path("paper/report.pdf"))
+def paper_command(
+    profile: str, ds: Path | None, results: Path | None, cores: int, out: Path
+) -> None:
+    """Build the report: from results/<profile> when `mwlab measure` completed it there, else
+    from a reference dataset (--dataset, or the newest under data/, the profile's first)."""
+    root = Path.cwd()
+    measured = Path("results") / profile
+    record_path = measured / RECORD
+    complete = record_path.exists() and json.loads(record_path.read_text()).get("complete")
+    if ds is None and complete:
+        click.echo(f"paper: from the measurement in {measured}", err=True)
+        args = ["--profile", str(study_file(root, profile).parent)]
+        target = measured / "report.pdf"
+    else:
+        try:
+            ds = ds or dataset.latest(root / dataset.ROOT, prefer=profile)
+            dataset.verify(ds)
+        except dataset.DatasetError as e:
+            raise click.ClickException(str(e)) from None
+        ds = ds.resolve()
+        shown = ds.relative_to(root) if ds.is_relative_to(root) else ds
+        results = results or Path("results") / "reference" / f"{ds.parent.name}-{ds.name}"
+        click.echo(f"paper: from the reference dataset {shown}", err=True)
+        args = _dataset_call(shown, results)
+        target = results / "report.pdf"
+    command = [sys.executable, "-m", "snakemake", "--cores", str(cores), *args, "--", str(target)]
+    if subprocess.run(command, cwd=root, check=False).returncode != 0:
+        raise click.ClickException("the pipeline failed; see its output above")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if out.resolve() != (root / target).resolve():
+        out.write_bytes((root / target).read_bytes())
+    click.echo(f"paper: {out}")
+
+
+@click.group("dataset")
+def dataset_group() -> None:
+    """Reference datasets (data/<profile>/<date>/): archive, verify, find."""
+
+
+@dataset_group.command("archive")
+@click.option("--profile", default="default", show_default=True)
+@click.option("--results", type=click.Path(path_type=Path), help="Default: results/<profile>.")
+@click.option("--out", type=click.Path(path_type=Path), help="Default: data/<profile>/<today>.")
+def archive_command(profile: str, results: Path | None, out: Path | None) -> None:
+    """Archive a complete measurement as a reference dataset."""
+    results = results or Path("results") / profile
+    record_path = results / RECORD
+    record = json.loads(record_path.read_text()) if record_path.exists() else {}
+    if not record.get("complete"):
+        raise click.ClickException(
+            f"{results}: no complete `mwlab measure` there (its {RECORD} says so); finish it first"
+        )
+    out = out or dataset.ROOT / profile / dt.date.today().isoformat()
+    families = sorted({r.family for r in planned_runs(Path.cwd(), profile)})
+    try:
+        # The record is final now; the provenance was written while its last piece ran.
+        pieces = record.get("pieces", [])
+        made = dataset.archive(
+            results,
+            out,
+            families,
+            results / dataset.STUDY,
+            results / dataset.CATALOGUE,
+            extra={"pieces": pieces, "commits": list(dict.fromkeys(p["commit"] for p in pieces))},
+        )
+    except dataset.DatasetError as e:
+        raise click.ClickException(str(e)) from None
+    size = sum(p.stat().st_size for p in made.rglob("*") if p.is_file())
+    click.echo(f"dataset: {made} ({size / 2**20:.1f} MiB)")
+
+
+@dataset_group.command("verify")
+@click.argument("folder", type=click.Path(path_type=Path))
+def verify_command(folder: Path) -> None:
+    """Check a dataset against its manifest."""
+    try:
+        entries = dataset.verify(folder)
+    except dataset.DatasetError as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(f"dataset: {folder}: {len(entries)} files match {dataset.MANIFEST}")
+
+
+@dataset_group.command("latest")
+@click.option("--profile", default="default", show_default=True)
+def latest_command(profile: str) -> None:
+    """Print the newest dataset (the profile's, else any)."""
+    try:
+        click.echo(dataset.latest(dataset.ROOT, prefer=profile))
+    except dataset.DatasetError as e:
+        raise click.ClickException(str(e)) from None

@@ -1,0 +1,82 @@
+"""The smoke measurement archived as a reference dataset rebuilds its report without measuring
+(`mwlab dataset archive`, `mwlab paper --dataset`), and a dataset that does not match its
+manifest is refused before anything is built.
+
+`make test` runs this after the smoke workflow, with MWLAB_REQUIRE_SMOKE_REPORT=1: without
+the smoke measurement the tests fail there, and are skipped in a plain pytest run."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analysis import dataset
+
+ROOT = Path(__file__).resolve().parents[2]
+SMOKE = ROOT / "results" / "smoke"
+
+
+def _mwlab(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env["PATH"] = f"{Path(sys.executable).parent}:{env.get('PATH', '')}"
+    return subprocess.run(
+        [sys.executable, "-m", "mwlab", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+
+
+@pytest.fixture(scope="module")
+def archived(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    record = SMOKE / "measurement.json"
+    if not (record.exists() and json.loads(record.read_text()).get("complete")):
+        if os.environ.get("MWLAB_REQUIRE_SMOKE_REPORT") == "1":
+            pytest.fail(f"no complete smoke measurement in {SMOKE}")
+        pytest.skip(f"no complete smoke measurement in {SMOKE} (`mwlab measure --profile smoke`)")
+    folder = tmp_path_factory.mktemp("data") / "smoke" / "2026-01-01"
+    made = _mwlab("dataset", "archive", "--profile", "smoke", "--out", str(folder))
+    assert made.returncode == 0, made.stderr
+    return folder
+
+
+def test_the_report_is_rebuilt_from_the_dataset_alone(archived: Path, tmp_path: Path) -> None:
+    assert not any(p.name == "run.json" for p in archived.rglob("*"))
+    results = tmp_path / "rebuilt"
+    pdf = tmp_path / "report.pdf"
+    built = _mwlab(
+        "paper", "--dataset", str(archived), "--results", str(results), "--out", str(pdf)
+    )
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    assert pdf.read_bytes()[:5] == b"%PDF-"
+    # Nothing was measured: no run, no series, no calibration run.
+    assert not (results / "runs").exists() and not (results / "series").exists()
+    provenance = json.loads((archived / dataset.PROVENANCE).read_text())
+    macros = (results / "paper" / "provenance.tex").read_text()
+    assert provenance["commit"][:12] in macros
+    assert "reference dataset" in macros
+    # The restored tables are the archived ones, byte for byte.
+    for name in ("data/validation.parquet",):
+        assert (results / name).exists()
+    for name in dataset.measured_files([]):
+        assert (results / name).read_bytes() == (archived / name).read_bytes()
+
+
+def test_a_tampered_dataset_is_refused(archived: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "smoke" / "2026-01-02"
+    shutil.copytree(archived, copy)
+    points = next(copy.glob("data/*/points.parquet"))
+    points.write_bytes(points.read_bytes() + b"\0")
+    built = _mwlab("paper", "--dataset", str(copy), "--results", str(tmp_path / "r"))
+    assert built.returncode != 0
+    assert "does not match its MANIFEST.sha256" in built.stderr
+    assert f"changed (sha256 differs): {points.relative_to(copy)}" in built.stderr
+    assert not (tmp_path / "r").exists()

@@ -1,0 +1,103 @@
+"""`mwlab measure` (mwlab/measure.py): one code version per measurement, and a measurement
+killed with SIGKILL resumes without measuring a finished series again."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from mwlab import measure
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_measurement_of_other_code_or_profile_is_refused(tmp_path: Path) -> None:
+    code = measure.fingerprint(ROOT, "smoke")
+    assert code == measure.fingerprint(ROOT, "smoke")
+    assert code != measure.fingerprint(ROOT, "quick")
+    assert measure.check_record(tmp_path, "smoke", code)["pieces"] == []
+    measure.write_record(tmp_path, {"profile": "smoke", "fingerprint": "0" * 64, "pieces": []})
+    with pytest.raises(measure.MeasureError, match="other measurement code"):
+        measure.check_record(tmp_path, "smoke", code)
+    with pytest.raises(measure.MeasureError, match="profile 'smoke', not 'quick'"):
+        measure.check_record(tmp_path, "quick", code)
+
+
+def test_runs_no_measurement_recorded_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "runs" / "family").mkdir(parents=True)
+    with pytest.raises(measure.MeasureError, match="no `mwlab measure` recorded"):
+        measure.check_record(tmp_path, "smoke", "f" * 64)
+
+
+def test_an_unknown_profile_is_named(tmp_path: Path) -> None:
+    with pytest.raises(measure.MeasureError, match="no profile 'nope'"):
+        measure.study_file(ROOT, "nope")
+
+
+def _measure(results: Path, log: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env["PATH"] = f"{Path(sys.executable).parent}:{env.get('PATH', '')}"
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mwlab",
+            "measure",
+            "--profile",
+            "smoke",
+            "--results",
+            str(results),
+            "--progress-every",
+            "5",
+        ],
+        cwd=ROOT,
+        stdout=log.open("ab"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        env=env,
+    )
+
+
+def _finished(results: Path) -> dict[str, int]:
+    return {str(p): p.stat().st_mtime_ns for p in (results / "runs").rglob("run.json")}
+
+
+@pytest.mark.skipif(not (ROOT / "build" / "middleware.jar").exists(), reason="needs make build")
+def test_a_killed_measurement_resumes_without_measuring_a_finished_series(tmp_path: Path) -> None:
+    results = tmp_path / "smoke"
+    log = tmp_path / "measure.log"
+    first = _measure(results, log)
+    deadline = time.monotonic() + 900
+    while not _finished(results):
+        assert first.poll() is None, log.read_text()[-3000:]
+        assert time.monotonic() < deadline, "no series finished in 15 minutes"
+        time.sleep(0.5)
+    # The whole process group at once, as a crash or an operator would.
+    os.killpg(first.pid, signal.SIGKILL)
+    first.wait()
+    done = _finished(results)
+    record = json.loads((results / measure.RECORD).read_text())
+    assert record["complete"] is False and record["pieces"][0]["finished_at"] is None
+
+    second = _measure(results, log)
+    assert second.wait(timeout=1800) == 0, log.read_text()[-3000:]
+    text = log.read_text()
+    assert "measure: reclaimed snakemake lock" in text or "reclaimed" in text
+    assert "ETA" in text
+    after = _finished(results)
+    # Every run finished before the kill is still the same file: nothing measured it again.
+    assert {k: after[k] for k in done} == done
+    assert len(after) > len(done)
+    record = json.loads((results / measure.RECORD).read_text())
+    assert record["complete"] is True
+    assert len(record["pieces"]) == 2 and record["pieces"][1]["finished_at"]
+    provenance = json.loads((results / "provenance.json").read_text())
+    assert provenance["runs"]["total"] == len(after)
+    assert provenance["commit_source"] == "mwlab measure"
