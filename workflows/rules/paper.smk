@@ -1,5 +1,7 @@
 # Compiles the report from the paper/ sources and the profile's generated inputs.
 # Only the prose and the generated inputs are inputs: editing prose reruns only this rule.
+# latexmk -g: Snakemake decided a rebuild is due; latexmk alone would miss a generated file
+# that appeared since (\IfFileExists of the agreement appendix).
 
 PAPER_GENERATED = FINDINGS_GENERATED + [
     f"{RESULTS}/paper/provenance.tex",
@@ -33,7 +35,7 @@ rule paper:
         f"{RESULTS}/logs/paper.log",
     shell:
         "mkdir -p {params.build} && "
-        "TEXINPUTS=paper:{params.generated}: latexmk -pdf -interaction=nonstopmode "
+        "TEXINPUTS=paper:{params.generated}: latexmk -g -pdf -interaction=nonstopmode "
         "-halt-on-error -output-directory={params.build} paper/report.tex > {log} 2>&1 "
         "|| (tail -40 {log} >&2; exit 1); "
         "python3 workflows/scripts/check_latex_log.py {params.build}/report.log && "
