@@ -240,8 +240,8 @@ def tail_sentence(size: int, sharded: float, non_sharded: float) -> str:
     )
 
 
-# Linux's minimum TCP retransmission timeout (TCP_RTO_MIN): a wall-clock time the scale model
-# does not stretch, so in the study's time it stands for RTO_MIN_MS * s.
+# Linux's minimum TCP retransmission timeout (TCP_RTO_MIN). Emulated hosts under the scale
+# model stretch it to RTO_MIN_MS / s on their routes (testbed.emulation.rto_min_ms).
 RTO_MIN_MS = 200.0
 
 

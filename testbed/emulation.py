@@ -55,11 +55,45 @@ def _free_subnet() -> ipaddress.IPv4Network:
     raise EmulationError("no free /24 left in 198.18.0.0/15")
 
 
-def tbf_args(rate_mbit: float) -> list[str]:
-    """tbf parameters for a cap: bucket of 4 ms of traffic (at least 16 KiB)."""
+# Linux's minimum TCP retransmission timeout (TCP_RTO_MIN), the study machines' default.
+RTO_MIN_MS = 200.0
+# The longest dilated minimum RTO a route gets (s < 0.04 would ask for more): beyond this a
+# single timeout outlasts a short run, and s that small runs nothing in this study.
+RTO_MIN_CAP_MS = 5000.0
+
+
+def rto_min_ms(scale: float) -> float | None:
+    """The minimum RTO of an emulated host's route at scale s: the study's 200 ms stretched
+    to 200 / s ms of wall time (capped at RTO_MIN_CAP_MS); None at s >= 1, where the
+    kernel's own 200 ms is already the study's."""
+    if scale <= 0:
+        raise EmulationError(f"scale must be positive, got {scale}")
+    if scale >= 1:
+        return None
+    return float(min(round(RTO_MIN_MS / scale), RTO_MIN_CAP_MS))
+
+
+# How long a packet may wait in a cap's queue before tbf drops it, in the study's time.
+TBF_LATENCY_MS = 50.0
+
+
+def tbf_args(rate_mbit: float, scale: float = 1.0) -> list[str]:
+    """tbf parameters for a cap: bucket of 4 ms of traffic (at least 16 KiB), and a queue
+    of TBF_LATENCY_MS of the study's time, 50 / s ms here.
+
+    Dilated like the rest, the queue holds the same bytes at every s (the study's link rate
+    x 50 ms). Left at 50 ms of wall time it held s times that: 79 KB at a client's
+    10.05 Mbit/s, where 128 connections with a 4 KiB SET each outstanding need 540 KB. The
+    cap then dropped most SETs on the client itself: a segment its own qdisc drops is not
+    in flight, so TCP retries it from the zero-window probe timer (the RTO, then every
+    500 ms while the queue stays full) and aborts the connection with ETIMEDOUT after
+    tcp_retries2 (15) failed probes; half the connections sat in that timer (measured)."""
+    if scale <= 0:
+        raise EmulationError(f"scale must be positive, got {scale}")
     rate_bytes = rate_mbit * 1e6 / 8
     burst = max(int(rate_bytes * 0.004), 16384)
-    return ["tbf", "rate", f"{rate_mbit}mbit", "burst", str(burst), "latency", "50ms"]
+    latency = f"{TBF_LATENCY_MS / scale:g}ms"
+    return ["tbf", "rate", f"{rate_mbit}mbit", "burst", str(burst), "latency", latency]
 
 
 @dataclass
@@ -68,6 +102,8 @@ class Emulation:
 
     prefix: str
     caps_mbit: dict[str, float]
+    # The point's scale factor s: routes get the dilated minimum RTO, caps a dilated queue.
+    scale: float = 1.0
     subnet: ipaddress.IPv4Network | None = None
     hosts: list[NamespaceHost] = field(default_factory=list)
     _bridge_up: bool = False
@@ -114,9 +150,10 @@ class Emulation:
         _ip("-n", ns, "addr", "add", f"{address}/24", "dev", inside)
         _ip("-n", ns, "link", "set", inside, "up")
         _ip("-n", ns, "link", "set", "lo", "up")
+        self._route(ns, inside, address)
         rate = self.caps_mbit.get(role)
         if rate is not None:
-            qdisc = ["tc", "qdisc", "add", "dev", inside, "root", *tbf_args(rate)]
+            qdisc = ["tc", "qdisc", "add", "dev", inside, "root", *tbf_args(rate, self.scale)]
             tc = subprocess.run(
                 ["ip", "netns", "exec", ns, *qdisc],
                 capture_output=True,
@@ -126,6 +163,48 @@ class Emulation:
             if tc.returncode != 0:
                 raise EmulationError(f"tc tbf on {ns}: {tc.stderr.strip()}")
         return host
+
+    @property
+    def settings(self) -> dict[str, object]:
+        """What the hosts' routes and caps apply, for run.json (`link_settings`)."""
+        return {
+            "scale": self.scale,
+            "rto_min_ms": rto_min_ms(self.scale),
+            "rto_min_default_ms": RTO_MIN_MS,
+            "quickack": False,
+            "tbf_latency_ms": TBF_LATENCY_MS / self.scale,
+        }
+
+    def _route(self, ns: str, dev: str, address: str) -> None:
+        """Replaces the subnet route the address brought with one whose minimum RTO is
+        dilated like every other time: the kernel's 200 ms would stand for only 200 x s ms
+        of the study's time, so a timeout would cost far less than it did on the study's
+        machines (and the RTO's floor would sit below the dilated round trips' variance).
+        Delayed ACKs stay on (no `quickack`), as on the study's machines: their 40 ms timer
+        cannot be stretched per route, but the ACK pattern (piggybacked on replies, one per
+        two segments) is the study's; `quickack 1` would drop that for an ACK per segment,
+        more packets through the caps and nfdelay than the study's hosts sent."""
+        rto = rto_min_ms(self.scale)
+        if rto is None:
+            return
+        assert self.subnet is not None
+        _ip(
+            "-n",
+            ns,
+            "route",
+            "replace",
+            str(self.subnet),
+            "dev",
+            dev,
+            "proto",
+            "kernel",
+            "scope",
+            "link",
+            "src",
+            address,
+            "rto_min",
+            f"{rto:g}ms",
+        )
 
     def teardown(self) -> list[str]:
         """Kills what runs in the namespaces and deletes them and the bridge; returns problems."""

@@ -45,6 +45,7 @@ def build_manifest(
     cpu: dict[str, Any] | None = None,
     link_delay: dict[str, Any] | None = None,
     network: dict[str, Any] | None = None,
+    link_settings: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The manifest; `status` is `ok` exactly when there is no error."""
     return {
@@ -73,6 +74,10 @@ def build_manifest(
         # TCP's retransmissions and timeouts and the link caps' drops over the measurement,
         # per emulated host (testbed.netcounters); None: not emulated, or not read.
         "network": network,
+        # What the emulated hosts' routes and caps apply (testbed.emulation): `rto_min_ms`,
+        # TCP's minimum RTO dilated by 1/s (null at s = 1: the kernel's 200 ms), `quickack`,
+        # `tbf_latency_ms` of the caps' queues; None: not emulated.
+        "link_settings": link_settings,
     }
 
 

@@ -3,13 +3,16 @@ about it, per network namespace.
 
 A run samples them at its measurement's marks (with the CPU counters) and records the
 difference in run.json's `network`. They show whether a run's slow requests waited for a
-retransmission timeout: the kernel's minimum RTO is 200 ms of wall time, which the scale
-model does not stretch (Linux fixes it), so a timeout costs the study's time only 200 ms x s.
+retransmission timeout: under the scale model the hosts' routes stretch the kernel's minimum
+RTO (200 ms) to 200 / s ms (testbed.emulation.rto_min_ms), so a timeout costs the study's time
+what it cost on the study's machines; before, it cost only 200 ms x s.
 
 A link cap's token bucket sits on the sending host's own interface, so what it drops never
-left that host: TCP sends a dropped data segment again when the queue has room, without
-counting a retransmission (measured: a server whose cap dropped 872 packets retransmitted
-none). A dropped pure ACK is not sent again, and its peer may time out and resend what had
+left that host: TCP sends a dropped data segment again from its zero-window probe timer (after
+the RTO, then every 500 ms while the queue stays full), without counting a retransmission or
+a timeout (measured: a server whose cap dropped 872 packets retransmitted none). After 15
+such failed attempts in a row (tcp_retries2) TCP aborts the connection with ETIMEDOUT. A
+dropped pure ACK is not sent again, and its peer may time out and resend what had
 arrived (a spurious timeout, which the peer counts).
 
 Counters (Linux `/proc/net/snmp`, `/proc/net/netstat`, `tc -s qdisc`):

@@ -211,7 +211,7 @@ class Runner:
         )
         if kind == "emulated":
             prefix = self.opt.netns_prefix or f"mw{secrets.token_hex(2)}"
-            emu = emulation.Emulation(prefix, p.caps_mbit.model_dump())
+            emu = emulation.Emulation(prefix, p.caps_mbit.model_dump(), scale=p.scale)
             layout = Layout(kind, [], [], [], emulation=emu)
             # Registered before anything is created, so teardown sees partial setups too.
             self.layout = layout
@@ -762,7 +762,14 @@ class Runner:
             stage_s=self.stage_s,
             cpu=cpu,
             network=self._network_section("window_start", "window_end"),
+            link_settings=self._link_settings(),
         )
+
+    def _link_settings(self) -> dict[str, Any] | None:
+        """The emulated hosts' route and cap settings (run.json `link_settings`); None: not
+        emulated."""
+        emu = self.layout.emulation if self.layout else None
+        return emu.settings if emu is not None else None
 
     # --- CPU budgets and accounting -------------------------------------------------------
 

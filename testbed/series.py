@@ -501,6 +501,7 @@ class SeriesRunner(Runner):
             stage_s={**shared, **step.stage_s},
             cpu=cpu,
             network=self._network_section(*step.marks) if step.marks else None,
+            link_settings=self._link_settings(),
         )
         manifest["series"] = {
             "dir": str(self.out),

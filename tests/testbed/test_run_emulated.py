@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 
@@ -136,3 +137,55 @@ def test_signals_tear_down_namespaces_even_with_a_second_signal(
     no_leftovers(netns_prefix)
     assert processes_matching(netns_prefix) == []
     assert processes_in(out) == []
+
+
+def test_rto_min_and_tbf_queue_are_dilated_by_the_scale():
+    assert emulation.rto_min_ms(0.05) == 4000  # the study's 200 ms, 20 times slower
+    assert emulation.rto_min_ms(0.1) == 2000
+    assert emulation.rto_min_ms(0.001) == emulation.RTO_MIN_CAP_MS
+    assert emulation.rto_min_ms(1.0) is None  # the kernel's default is the study's
+    latency = emulation.tbf_args(5.05, 0.05)
+    assert latency[latency.index("latency") + 1] == "1000ms"
+    assert "50ms" in emulation.tbf_args(100)
+    with pytest.raises(emulation.EmulationError):
+        emulation.rto_min_ms(0)
+
+
+def _route_and_qdisc(netns: str) -> tuple[str, str]:
+    route = emulation._ip("-n", netns, "route", "show").stdout
+    qdisc = subprocess.run(
+        ["ip", "netns", "exec", netns, "tc", "qdisc", "show"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return route, qdisc
+
+
+def test_a_scaled_hosts_route_carries_the_dilated_rto_min(tmp_path, netns_prefix):
+    scaled = emulation.Emulation(netns_prefix, {"server": 5.05}, scale=0.05)
+    try:
+        host = scaled.add_host("server1", "server", tmp_path)
+        route, qdisc = _route_and_qdisc(host.netns)
+        assert "lat 1s" in qdisc, qdisc  # the cap's queue: 50 ms of the study's time
+        assert scaled.subnet is not None
+        line = next(x for x in route.splitlines() if x.startswith(str(scaled.subnet)))
+        # iproute2 prints the metric in seconds once it is whole ones (`4s`).
+        assert "rto_min lock 4s" in line, route
+        assert "quickack" not in line  # delayed ACKs stay on, as on the study's machines
+        assert f"src {host.address}" in line
+        assert scaled.settings["rto_min_ms"] == 4000
+        assert scaled.settings["tbf_latency_ms"] == 1000
+    finally:
+        assert scaled.teardown() == []
+    no_leftovers(netns_prefix)
+    # At s = 1 the route stays the kernel's, without a minimum RTO of its own.
+    plain = emulation.Emulation(netns_prefix, {"server": 100.0})
+    try:
+        host = plain.add_host("server1", "server", tmp_path)
+        route, _ = _route_and_qdisc(host.netns)
+        assert "rto_min" not in route, route
+        assert plain.settings["rto_min_ms"] is None
+    finally:
+        assert plain.teardown() == []
+    no_leftovers(netns_prefix)

@@ -21,7 +21,7 @@ from analysis.histograms import (
 )
 from analysis.report import figures as rf
 from analysis.scaling import in_study_time, with_scale
-from testbed.emulation import tbf_args
+from testbed.emulation import rto_min_ms, tbf_args
 
 QUANTILES = (0.25, 0.5, 0.75, 0.9, 0.99)
 METRICS = ("p25", "p50", "p75", "p90", "p99")
@@ -345,16 +345,18 @@ def main(sm) -> None:  # noqa: ANN001 - the Snakemake object
     # What the servers' links drop, and what a retransmission costs in the study's time.
     first = raw_pts.iloc[0]
     cap = float(first["caps_mbit.server"])
-    tbf = tbf_args(cap)
+    scale = float(first["scale"]) if "scale" in first and pd.notna(first["scale"]) else 1.0
+    tbf = tbf_args(cap, scale)
     latency_ms = float(tbf[tbf.index("latency") + 1].removesuffix("ms"))
     value = int(first["workload.data_size"])
     numbers.append(rf.macro("MgetServerCapMbit", rf.num(cap, 2)))
     numbers.append(rf.macro("MgetTbfLatencyMs", rf.num(latency_ms)))
     numbers.append(rf.macro("MgetTbfValues", rf.num(mg.queue_values(cap, latency_ms, value))))
     numbers.append(rf.macro("MgetValueBytes", rf.num(value)))
-    numbers.append(rf.macro("MgetRtoMs", rf.num(mg.RTO_MIN_MS)))
-    scale = float(first["scale"]) if "scale" in first and pd.notna(first["scale"]) else 1.0
-    numbers.append(rf.macro("MgetRtoStudyMs", rf.num(mg.RTO_MIN_MS * scale, 1)))
+    # The hosts' routes carry the minimum RTO dilated by 1/s (testbed.emulation).
+    rto_ms = rto_min_ms(scale) or mg.RTO_MIN_MS
+    numbers.append(rf.macro("MgetRtoMs", rf.num(rto_ms)))
+    numbers.append(rf.macro("MgetRtoStudyMs", rf.num(rto_ms * scale, 1)))
     numbers.append(rf.macro("MgetScale", rf.num(scale, 2)))
     balance = str(first.get("middleware.read_balance") or "round-robin")
     numbers.append(rf.macro("MgetReadBalance", rf.escape(READ_BALANCE.get(balance, balance))))
