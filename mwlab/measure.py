@@ -137,29 +137,29 @@ def exclusive(results: Path) -> Iterator[None]:
         yield
 
 
-def _slot_free() -> bool:
-    """Whether no measurement on this machine holds its slot (testbed/slot.py)."""
-    from testbed.slot import lock_path
-
-    path = lock_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False
-        fcntl.flock(handle, fcntl.LOCK_UN)
-        return True
-
-
 def _kill(pids: list[str]) -> None:
     for pid in pids:
         with contextlib.suppress(ProcessLookupError, ValueError, PermissionError):
             os.kill(int(pid), signal.SIGKILL)
 
 
-def _reclaim_hosts() -> list[str]:
-    """Emulated hosts' namespaces and links with their processes, and CPU cgroups."""
+def _belongs(pid: str, anchor: str) -> bool:
+    """Whether a process was started for the results folder `anchor`: its command line names
+    it, or it runs in it (the testbed starts servers, middlewares and clients in run folders)."""
+    proc = Path("/proc") / pid
+    try:
+        if int(pid) == os.getpid():
+            return False
+        cmdline = (proc / "cmdline").read_bytes().decode(errors="replace")
+        cwd = str((proc / "cwd").readlink())
+    except (OSError, ValueError):
+        return False
+    return anchor in cmdline or cwd == anchor or cwd.startswith(anchor + "/")
+
+
+def _reclaim_hosts(anchor: str) -> list[str]:
+    """Emulated hosts' namespaces and CPU cgroups that hold a process of this results
+    folder; another measurement's or a hand-started `mwlab run`'s are left alone."""
     from testbed import cpubudget, emulation
 
     removed = []
@@ -169,9 +169,10 @@ def _reclaim_hosts() -> list[str]:
         pids = subprocess.run(
             ["ip", "netns", "pids", name], capture_output=True, text=True, check=False
         ).stdout.split()
+        if not any(_belongs(pid, anchor) for pid in pids):
+            continue
         _kill(pids)
         subprocess.run(["ip", "netns", "del", name], capture_output=True, check=False)
-        subprocess.run(["ip", "link", "del", name], capture_output=True, check=False)
         removed.append(f"host {name}")
     found = cpubudget.detect(Path("/sys/fs/cgroup"))
     if isinstance(found, str):
@@ -180,7 +181,10 @@ def _reclaim_hosts() -> list[str]:
         parent = controller / cpubudget.PARENT
         for group in sorted(parent.glob("*/")) if parent.is_dir() else []:
             with contextlib.suppress(OSError):
-                _kill((group / "cgroup.procs").read_text().split())
+                tasks = (group / "cgroup.procs").read_text().split()
+                if not any(_belongs(pid, anchor) for pid in tasks):
+                    continue
+                _kill(tasks)
                 time.sleep(0.2)
                 group.rmdir()
                 removed.append(f"cgroup {group}")
@@ -188,20 +192,14 @@ def _reclaim_hosts() -> list[str]:
 
 
 def reclaim(root: Path, results: Path, profile_dir: Path) -> list[str]:
-    """Removes what a killed measurement left: emulated hosts (while no measurement holds the
-    machine's slot, testbed/slot.py: else they may be another's), processes started from the
-    results folder, and Snakemake's stale lock. Returns what it removed."""
-    removed = _reclaim_hosts() if _slot_free() else []
+    """Removes what a killed measurement of `results` left: its emulated hosts and cgroups,
+    the processes started for it, and Snakemake's stale lock. Returns what it removed."""
     anchor = str(results.resolve())
+    removed = _reclaim_hosts(anchor)
     for proc in Path("/proc").glob("[0-9]*"):
-        with contextlib.suppress(OSError):
-            if int(proc.name) == os.getpid():
-                continue
-            cmdline = (proc / "cmdline").read_bytes().decode(errors="replace")
-            cwd = str((proc / "cwd").readlink())
-            if anchor in cmdline or cwd == anchor or cwd.startswith(anchor + "/"):
-                _kill([proc.name])
-                removed.append(f"process {proc.name}")
+        if _belongs(proc.name, anchor):
+            _kill([proc.name])
+            removed.append(f"process {proc.name}")
     unlock = subprocess.run(
         [
             sys.executable,
