@@ -200,6 +200,8 @@ def reclaim(root: Path, results: Path, profile_dir: Path) -> list[str]:
         if _belongs(proc.name, anchor):
             _kill([proc.name])
             removed.append(f"process {proc.name}")
+    # A killed Snakemake leaves its locks; --unlock removes every lock of the checkout.
+    stale = any((root / ".snakemake" / "locks").glob("*.lock"))
     unlock = subprocess.run(
         [
             sys.executable,
@@ -218,6 +220,8 @@ def reclaim(root: Path, results: Path, profile_dir: Path) -> list[str]:
     )
     if unlock.returncode != 0:
         raise MeasureError(f"cannot unlock the pipeline's folder: {unlock.stderr.strip()[-400:]}")
+    if stale:
+        removed.append("snakemake lock")
     return removed
 
 
