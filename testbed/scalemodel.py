@@ -68,7 +68,9 @@ class Reference:
 class Machines:
     types: dict[str, MachineType]
     studies: dict[str, dict[str, MachineType]]  # study -> role -> type
-    delays_ms: dict[str, float]  # pair -> one-way ms at s = 1
+    # study -> pair -> one-way ms at s = 1 (a pair's delay, or its study's own where the
+    # machines file gives one)
+    delays_ms: dict[str, dict[str, float]]
     speed_lower: float
     speed_upper: float
     calibration_speeds: tuple[float, ...]
@@ -194,10 +196,19 @@ def load_machines(path: Path = MACHINES, root: Path = ROOT) -> Machines:
     both = sorted(r.where for r in validation.values() if r.where in used)
     if both:
         raise ScaleModelError(f"{path}: calibration targets also listed for validation: {both}")
+    delays: dict[str, dict[str, float]] = {}
+    for pair in PAIRS:
+        spec = doc["delays_ms"][pair]
+        unknown = sorted(set(map(str, spec.get("studies", {}))) - set(studies))
+        if unknown:
+            raise ScaleModelError(f"{path}: delays_ms.{pair} names unknown studies {unknown}")
+        own = {str(k): v for k, v in spec.get("studies", {}).items()}
+        for study in studies:
+            delays.setdefault(study, {})[pair] = float(own.get(study, spec)["one_way_ms"])
     return Machines(
         types=types,
         studies=studies,
-        delays_ms={pair: float(doc["delays_ms"][pair]["one_way_ms"]) for pair in PAIRS},
+        delays_ms=delays,
         speed_lower=float(speed["lower"]),
         speed_upper=float(speed["upper"]),
         calibration_speeds=tuple(float(x) for x in cal["speeds"]),
@@ -219,10 +230,11 @@ def caps_mbit(machines: Machines, study: str | int, scale: float) -> dict[str, f
     return {role: round(t.link_mbit * scale, 4) for role, t in machines.roles(study).items()}
 
 
-def delays_ms(machines: Machines, scale: float) -> dict[str, float]:
-    """One-way delay per role pair: the study's delay divided by s."""
+def delays_ms(machines: Machines, study: str | int, scale: float) -> dict[str, float]:
+    """One-way delay per role pair of one study: the study's delay divided by s."""
     _check_scale(scale)
-    return {pair: round(d / scale, 4) for pair, d in machines.delays_ms.items()}
+    machines.roles(study)  # a known study
+    return {pair: round(d / scale, 4) for pair, d in machines.delays_ms[str(study)].items()}
 
 
 def client_speed(machines: Machines, fitted: dict[str, float]) -> float | None:
@@ -326,7 +338,7 @@ def plan_fields(
     return {
         "scale": scale,
         "caps_mbit": caps_mbit(machines, study, scale),
-        "delays_ms": delays_ms(machines, scale),
+        "delays_ms": delays_ms(machines, study, scale),
     }
 
 

@@ -34,8 +34,23 @@ def test_caps_and_delays_scale_with_the_factor() -> None:
     }
     # 2016 has no link measurement: its A2 servers take the A2 capacity 2018 measured.
     assert scalemodel.caps_mbit(MACHINES, 2016, 1)["server"] == 201
-    delays = scalemodel.delays_ms(MACHINES, 0.04)
+    delays = scalemodel.delays_ms(MACHINES, 2018, 0.04)
     assert delays == {"client_middleware": 18.75, "middleware_server": 7.5, "client_server": 7.5}
+    # 2016's own middleware-server delay (seed 000's thread-bound plateau at 8 threads per
+    # pool); the other pairs keep the delays both studies share.
+    delays = scalemodel.delays_ms(MACHINES, "2016", 0.04)
+    assert delays == {"client_middleware": 18.75, "middleware_server": 62.5, "client_server": 7.5}
+    with pytest.raises(ScaleModelError, match="no machines for study 2017"):
+        scalemodel.delays_ms(MACHINES, 2017, 0.04)
+
+
+def test_a_delay_of_an_unknown_study_is_refused(tmp_path: Path) -> None:
+    doc = yaml.safe_load(scalemodel.MACHINES.read_text())
+    doc["delays_ms"]["middleware_server"]["studies"]["2017"] = {"one_way_ms": 1, "source": "x"}
+    path = tmp_path / "machines.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    with pytest.raises(ScaleModelError, match=r"delays_ms.middleware_server names unknown"):
+        load_machines(path)
 
 
 def test_rescaling_undoes_the_dilation() -> None:

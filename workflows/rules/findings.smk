@@ -24,8 +24,13 @@ def _delay_levels():
     scale = scale_settings(None, PROFILE)
     if PROFILE.get("hosts") != "emulated" or not scale["model"]:
         return []
-    delays = scalemodel.delays_ms(scalemodel.load_machines(), float(scale["factor"]))
-    return [0.0, *sorted(set(delays.values()))]
+    machines = scalemodel.load_machines()
+    delays = {
+        d
+        for study in machines.studies
+        for d in scalemodel.delays_ms(machines, study, float(scale["factor"])).values()
+    }
+    return [0.0, *sorted(delays)]
 
 
 DELAY_LEVELS = _delay_levels()
