@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -21,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_a_measurement_of_other_code_or_profile_is_refused(tmp_path: Path) -> None:
     code = measure.fingerprint(ROOT, "smoke")
     assert code == measure.fingerprint(ROOT, "smoke")
+    assert code != measure.fingerprint(ROOT, "resume")
     assert code != measure.fingerprint(ROOT, "quick")
     assert measure.check_record(tmp_path, "smoke", code)["pieces"] == []
     measure.write_record(tmp_path, {"profile": "smoke", "fingerprint": "0" * 64, "pieces": []})
@@ -51,7 +53,7 @@ def _measure(results: Path, log: Path) -> subprocess.Popen[bytes]:
             "mwlab",
             "measure",
             "--profile",
-            "smoke",
+            "resume",
             "--results",
             str(results),
             "--progress-every",
@@ -65,24 +67,39 @@ def _measure(results: Path, log: Path) -> subprocess.Popen[bytes]:
     )
 
 
-def _finished(results: Path) -> dict[str, int]:
-    return {str(p): p.stat().st_mtime_ns for p in (results / "runs").rglob("run.json")}
+# Snakemake's log: a job's block names its outputs and jobid; "Finished jobid" follows once
+# its outputs are recorded as complete.
+_JOB = re.compile(
+    r"rule (series_\w+):\n(?:    (?!output:)[^\n]*\n)*?    output: ([^\n]*)\n"
+    r"(?:    [^\n]*\n)*?    jobid: (\d+)\n"
+)
+_FINISHED = re.compile(r"Finished jobid: (\d+) \(Rule: series_\w+\)")
 
 
-@pytest.mark.skipif(not (ROOT / "build" / "middleware.jar").exists(), reason="needs make build")
+def _finished_series(text: str) -> list[str]:
+    """The run.json outputs of every series job the log shows finished."""
+    outputs = {jobid: names.split(", ") for _, names, jobid in _JOB.findall(text)}
+    return [name for jobid in _FINISHED.findall(text) for name in outputs.get(jobid, [])]
+
+
+def _mtimes(paths: list[str]) -> dict[str, int]:
+    return {p: Path(p).stat().st_mtime_ns for p in paths}
+
+
+@pytest.mark.skipif(not (ROOT / "build" / "loadgen.jar").exists(), reason="needs make build")
 def test_a_killed_measurement_resumes_without_measuring_a_finished_series(tmp_path: Path) -> None:
-    results = tmp_path / "smoke"
+    results = tmp_path / "resume"
     log = tmp_path / "measure.log"
     first = _measure(results, log)
     deadline = time.monotonic() + 900
-    while not _finished(results):
+    while not _finished_series(log.read_text()):
         assert first.poll() is None, log.read_text()[-3000:]
         assert time.monotonic() < deadline, "no series finished in 15 minutes"
-        time.sleep(0.5)
+        time.sleep(0.2)
     # The whole process group at once, as a crash or an operator would.
     os.killpg(first.pid, signal.SIGKILL)
     first.wait()
-    done = _finished(results)
+    done = _mtimes(_finished_series(log.read_text()))
     record = json.loads((results / measure.RECORD).read_text())
     assert record["complete"] is False and record["pieces"][0]["finished_at"] is None
 
@@ -91,13 +108,14 @@ def test_a_killed_measurement_resumes_without_measuring_a_finished_series(tmp_pa
     text = log.read_text()
     assert "measure: reclaimed snakemake lock" in text
     assert "ETA" in text
-    after = _finished(results)
-    # Every run finished before the kill is still the same file: nothing measured it again.
-    assert {k: after[k] for k in done} == done
-    assert len(after) > len(done)
+    after = {str(p): p.stat().st_mtime_ns for p in (results / "runs").rglob("run.json")}
+    # Every run of a series finished before the kill is still the same file: nothing measured
+    # it again; the other series were measured by the second piece.
+    assert done and _mtimes(list(done)) == done
+    assert len(after) == 4 and len(after) > len(done)
     record = json.loads((results / measure.RECORD).read_text())
     assert record["complete"] is True
     assert len(record["pieces"]) == 2 and record["pieces"][1]["finished_at"]
     provenance = json.loads((results / "provenance.json").read_text())
-    assert provenance["runs"]["total"] == len(after)
+    assert provenance["runs"]["total"] == 4
     assert provenance["commit_source"] == "mwlab measure"
