@@ -206,7 +206,13 @@ def candidates(root: Path = ROOT) -> list[Path]:
         for d in root.glob("*/*")
         if d.is_dir() and _DATE.match(d.name) and (d / MANIFEST).is_file()
     ]
-    return sorted(found, key=lambda d: (d.name, d.parent.name))
+    return sorted(found, key=_order)
+
+
+def _order(folder: Path) -> tuple[str, int, str]:
+    """Date, then the same day's suffix as a number (-2 before -10), then the profile."""
+    date, suffix = folder.name[:10], folder.name[11:]
+    return (date, int(suffix or 1), folder.parent.name)
 
 
 def latest(root: Path = ROOT, prefer: str = "default") -> Path:

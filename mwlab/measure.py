@@ -391,7 +391,7 @@ def dataset_group() -> None:
 @dataset_group.command("archive")
 @click.option("--profile", default="default", show_default=True)
 @click.option("--results", type=click.Path(path_type=Path), help="Default: results/<profile>.")
-@click.option("--out", type=click.Path(path_type=Path), help="Default: data/<profile>/<today>.")
+@click.option("--out", type=click.Path(path_type=Path), help="Default: data/<profile>/<today>[-N].")
 def archive_command(profile: str, results: Path | None, out: Path | None) -> None:
     """Archive a complete measurement as a reference dataset."""
     results = results or Path("results") / profile
@@ -401,7 +401,13 @@ def archive_command(profile: str, results: Path | None, out: Path | None) -> Non
         raise click.ClickException(
             f"{results}: no complete `mwlab measure` there (its {RECORD} says so); finish it first"
         )
-    out = out or dataset.ROOT / profile / dt.date.today().isoformat()
+    if out is None:
+        # A second measurement archived the same day gets the next suffix: <date>-2, -3, ...
+        out = dataset.ROOT / profile / dt.date.today().isoformat()
+        base, n = out, 1
+        while out.exists():
+            n += 1
+            out = base.with_name(f"{base.name}-{n}")
     families = sorted({r.family for r in planned_runs(Path.cwd(), profile)})
     try:
         # The record is final now; the provenance was written while its last piece ran.

@@ -4,6 +4,7 @@ differs from it, restored byte for byte, and the newest one found."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -123,6 +124,13 @@ def test_latest_prefers_the_profile_then_the_newest(tmp_path: Path) -> None:
     )
     root = tmp_path / "data"
     assert dataset.latest(root, prefer="quick") == newer
+    # The same day's later measurements by their number, not as text.
+    second, tenth = (root / "quick" / f"2026-11-25-{n}" for n in (2, 10))
+    for folder in (second, tenth):
+        shutil.copytree(newer, folder)
+    assert dataset.latest(root, prefer="quick") == tenth
+    shutil.rmtree(second)
+    shutil.rmtree(tenth)
     assert dataset.latest(root, prefer="default") == newer  # none of default: the newest
     assert older in dataset.candidates(root)
     with pytest.raises(dataset.DatasetError, match="no reference dataset"):
