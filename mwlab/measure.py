@@ -118,6 +118,11 @@ def check_record(results: Path, profile: str, code: str) -> dict[str, Any]:
     return record
 
 
+def finished_families(record: dict[str, Any]) -> set[str]:
+    """The families of the record's pieces that ran to their end."""
+    return {f for p in record.get("pieces", []) if p.get("done") for f in p.get("families", [])}
+
+
 def write_record(results: Path, record: dict[str, Any]) -> None:
     results.mkdir(parents=True, exist_ok=True)
     tmp = results / (RECORD + ".tmp")
@@ -277,11 +282,27 @@ def _report(progress: Progress, stop: threading.Event, every_s: float) -> None:
 @click.option("--results", type=click.Path(path_type=Path), help="Default: results/<profile>.")
 @click.option("--cores", default=2, show_default=True, help="Snakemake's --cores.")
 @click.option("--progress-every", default=60.0, show_default=True, help="Seconds between lines.")
-def measure_command(profile: str, results: Path | None, cores: int, progress_every: float) -> None:
+@click.option(
+    "--families",
+    help="A piece: only these families (comma-separated); `mwlab dataset archive` archives "
+    "the families measured so far, and `--onto` adds later pieces to that dataset.",
+)
+def measure_command(
+    profile: str, results: Path | None, cores: int, progress_every: float, families: str | None
+) -> None:
     """Measure a profile to its provenance (every run, tidy table and the validation), resuming
     a measurement a kill or a reboot interrupted. `mwlab paper` then builds its report."""
     root = Path.cwd()
     study = study_file(root, profile)
+    plan = planned_runs(root, profile)
+    every = sorted({r.family for r in plan})
+    piece = sorted(set(families.split(","))) if families else every
+    unknown = sorted(set(piece) - set(every))
+    if unknown:
+        raise MeasureError(
+            f"--families: no family {', '.join(unknown)} in profile {profile} "
+            f"(it has {', '.join(every)})"
+        )
     results = (results or root / str(yaml.safe_load(study.read_text())["results"])).resolve()
     # Inside the checkout, the path the profile names: Snakemake keys its records by path.
     if results.is_relative_to(root):
@@ -291,11 +312,16 @@ def measure_command(profile: str, results: Path | None, cores: int, progress_eve
         record = check_record(results, profile, code)
         for item in reclaim(root, results, study.parent):
             click.echo(f"measure: reclaimed {item}", err=True)
-        piece = {"commit": git_commit(root), "started_at": _now(), "finished_at": None}
-        record["pieces"].append(piece)
+        entry: dict[str, Any] = {
+            "commit": git_commit(root),
+            "families": piece,
+            "started_at": _now(),
+            "finished_at": None,
+        }
+        record["pieces"].append(entry)
         record["complete"] = False
         write_record(results, record)
-        progress = Progress(results, planned_runs(root, profile))
+        progress = Progress(results, [r for r in plan if r.family in piece])
         click.echo(progress.line(), err=True)
         stop = threading.Event()
         reporter = threading.Thread(target=_report, args=(progress, stop, progress_every))
@@ -311,21 +337,32 @@ def measure_command(profile: str, results: Path | None, cores: int, progress_eve
             str(cores),
             "--config",
             f"results={results}",
+            *([f"piece={','.join(piece)}"] if piece != every else []),
             "--",
-            str(results / dataset.PROVENANCE),
+            "measured",
         ]
         try:
             code_ = subprocess.run(command, cwd=root, check=False).returncode
         finally:
             stop.set()
-            piece["finished_at"] = _now()
+            entry["finished_at"] = _now()
             write_record(results, record)
         click.echo(progress.line(), err=True)
         if code_ != 0:
             raise MeasureError(f"the pipeline stopped (exit {code_}); `mwlab measure` resumes it")
-        record["complete"] = True
+        entry["done"] = True
+        measured = finished_families(record)
+        record["complete"] = measured >= set(every)
         write_record(results, record)
-        click.echo(f"measure: {results} complete; `make paper PROFILE={profile}` builds its report")
+        if record["complete"]:
+            click.echo(
+                f"measure: {results} complete; `make paper PROFILE={profile}` builds its report"
+            )
+        else:
+            click.echo(
+                f"measure: {len(measured)} of {len(every)} families measured in {results}; "
+                f"`mwlab dataset archive --profile {profile}` archives them as a piece"
+            )
 
 
 def _dataset_call(ds: Path, results: Path) -> list[str]:

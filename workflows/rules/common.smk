@@ -15,6 +15,14 @@ DATASET = config.get("dataset")
 FAMILIES = load_catalogue(Path(config.get("catalogue", "workflows/catalogue.yaml")))
 PROFILE = load_profile(config, source=f"profile {config['profile']}")
 PLAN = plan_runs(FAMILIES, PROFILE)
+# A piece of a measurement (`mwlab measure --families`): only these families' runs; the
+# calibration is the whole profile's either way.
+PIECE = [f for f in str(config.get("piece") or "").split(",") if f]
+if PIECE:
+    _unknown = sorted(set(PIECE) - {run.family for run in PLAN})
+    if _unknown:
+        raise ValueError(f"piece: no family {', '.join(_unknown)} in profile {config['profile']}")
+    PLAN = [run for run in PLAN if run.family in PIECE]
 # The speed factors' calibration runs, when a point uses the scale model (workflows/machines.yaml).
 CALIBRATION_PLAN = calibration_plan(PROFILE) if calibration_needed(PLAN) else []
 CALIBRATION_JSON = f"{RESULTS}/calibration.json"

@@ -11,6 +11,13 @@ if CALIBRATION_PLAN:
 MEASURED += DELAY_CHECK
 
 
+# `mwlab measure`'s target: everything a dataset archives from this measurement (or piece).
+rule measured:
+    input:
+        MEASURED,
+        PROVENANCE_JSON,
+
+
 if DATASET:
 
     rule restore:

@@ -14,7 +14,7 @@ from analysis import dataset, provenance
 
 def main(sm) -> None:  # noqa: ANN001
     # The effective configuration, without the keys that name this checkout's folders.
-    study = {k: v for k, v in sm.config.items() if k not in ("results", "dataset", "catalogue")}
+    study = {k: v for k, v in sm.config.items() if k not in ("results", "dataset", "catalogue", "piece")}
     Path(sm.output.study).write_text(yaml.safe_dump(study, sort_keys=True))
     shutil.copyfile(sm.input.catalogue, sm.output.catalogue)
     record_path = Path(sm.params.measurement)
