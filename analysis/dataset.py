@@ -17,6 +17,12 @@ dataset is copying it into one. Beside them:
 - `MANIFEST.sha256`: one `sha256  path` line per file (the `sha256sum` format, so
   `sha256sum -c MANIFEST.sha256` checks it too). A dataset whose files do not match it is
   refused.
+
+A measurement longer than a sitting is measured in pieces of whole families (`mwlab measure
+--families`). A piece archives as a partial dataset (`"complete": false` and its `families`
+in the provenance), which `latest` passes over; the next piece measures with its calibration
+(`--onto`) and archives merged with it into a new dataset, whose provenance is computed again
+from the merged tables and lists every piece.
 """
 
 from __future__ import annotations
@@ -29,6 +35,9 @@ import shutil
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
+
+import pandas as pd
+import pyarrow.parquet as pq
 
 MANIFEST = "MANIFEST.sha256"
 PROVENANCE = "provenance.json"
@@ -50,6 +59,7 @@ FAMILY_TABLES = (
 )
 # Per-run tables read from the runs' manifests (rule run_tables).
 RUN_TABLES = ("run_times", "testbed_runs")
+_RUN_TABLE_FILES = tuple(f"data/{t}.parquet" for t in RUN_TABLES)
 # Measured files a profile may lack: no calibration without the scale model, no delay check
 # without emulated delays.
 OPTIONAL = ("calibration.json", "delay_check.json")
@@ -140,19 +150,52 @@ def provenance(folder: Path) -> dict[str, Any]:
     return json.loads((folder / PROVENANCE).read_text())
 
 
-def archive(
+def compact(source: Path, target: Path) -> None:
+    """Writes the parquet table `source` to `target` compactly: zstd, and neither column
+    statistics nor the serialised Arrow schema, which are most of a wide table's footer (the
+    quick profile's tables: 6.0 MiB as the pipeline writes them, 3.2 MiB so). A table that
+    would not read back equal is copied as it is."""
+    table = pq.read_table(source)
+    pq.write_table(
+        table,
+        target,
+        compression="zstd",
+        compression_level=9,
+        write_statistics=False,
+        store_schema=False,
+    )
+    try:
+        pd.testing.assert_frame_equal(pd.read_parquet(target), table.to_pandas())
+    except AssertionError:
+        shutil.copyfile(source, target)
+
+
+def families(folder: Path) -> list[str]:
+    """The families a dataset holds tables of."""
+    return sorted(p.name for p in (folder / "data").iterdir() if p.is_dir())
+
+
+def is_complete(folder: Path) -> bool:
+    """Whether a dataset holds every family of its profile (a piece's does not)."""
+    return provenance(folder).get("complete", True) is not False
+
+
+def stage(
     results: Path,
     dest: Path,
-    families: Iterable[str],
+    measured: Iterable[str],
     study: Path,
     catalogue: Path,
-    extra: Mapping[str, Any] | None = None,
+    onto: Path | None = None,
 ) -> Path:
-    """Copies the measured files of `results` into a new dataset folder `dest`, with the
-    profile and catalogue it was measured with, and writes its manifest last."""
+    """Copies the measured files of the families `measured` from `results`, with the profile
+    and catalogue they were measured with, into `dest`'s staging folder, which it returns;
+    with `onto`, merged with that dataset (earlier pieces of the same measurement): its files
+    first, then the per-run tables of both. `seal` finishes the dataset."""
     if dest.exists():
         raise DatasetError(f"{dest}: exists already; a dataset is never overwritten")
-    names = measured_files(families)
+    measured = sorted(measured)
+    names = measured_files(measured)
     missing = [n for n in names if not (results / n).is_file()]
     if missing:
         raise DatasetError(
@@ -164,22 +207,63 @@ def archive(
     staging = dest.with_name(dest.name + ".partial")
     if staging.exists():
         shutil.rmtree(staging)
+    earlier: list[str] = []
+    if onto is not None:
+        entries = verify(onto)
+        earlier = families(onto)
+        twice = sorted(set(earlier) & set(measured))
+        if twice:
+            raise DatasetError(
+                f"{onto} holds {', '.join(twice)} already; a piece adds other families"
+            )
+        for name in entries:
+            if name not in (PROVENANCE, VERDICTS):
+                (staging / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(onto / name, staging / name)
     for name in names:
         target = staging / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(results / name, target)
+        if onto is not None and name in _RUN_TABLE_FILES:
+            merged = pd.concat([pd.read_parquet(onto / name), pd.read_parquet(results / name)])
+            merged = merged.drop_duplicates("run", keep="last").reset_index(drop=True)
+            merged.to_parquet(target.with_suffix(".tmp"), index=False)
+            compact(target.with_suffix(".tmp"), target)
+            target.with_suffix(".tmp").unlink()
+        elif name.endswith(".parquet"):
+            compact(results / name, target)
+        elif onto is None or not target.exists():
+            # The earlier pieces' calibration, environment and delay check stay the dataset's.
+            shutil.copy2(results / name, target)
     # The verdicts the measurement's own report gave, for a later re-measurement to compare.
-    if (results / "data" / VERDICTS).is_file():
+    if onto is None and (results / "data" / VERDICTS).is_file():
         shutil.copy2(results / "data" / VERDICTS, staging / VERDICTS)
     shutil.copy2(study, staging / STUDY)
     shutil.copy2(catalogue, staging / CATALOGUE)
-    doc = json.loads((staging / PROVENANCE).read_text())
-    doc["archived_at"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    doc.update(extra or {})
+    return staging
+
+
+def seal(staging: Path, dest: Path, doc: Mapping[str, Any]) -> Path:
+    """Writes the provenance `doc` (stamped with the time) and the manifest into the staging
+    folder, last, and moves it to `dest`."""
+    doc = {**doc, "archived_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
     (staging / PROVENANCE).write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
     write_manifest(staging)
     staging.rename(dest)
     return dest
+
+
+def archive(
+    results: Path,
+    dest: Path,
+    families: Iterable[str],
+    study: Path,
+    catalogue: Path,
+    extra: Mapping[str, Any] | None = None,
+) -> Path:
+    """Archives a whole measurement of `results` (no pieces) as the dataset `dest`."""
+    staging = stage(results, dest, families, study, catalogue)
+    doc = json.loads((staging / PROVENANCE).read_text())
+    return seal(staging, dest, {**doc, **(extra or {})})
 
 
 def restore(folder: Path, results: Path, names: Iterable[str]) -> None:
@@ -216,11 +300,12 @@ def _order(folder: Path) -> tuple[str, int, str]:
 
 
 def latest(root: Path = ROOT, prefer: str = "default") -> Path:
-    """The newest dataset of the profile `prefer`, else the newest of any profile."""
-    found = candidates(root)
+    """The newest complete dataset of the profile `prefer`, else the newest complete one of
+    any profile (a piece's partial dataset is never chosen)."""
+    found = [d for d in candidates(root) if is_complete(d)]
     if not found:
         raise DatasetError(
-            f"no reference dataset under {root}/ (measure one with `make measure`, "
+            f"no complete reference dataset under {root}/ (measure one with `make measure`, "
             "then `mwlab dataset archive`)"
         )
     preferred = [d for d in found if d.parent.name == prefer]

@@ -11,6 +11,7 @@ so.
 
 from __future__ import annotations
 
+import json
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,7 +19,9 @@ from typing import Any
 
 import pandas as pd
 
+from analysis import dataset
 from analysis.latex import escape
+from analysis.validate import check_runs
 
 
 def git_commit(root: Path = Path()) -> str:
@@ -87,6 +90,34 @@ def compute(
         "steal_share": _share(validation.get("steal", pd.Series(dtype=float))),
         "busy_share": _share(manifests.get("host_busy", pd.Series(dtype=float))),
     }
+
+
+def of_dataset(
+    folder: Path,
+    profile: str,
+    measurement: Mapping[str, Any],
+    hashes: Mapping[str, str],
+) -> dict[str, Any]:
+    """The provenance of a dataset merged from pieces, computed again from its tables (every
+    family's runs checked as rule validation checks them) and its first piece's machine."""
+    checked, manifests = [], []
+    for family in dataset.families(folder):
+        tables = {
+            t: pd.read_parquet(folder / "data" / family / f"{t}.parquet")
+            for t in ("runs", "manifests", "windows")
+        }
+        checked.append(check_runs(tables["runs"], tables["manifests"], family, tables["windows"]))
+        if not tables["manifests"].empty:
+            manifests.append(tables["manifests"])
+    machine = json.loads((folder / "environment" / "host.json").read_text())
+    return compute(
+        profile,
+        pd.concat(checked, ignore_index=True),
+        pd.concat(manifests, ignore_index=True),
+        machine,
+        measurement,
+        hashes,
+    )
 
 
 def _macro(name: str, value: object) -> str:

@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -30,7 +31,7 @@ from typing import Any
 import click
 import yaml
 
-from analysis import dataset
+from analysis import dataset, provenance
 from analysis.provenance import git_commit
 from mwlab.catalogue import expand, load_catalogue, load_profile
 
@@ -116,6 +117,25 @@ def check_record(results: Path, profile: str, code: str) -> dict[str, Any]:
             f"or remove {results}"
         )
     return record
+
+
+def check_onto(onto: Path, profile: str, code: str) -> list[str]:
+    """The families of the earlier pieces' dataset `onto`, after refusing one that does not
+    match its manifest, or holds another profile or was measured with other code."""
+    try:
+        dataset.verify(onto)
+    except dataset.DatasetError as e:
+        raise MeasureError(str(e)) from None
+    doc = dataset.provenance(onto)
+    if doc.get("profile") != profile:
+        raise MeasureError(f"{onto} holds profile {doc.get('profile')!r}, not {profile!r}")
+    if doc.get("fingerprint") != code:
+        raise MeasureError(
+            f"{onto} was measured with other measurement code (commit "
+            f"{str(doc.get('commit'))[:12]}, fingerprint {str(doc.get('fingerprint'))[:12]}); "
+            f"this checkout's is {code[:12]}. Check out its commit to measure the next piece"
+        )
+    return dataset.families(onto)
 
 
 def finished_families(record: dict[str, Any]) -> set[str]:
@@ -287,8 +307,19 @@ def _report(progress: Progress, stop: threading.Event, every_s: float) -> None:
     help="A piece: only these families (comma-separated); `mwlab dataset archive` archives "
     "the families measured so far, and `--onto` adds later pieces to that dataset.",
 )
+@click.option(
+    "--onto",
+    type=click.Path(path_type=Path),
+    help="A later piece: the dataset of the earlier ones (measured with the same code), whose "
+    "calibration it measures with; default families: the ones that dataset lacks.",
+)
 def measure_command(
-    profile: str, results: Path | None, cores: int, progress_every: float, families: str | None
+    profile: str,
+    results: Path | None,
+    cores: int,
+    progress_every: float,
+    families: str | None,
+    onto: Path | None,
 ) -> None:
     """Measure a profile to its provenance (every run, tidy table and the validation), resuming
     a measurement a kill or a reboot interrupted. `mwlab paper` then builds its report."""
@@ -296,20 +327,32 @@ def measure_command(
     study = study_file(root, profile)
     plan = planned_runs(root, profile)
     every = sorted({r.family for r in plan})
-    piece = sorted(set(families.split(","))) if families else every
+    code = fingerprint(root, profile)
+    earlier = check_onto(onto, profile, code) if onto else []
+    piece = sorted(set(families.split(","))) if families else sorted(set(every) - set(earlier))
     unknown = sorted(set(piece) - set(every))
     if unknown:
         raise MeasureError(
             f"--families: no family {', '.join(unknown)} in profile {profile} "
             f"(it has {', '.join(every)})"
         )
+    if set(piece) & set(earlier):
+        raise MeasureError(f"{onto} holds {', '.join(sorted(set(piece) & set(earlier)))} already")
+    if not piece:
+        raise MeasureError(f"{onto} holds every family of profile {profile}: nothing to measure")
     results = (results or root / str(yaml.safe_load(study.read_text())["results"])).resolve()
     # Inside the checkout, the path the profile names: Snakemake keys its records by path.
     if results.is_relative_to(root):
         results = results.relative_to(root)
-    code = fingerprint(root, profile)
     with exclusive(results):
         record = check_record(results, profile, code)
+        if record.get("onto") != (str(onto) if onto else None) and record["pieces"]:
+            raise MeasureError(
+                f"{results} continues {record.get('onto') or 'no dataset'}, not "
+                f"{onto or 'no dataset'}; measure into another folder (--results)"
+            )
+        if onto:
+            record["onto"] = str(onto)
         for item in reclaim(root, results, study.parent):
             click.echo(f"measure: reclaimed {item}", err=True)
         entry: dict[str, Any] = {
@@ -338,6 +381,7 @@ def measure_command(
             "--config",
             f"results={results}",
             *([f"piece={','.join(piece)}"] if piece != every else []),
+            *([f"onto={onto}"] if onto else []),
             "--",
             "measured",
         ]
@@ -352,6 +396,7 @@ def measure_command(
             raise MeasureError(f"the pipeline stopped (exit {code_}); `mwlab measure` resumes it")
         entry["done"] = True
         measured = finished_families(record)
+        # Complete: the results folder holds every family (a later piece's does not).
         record["complete"] = measured >= set(every)
         write_record(results, record)
         if record["complete"]:
@@ -359,9 +404,11 @@ def measure_command(
                 f"measure: {results} complete; `make paper PROFILE={profile}` builds its report"
             )
         else:
+            held = len(measured | set(earlier))
             click.echo(
-                f"measure: {len(measured)} of {len(every)} families measured in {results}; "
-                f"`mwlab dataset archive --profile {profile}` archives them as a piece"
+                f"measure: {held} of {len(every)} families measured"
+                + (f" (with {onto})" if onto else "")
+                + f"; `mwlab dataset archive --profile {profile}` archives them"
             )
 
 
@@ -425,42 +472,120 @@ def dataset_group() -> None:
     """Reference datasets (data/<profile>/<date>/): archive, verify, find."""
 
 
+# Rules that only derive from finished runs: archiving reruns them over every finished piece.
+_DERIVING = ("family_data", "run_tables", "validation", "provenance", "measured")
+
+
+def _derive(root: Path, results: Path, profile: str, families: list[str], every: list[str]) -> None:
+    """Brings the per-run tables, the validation and the provenance of `results` to every
+    family measured there: each piece derived them for its own families only. Only deriving
+    rules may run, so archiving never measures."""
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--profile",
+        str(study_file(root, profile).parent),
+        "--cores",
+        "1",
+        "--config",
+        f"results={results}",
+        *([f"piece={','.join(families)}"] if families != every else []),
+        "--allowed-rules",
+        *_DERIVING,
+        "--",
+        "measured",
+    ]
+    if subprocess.run(command, cwd=root, check=False).returncode != 0:
+        raise click.ClickException(f"cannot derive the tables of {results}; see above")
+
+
+def _verdicts(root: Path, staging: Path) -> None:
+    """Builds a complete merged dataset's findings from it, as its own report gives them."""
+    work = Path("results") / "reference" / f".verdicts-{staging.name}"
+    dataset.write_manifest(staging)
+    command = [sys.executable, "-m", "snakemake", "--cores", "2", *_dataset_call(staging, work)]
+    command += ["--", str(work / "data" / dataset.VERDICTS)]
+    if subprocess.run(command, cwd=root, check=False).returncode != 0:
+        raise click.ClickException("cannot build the merged dataset's findings; see above")
+    shutil.copy2(work / "data" / dataset.VERDICTS, staging / dataset.VERDICTS)
+    shutil.rmtree(work, ignore_errors=True)
+
+
 @dataset_group.command("archive")
 @click.option("--profile", default="default", show_default=True)
 @click.option("--results", type=click.Path(path_type=Path), help="Default: results/<profile>.")
 @click.option("--out", type=click.Path(path_type=Path), help="Default: data/<profile>/<today>[-N].")
 def archive_command(profile: str, results: Path | None, out: Path | None) -> None:
-    """Archive a complete measurement as a reference dataset."""
+    """Archive a measurement as a reference dataset: a complete one, or the pieces measured
+    so far (a partial dataset, merged with the earlier pieces' one after `--onto`)."""
+    root = Path.cwd()
     results = results or Path("results") / profile
     record_path = results / RECORD
     record = json.loads(record_path.read_text()) if record_path.exists() else {}
-    if not record.get("complete"):
+    every = sorted({r.family for r in planned_runs(root, profile)})
+    # A record from before pieces named their families holds the whole profile.
+    measured = finished_families(record) or (set(every) if record.get("complete") else set())
+    if not measured:
         raise click.ClickException(
-            f"{results}: no complete `mwlab measure` there (its {RECORD} says so); finish it first"
+            f"{results}: no finished `mwlab measure` piece there (see its {RECORD}); finish one"
         )
+    onto = Path(record["onto"]) if record.get("onto") else None
+    earlier = dataset.families(onto) if onto else []
+    held = sorted(measured | set(earlier))
+    complete = set(held) >= set(every)
     if out is None:
-        # A second measurement archived the same day gets the next suffix: <date>-2, -3, ...
+        # A second dataset archived the same day gets the next suffix: <date>-2, -3, ...
         out = dataset.ROOT / profile / dt.date.today().isoformat()
         base, n = out, 1
         while out.exists():
             n += 1
             out = base.with_name(f"{base.name}-{n}")
-    families = sorted({r.family for r in planned_runs(Path.cwd(), profile)})
+    families = sorted(measured)
+    if len(record.get("pieces", [])) > 1 or families != every:
+        _derive(root, results, profile, families, every)
+    pieces = [*(dataset.provenance(onto).get("pieces", []) if onto else []), *record["pieces"]]
     try:
-        # The record is final now; the provenance was written while its last piece ran.
-        pieces = record.get("pieces", [])
-        made = dataset.archive(
-            results,
-            out,
-            families,
-            results / dataset.STUDY,
-            results / dataset.CATALOGUE,
-            extra={"pieces": pieces, "commits": list(dict.fromkeys(p["commit"] for p in pieces))},
+        staging = dataset.stage(
+            results, out, families, results / dataset.STUDY, results / dataset.CATALOGUE, onto
         )
+        if onto:
+            doc = provenance.of_dataset(
+                staging,
+                profile,
+                {"pieces": pieces, "fingerprint": record.get("fingerprint")},
+                {
+                    "study_sha256": dataset.sha256(staging / dataset.STUDY),
+                    "catalogue_sha256": dataset.sha256(staging / dataset.CATALOGUE),
+                },
+            )
+        else:
+            doc = json.loads((staging / dataset.PROVENANCE).read_text())
+        doc |= {
+            "pieces": pieces,
+            "commits": list(dict.fromkeys(p["commit"] for p in pieces)),
+            "families": held,
+            "complete": complete,
+        }
+        (staging / dataset.PROVENANCE).write_text(json.dumps(doc, indent=2, sort_keys=True))
+        # The report, and so its findings, needs every family of the catalogue.
+        reportable = set(every) == set(load_catalogue(results / dataset.CATALOGUE))
+        if complete and reportable and not (staging / dataset.VERDICTS).exists():
+            _verdicts(root, staging)
+        made = dataset.seal(staging, out, doc)
     except dataset.DatasetError as e:
         raise click.ClickException(str(e)) from None
     size = sum(p.stat().st_size for p in made.rglob("*") if p.is_file())
     click.echo(f"dataset: {made} ({size / 2**20:.1f} MiB)")
+    if not complete:
+        click.echo(
+            f"dataset: a piece ({len(held)} of {len(every)} families); measure the rest with "
+            f"`mwlab measure --profile {profile} --onto {made}` and archive again"
+        )
+    elif onto:
+        click.echo(f"dataset: holds every piece of {onto}, which it supersedes")
+    if complete and not (made / dataset.VERDICTS).exists():
+        click.echo(f"dataset: no {dataset.VERDICTS}: profile {profile} leaves families out")
 
 
 @dataset_group.command("verify")

@@ -58,6 +58,11 @@ def test_archive_holds_the_measured_files_and_a_matching_manifest(tmp_path: Path
     assert "calibration.json" in entries and dataset.STUDY in entries
     assert not any(name.startswith("runs/") for name in entries)
     assert json.loads((folder / dataset.PROVENANCE).read_text())["archived_at"]
+    # Tables are stored compactly, and read back as the pipeline wrote them.
+    name = "data/multiget/points.parquet"
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(folder / name), pd.read_parquet(tmp_path / "results" / "quick" / name)
+    )
     # The manifest is sha256sum's format.
     line = (folder / dataset.MANIFEST).read_text().splitlines()[0]
     digest, name = line.split("  ")
@@ -133,5 +138,46 @@ def test_latest_prefers_the_profile_then_the_newest(tmp_path: Path) -> None:
     shutil.rmtree(tenth)
     assert dataset.latest(root, prefer="default") == newer  # none of default: the newest
     assert older in dataset.candidates(root)
-    with pytest.raises(dataset.DatasetError, match="no reference dataset"):
+    with pytest.raises(dataset.DatasetError, match="no complete reference dataset"):
         dataset.latest(tmp_path / "nothing")
+
+
+def _piece(tmp_path: Path, name: str, family: str, calibration: str) -> Path:
+    """A results folder that measured one family, with its own per-run rows and calibration."""
+    results = _results(tmp_path / name)
+    shutil.rmtree(results / "data" / ({*FAMILIES} - {family}).pop())
+    for table in dataset.RUN_TABLES:
+        pd.DataFrame({"run": [f"{family}/p/rep1"], "wall_s": [6.0]}).to_parquet(
+            results / "data" / f"{table}.parquet"
+        )
+    (results / "calibration.json").write_text(calibration)
+    return results
+
+
+def test_a_piece_merges_onto_the_dataset_of_the_earlier_pieces(tmp_path: Path) -> None:
+    first = _piece(tmp_path, "a", "baseline_direct", '{"speed": 1}')
+    partial = tmp_path / "data" / "quick" / "2026-11-25"
+    staged = dataset.stage(first, partial, ["baseline_direct"], first / "study.yaml",
+                           first / "catalogue.yaml")  # fmt: skip
+    dataset.seal(staged, partial, {"profile": "quick", "complete": False})
+    assert dataset.families(partial) == ["baseline_direct"]
+    assert not dataset.is_complete(partial)
+    with pytest.raises(dataset.DatasetError, match="no complete reference dataset"):
+        dataset.latest(tmp_path / "data", prefer="quick")  # a piece is never the newest
+
+    second = _piece(tmp_path, "b", "multiget", '{"speed": 2}')
+    merged = tmp_path / "data" / "quick" / "2026-11-26"
+    staged = dataset.stage(second, merged, ["multiget"], second / "study.yaml",
+                           second / "catalogue.yaml", onto=partial)  # fmt: skip
+    dataset.seal(staged, merged, {"profile": "quick"})
+    dataset.verify(merged)
+    assert dataset.families(merged) == FAMILIES
+    times = pd.read_parquet(merged / "data" / "run_times.parquet")
+    assert sorted(times["run"]) == ["baseline_direct/p/rep1", "multiget/p/rep1"]
+    # The second piece measured with the first's calibration: the dataset keeps that one.
+    assert (merged / "calibration.json").read_text() == '{"speed": 1}'
+    assert dataset.latest(tmp_path / "data", prefer="quick") == merged
+
+    with pytest.raises(dataset.DatasetError, match="holds baseline_direct already"):
+        dataset.stage(first, tmp_path / "data" / "quick" / "2026-11-27", ["baseline_direct"],
+                      first / "study.yaml", first / "catalogue.yaml", onto=partial)  # fmt: skip

@@ -1,6 +1,7 @@
 """The smoke measurement archived as a reference dataset rebuilds its report without measuring
-(`mwlab dataset archive`, `mwlab paper --dataset`), and a dataset that does not match its
-manifest is refused before anything is built.
+(`mwlab dataset archive`, `mwlab paper --dataset`) and gives the verdicts of the measurement's
+own report, and a dataset that does not match its manifest is refused before anything is
+built.
 
 `make test` runs this after the smoke workflow, with MWLAB_REQUIRE_SMOKE_REPORT=1: without
 the smoke measurement the tests fail there, and are skipped in a plain pytest run."""
@@ -43,9 +44,20 @@ def archived(tmp_path_factory: pytest.TempPathFactory) -> Path:
             pytest.fail(f"no complete smoke measurement in {SMOKE}")
         pytest.skip(f"no complete smoke measurement in {SMOKE} (`mwlab measure --profile smoke`)")
     folder = tmp_path_factory.mktemp("data") / "smoke" / "2026-01-01"
-    made = _mwlab("dataset", "archive", "--profile", "smoke", "--out", str(folder))
-    assert made.returncode == 0, made.stderr
+    # A copy without the report's verdicts: archiving builds them from the dataset itself.
+    results = tmp_path_factory.mktemp("results") / "smoke"
+    shutil.copytree(SMOKE, results, ignore=shutil.ignore_patterns("report.pdf", "paper"))
+    (results / "data" / dataset.VERDICTS).unlink()
+    made = _mwlab(
+        "dataset", "archive", "--profile", "smoke", "--results", str(results), "--out", str(folder)
+    )
+    assert made.returncode == 0, made.stdout[-3000:] + made.stderr[-3000:]
     return folder
+
+
+def test_the_dataset_carries_the_verdicts_of_the_measurements_own_report(archived: Path) -> None:
+    own = json.loads((SMOKE / "data" / dataset.VERDICTS).read_text())
+    assert json.loads((archived / dataset.VERDICTS).read_text()) == own
 
 
 def test_the_report_is_rebuilt_from_the_dataset_alone(archived: Path, tmp_path: Path) -> None:

@@ -4,7 +4,19 @@
 from mwlab.catalogue import calibration_settings
 
 
-if not DATASET:
+if ONTO and not DATASET:
+
+    rule calibration_of_pieces:
+        input:
+            manifest=f"{ONTO}/{datasets.MANIFEST}",
+        output:
+            calibration=CALIBRATION_JSON,
+        log:
+            f"{RESULTS}/logs/calibration.log",
+        run:
+            datasets.restore(Path(ONTO), Path(RESULTS), ["calibration.json"])
+
+elif not DATASET:
 
     rule calibrate:
         input:

@@ -23,6 +23,9 @@ if PIECE:
     if _unknown:
         raise ValueError(f"piece: no family {', '.join(_unknown)} in profile {config['profile']}")
     PLAN = [run for run in PLAN if run.family in PIECE]
+# A later piece (`mwlab measure --onto`): the dataset of the earlier pieces, whose calibration
+# this piece measures with, so that every piece runs under the same budgets.
+ONTO = config.get("onto")
 # The speed factors' calibration runs, when a point uses the scale model (workflows/machines.yaml).
 CALIBRATION_PLAN = calibration_plan(PROFILE) if calibration_needed(PLAN) else []
 CALIBRATION_JSON = f"{RESULTS}/calibration.json"
