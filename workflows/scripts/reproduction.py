@@ -11,7 +11,7 @@ from analysis.latex import escape
 from analysis.protocol import Prediction, family_times, predict, stage_breakdown
 from analysis.report import factor_words as fw
 from analysis.report.figures import macro
-from mwlab.catalogue import expand, load_catalogue, load_profile
+from mwlab.catalogue import Family, expand, load_catalogue, load_profile
 
 
 def planned(profile: Path, catalogue: Path) -> pd.DataFrame:
@@ -35,6 +35,21 @@ def prediction_macros(name: str, p: Prediction) -> str:
             macro("PredictHours", f"{p.hours:.1f}"),
             macro("PredictSeriesOverheadS", f"{p.series_s:.1f}"),
             macro("PredictPointOverheadS", f"{p.point_s:.1f}"),
+        ]
+    )
+
+
+def memaslap_macros(families: pd.DataFrame, catalogue: dict[str, Family]) -> str:
+    """What the families driven by memaslap cost: their job minutes and share of all."""
+    driven = {name for name, f in catalogue.items() if f.fixed.get("driver") == "memaslap"}
+    mine = families[families["family"].isin(driven)]
+    total = float(families["wall_min"].sum())
+    share = 100 * float(mine["wall_min"].sum()) / total if total > 0 else float("nan")
+    return "".join(
+        [
+            macro("MemaslapFamilies", str(len(mine))),
+            macro("MemaslapJobMinutes", _minutes(float(mine["wall_min"].sum()))),
+            macro("MemaslapJobShare", "--" if pd.isna(share) else f"{share:.0f}"),
         ]
     )
 
@@ -107,6 +122,7 @@ if __name__ == "__main__":
         int(sm.config.get("run", {}).get("reruns", 2)),
         float(sm.config.get("run", {}).get("longest_rerun", 1.0)),
     )
+    numbers += memaslap_macros(family_times(runs), load_catalogue(Path(sm.input.catalogue)))
     plan = planned(Path(sm.input.predicted), Path(sm.input.catalogue))
     name = str(yaml.safe_load(Path(sm.input.predicted).read_text())["profile"])
     numbers += prediction_macros(name, predict(runs, plan))
