@@ -33,7 +33,13 @@ import yaml
 
 from analysis import dataset, provenance
 from analysis.provenance import git_commit
-from mwlab.catalogue import expand, load_catalogue, load_profile
+from mwlab.catalogue import (
+    calibration_needed,
+    calibration_plan,
+    expand,
+    load_catalogue,
+    load_profile,
+)
 
 RECORD = "measurement.json"
 # What decides what a run measures: the systems, the testbed, the plan and how it is run.
@@ -90,6 +96,15 @@ def planned_runs(root: Path, profile: str) -> list[Any]:
     config = yaml.safe_load(study_file(root, profile).read_text())
     catalogue = load_catalogue(root / config.get("catalogue", "workflows/catalogue.yaml"))
     return expand(catalogue, load_profile(config, source=f"profile {profile}"))
+
+
+def calibration_runs(root: Path, profile: str, runs: list[Any]) -> list[Any]:
+    """The calibration runs a measurement of `runs` starts with (none without the scale
+    model)."""
+    if not calibration_needed(runs):
+        return []
+    config = yaml.safe_load(study_file(root, profile).read_text())
+    return calibration_plan(load_profile(config, source=f"profile {profile}"))
 
 
 def check_record(results: Path, profile: str, code: str) -> dict[str, Any]:
@@ -256,14 +271,14 @@ def _clock(seconds: float) -> str:
 
 
 class Progress:
-    """Counts the planned points with a manifest and prints progress with an ETA, weighting
-    each point by its planned measured seconds (the points measured before this piece count
-    as done but not towards the rate)."""
+    """Counts the planned runs (points and calibration runs) with a manifest and prints
+    progress with an ETA, weighting each run by its planned measured seconds (the runs measured
+    before this piece count as done but not towards the rate)."""
 
     def __init__(self, results: Path, runs: list[Any]) -> None:
         self.results = results
         self.weights = {r.path: float(r.spec.get("duration_s") or 1.0) for r in runs}
-        self.series = {r.path: r.series or r.path for r in runs}
+        self.series = {r.path: r.series for r in runs if r.series}
         self.total = sum(self.weights.values())
         self.started = time.monotonic()
         self.before = self._done_weight(self.done())
@@ -279,13 +294,13 @@ class Progress:
         weight = self._done_weight(done)
         elapsed = time.monotonic() - self.started
         series_all = set(self.series.values())
-        series_open = {self.series[p] for p in self.weights if p not in done}
+        series_open = {self.series[p] for p in self.series if p not in done}
         rate = (weight - self.before) / elapsed if elapsed > 0 else 0.0
         eta = (self.total - weight) / rate if rate > 0 else None
         if weight >= self.total:
             eta = 0.0
         return (
-            f"measure: {len(done)}/{len(self.weights)} points "
+            f"measure: {len(done)}/{len(self.weights)} runs "
             f"({100 * weight / self.total:.1f} % of the planned time), "
             f"{len(series_all) - len(series_open)}/{len(series_all)} series, "
             f"elapsed {_clock(elapsed)}, ETA {_clock(eta) if eta is not None else 'unknown'}"
@@ -364,7 +379,11 @@ def measure_command(
         record["pieces"].append(entry)
         record["complete"] = False
         write_record(results, record)
-        progress = Progress(results, [r for r in plan if r.family in piece])
+        piece_runs = [r for r in plan if r.family in piece]
+        # A first piece calibrates; a later one (--onto) measures with the first's calibration.
+        if not onto:
+            piece_runs += calibration_runs(root, profile, piece_runs)
+        progress = Progress(results, piece_runs)
         click.echo(progress.line(), err=True)
         stop = threading.Event()
         reporter = threading.Thread(target=_report, args=(progress, stop, progress_every))
@@ -409,6 +428,7 @@ def measure_command(
                 f"measure: {held} of {len(every)} families measured"
                 + (f" (with {onto})" if onto else "")
                 + f"; `mwlab dataset archive --profile {profile}` archives them"
+                + (" as one dataset" if held == len(every) else " as a piece")
             )
 
 
@@ -452,6 +472,11 @@ def paper_command(
             dataset.verify(ds)
         except dataset.DatasetError as e:
             raise click.ClickException(str(e)) from None
+        if not dataset.is_complete(ds):
+            raise click.ClickException(
+                f"{ds} is a piece of a measurement ({', '.join(dataset.families(ds))}), not a "
+                f"report's data: measure the rest with `mwlab measure --onto {ds}`"
+            )
         ds = ds.resolve()
         shown = ds.relative_to(root) if ds.is_relative_to(root) else ds
         results = results or Path("results") / "reference" / f"{ds.parent.name}-{ds.name}"

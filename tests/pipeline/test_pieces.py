@@ -56,6 +56,8 @@ def test_a_measurement_in_pieces_archives_as_one_dataset(tmp_path: Path) -> None
     assert doc["complete"] is False and doc["families"] == ["baseline_direct", "scale_check"]
     with pytest.raises(dataset.DatasetError, match="no complete reference dataset"):
         dataset.latest(tmp_path / "data", prefer="pieces")
+    refused = _mwlab("paper", "--dataset", str(partial), "--results", str(tmp_path / "r"))
+    assert refused.returncode != 0 and "is a piece of a measurement" in refused.stderr
 
     # A piece of a family the dataset holds already is refused before it measures.
     again = _mwlab("measure", "--profile", "pieces", "--results", str(tmp_path / "again"),
