@@ -1,12 +1,13 @@
 # Entry points of the study. Every target is idempotent.
 #   make setup   install what is missing (Debian packages unless in `nix develop`, .venv) and check
-#   make build   build/middleware.jar, build/loadgen.jar, build/benchmarks.jar
+#   make build   build/middleware.jar, build/loadgen.jar, build/benchmarks.jar, build/simplemq.jar
 #   make test    Java, Python, flake (check-nix) and workflow test suites
 #   make paper   paper/report.pdf from the newest reference dataset (data/), in minutes; from
 #                results/PROFILE instead once `make measure` completed it (DATASET=dir to choose)
 #   make measure measure PROFILE (default: default) into results/PROFILE; resumes after a kill
 #   make archive archive the complete measurement of PROFILE as data/PROFILE/<today>/
 #   make bench   JMH, loadgen vs memcaslap, middleware vs memcached and twemproxy
+#   make bench-mq SimpleMQ's middleware vs its database (PostgreSQL), small and large messages
 #   make chaos   soak the middleware while servers fail (CHAOS_SECONDS=120, CHAOS_SEED to replay)
 #   make fuzz    each Jazzer fuzz test for FUZZ_SECONDS (default 60): executions, coverage
 
@@ -36,9 +37,9 @@ export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
 endif
 
 JAVA_SOURCES := $(shell find middleware -name '*.java' -o -name 'pom.xml' -o -path '*/src/main/resources/*' -type f 2>/dev/null)
-JARS := build/middleware.jar build/loadgen.jar build/benchmarks.jar
+JARS := build/middleware.jar build/loadgen.jar build/benchmarks.jar build/simplemq.jar
 
-.PHONY: help setup build test test-java test-python test-workflow lint check-nix paper measure archive bench clean
+.PHONY: help setup build test test-java test-python test-workflow lint check-nix paper measure archive bench bench-mq clean
 
 help:
 	@sed -n 's/^#   //p' $(MAKEFILE_LIST)
@@ -96,6 +97,7 @@ $(JARS) &: $(JAVA_SOURCES)
 	@cp middleware/core/target/middleware.jar build/middleware.jar
 	@cp middleware/loadgen/target/loadgen.jar build/loadgen.jar
 	@cp middleware/jmh/target/benchmarks.jar build/benchmarks.jar
+	@cp middleware/simplemq/target/simplemq.jar build/simplemq.jar
 
 # --- tests -------------------------------------------------------------------------------
 
@@ -152,6 +154,10 @@ bench: setup build
 	@java -jar build/benchmarks.jar -f 1 -wi 3 -i 5 -w 1s -r 1s
 	@$(PY) scripts/bench_loadgen.py
 	@$(PY) scripts/bench_middleware.py
+
+# SimpleMQ's middleware against clients of its PostgreSQL directly, in interleaved rounds.
+bench-mq: setup build
+	@$(PY) scripts/bench_mq.py
 
 # memcaslap against direct memcached, twemproxy and the middleware (replication 1).
 .PHONY: bench-middleware

@@ -71,23 +71,27 @@
           # The JDK the project targets; also what mvnHash below was computed with.
           mvnJdk = pkgs.jdk17;
           # NAR hash of the Maven dependency closure (fetchedMavenDeps: plugins, their
-          # dependencies, picocli, HdrHistogram, JUnit, Jazzer, JMH). Refresh it whenever a POM
-          # changes: `nix build .#middleware` fails with "hash mismatch ... got: sha256-..." (put
-          # that here), or without Nix run scripts/nix-mvn-hash.sh, which replays the same fetch.
-          mvnHash = "sha256-d1tobG3ROz5yonFQPUE7LKtEVW7eDK3nSDAht6vVQPM=";
+          # dependencies, picocli, HdrHistogram, pgjdbc, JUnit, Jazzer, JMH). Refresh it whenever
+          # a POM changes: `nix build .#middleware` fails with "hash mismatch ... got: sha256-..."
+          # (put that here), or without Nix run scripts/nix-mvn-hash.sh, which replays the same
+          # fetch.
+          mvnHash = "sha256-avYagDBikCtw75yVxjqz9kiYEo7lZvXn+BEintGpmJI=";
           mvnParameters = "-DskipTests";
           nativeBuildInputs = [ pkgs.makeWrapper ];
           installPhase = ''
             runHook preInstall
             mkdir -p $out/share/mwlab $out/bin
-            cp core/target/middleware.jar loadgen/target/loadgen.jar jmh/target/benchmarks.jar $out/share/mwlab/
+            cp core/target/middleware.jar loadgen/target/loadgen.jar jmh/target/benchmarks.jar \
+              simplemq/target/simplemq.jar $out/share/mwlab/
             makeWrapper ${pkgs.jdk17_headless}/bin/java $out/bin/mwlab-middleware \
               --add-flags "-jar $out/share/mwlab/middleware.jar"
             makeWrapper ${pkgs.jdk17_headless}/bin/java $out/bin/mwlab-loadgen \
               --add-flags "-jar $out/share/mwlab/loadgen.jar"
+            makeWrapper ${pkgs.jdk17_headless}/bin/java $out/bin/mwlab-simplemq \
+              --add-flags "-jar $out/share/mwlab/simplemq.jar"
             runHook postInstall
           '';
-          meta.description = "Java 17 NIO memcached middleware and its closed-loop load generator";
+          meta.description = "Java 17 NIO middlewares (memcached, SimpleMQ) and their load generators";
         };
         memaslap = libmemcachedWithMemaslap pkgs;
         twemproxy = mkTwemproxy pkgs;
@@ -105,6 +109,8 @@
             maven
             memcached
             memtier-benchmark
+            # SimpleMQ's database: a server per run (testbed/postgres.py), run as the caller.
+            postgresql_15
             (mkDebianNames pkgs)
             (mkTwemproxy pkgs)
             iperf3

@@ -10,6 +10,7 @@ from analysis.cli import register as register_analysis
 from mwlab.measure import dataset_group, measure_command, paper_command
 from testbed.chaos import chaos_command
 from testbed.cli import register as register_testbed
+from testbed.mqsoak import mq_group
 from testbed.provision_cli import provision_command
 from testbed.signals import Interrupted, install_raising
 
@@ -27,6 +28,7 @@ cli.add_command(chaos_command)
 cli.add_command(measure_command)
 cli.add_command(paper_command)
 cli.add_command(dataset_group)
+cli.add_command(mq_group)
 
 
 def main() -> None:

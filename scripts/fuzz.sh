@@ -18,6 +18,7 @@ targets=(
   "core org.mwlab.middleware.ServerReplyParserFuzzTest anyReply"
   "core org.mwlab.middleware.ServerReplyParserFuzzTest wellFormedReply"
   "loadgen org.mwlab.loadgen.ReplyReaderFuzzTest replies"
+  "simplemq org.mwlab.simplemq.protocol.FrameFuzzTest decode"
 )
 mvn=(mvn -B --no-transfer-progress -Dstyle.color=never -f middleware/pom.xml)
 logs=$(mktemp -d)

@@ -14,6 +14,7 @@ packages=(
   latexmk texlive-latex-base texlive-latex-recommended texlive-latex-extra
   texlive-fonts-recommended texlive-science lmodern poppler-utils
   octave octave-queueing
+  postgresql-15
   nix-bin
 )
 
@@ -23,8 +24,18 @@ for p in "${packages[@]}"; do
   [[ "$status" == "install ok installed" ]] || missing+=("$p")
 done
 
+# PostgreSQL refuses to run as root: a root run starts it as this unprivileged user
+# (testbed/postgres.py).
+pg_user() {
+  id -u mwlab-pg >/dev/null 2>&1 && return 0
+  ((EUID == 0)) || return 0  # not root: PostgreSQL runs as the caller
+  useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin mwlab-pg
+  echo "setup: created the system user mwlab-pg, which runs PostgreSQL for root"
+}
+
 if ((${#missing[@]} == 0)); then
   echo "setup: all ${#packages[@]} Debian packages present"
+  pg_user
   exit 0
 fi
 
@@ -43,3 +54,4 @@ start=$SECONDS
 "${sudo[@]}" apt-get update -q
 DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 echo "setup: Debian packages installed in $((SECONDS - start)) s"
+pg_user

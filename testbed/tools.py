@@ -25,6 +25,8 @@ class Tool:
     required: bool = True
     # The Debian 12 package that installs it (scripts/setup-debian.sh); None: not packaged there.
     debian: str | None = None
+    # Absolute directories (glob patterns; the last match first) searched after PATH.
+    dirs: tuple[str, ...] = ()
 
 
 TOOLS: tuple[Tool, ...] = (
@@ -55,6 +57,13 @@ TOOLS: tuple[Tool, ...] = (
         debian="libmemcached-tools",
     ),
     Tool("nutcracker", ("--version",), "twemproxy, the baseline proxy", debian="nutcracker"),
+    Tool(
+        "initdb",
+        ("--version",),
+        "SimpleMQ's database, PostgreSQL: a server per run",
+        debian="postgresql-15",
+        dirs=("/usr/lib/postgresql/*/bin",),
+    ),
     Tool("iperf3", ("--version",), "measures link capacities", debian="iperf3"),
     Tool("ip", ("-V",), "network namespaces for emulated hosts", debian="iproute2"),
     Tool("tc", ("-V",), "bandwidth caps for emulated hosts", debian="iproute2"),
@@ -116,8 +125,13 @@ _LOCK_LINE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;#]+)")
 
 
 def tool_path(tool: Tool) -> str | None:
-    """Full path of the tool; sbin directories count even when they are not on PATH."""
-    return shutil.which(tool.name) or shutil.which(tool.name, path="/usr/sbin:/sbin")
+    """Full path of the tool; sbin directories, and the tool's own, count even when they are
+    not on PATH."""
+    found = shutil.which(tool.name) or shutil.which(tool.name, path="/usr/sbin:/sbin")
+    for pattern in tool.dirs if found is None else ():
+        for d in sorted(Path("/").glob(pattern.lstrip("/")), reverse=True):
+            found = found or shutil.which(tool.name, path=str(d))
+    return found
 
 
 def _first_line(command: list[str]) -> str:

@@ -11,10 +11,13 @@ import yaml
 
 from analysis import dataset, provenance
 
+# Configuration keys that name this checkout's folders or this piece, not the profile.
+LOCAL_KEYS = ("results", "dataset", "catalogue", "piece", "onto")
+
 
 def main(sm) -> None:  # noqa: ANN001
     # The effective configuration, without the keys that name this checkout's folders.
-    study = {k: v for k, v in sm.config.items() if k not in ("results", "dataset", "catalogue", "piece")}
+    study = {k: v for k, v in sm.config.items() if k not in LOCAL_KEYS}
     Path(sm.output.study).write_text(yaml.safe_dump(study, sort_keys=True))
     shutil.copyfile(sm.input.catalogue, sm.output.catalogue)
     record_path = Path(sm.params.measurement)

@@ -7,7 +7,9 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
+import org.mwlab.common.cli.ListenOptions;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -33,13 +35,7 @@ public final class Main implements Callable<Integer> {
 
   @Spec private CommandSpec spec;
 
-  @Option(names = "-l", paramLabel = "IP", description = "Listen address (default: ${DEFAULT-VALUE}).",
-      defaultValue = "127.0.0.1")
-  private String listenAddress;
-
-  @Option(names = "-p", paramLabel = "PORT", required = true,
-      description = "Listen port (0 = any free port).")
-  private int port;
+  @Mixin private ListenOptions listen;
 
   @Option(names = "-t", paramLabel = "WORKERS", defaultValue = "8",
       description = "Worker threads; with --design 2016 read threads per server"
@@ -137,7 +133,7 @@ public final class Main implements Callable<Integer> {
     try {
       final List<HostPort> hosts = servers.stream().map(HostPort::parse).toList();
       return new Config(
-          listenAddress, port, workers, sharded, hosts,
+          listen.address(), listen.port(), workers, sharded, hosts,
           replication == null ? hosts.size() : replication,
           ReadBalance.parse(readBalance), statsWindowMs, statsDir, traceSample, serverTimeoutMs,
           reconnectMinMs, reconnectMaxMs, queueCapacity, maxKeyLength, maxValueBytes,

@@ -17,11 +17,13 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.mwlab.common.Json;
-import picocli.CommandLine;
+import org.mwlab.common.load.RunClock;
+import org.mwlab.common.load.StartGate;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /** Command-line entry point of the built-in closed-loop load generator. */
 @Command(

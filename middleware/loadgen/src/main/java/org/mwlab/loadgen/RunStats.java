@@ -2,6 +2,7 @@ package org.mwlab.loadgen;
 
 import java.util.EnumMap;
 import java.util.Map;
+import org.mwlab.common.load.TypeStats;
 
 /** Statistics of one worker thread, merged into one for the report. */
 public final class RunStats {

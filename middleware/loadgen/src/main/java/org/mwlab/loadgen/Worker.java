@@ -15,6 +15,7 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.mwlab.common.load.RunClock;
 
 /** One memtier "thread": a selector driving {@code --clients} closed-loop connections. */
 final class Worker implements Runnable {

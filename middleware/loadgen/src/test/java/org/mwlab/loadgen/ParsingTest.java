@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.mwlab.common.load.MemtierReport;
 
 class ParsingTest {
 
@@ -25,9 +26,9 @@ class ParsingTest {
 
   @Test
   void percentileKeysMatchMemtier() {
-    assertEquals("p50.00", Report.percentileKey(50, 3));
-    assertEquals("p99.90", Report.percentileKey(99.9, 3));
-    assertEquals("p99.90", Report.percentileKey(99.9, 2));
+    assertEquals("p50.00", MemtierReport.percentileKey(50, 3));
+    assertEquals("p99.90", MemtierReport.percentileKey(99.9, 3));
+    assertEquals("p99.90", MemtierReport.percentileKey(99.9, 2));
   }
 
   @Test

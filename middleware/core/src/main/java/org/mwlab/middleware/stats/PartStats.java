@@ -1,6 +1,7 @@
 package org.mwlab.middleware.stats;
 
 import org.HdrHistogram.Histogram;
+import org.mwlab.common.stats.Welford;
 
 /**
  * Parts of one request type (and key count) served from one pool in one window. As in {@link

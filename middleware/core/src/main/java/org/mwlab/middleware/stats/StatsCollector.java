@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramLogWriter;
 import org.mwlab.common.Json;
+import org.mwlab.common.stats.Welford;
 
 /**
  * Merges the per-thread recorders off the request path and writes the statistics directory. A

@@ -2,6 +2,7 @@ package org.mwlab.middleware.stats;
 
 import java.util.Arrays;
 import org.HdrHistogram.Histogram;
+import org.mwlab.common.stats.Welford;
 
 /**
  * Statistics of one request type (and key count) in one window. A recording thread's copy keeps

@@ -1,4 +1,4 @@
-package org.mwlab.loadgen;
+package org.mwlab.common.load;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -11,14 +11,14 @@ import java.time.Duration;
  * generator writes {@code FILE.ready} and waits for {@code FILE}: a harness can then put the
  * machine under its CPU budget without charging the JVM's start-up to it.
  */
-record StartGate(Path file, Duration timeout) {
+public record StartGate(Path file, Duration timeout) {
 
-  Path readyFile() {
+  public Path readyFile() {
     return file.resolveSibling(file.getFileName() + ".ready");
   }
 
   /** Announces readiness and waits; null when opened, else why not. */
-  String pass() {
+  public String pass() {
     try {
       final Path tmp = file.resolveSibling(file.getFileName() + ".ready.tmp");
       Files.writeString(tmp, ProcessHandle.current().pid() + "\n");

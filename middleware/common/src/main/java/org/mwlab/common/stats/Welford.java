@@ -1,4 +1,4 @@
-package org.mwlab.middleware.stats;
+package org.mwlab.common.stats;
 
 /** Running mean and variance (Welford), mergeable (Chan et al.). */
 public final class Welford {

@@ -1,4 +1,4 @@
-package org.mwlab.loadgen;
+package org.mwlab.common.load;
 
 /** Start instant shared by all workers, set once every connection is open. */
 public final class RunClock {
@@ -6,7 +6,7 @@ public final class RunClock {
   private volatile long startNanos;
   private volatile long startEpochMs;
 
-  void start() {
+  public void start() {
     startEpochMs = System.currentTimeMillis();
     startNanos = System.nanoTime();
   }

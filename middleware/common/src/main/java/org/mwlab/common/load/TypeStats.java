@@ -1,4 +1,4 @@
-package org.mwlab.loadgen;
+package org.mwlab.common.load;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -8,9 +8,9 @@ import org.HdrHistogram.Histogram;
 public final class TypeStats {
 
   /** Highest latency tracked: one hour in microseconds. */
-  static final long HIGHEST_US = 3_600_000_000L;
+  public static final long HIGHEST_US = 3_600_000_000L;
 
-  static final int DIGITS = 3;
+  public static final int DIGITS = 3;
 
   private final Histogram total = newHistogram();
   private final List<Histogram> perWindow = new ArrayList<>();
@@ -20,11 +20,11 @@ public final class TypeStats {
   private long errors;
   private long keys;
 
-  static Histogram newHistogram() {
+  public static Histogram newHistogram() {
     return new Histogram(HIGHEST_US, DIGITS);
   }
 
-  void record(
+  public void record(
       final int window,
       final long latencyUs,
       final long requestBytes,
@@ -52,7 +52,7 @@ public final class TypeStats {
   }
 
   /** Adds {@code other}, whose window 0 is window {@code windowOffset} of this one. */
-  void add(final TypeStats other, final int windowOffset) {
+  public void add(final TypeStats other, final int windowOffset) {
     total.add(other.total);
     for (int s = 0; s < other.perWindow.size(); s++) {
       final Histogram h = other.perWindow.get(s);

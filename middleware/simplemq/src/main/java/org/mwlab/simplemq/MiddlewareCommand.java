@@ -1,0 +1,129 @@
+package org.mwlab.simplemq;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.mwlab.common.cli.ListenOptions;
+import org.mwlab.simplemq.server.Middleware;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** `simplemq middleware`: runs one SimpleMQ middleware. */
+@Command(
+    name = "middleware",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    usageHelpWidth = 100,
+    description = {
+      "SimpleMQ, the message-queue middleware of the 2015 study: clients send, peek and pop"
+          + " messages over length-prefixed binary frames (README); the state lives in"
+          + " PostgreSQL, behind the procedures in sql/.",
+      "One distributor thread reads requests and hands each to an idle worker; each worker"
+          + " has one database connection. SIGTERM drains: requests already read are answered,"
+          + " then the statistics are written and the process exits with status 0."
+    })
+public final class MiddlewareCommand implements Callable<Integer> {
+
+  @Spec private CommandSpec spec;
+
+  @Mixin private ListenOptions listen;
+
+  @Option(names = "-t", paramLabel = "WORKERS", defaultValue = "8",
+      description = "Worker threads, each with one database connection (default: ${DEFAULT-VALUE}).")
+  private int workers;
+
+  @Option(names = "--db", paramLabel = "URL", required = true,
+      description = "pgjdbc URL of the database, e.g. jdbc:postgresql://host:5432/simplemq?user=mq.")
+  private String databaseUrl;
+
+  @Option(names = "--max-frame", paramLabel = "BYTES", defaultValue = "65536",
+      description = "Longest request frame; longer ones are skipped and refused"
+          + " (default: ${DEFAULT-VALUE}).")
+  private int maxFrame;
+
+  @Option(names = "--max-body", paramLabel = "BYTES", defaultValue = "4096",
+      description = "Longest message body (default: ${DEFAULT-VALUE}).")
+  private int maxBody;
+
+  @Option(names = "--stats-dir", paramLabel = "DIR", defaultValue = "mq-stats",
+      description = "Where the statistics are written (default: ${DEFAULT-VALUE}).")
+  private Path statsDir;
+
+  @Option(names = "--stats-window-ms", paramLabel = "MS", defaultValue = "1000",
+      description = "Length of the statistics' windows (default: ${DEFAULT-VALUE}).")
+  private int statsWindowMs;
+
+  @Option(names = "--drain-ms", paramLabel = "MS", defaultValue = "10000",
+      description = "Longest wait for the requests in flight on SIGTERM (default: ${DEFAULT-VALUE}).")
+  private long drainMs;
+
+  Middleware.Config config() {
+    if (workers < 1) {
+      throw new ParameterException(spec.commandLine(), "-t: at least one worker");
+    }
+    if (maxBody < 1 || maxFrame < maxBody + 64) {
+      throw new ParameterException(spec.commandLine(),
+          "--max-frame must hold a send of --max-body bytes and its 29 header bytes"
+              + " (at least --max-body + 64)");
+    }
+    if (statsWindowMs < 1) {
+      throw new ParameterException(spec.commandLine(), "--stats-window-ms: at least 1");
+    }
+    if (listen.port() < 0 || listen.port() > 65535) {
+      throw new ParameterException(spec.commandLine(), "-p: a port from 0 to 65535");
+    }
+    return new Middleware.Config(new InetSocketAddress(listen.address(), listen.port()),
+        databaseUrl, workers, maxFrame, maxBody, statsDir, statsWindowMs);
+  }
+
+  @Override
+  public Integer call() {
+    final Middleware.Config config = config();
+    final Middleware m;
+    final PrintWriter err = spec.commandLine().getErr();
+    try {
+      m = new Middleware(config);
+    } catch (IOException | SQLException e) {
+      err.println("simplemq: cannot start: " + e.getMessage());
+      err.flush();
+      return 1;
+    }
+    final CountDownLatch done = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  try {
+                    m.stop(drainMs);
+                  } catch (IOException | InterruptedException e) {
+                    System.err.println("simplemq: stopping: " + e);
+                  }
+                  done.countDown();
+                  // SIGTERM is a normal end of a run: report success.
+                  Runtime.getRuntime().halt(0);
+                },
+                "shutdown"));
+    try {
+      System.out.println("simplemq: listening on " + config.listen().getHostString() + ":"
+          + m.address().getPort() + ", " + config.workers() + " workers");
+    } catch (IOException e) {
+      err.println("simplemq: " + e.getMessage());
+    }
+    System.out.flush();
+    try {
+      done.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return 0;
+  }
+}

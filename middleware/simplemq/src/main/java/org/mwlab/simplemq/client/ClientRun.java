@@ -1,0 +1,322 @@
+package org.mwlab.simplemq.client;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import org.mwlab.common.load.RunClock;
+import org.mwlab.common.load.StartGate;
+import org.mwlab.common.load.TypeStats;
+import org.mwlab.simplemq.protocol.Message;
+import org.mwlab.simplemq.protocol.Op;
+import org.mwlab.simplemq.protocol.Reply;
+import org.mwlab.simplemq.protocol.Request;
+import org.mwlab.simplemq.protocol.Status;
+
+/**
+ * Closed-loop SimpleMQ clients, one thread each. Every client registers its id first; then all
+ * wait at the start barrier (and the start gate, across processes), so that no send names a
+ * receiver not yet registered. Each reply is checked against its request: a wrong id, receiver,
+ * queue or body is a mismatch, counted and left out of the statistics.
+ */
+public final class ClientRun {
+
+  /** How the clients run. */
+  public record Config(
+      List<Endpoint> targets,
+      int firstClient,
+      int clients,
+      Workload workload,
+      int bodySize,
+      long durationMs,
+      long messagesPerClient,
+      long thinkMs,
+      int windowMs,
+      boolean register,
+      StartGate gate,
+      Path messageLog) {}
+
+  /** A middleware's address, or the database (JDBC URL) for the baseline. */
+  public sealed interface Endpoint {}
+
+  public record Middleware(java.net.InetSocketAddress address) implements Endpoint {}
+
+  public record Database(String url) implements Endpoint {}
+
+  /** One client's counters, merged at the end. */
+  static final class Counts {
+    final Map<Op, TypeStats> stats = new EnumMap<>(Op.class);
+    final Map<Op, long[]> byStatus = new EnumMap<>(Op.class);
+    long mismatches;
+    long connectionLosses;
+    /** Requests whose connection broke before their reply: their outcome is unknown. */
+    final Map<Op, Long> unanswered = new EnumMap<>(Op.class);
+    final List<String> sent = new ArrayList<>();
+    final List<String> popped = new ArrayList<>();
+
+    TypeStats of(final Op op) {
+      return stats.computeIfAbsent(op, o -> new TypeStats());
+    }
+
+    void status(final Op op, final Status s) {
+      byStatus.computeIfAbsent(op, o -> new long[32])[s.code]++;
+    }
+  }
+
+  private final Config config;
+  private final RunClock clock = new RunClock();
+
+  public ClientRun(final Config config) {
+    this.config = config;
+  }
+
+  public RunClock clock() {
+    return clock;
+  }
+
+  /** Runs every client to its end; returns their merged counts. */
+  Counts run() throws InterruptedException, IOException {
+    final int n = config.clients();
+    final CountDownLatch registered = new CountDownLatch(n);
+    final CountDownLatch start = new CountDownLatch(1);
+    final AtomicReference<String> failure = new AtomicReference<>();
+    final List<Counts> counts = new ArrayList<>();
+    final List<Thread> threads = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      final Counts c = new Counts();
+      counts.add(c);
+      final int client = config.firstClient() + i;
+      final int index = i;
+      final Thread t =
+          new Thread(
+              () -> {
+                try {
+                  runClient(client, index, c, registered, start);
+                } catch (final IOException e) {
+                  failure.compareAndSet(null, "client " + client + ": " + e.getMessage());
+                  registered.countDown();
+                } catch (final InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              },
+              "client-" + client);
+      threads.add(t);
+      t.start();
+    }
+    registered.await();
+    if (failure.get() != null) {
+      start.countDown();
+      for (final Thread t : threads) {
+        t.interrupt();
+      }
+      throw new IOException(failure.get());
+    }
+    if (config.gate() != null) {
+      final String why = config.gate().pass();
+      if (why != null) {
+        throw new IOException(why);
+      }
+    }
+    clock.start();
+    start.countDown();
+    for (final Thread t : threads) {
+      t.join();
+    }
+    if (failure.get() != null) {
+      throw new IOException(failure.get());
+    }
+    final Counts all = new Counts();
+    for (final Counts c : counts) {
+      for (final Map.Entry<Op, TypeStats> e : c.stats.entrySet()) {
+        all.of(e.getKey()).add(e.getValue(), 0);
+      }
+      for (final Map.Entry<Op, long[]> e : c.byStatus.entrySet()) {
+        final long[] to = all.byStatus.computeIfAbsent(e.getKey(), o -> new long[32]);
+        for (int s = 0; s < 32; s++) {
+          to[s] += e.getValue()[s];
+        }
+      }
+      all.mismatches += c.mismatches;
+      all.connectionLosses += c.connectionLosses;
+      c.unanswered.forEach((op, k) -> all.unanswered.merge(op, k, Long::sum));
+      all.sent.addAll(c.sent);
+      all.popped.addAll(c.popped);
+    }
+    if (config.messageLog() != null) {
+      writeLog(config.messageLog().resolve("sent.tsv"), all.sent);
+      writeLog(config.messageLog().resolve("popped.tsv"), all.popped);
+    }
+    return all;
+  }
+
+  private static void writeLog(final Path file, final List<String> lines) throws IOException {
+    Files.createDirectories(file.getParent());
+    try (BufferedWriter w = Files.newBufferedWriter(file, StandardCharsets.US_ASCII)) {
+      w.write("sender\tsequence\tmessage_id\n");
+      for (final String line : lines) {
+        w.write(line);
+        w.write('\n');
+      }
+    }
+  }
+
+  private Transport connect(final int index, final int attempt) throws IOException {
+    final List<Endpoint> targets = config.targets();
+    final Endpoint e = targets.get((index + attempt) % targets.size());
+    if (e instanceof Middleware m) {
+      return new SocketTransport(m.address(), 1 << 20);
+    }
+    try {
+      return new DatabaseTransport(((Database) e).url());
+    } catch (final java.sql.SQLException ex) {
+      throw new IOException("cannot connect to the database: " + ex.getMessage(), ex);
+    }
+  }
+
+  private void runClient(
+      final int client,
+      final int index,
+      final Counts c,
+      final CountDownLatch registered,
+      final CountDownLatch start)
+      throws IOException, InterruptedException {
+    int attempt = 0;
+    Transport t = connect(index, attempt);
+    int requestId = 1;
+    try {
+      if (config.register()) {
+        final Reply r = t.call(new Request.CreateClient(requestId++, client));
+        if (r instanceof Reply.Failure f) {
+          throw new IOException("cannot register client " + client + ": " + f.text());
+        }
+      }
+      registered.countDown();
+      start.await();
+      final long end = clock.startNanos() + config.durationMs() * 1_000_000L;
+      long sequence = 0;
+      for (long turn = 0; ; turn++) {
+        final long now = System.nanoTime();
+        if (config.durationMs() > 0 && now >= end) {
+          break;
+        }
+        if (config.messagesPerClient() > 0 && sequence >= config.messagesPerClient()
+            && config.workload().sends(turn)) {
+          break;
+        }
+        final Request req = config.workload().next(client, turn, requestId++, sequence);
+        if (config.workload().sends(turn)) {
+          sequence++;
+        }
+        final long sentNs = System.nanoTime();
+        final Reply reply;
+        try {
+          reply = t.call(req);
+        } catch (final SocketTransport.Mismatch e) {
+          c.mismatches++;
+          t.close();
+          t = connect(index, ++attempt);
+          continue;
+        } catch (final IOException e) {
+          // The middleware went away: this request's outcome is unknown (a pop may have removed
+          // a message no client received). Go on with the next middleware.
+          c.connectionLosses++;
+          c.unanswered.merge(req.op(), 1L, Long::sum);
+          t.close();
+          t = reconnect(index, ++attempt);
+          continue;
+        }
+        final long latencyUs = (System.nanoTime() - sentNs) / 1000;
+        record(client, req, reply, latencyUs, c, now);
+        if (config.thinkMs() > 0) {
+          Thread.sleep(config.thinkMs());
+        }
+      }
+    } finally {
+      t.close();
+    }
+  }
+
+  private Transport reconnect(final int index, final int attempt) throws IOException,
+      InterruptedException {
+    IOException last = null;
+    for (int i = 0; i < 50; i++) {
+      try {
+        return connect(index, attempt + i);
+      } catch (final IOException e) {
+        last = e;
+        Thread.sleep(100);
+      }
+    }
+    throw last;
+  }
+
+  private void record(
+      final int client,
+      final Request req,
+      final Reply reply,
+      final long latencyUs,
+      final Counts c,
+      final long startedNs) {
+    final Op op = req.op();
+    c.status(op, reply.status());
+    if (reply instanceof Reply.Delivered d && !matches(req, d.message())) {
+      c.mismatches++;
+      return;
+    }
+    if (reply.status() != Status.OK) {
+      return; // empty pops and errors are counted by status, not timed
+    }
+    final int window = (int) Math.max(0, (startedNs - clock.startNanos()) / 1_000_000L
+        / config.windowMs());
+    final long bytes = req instanceof Request.Send s ? s.body().length : 0;
+    c.of(op).record(window, latencyUs, bytes, 0, 0, false);
+    if (config.messageLog() != null) {
+      if (req instanceof Request.Send s && reply instanceof Reply.Created created) {
+        final long[] tag = Workload.tag(s.body(), 0);
+        c.sent.add(tag[0] + "\t" + tag[1] + "\t" + created.id());
+      } else if (op != Op.PEEK_QUEUE && reply instanceof Reply.Delivered d) {
+        final long[] tag = Workload.tag(d.message().body(), 0);
+        c.popped.add(tag[0] + "\t" + tag[1] + "\t" + d.message().id());
+      }
+    }
+  }
+
+  /** Whether a delivered message is one this request could get, with a body a client wrote. */
+  private boolean matches(final Request req, final Message m) {
+    final boolean addressed;
+    if (req instanceof Request.PopQueue p) {
+      addressed = p.queue() == m.queue() && p.receiver() == m.receiver();
+    } else if (req instanceof Request.PeekQueue p) {
+      addressed = p.queue() == m.queue() && p.receiver() == m.receiver();
+    } else if (req instanceof Request.PopFromSender p) {
+      addressed = p.sender() == m.sender() && p.receiver() == m.receiver();
+    } else {
+      addressed = false;
+    }
+    final long[] tag = Workload.tag(m.body(), config.bodySize());
+    return addressed && tag != null && tag[0] == m.sender();
+  }
+
+  /** The run's configuration as the report records it. */
+  Map<String, Object> describe() {
+    final Map<String, Object> m = new LinkedHashMap<>();
+    m.put("first_client", config.firstClient());
+    m.put("clients", config.clients());
+    m.put("workload", config.workload().getClass().getSimpleName());
+    m.put("body_bytes", config.bodySize());
+    m.put("duration_ms", config.durationMs());
+    m.put("messages_per_client", config.messagesPerClient());
+    m.put("think_ms", config.thinkMs());
+    m.put("window_ms", config.windowMs());
+    m.put("targets", config.targets().stream().map(Object::toString).toList());
+    return m;
+  }
+}

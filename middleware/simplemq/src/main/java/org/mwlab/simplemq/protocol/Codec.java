@@ -1,0 +1,205 @@
+package org.mwlab.simplemq.protocol;
+
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Encodes and decodes the bodies of SimpleMQ's frames (the module's README gives the layout).
+ * Every integer is big-endian. A frame is a u32 length and that many body bytes; {@link
+ * FrameReader} cuts them out of a stream.
+ */
+public final class Codec {
+
+  /** Bytes of the length prefix. */
+  public static final int PREFIX = 4;
+  /** Request id and operation. */
+  public static final int REQUEST_HEADER = 5;
+
+  private Codec() {}
+
+  /** The outcome of decoding a request body. */
+  public sealed interface Decoded {}
+
+  /** A well-formed request. */
+  public record Valid(Request request) implements Decoded {}
+
+  /** A body that is not a request, with the error reply it gets. */
+  public record Invalid(Reply.Failure reply) implements Decoded {}
+
+  // --- requests -----------------------------------------------------------------------------
+
+  /** The whole frame of a request, prefix included. */
+  public static byte[] frame(final Request r) {
+    final int length = REQUEST_HEADER + r.fieldBytes();
+    final ByteBuffer b = ByteBuffer.allocate(PREFIX + length);
+    b.putInt(length).putInt(r.requestId()).put((byte) r.op().code);
+    r.writeFields(b);
+    return b.array();
+  }
+
+  /**
+   * Decodes a request body (the bytes after the length prefix).
+   *
+   * @param maxBody the longest message body accepted, in bytes
+   */
+  public static Decoded request(final ByteBuffer body, final int maxBody) {
+    if (body.remaining() < REQUEST_HEADER) {
+      final int id = body.remaining() >= 4 ? body.getInt(body.position()) : 0;
+      return invalid(id, Status.MALFORMED,
+          "a frame of " + body.remaining() + " bytes is shorter than a request header (5)");
+    }
+    final int id = body.getInt();
+    final int code = body.get() & 0xff;
+    final Op op = Op.of(code);
+    if (op == null) {
+      return invalid(id, Status.UNKNOWN_OP, "unknown operation " + code);
+    }
+    try {
+      final Decoded d =
+          switch (op) {
+            case CREATE_CLIENT -> valid(new Request.CreateClient(id, body.getInt()));
+            case DELETE_CLIENT -> valid(new Request.DeleteClient(id, body.getInt()));
+            case CREATE_QUEUE -> valid(new Request.CreateQueue(id));
+            case DELETE_QUEUE -> valid(new Request.DeleteQueue(id, body.getInt()));
+            case SEND -> send(id, body, maxBody);
+            case PEEK_QUEUE -> valid(new Request.PeekQueue(id, body.getInt(), body.getInt()));
+            case POP_QUEUE -> valid(new Request.PopQueue(id, body.getInt(), body.getInt()));
+            case POP_FROM_SENDER ->
+                valid(new Request.PopFromSender(id, body.getInt(), body.getInt()));
+            case QUERY_QUEUES -> valid(new Request.QueryQueues(id, body.getInt()));
+          };
+      if (d instanceof Valid && body.hasRemaining()) {
+        return invalid(id, Status.MALFORMED,
+            body.remaining() + " bytes after the fields of " + name(op));
+      }
+      return d;
+    } catch (final BufferUnderflowException e) {
+      return invalid(id, Status.MALFORMED, "the frame ends inside the fields of " + name(op));
+    }
+  }
+
+  private static Decoded send(final int id, final ByteBuffer body, final int maxBody) {
+    final int sender = body.getInt();
+    final int receiver = body.getInt();
+    final int queue = body.getInt();
+    final long sentAt = body.getLong();
+    final long length = body.getInt() & 0xffffffffL;
+    if (length > maxBody) {
+      return invalid(id, Status.PAYLOAD_TOO_LARGE,
+          "a body of " + length + " bytes is longer than the " + maxBody + " accepted");
+    }
+    if (length != body.remaining()) {
+      return invalid(id, Status.MALFORMED,
+          "a body of " + length + " bytes declared, " + body.remaining() + " sent");
+    }
+    final byte[] text = new byte[(int) length];
+    body.get(text);
+    if (!isAscii(text)) {
+      return invalid(id, Status.MALFORMED, "the body is not ASCII");
+    }
+    return valid(new Request.Send(id, sender, receiver, queue, sentAt, text));
+  }
+
+  private static String name(final Op op) {
+    return op.name().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  private static Valid valid(final Request r) {
+    return new Valid(r);
+  }
+
+  private static Invalid invalid(final int id, final Status status, final String text) {
+    return new Invalid(new Reply.Failure(id, status, text));
+  }
+
+  static boolean isAscii(final byte[] b) {
+    for (final byte x : b) {
+      if (x < 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // --- replies ------------------------------------------------------------------------------
+
+  /** The whole frame of a reply, prefix included. */
+  public static byte[] frame(final Reply r) {
+    final int length = 4 + 1 + r.resultBytes();
+    final ByteBuffer b = ByteBuffer.allocate(PREFIX + length);
+    b.putInt(length).putInt(r.requestId()).put((byte) r.status().code);
+    r.writeResult(b);
+    return b.array();
+  }
+
+  /** Thrown for bytes that are not a reply: the peer does not speak this protocol. */
+  public static final class NotAReply extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    NotAReply(final String why) {
+      super(why);
+    }
+  }
+
+  /** Decodes a reply body (the bytes after the length prefix). */
+  public static Reply reply(final ByteBuffer body) {
+    try {
+      final int id = body.getInt();
+      final int code = body.get() & 0xff;
+      final Status status = Status.of(code);
+      if (status == null) {
+        throw new NotAReply("unknown status " + code);
+      }
+      final Reply r;
+      if (status == Status.EMPTY) {
+        r = new Reply.Empty(id);
+      } else if (status.isError()) {
+        final byte[] text = new byte[body.getShort() & 0xffff];
+        body.get(text);
+        r = new Reply.Failure(id, status, new String(text, StandardCharsets.UTF_8));
+      } else {
+        final int shape = body.get() & 0xff;
+        r =
+            switch (shape) {
+              case Reply.SHAPE_NONE -> new Reply.Done(id);
+              case Reply.SHAPE_ID -> new Reply.Created(id, body.getLong());
+              case Reply.SHAPE_MESSAGE -> {
+                final long msg = body.getLong();
+                final int sender = body.getInt();
+                final int receiver = body.getInt();
+                final int queue = body.getInt();
+                final long sentAt = body.getLong();
+                final int length = body.getInt();
+                if (length < 0 || length > body.remaining()) {
+                  throw new NotAReply("a message body of " + length + " bytes declared, "
+                      + body.remaining() + " sent");
+                }
+                final byte[] text = new byte[length];
+                body.get(text);
+                yield new Reply.Delivered(id, new Message(msg, sender, receiver, queue, sentAt,
+                    text));
+              }
+              case Reply.SHAPE_QUEUES -> {
+                final int n = body.getInt();
+                if (n < 0 || (long) n * 4 > body.remaining()) {
+                  throw new NotAReply(n + " queues declared, " + body.remaining() + " bytes sent");
+                }
+                final int[] queues = new int[n];
+                for (int i = 0; i < n; i++) {
+                  queues[i] = body.getInt();
+                }
+                yield new Reply.Queues(id, queues);
+              }
+              default -> throw new NotAReply("unknown result shape " + shape);
+            };
+      }
+      if (body.hasRemaining()) {
+        throw new NotAReply(body.remaining() + " bytes after a reply");
+      }
+      return r;
+    } catch (final BufferUnderflowException e) {
+      throw new NotAReply("the frame ends inside a reply");
+    }
+  }
+}

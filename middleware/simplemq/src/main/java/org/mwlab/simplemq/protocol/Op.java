@@ -1,0 +1,33 @@
+package org.mwlab.simplemq.protocol;
+
+/** The operations of SimpleMQ's wire protocol, with their one-byte codes. */
+public enum Op {
+  CREATE_CLIENT(1),
+  DELETE_CLIENT(2),
+  CREATE_QUEUE(3),
+  DELETE_QUEUE(4),
+  SEND(5),
+  PEEK_QUEUE(6),
+  POP_QUEUE(7),
+  POP_FROM_SENDER(8),
+  QUERY_QUEUES(9);
+
+  private static final Op[] BY_CODE = new Op[16];
+
+  static {
+    for (final Op op : values()) {
+      BY_CODE[op.code] = op;
+    }
+  }
+
+  public final int code;
+
+  Op(final int code) {
+    this.code = code;
+  }
+
+  /** The operation of a code, or null for an unknown one. */
+  public static Op of(final int code) {
+    return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+  }
+}

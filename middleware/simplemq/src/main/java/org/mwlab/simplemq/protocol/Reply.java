@@ -1,0 +1,152 @@
+package org.mwlab.simplemq.protocol;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A reply of SimpleMQ's wire protocol (see the module's README for its bytes). Each kind writes
+ * its own result after the request id and the status byte.
+ */
+public sealed interface Reply {
+
+  /** Shapes of an OK reply's result: the byte after the status. */
+  int SHAPE_NONE = 0;
+
+  int SHAPE_ID = 1;
+  int SHAPE_MESSAGE = 2;
+  int SHAPE_QUEUES = 3;
+  /** A longer error text is cut: it is for people, and must fit any frame limit. */
+  int MAX_TEXT = 1024;
+
+  int requestId();
+
+  Status status();
+
+  /** Bytes of the result after the status byte. */
+  int resultBytes();
+
+  void writeResult(ByteBuffer b);
+
+  /** Done, with nothing to return (create or delete a client, delete a queue). */
+  record Done(int requestId) implements Reply {
+    @Override
+    public Status status() {
+      return Status.OK;
+    }
+
+    @Override
+    public int resultBytes() {
+      return 1;
+    }
+
+    @Override
+    public void writeResult(final ByteBuffer b) {
+      b.put((byte) SHAPE_NONE);
+    }
+  }
+
+  /** The id the database gave: a new queue's, or a sent message's. */
+  record Created(int requestId, long id) implements Reply {
+    @Override
+    public Status status() {
+      return Status.OK;
+    }
+
+    @Override
+    public int resultBytes() {
+      return 1 + 8;
+    }
+
+    @Override
+    public void writeResult(final ByteBuffer b) {
+      b.put((byte) SHAPE_ID).putLong(id);
+    }
+  }
+
+  /** The message a peek read or a pop removed. */
+  record Delivered(int requestId, Message message) implements Reply {
+    @Override
+    public Status status() {
+      return Status.OK;
+    }
+
+    @Override
+    public int resultBytes() {
+      return 1 + 8 + 4 + 4 + 4 + 8 + 4 + message.body().length;
+    }
+
+    @Override
+    public void writeResult(final ByteBuffer b) {
+      final Message m = message;
+      b.put((byte) SHAPE_MESSAGE).putLong(m.id()).putInt(m.sender()).putInt(m.receiver());
+      b.putInt(m.queue()).putLong(m.sentAtMicros()).putInt(m.body().length).put(m.body());
+    }
+  }
+
+  /** A peek or pop found no message. */
+  record Empty(int requestId) implements Reply {
+    @Override
+    public Status status() {
+      return Status.EMPTY;
+    }
+
+    @Override
+    public int resultBytes() {
+      return 0;
+    }
+
+    @Override
+    public void writeResult(final ByteBuffer b) {}
+  }
+
+  /** The queues holding messages for the client, in id order. */
+  record Queues(int requestId, int[] queues) implements Reply {
+    @Override
+    public Status status() {
+      return Status.OK;
+    }
+
+    @Override
+    public int resultBytes() {
+      return 1 + 4 + 4 * queues.length;
+    }
+
+    @Override
+    public void writeResult(final ByteBuffer b) {
+      b.put((byte) SHAPE_QUEUES).putInt(queues.length);
+      for (final int q : queues) {
+        b.putInt(q);
+      }
+    }
+  }
+
+  /** An error, with a text for people (UTF-8, cut to {@link #MAX_TEXT} bytes). */
+  record Failure(int requestId, Status status, String text) implements Reply {
+    public Failure {
+      if (!status.isError()) {
+        throw new IllegalArgumentException("not an error status: " + status);
+      }
+    }
+
+    private byte[] bytes() {
+      final byte[] all = text.getBytes(StandardCharsets.UTF_8);
+      if (all.length <= MAX_TEXT) {
+        return all;
+      }
+      final byte[] cut = new byte[MAX_TEXT];
+      System.arraycopy(all, 0, cut, 0, MAX_TEXT);
+      return cut;
+    }
+
+    @Override
+    public int resultBytes() {
+      return 2 + bytes().length;
+    }
+
+    @Override
+    public void writeResult(final ByteBuffer b) {
+      final byte[] t = bytes();
+      b.putShort((short) t.length).put(t);
+    }
+  }
+}

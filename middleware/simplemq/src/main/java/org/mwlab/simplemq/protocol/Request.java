@@ -1,0 +1,155 @@
+package org.mwlab.simplemq.protocol;
+
+import java.nio.ByteBuffer;
+
+/**
+ * A request of SimpleMQ's wire protocol (see the module's README for its bytes). After the
+ * request id and the operation code come its fields: most requests' are i32 ids, in the order
+ * {@link #ints} gives them; a send adds its timestamp and body.
+ */
+public sealed interface Request {
+
+  /** The id the client chose; its reply carries it back. */
+  int requestId();
+
+  Op op();
+
+  /** The request's i32 fields, in wire order. */
+  int[] ints();
+
+  /** Bytes of the fields after the header. */
+  default int fieldBytes() {
+    return 4 * ints().length;
+  }
+
+  default void writeFields(final ByteBuffer b) {
+    for (final int v : ints()) {
+      b.putInt(v);
+    }
+  }
+
+  record CreateClient(int requestId, int client) implements Request {
+    @Override
+    public Op op() {
+      return Op.CREATE_CLIENT;
+    }
+
+    @Override
+    public int[] ints() {
+      return new int[] {client};
+    }
+  }
+
+  record DeleteClient(int requestId, int client) implements Request {
+    @Override
+    public Op op() {
+      return Op.DELETE_CLIENT;
+    }
+
+    @Override
+    public int[] ints() {
+      return new int[] {client};
+    }
+  }
+
+  record CreateQueue(int requestId) implements Request {
+    @Override
+    public Op op() {
+      return Op.CREATE_QUEUE;
+    }
+
+    @Override
+    public int[] ints() {
+      return new int[0];
+    }
+  }
+
+  record DeleteQueue(int requestId, int queue) implements Request {
+    @Override
+    public Op op() {
+      return Op.DELETE_QUEUE;
+    }
+
+    @Override
+    public int[] ints() {
+      return new int[] {queue};
+    }
+  }
+
+  /** Send to a queue, for one receiver; {@code body} is ASCII. */
+  record Send(int requestId, int sender, int receiver, int queue, long sentAtMicros, byte[] body)
+      implements Request {
+    @Override
+    public Op op() {
+      return Op.SEND;
+    }
+
+    @Override
+    public int[] ints() {
+      return new int[] {sender, receiver, queue};
+    }
+
+    @Override
+    public int fieldBytes() {
+      return 4 * 3 + 8 + 4 + body.length;
+    }
+
+    @Override
+    public void writeFields(final ByteBuffer b) {
+      Request.super.writeFields(b);
+      b.putLong(sentAtMicros).putInt(body.length).put(body);
+    }
+  }
+
+  /** Read the oldest message of a queue for a receiver, and leave it. */
+  record PeekQueue(int requestId, int queue, int receiver) implements Request {
+    @Override
+    public Op op() {
+      return Op.PEEK_QUEUE;
+    }
+
+    @Override
+    public int[] ints() {
+      return new int[] {queue, receiver};
+    }
+  }
+
+  /** Remove and return the oldest message of a queue for a receiver. */
+  record PopQueue(int requestId, int queue, int receiver) implements Request {
+    @Override
+    public Op op() {
+      return Op.POP_QUEUE;
+    }
+
+    @Override
+    public int[] ints() {
+      return new int[] {queue, receiver};
+    }
+  }
+
+  /** Remove and return the oldest message from one sender for a receiver. */
+  record PopFromSender(int requestId, int sender, int receiver) implements Request {
+    @Override
+    public Op op() {
+      return Op.POP_FROM_SENDER;
+    }
+
+    @Override
+    public int[] ints() {
+      return new int[] {sender, receiver};
+    }
+  }
+
+  /** The queues that hold messages for {@code client}. */
+  record QueryQueues(int requestId, int client) implements Request {
+    @Override
+    public Op op() {
+      return Op.QUERY_QUEUES;
+    }
+
+    @Override
+    public int[] ints() {
+      return new int[] {client};
+    }
+  }
+}

@@ -1,0 +1,218 @@
+package org.mwlab.simplemq.server;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import org.mwlab.simplemq.protocol.Message;
+import org.mwlab.simplemq.protocol.Reply;
+import org.mwlab.simplemq.protocol.Request;
+import org.mwlab.simplemq.protocol.Status;
+
+/**
+ * One persistent JDBC connection and the calls of SimpleMQ's procedures over it (the SQL files
+ * in the module's {@code sql/}). Each call is its own transaction (autocommit) under READ
+ * COMMITTED, PostgreSQL's default, set explicitly. Not thread-safe: one per worker.
+ */
+public final class Database implements AutoCloseable {
+
+  private static final String COLUMNS = "id, sender_id, receiver_id, queue_id, sent_at, body";
+
+  private final String url;
+  private Connection connection;
+  private PreparedStatement addClient;
+  private PreparedStatement deleteClient;
+  private PreparedStatement addQueue;
+  private PreparedStatement deleteQueue;
+  private PreparedStatement addMessage;
+  private PreparedStatement peekQueue;
+  private PreparedStatement popQueue;
+  private PreparedStatement popMessage;
+  private PreparedStatement queryQueues;
+
+  /** Opens the connection; {@code url} is a pgjdbc URL with user and options. */
+  public Database(final String url) throws SQLException {
+    this.url = url;
+    open();
+  }
+
+  private void open() throws SQLException {
+    connection = DriverManager.getConnection(url);
+    connection.setAutoCommit(true);
+    connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+    addClient = connection.prepareStatement("SELECT add_client(?)");
+    deleteClient = connection.prepareStatement("SELECT delete_client(?)");
+    addQueue = connection.prepareStatement("SELECT add_queue()");
+    deleteQueue = connection.prepareStatement("SELECT delete_queue(?)");
+    addMessage = connection.prepareStatement("SELECT add_message(?, ?, ?, ?, ?)");
+    peekQueue = connection.prepareStatement("SELECT " + COLUMNS + " FROM peek_queue(?, ?)");
+    popQueue = connection.prepareStatement("SELECT " + COLUMNS + " FROM pop_queue(?, ?)");
+    popMessage = connection.prepareStatement("SELECT " + COLUMNS + " FROM pop_message(?, ?)");
+    queryQueues = connection.prepareStatement("SELECT q FROM query_queues(?) AS q");
+  }
+
+  /**
+   * Runs one request and gives its reply. A database error becomes an error reply; a broken
+   * connection is opened again for the next request (this one's outcome is then unknown, and
+   * its reply says so).
+   */
+  public Reply execute(final Request request) {
+    final int id = request.requestId();
+    if (connection == null) {
+      try {
+        open();
+      } catch (final SQLException e) {
+        connection = null;
+        return new Reply.Failure(id, Status.DATABASE, "no database connection: " + firstLine(
+            e.getMessage()));
+      }
+    }
+    try {
+      return call(request);
+    } catch (final SQLException e) {
+      final String state = e.getSQLState() == null ? "" : e.getSQLState();
+      if (state.startsWith("08") || isClosed()) {
+        reconnect();
+        return new Reply.Failure(id, Status.DATABASE,
+            "the database connection broke; the request's outcome is unknown: " + e.getMessage());
+      }
+      return new Reply.Failure(id, status(state), firstLine(e.getMessage()));
+    }
+  }
+
+  private Reply call(final Request request) throws SQLException {
+    final int id = request.requestId();
+    if (request instanceof Request.CreateClient r) {
+      addClient.setInt(1, r.client());
+      run(addClient);
+      return new Reply.Done(id);
+    } else if (request instanceof Request.DeleteClient r) {
+      deleteClient.setInt(1, r.client());
+      run(deleteClient);
+      return new Reply.Done(id);
+    } else if (request instanceof Request.CreateQueue) {
+      try (ResultSet rs = addQueue.executeQuery()) {
+        rs.next();
+        return new Reply.Created(id, rs.getInt(1));
+      }
+    } else if (request instanceof Request.DeleteQueue r) {
+      deleteQueue.setInt(1, r.queue());
+      run(deleteQueue);
+      return new Reply.Done(id);
+    } else if (request instanceof Request.Send r) {
+      addMessage.setInt(1, r.sender());
+      addMessage.setInt(2, r.receiver());
+      addMessage.setInt(3, r.queue());
+      addMessage.setObject(4, timestamp(r.sentAtMicros()));
+      addMessage.setString(5, new String(r.body(), StandardCharsets.US_ASCII));
+      try (ResultSet rs = addMessage.executeQuery()) {
+        rs.next();
+        return new Reply.Created(id, rs.getLong(1));
+      }
+    } else if (request instanceof Request.PeekQueue r) {
+      return message(id, peekQueue, r.queue(), r.receiver());
+    } else if (request instanceof Request.PopQueue r) {
+      return message(id, popQueue, r.queue(), r.receiver());
+    } else if (request instanceof Request.PopFromSender r) {
+      return message(id, popMessage, r.sender(), r.receiver());
+    } else if (request instanceof Request.QueryQueues r) {
+      queryQueues.setInt(1, r.client());
+      final List<Integer> found = new ArrayList<>();
+      try (ResultSet rs = queryQueues.executeQuery()) {
+        while (rs.next()) {
+          found.add(rs.getInt(1));
+        }
+      }
+      return new Reply.Queues(id, found.stream().mapToInt(Integer::intValue).toArray());
+    }
+    throw new IllegalStateException("no call for " + request.op());
+  }
+
+  private static void run(final PreparedStatement s) throws SQLException {
+    try (ResultSet rs = s.executeQuery()) {
+      rs.next();
+    }
+  }
+
+  private static Reply message(final int id, final PreparedStatement s, final int a, final int b)
+      throws SQLException {
+    s.setInt(1, a);
+    s.setInt(2, b);
+    try (ResultSet rs = s.executeQuery()) {
+      if (!rs.next()) {
+        return new Reply.Empty(id);
+      }
+      final OffsetDateTime sent = rs.getObject(5, OffsetDateTime.class);
+      final Message m =
+          new Message(
+              rs.getLong(1),
+              rs.getInt(2),
+              rs.getInt(3),
+              rs.getInt(4),
+              ChronoUnit.MICROS.between(Instant.EPOCH, sent.toInstant()),
+              rs.getString(6).getBytes(StandardCharsets.US_ASCII));
+      return new Reply.Delivered(id, m);
+    }
+  }
+
+  static OffsetDateTime timestamp(final long micros) {
+    return Instant.EPOCH.plus(micros, ChronoUnit.MICROS).atOffset(ZoneOffset.UTC);
+  }
+
+  /** The reply status of a PostgreSQL error code (SQLSTATE). */
+  static Status status(final String sqlState) {
+    return switch (sqlState) {
+      case "23503" -> Status.UNKNOWN_REFERENCE; // foreign_key_violation
+      case "23505" -> Status.CONFLICT; // unique_violation
+      case "P0002" -> Status.NOT_FOUND; // no_data_found
+      default -> Status.DATABASE;
+    };
+  }
+
+  private static String firstLine(final String message) {
+    if (message == null) {
+      return "database error";
+    }
+    final int nl = message.indexOf('\n');
+    return nl < 0 ? message : message.substring(0, nl);
+  }
+
+  private boolean isClosed() {
+    try {
+      return connection == null || connection.isClosed();
+    } catch (final SQLException e) {
+      return true;
+    }
+  }
+
+  private void reconnect() {
+    try {
+      if (connection != null) {
+        connection.close();
+      }
+    } catch (final SQLException ignored) {
+      // It is broken already.
+    }
+    try {
+      open();
+    } catch (final SQLException e) {
+      // The next request tries again, and reports the failure if it fails again.
+      connection = null;
+    }
+  }
+
+  @Override
+  public void close() throws SQLException {
+    if (connection != null) {
+      connection.close();
+    }
+  }
+}

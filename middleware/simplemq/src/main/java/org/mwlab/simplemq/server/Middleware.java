@@ -1,0 +1,112 @@
+package org.mwlab.simplemq.server;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A SimpleMQ middleware: a distributor and its workers, each worker with its own database
+ * connection. {@link #stop} drains it: requests already read are run and answered (so a pop
+ * that removed a row reaches its client), new ones are refused, then the threads end.
+ */
+public final class Middleware implements AutoCloseable {
+
+  /** How the middleware runs. */
+  public record Config(
+      InetSocketAddress listen,
+      String databaseUrl,
+      int workers,
+      int maxFrame,
+      int maxBody,
+      Path statsDir,
+      int statsWindowMs) {}
+
+  private final Config config;
+  private final Stats stats;
+  private final Distributor distributor;
+  private final List<Worker> workers = new ArrayList<>();
+  private final List<Thread> threads = new ArrayList<>();
+  private final Thread distributorThread;
+
+  /** Opens every worker's database connection, then starts listening. */
+  public Middleware(final Config config) throws IOException, SQLException {
+    this.config = config;
+    this.stats =
+        new Stats(config.workers(), config.statsDir() == null ? null
+            : new WindowStats(config.statsDir(), config.statsWindowMs(), config.workers()));
+    final BlockingQueue<Worker> idle = new ArrayBlockingQueue<>(config.workers());
+    this.distributor =
+        new Distributor(config.listen(), idle, config.maxFrame(), config.maxBody(), stats);
+    final List<Database> databases = new ArrayList<>();
+    try {
+      for (int i = 0; i < config.workers(); i++) {
+        databases.add(new Database(config.databaseUrl()));
+      }
+    } catch (final SQLException e) {
+      for (final Database d : databases) {
+        d.close();
+      }
+      throw e;
+    }
+    for (int i = 0; i < config.workers(); i++) {
+      final Worker w = new Worker(i, databases.get(i), idle, distributor, stats);
+      workers.add(w);
+      final Thread t = new Thread(w, "worker-" + i);
+      threads.add(t);
+      t.start();
+    }
+    distributorThread = new Thread(distributor, "distributor");
+    distributorThread.start();
+  }
+
+  public InetSocketAddress address() throws IOException {
+    return distributor.address();
+  }
+
+  /**
+   * Drains and stops; waits up to {@code timeoutMs} for the requests in flight. Writes the
+   * statistics.
+   */
+  public void stop(final long timeoutMs) throws InterruptedException, IOException {
+    distributor.drain();
+    distributorThread.join(timeoutMs);
+    for (final Worker w : workers) {
+      if (!w.stopIfIdle(TimeUnit.MILLISECONDS.toNanos(timeoutMs))) {
+        break;
+      }
+    }
+    for (final Thread t : threads) {
+      t.join(timeoutMs);
+    }
+    if (config.statsDir() != null) {
+      stats.write(config.statsDir(), describe());
+    }
+  }
+
+  private Map<String, Object> describe() {
+    final Map<String, Object> m = new LinkedHashMap<>();
+    m.put("listen", config.listen().getHostString() + ":" + config.listen().getPort());
+    m.put("workers", config.workers());
+    m.put("max_frame", config.maxFrame());
+    m.put("max_body", config.maxBody());
+    m.put("stats_window_ms", config.statsWindowMs());
+    return m;
+  }
+
+  @Override
+  public void close() throws IOException {
+    try {
+      stop(10_000);
+    } catch (final InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

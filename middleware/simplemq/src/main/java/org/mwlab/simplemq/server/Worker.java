@@ -1,0 +1,85 @@
+package org.mwlab.simplemq.server;
+
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.SynchronousQueue;
+import org.mwlab.simplemq.protocol.Codec;
+import org.mwlab.simplemq.protocol.Reply;
+
+/**
+ * A worker thread with its own persistent database connection. It takes one request at a time
+ * from the distributor, runs it, writes the reply itself and puts itself back among the idle
+ * workers.
+ */
+final class Worker implements Runnable {
+
+  /** A request handed to this worker. */
+  record Job(ClientConnection connection, ClientConnection.Task task, long dispatchedNs) {}
+
+  private static final Job STOP = new Job(null, null, 0);
+
+  private final int index;
+  private final Database database;
+  private final BlockingQueue<Worker> idle;
+  private final Distributor distributor;
+  private final Stats stats;
+  private final SynchronousQueue<Job> inbox = new SynchronousQueue<>();
+
+  Worker(
+      final int index,
+      final Database database,
+      final BlockingQueue<Worker> idle,
+      final Distributor distributor,
+      final Stats stats) {
+    this.index = index;
+    this.database = database;
+    this.idle = idle;
+    this.distributor = distributor;
+    this.stats = stats;
+  }
+
+  /** Hands a job over; the worker is idle, so it takes it at once. */
+  void assign(final Job job) throws InterruptedException {
+    inbox.put(job);
+  }
+
+  /**
+   * Stops the worker once it is idle (after the distributor ended, none gets new work); returns
+   * false if it did not become idle within {@code timeoutNs}.
+   */
+  boolean stopIfIdle(final long timeoutNs) throws InterruptedException {
+    return inbox.offer(STOP, timeoutNs, java.util.concurrent.TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void run() {
+    try {
+      idle.put(this);
+      while (true) {
+        final Job job = inbox.take();
+        if (job == STOP) {
+          break;
+        }
+        final long start = System.nanoTime();
+        final Reply reply = database.execute(job.task().request());
+        final long dbEnd = System.nanoTime();
+        final boolean left = job.connection().send(Codec.frame(reply));
+        final long replied = System.nanoTime();
+        if (job.connection().isClosed()) {
+          stats.lost(job.task().request().op());
+        }
+        stats.record(index, job.task().request().op(), reply.status(),
+            new Timing(job.task().arrivalNs(), job.dispatchedNs(), start, dbEnd, replied));
+        distributor.finished(job.connection(), left);
+        idle.put(this);
+      }
+    } catch (final InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      try {
+        database.close();
+      } catch (final java.sql.SQLException ignored) {
+        // Shutting down.
+      }
+    }
+  }
+}

@@ -1,0 +1,147 @@
+"""SimpleMQ's wire protocol in Python (middleware/simplemq/README.md): requests encoded,
+replies decoded, over one blocking TCP connection. For tests and oracles that talk to a
+middleware without the Java client, including with frames the Java client would never send."""
+
+from __future__ import annotations
+
+import socket
+import struct
+from dataclasses import dataclass
+
+OPS = {
+    "create_client": 1,
+    "delete_client": 2,
+    "create_queue": 3,
+    "delete_queue": 4,
+    "send": 5,
+    "peek_queue": 6,
+    "pop_queue": 7,
+    "pop_from_sender": 8,
+    "query_queues": 9,
+}
+STATUS = {
+    0: "ok",
+    1: "empty",
+    16: "malformed",
+    17: "frame_too_large",
+    18: "unknown_op",
+    19: "unknown_reference",
+    20: "payload_too_large",
+    21: "conflict",
+    22: "not_found",
+    23: "database",
+    24: "shutting_down",
+}
+
+
+class WireError(RuntimeError):
+    """Bytes from the middleware that are not a reply."""
+
+
+@dataclass(frozen=True)
+class Message:
+    id: int
+    sender: int
+    receiver: int
+    queue: int
+    sent_at_us: int
+    body: bytes
+
+
+@dataclass(frozen=True)
+class Reply:
+    request_id: int
+    status: str
+    id: int | None = None  # a created queue's or sent message's
+    message: Message | None = None
+    queues: tuple[int, ...] | None = None
+    text: str | None = None  # an error's
+
+
+def frame(body: bytes) -> bytes:
+    return struct.pack(">I", len(body)) + body
+
+
+def request(request_id: int, op: str, *fields: int, body: bytes | None = None,
+            sent_at_us: int = 0) -> bytes:  # fmt: skip
+    """A whole request frame. `send` takes (sender, receiver, queue) and `body`."""
+    head = struct.pack(">IB", request_id, OPS[op])
+    if op == "send":
+        sender, receiver, queue = fields
+        assert body is not None
+        payload = struct.pack(">iiiqI", sender, receiver, queue, sent_at_us, len(body)) + body
+    else:
+        payload = b"".join(struct.pack(">i", f) for f in fields)
+    return frame(head + payload)
+
+
+def parse_reply(body: bytes) -> Reply:
+    try:
+        request_id, code = struct.unpack_from(">IB", body)
+        status = STATUS.get(code)
+        if status is None:
+            raise WireError(f"unknown status {code}")
+        rest = body[5:]
+        if status == "empty":
+            return Reply(request_id, status)
+        if code >= 16:
+            (n,) = struct.unpack_from(">H", rest)
+            return Reply(request_id, status, text=rest[2 : 2 + n].decode())
+        shape = rest[0]
+        if shape == 0:
+            return Reply(request_id, status)
+        if shape == 1:
+            return Reply(request_id, status, id=struct.unpack_from(">q", rest, 1)[0])
+        if shape == 2:
+            mid, sender, receiver, queue, sent, n = struct.unpack_from(">qiiiqI", rest, 1)
+            text = rest[1 + 32 : 1 + 32 + n]
+            return Reply(request_id, status,
+                         message=Message(mid, sender, receiver, queue, sent, text))  # fmt: skip
+        if shape == 3:
+            (n,) = struct.unpack_from(">I", rest, 1)
+            return Reply(request_id, status, queues=struct.unpack_from(f">{n}i", rest, 5))
+        raise WireError(f"unknown result shape {shape}")
+    except struct.error as e:
+        raise WireError(f"a reply cut short: {e}") from None
+
+
+class Connection:
+    """A blocking connection to a middleware."""
+
+    def __init__(self, address: str, port: int, timeout: float = 30.0) -> None:
+        self.sock = socket.create_connection((address, port), timeout=timeout)
+        self.buffer = b""
+        self.next_id = 1
+
+    def send_raw(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def receive(self) -> Reply:
+        while True:
+            if len(self.buffer) >= 4:
+                (n,) = struct.unpack_from(">I", self.buffer)
+                if len(self.buffer) >= 4 + n:
+                    body, self.buffer = self.buffer[4 : 4 + n], self.buffer[4 + n :]
+                    return parse_reply(body)
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("the middleware closed the connection")
+            self.buffer += chunk
+
+    def call(self, op: str, *fields: int, body: bytes | None = None) -> Reply:
+        rid = self.next_id
+        self.next_id += 1
+        self.send_raw(request(rid, op, *fields, body=body))
+        reply = self.receive()
+        if reply.request_id != rid:
+            raise WireError(f"request {rid} answered by a reply to {reply.request_id}")
+        return reply
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def __enter__(self) -> Connection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
