@@ -5,7 +5,7 @@
 #   make paper   paper/report.pdf from the newest reference dataset (data/), in minutes; from
 #                results/PROFILE instead once `make measure` completed it (DATASET=dir to choose)
 #   make measure measure PROFILE (default: default) into results/PROFILE; resumes after a kill
-#   make archive archive the complete measurement of PROFILE as data/PROFILE/<today>/
+#   make archive archive the measurement of PROFILE as data/PROFILE/<today>/ (a piece: partial)
 #   make bench   JMH, loadgen vs memcaslap, middleware vs memcached and twemproxy
 #   make bench-mq SimpleMQ's middleware vs its database (PostgreSQL), small and large messages
 #   make chaos   soak the middleware while servers fail (CHAOS_SECONDS=120, CHAOS_SEED to replay)
