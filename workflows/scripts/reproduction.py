@@ -49,7 +49,7 @@ def memaslap_macros(families: pd.DataFrame, catalogue: dict[str, Family]) -> str
         [
             macro("MemaslapFamilies", str(len(mine))),
             macro("MemaslapJobMinutes", _minutes(float(mine["wall_min"].sum()))),
-            macro("MemaslapJobShare", "--" if pd.isna(share) else f"{share:.0f}"),
+            macro("MemaslapJobShare", "--" if pd.isna(share) else f"{share:.0f}\\,\\%"),
         ]
     )
 
