@@ -12,32 +12,20 @@ import json
 import os
 import shutil
 import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from analysis import dataset
 
+Mwlab = Callable[..., subprocess.CompletedProcess[str]]
 ROOT = Path(__file__).resolve().parents[2]
 SMOKE = ROOT / "results" / "smoke"
 
 
-def _mwlab(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env["PATH"] = f"{Path(sys.executable).parent}:{env.get('PATH', '')}"
-    return subprocess.run(
-        [sys.executable, "-m", "mwlab", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-    )
-
-
 @pytest.fixture(scope="module")
-def archived(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def archived(tmp_path_factory: pytest.TempPathFactory, mwlab: Mwlab) -> Path:
     record = SMOKE / "measurement.json"
     if not (record.exists() and json.loads(record.read_text()).get("complete")):
         if os.environ.get("MWLAB_REQUIRE_SMOKE_REPORT") == "1":
@@ -48,7 +36,7 @@ def archived(tmp_path_factory: pytest.TempPathFactory) -> Path:
     results = tmp_path_factory.mktemp("results") / "smoke"
     shutil.copytree(SMOKE, results, ignore=shutil.ignore_patterns("report.pdf", "paper"))
     (results / "data" / dataset.VERDICTS).unlink()
-    made = _mwlab(
+    made = mwlab(
         "dataset", "archive", "--profile", "smoke", "--results", str(results), "--out", str(folder)
     )
     assert made.returncode == 0, made.stdout[-3000:] + made.stderr[-3000:]
@@ -60,13 +48,13 @@ def test_the_dataset_carries_the_verdicts_of_the_measurements_own_report(archive
     assert json.loads((archived / dataset.VERDICTS).read_text()) == own
 
 
-def test_the_report_is_rebuilt_from_the_dataset_alone(archived: Path, tmp_path: Path) -> None:
+def test_the_report_is_rebuilt_from_the_dataset_alone(
+    archived: Path, tmp_path: Path, mwlab: Mwlab
+) -> None:
     assert not any(p.name == "run.json" for p in archived.rglob("*"))
     results = tmp_path / "rebuilt"
     pdf = tmp_path / "report.pdf"
-    built = _mwlab(
-        "paper", "--dataset", str(archived), "--results", str(results), "--out", str(pdf)
-    )
+    built = mwlab("paper", "--dataset", str(archived), "--results", str(results), "--out", str(pdf))
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     assert pdf.read_bytes()[:5] == b"%PDF-"
     # Nothing was measured: no run, no series, no calibration run.
@@ -82,12 +70,12 @@ def test_the_report_is_rebuilt_from_the_dataset_alone(archived: Path, tmp_path: 
         assert (results / name).read_bytes() == (archived / name).read_bytes()
 
 
-def test_a_tampered_dataset_is_refused(archived: Path, tmp_path: Path) -> None:
+def test_a_tampered_dataset_is_refused(archived: Path, tmp_path: Path, mwlab: Mwlab) -> None:
     copy = tmp_path / "smoke" / "2026-01-02"
     shutil.copytree(archived, copy)
     points = next(copy.glob("data/*/points.parquet"))
     points.write_bytes(points.read_bytes() + b"\0")
-    built = _mwlab("paper", "--dataset", str(copy), "--results", str(tmp_path / "r"))
+    built = mwlab("paper", "--dataset", str(copy), "--results", str(tmp_path / "r"))
     assert built.returncode != 0
     assert "does not match its MANIFEST.sha256" in built.stderr
     assert f"changed (sha256 differs): {points.relative_to(copy)}" in built.stderr

@@ -5,10 +5,9 @@ the two archive as one dataset whose provenance counts every run and lists both 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -17,20 +16,8 @@ import pytest
 from analysis import dataset
 from mwlab import measure
 
+Mwlab = Callable[..., subprocess.CompletedProcess[str]]
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _mwlab(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env["PATH"] = f"{Path(sys.executable).parent}:{env.get('PATH', '')}"
-    return subprocess.run(
-        [sys.executable, "-m", "mwlab", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-    )
 
 
 def _ok(done: subprocess.CompletedProcess[str]) -> str:
@@ -39,16 +26,16 @@ def _ok(done: subprocess.CompletedProcess[str]) -> str:
 
 
 @pytest.mark.skipif(not (ROOT / "build" / "loadgen.jar").exists(), reason="needs make build")
-def test_a_measurement_in_pieces_archives_as_one_dataset(tmp_path: Path) -> None:
+def test_a_measurement_in_pieces_archives_as_one_dataset(tmp_path: Path, mwlab: Mwlab) -> None:
     data = tmp_path / "data" / "pieces"
     first, second = tmp_path / "first", tmp_path / "second"
-    out = _ok(_mwlab("measure", "--profile", "pieces", "--results", str(first),
+    out = _ok(mwlab("measure", "--profile", "pieces", "--results", str(first),
                      "--families", "baseline_direct,scale_check"))  # fmt: skip
     assert "2 of 3 families measured" in out
     assert json.loads((first / measure.RECORD).read_text())["complete"] is False
 
     partial = data / "2026-01-01"
-    out = _ok(_mwlab("dataset", "archive", "--profile", "pieces", "--results", str(first),
+    out = _ok(mwlab("dataset", "archive", "--profile", "pieces", "--results", str(first),
                      "--out", str(partial)))  # fmt: skip
     assert "a piece (2 of 3 families)" in out
     dataset.verify(partial)
@@ -56,16 +43,16 @@ def test_a_measurement_in_pieces_archives_as_one_dataset(tmp_path: Path) -> None
     assert doc["complete"] is False and doc["families"] == ["baseline_direct", "scale_check"]
     with pytest.raises(dataset.DatasetError, match="no complete reference dataset"):
         dataset.latest(tmp_path / "data", prefer="pieces")
-    refused = _mwlab("paper", "--dataset", str(partial), "--results", str(tmp_path / "r"))
+    refused = mwlab("paper", "--dataset", str(partial), "--results", str(tmp_path / "r"))
     assert refused.returncode != 0 and "is a piece of a measurement" in refused.stderr
 
     # A piece of a family the dataset holds already is refused before it measures.
-    again = _mwlab("measure", "--profile", "pieces", "--results", str(tmp_path / "again"),
+    again = mwlab("measure", "--profile", "pieces", "--results", str(tmp_path / "again"),
                    "--onto", str(partial), "--families", "scale_check")  # fmt: skip
     assert again.returncode != 0 and "holds scale_check already" in again.stderr
     assert not (tmp_path / "again" / "runs").exists()
 
-    _ok(_mwlab("measure", "--profile", "pieces", "--results", str(second),
+    _ok(mwlab("measure", "--profile", "pieces", "--results", str(second),
                "--onto", str(partial)))  # fmt: skip
     # Only the family the dataset lacked, and no calibration run: the first piece's
     # calibration set its budgets.
@@ -73,7 +60,7 @@ def test_a_measurement_in_pieces_archives_as_one_dataset(tmp_path: Path) -> None
     assert (second / "calibration.json").read_bytes() == (partial / "calibration.json").read_bytes()
 
     merged = data / "2026-01-02"
-    out = _ok(_mwlab("dataset", "archive", "--profile", "pieces", "--results", str(second),
+    out = _ok(mwlab("dataset", "archive", "--profile", "pieces", "--results", str(second),
                      "--out", str(merged)))  # fmt: skip
     assert f"holds every piece of {partial}" in out
     dataset.verify(merged)
