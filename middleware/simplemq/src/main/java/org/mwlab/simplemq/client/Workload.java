@@ -2,7 +2,6 @@ package org.mwlab.simplemq.client;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import org.mwlab.simplemq.protocol.Op;
 import org.mwlab.simplemq.protocol.Request;
 
 /**
@@ -59,11 +58,6 @@ public sealed interface Workload {
     public boolean sends(final long turn) {
       return turn % 2 == 0;
     }
-  }
-
-  /** The operation of a turn, for the statistics. */
-  static Op opOf(final Request r) {
-    return r.op();
   }
 
   static long nowMicros() {
