@@ -9,8 +9,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-# The one confidence level of the report, and the fewest values an interval is computed from.
-CI_LEVEL = 0.95
+from common.stability import CI_LEVEL
+
+# The fewest values an interval is computed from.
 MIN_CI_N = 3
 RUN_KEYS = ["run", "point", "repetition", "side", "type", "keys"]
 # The timed metrics of a window; `all_types` weights them by the window's request count.

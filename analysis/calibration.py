@@ -19,8 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from testbed.cpuaccount import SATURATED_IDLE
-from testbed.scalemodel import Machines, speed_factors
+from common.scalemodel import SATURATED_IDLE, Machines, speed_factors
 
 
 class CalibrationError(ValueError):

@@ -44,6 +44,7 @@ from analysis.verdicts import (
     relative_change,
     repetitions_needed,
 )
+from common.stability import batch_mean
 
 GROUP_COLUMNS = ("level_setup", "level_workload")
 RULES = ("effect", "beyond", "within", "dominant")
@@ -270,7 +271,7 @@ def level_sample(data: Data, family: str, runs: pd.DataFrame, metric: str, kind:
     series = _window_values(data, family, str(first["run"]), metric, kind, side)
     if len(series) < 2:
         return Sample(float(values.iloc[0]), math.nan, 0, 1, "batch means")
-    return Sample.of_run(stability.batch_mean(series), mean=float(values.iloc[0]))
+    return Sample.of_run(batch_mean(series), mean=float(values.iloc[0]))
 
 
 def _best_point_runs(runs: pd.DataFrame) -> pd.DataFrame:
@@ -597,7 +598,7 @@ def measure_share(data: Data, p: Mapping[str, Any]) -> Measure:
         n = min(len(part), len(whole))
         if n < 2:
             raise FindingsError(f"too few windows of {run} for an interval")
-        e = mean_evidence(Sample.of_run(stability.batch_mean(part[:n] / whole[:n])))
+        e = mean_evidence(Sample.of_run(batch_mean(part[:n] / whole[:n])))
     text = f"{100 * e.estimate:.0f} % of the response time ({len(shares)} runs)"
     return Measure(e, text, unit="share")
 

@@ -19,20 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-# Stages in run order (testbed.run.STAGES, the analysis' own copy: no testbed import here).
-STAGES = (
-    "layout",
-    "linkcap",
-    "linkdelay",
-    "servers",
-    "populate",
-    "middlewares",
-    "clients",
-    "split",
-    "stop",
-    "teardown",
-    "collect",
-)
+from common.stages import TIMED_STAGES
 
 
 def job_seconds(benchmark: Path) -> float:
@@ -131,7 +118,7 @@ def family_times(runs: pd.DataFrame) -> pd.DataFrame:
 
 def stage_breakdown(runs: pd.DataFrame) -> pd.Series:
     """Mean seconds per run in each stage, in run order (stages no run reached omitted)."""
-    cols = [f"stage_{s}" for s in STAGES if f"stage_{s}" in runs.columns]
+    cols = [f"stage_{s}" for s in TIMED_STAGES if f"stage_{s}" in runs.columns]
     means = runs[cols].fillna(0.0).mean()
     means.index = [c.removeprefix("stage_") for c in cols]
     return means[means > 0]

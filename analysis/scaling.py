@@ -2,7 +2,7 @@
 that two scale factors agree once rescaled.
 
 A run at scale s ran 1/s slower than the study: its throughput stands for X / s in the
-study's time and its response time for R * s (testbed/scalemodel.py). Runs recorded before
+study's time and its response time for R * s (common/scalemodel.py). Runs recorded before
 the scale model have no `scale` and count as s = 1.
 """
 

@@ -1,5 +1,5 @@
 """Checks on measurements: interactive response time law and bandwidth bounds (stability:
-analysis.stability), and the per-run validation table built from them."""
+common.stability), and the per-run validation table built from them."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from analysis import linkbounds, stability
 from analysis.bottleneck import SATURATED
 from analysis.calibration import MAX_STEAL_SHARE
 from analysis.linkload import DEFAULT_KEY_BYTES
+from common import stability as criteria
 
 # The interactive law holds for a run whose measured throughput is within this relative
 # distance of N/(R + Z): the validation appendix flags the others, and the 2016 section counts
@@ -20,7 +21,7 @@ from analysis.linkload import DEFAULT_KEY_BYTES
 LAW_TOLERANCE = 0.10
 # A run at this share of its bandwidth bound or more is link-limited (flagged, not excluded).
 NEAR_BOUND = SATURATED
-# The stability check's failed criteria (analysis.stability), as they open its reasons.
+# The stability check's failed criteria (common.stability), as they open its reasons.
 UNSTABLE_REASONS = ("trend", "imprecise", "too few windows")
 
 
@@ -335,13 +336,13 @@ def _measured_s(manifest: pd.Series) -> float:
 
 
 def needed_seconds(
-    measured_s: float, rel_half_width: float, bound: float = stability.MAX_REL_HALF_WIDTH
+    measured_s: float, rel_half_width: float, bound: float = criteria.MAX_REL_HALF_WIDTH
 ) -> float:
     """The measured interval at which a run's confidence interval would close to `bound`
-    (analysis.stability.length_factor)."""
+    (common.stability.length_factor)."""
     if not (measured_s > 0 and rel_half_width >= 0):
         return math.nan
-    return measured_s * stability.length_factor(rel_half_width, bound)
+    return measured_s * criteria.length_factor(rel_half_width, bound)
 
 
 def run_lengths(table: pd.DataFrame) -> pd.DataFrame:
@@ -358,7 +359,7 @@ def run_lengths(table: pd.DataFrame) -> pd.DataFrame:
     # Criterion (a) asks for MIN_WINDOWS windows whatever the variation.
     window_s = ok["measured_s"] / ok["windows"].where(ok["windows"] > 0)
     ok["needed_s"] = [
-        max(needed_seconds(m, h), stability.MIN_WINDOWS * w)
+        max(needed_seconds(m, h), criteria.MIN_WINDOWS * w)
         for m, h, w in zip(ok["measured_s"], ok["rel_half_width"], window_s, strict=True)
     ]
     rows = [

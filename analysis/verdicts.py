@@ -14,7 +14,7 @@ a model's error exceeds +10 %) or within a band around the study's value. The ve
 
 Intervals come from the repetitions (Student-t, Welch's for two levels) when every level has
 at least two; with one repetition, from the runs' own batch means (Jain 1991 §25.5.2, as the
-stability check computes them: `analysis.stability.batch_mean`), which capture the noise
+stability check computes them: `common.stability.batch_mean`), which capture the noise
 within a run but not the run-to-run spread, and the test's description says so.
 """
 
@@ -31,7 +31,7 @@ from scipy import stats
 from statsmodels.stats.power import TTestIndPower, TTestPower
 
 from analysis.aggregate import CI_LEVEL
-from analysis.stability import BatchMean
+from common.stability import BatchMean
 
 POWER = 0.8  # the usual target (Cohen 1988): four in five repetitions of the study decide
 MAX_REPETITIONS = 1000  # beyond this the answer is "more than" it

@@ -14,7 +14,8 @@ from typing import Any
 import jsonschema
 import yaml
 
-from testbed import cpuaccount, cpubudget, scalemodel, series
+from common import scalemodel
+from testbed import cpuaccount, cpubudget, scaledpoint, series
 from testbed.point import Point, describe_error
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,7 +67,7 @@ class PlannedRun:
     levels: dict[str, str]
     spec: dict[str, Any] = field(repr=False)
     # Emulated points under the scale model: the study whose machines they emulate. Their CPU
-    # budgets come from the profile's calibration when they run (testbed.scalemodel).
+    # budgets come from the profile's calibration when they run (common.scalemodel).
     scale_model: dict[str, Any] | None = field(default=None, repr=False)
     # The series (one run of a topology, testbed/series.py) that measures this point, as a
     # path below `series/`; None: the point runs on its own.
@@ -299,7 +300,7 @@ def _apply_scale(
             " machines run at scale 1 without it"
         )
     try:
-        spec.update(scalemodel.plan_fields(_machines(), study, factor, spec, where))
+        spec.update(scaledpoint.plan_fields(_machines(), study, factor, spec, where))
     except scalemodel.ScaleModelError as err:
         raise CatalogueError(str(err)) from err
     # The middleware's own timeouts run on the testbed's clock: dilated like every time.
@@ -479,7 +480,7 @@ def calibration_plan(
             for rep in range(1, settings["repetitions"] + 1):
                 full = {**spec, "name": f"{CALIBRATION}/{name}/rep{rep}", "repetition": rep}
                 try:
-                    full = scalemodel.with_budgets(full, machines, target.study, factors)
+                    full = scaledpoint.with_budgets(full, machines, target.study, factors)
                 except scalemodel.ScaleModelError as err:
                     raise CatalogueError(f"{where}: {err}") from err
                 check_point(full, where, cores)

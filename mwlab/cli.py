@@ -7,15 +7,22 @@ import sys
 import click
 
 from analysis.cli import register as register_analysis
+from analysis.stability import check_run_dir
 from mwlab.measure import dataset_group, measure_command, paper_command
 from testbed.chaos import chaos_command
+from testbed.cli import Frontend
 from testbed.cli import register as register_testbed
 from testbed.mqsoak import mq_group
 from testbed.provision_cli import provision_command
 from testbed.signals import Interrupted, install_raising
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    context_settings={
+        "help_option_names": ["-h", "--help"],
+        "obj": Frontend(stability=check_run_dir),
+    }
+)
 @click.version_option("1.0.0", prog_name="mwlab")
 def cli() -> None:
     """Run and analyse the memcached middleware performance study."""

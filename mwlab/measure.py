@@ -45,6 +45,7 @@ RECORD = "measurement.json"
 # What decides what a run measures: the systems, the testbed, the plan and how it is run.
 MEASUREMENT_CODE = (
     "middleware",
+    "common",
     "testbed",
     "workflows/catalogue.yaml",
     "workflows/machines.yaml",

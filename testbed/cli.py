@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -11,10 +12,11 @@ import yaml
 from rich.console import Console
 from rich.table import Table
 
+from common.stages import RUN_STAGES
 from testbed.delaycheck import delay_check_command
 from testbed.point import DEFAULT_WORKERS, Point, apply_overrides, describe_error, load_point
-from testbed.run import STAGES, RunError, RunOptions, run_exit_code, run_point
-from testbed.series import SeriesOptions, SeriesRunner
+from testbed.run import RunError, RunOptions, run_exit_code, run_point
+from testbed.series import SeriesOptions, SeriesRunner, StabilityCheck
 from testbed.signals import SignalRecorder
 from testbed.tools import (
     PYTHON_PACKAGES,
@@ -215,8 +217,8 @@ def _print_tools(found: dict[str, Found], python: dict[str, Found], pins: dict[s
 @click.option("--netns-prefix", help="Name prefix of emulated namespaces and links (<= 9 chars).")
 @click.option("--progress/--no-progress", default=True, help="Show a progress bar.")
 # Test hooks: fail at a stage, or wait at stages until a signal arrives.
-@click.option("--fail-at", type=click.Choice(STAGES), hidden=True)
-@click.option("--pause-at", type=click.Choice(STAGES), multiple=True, hidden=True)
+@click.option("--fail-at", type=click.Choice(RUN_STAGES), hidden=True)
+@click.option("--pause-at", type=click.Choice(RUN_STAGES), multiple=True, hidden=True)
 def run_command(
     point_file: Path | None,
     out: Path,
@@ -318,7 +320,9 @@ def _run(
                    " measured again.")  # fmt: skip
 @click.option("--stability-check/--no-stability-check", default=True, show_default=True)
 @click.option("--progress/--no-progress", default=True, help="Show a progress bar.")
+@click.pass_obj
 def run_series_command(
+    frontend: Frontend | None,
     plan_file: Path,
     out: Path,
     base_port: int,
@@ -335,9 +339,14 @@ def run_series_command(
     directory (run.json and its outputs) as `mwlab run` would. Exit code: 0 when every
     point's run.json says ok, 1 when some failed, 2 bad input, 128 + N on signal N.
     """
+    check = None
+    if stability_check:
+        if frontend is None:
+            raise click.UsageError("this front end has no stability check: --no-stability-check")
+        check = frontend.stability
     with SignalRecorder() as signals:
-        code = _run_series(plan_file, out, base_port, netns_prefix, reruns, stability_check,
-                           progress, signals, longest_rerun)  # fmt: skip
+        code = _run_series(plan_file, out, base_port, netns_prefix, reruns, check, progress,
+                           signals, longest_rerun)  # fmt: skip
     sys.exit(code)
 
 
@@ -347,7 +356,7 @@ def _run_series(
     base_port: int,
     netns_prefix: str | None,
     reruns: int,
-    stability_check: bool,
+    stability: StabilityCheck | None,
     progress: bool,
     signals: SignalRecorder,
     longest_rerun: float = 1.0,
@@ -364,9 +373,8 @@ def _run_series(
             progress=progress,
             reruns=reruns,
             longest_rerun=longest_rerun,
-            check_stability=stability_check,
         )
-        runner = SeriesRunner(points, options, signals=signals)
+        runner = SeriesRunner(points, options, signals=signals, stability=stability)
     except (ValueError, KeyError, TypeError, OSError, yaml.YAMLError) as e:
         why = describe_error(e) if isinstance(e, ValueError) else str(e)
         click.echo(f"invalid series plan {plan_file}: {why}", err=True)
@@ -387,8 +395,18 @@ def _run_series(
     return code if code != 0 else (1 if failed else 0)
 
 
+@dataclass(frozen=True)
+class Frontend:
+    """What the front end (mwlab) gives the testbed's commands as their context object: the
+    stability check a series applies after each step, which is the analysis' (the testbed
+    does not import the analysis)."""
+
+    stability: StabilityCheck
+
+
 def register(group: click.Group) -> None:
-    """Attach the testbed subcommands to the top-level group."""
+    """Attach the testbed subcommands to the top-level group, whose context object is a
+    `Frontend`."""
     group.add_command(tools_command)
     group.add_command(run_command)
     group.add_command(run_series_command)

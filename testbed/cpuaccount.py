@@ -18,9 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from common.scalemodel import SATURATED_IDLE
 from testbed.cpubudget import CgroupSample, HostCgroup
-
-SATURATED_IDLE = 0.05  # idle below 5 % of the machine's capacity over the window
 
 
 @dataclass(frozen=True)

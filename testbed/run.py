@@ -19,6 +19,7 @@ import yaml
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
+from common.stages import RUN_STAGES, TIMED_STAGES
 from testbed import cpuaccount, cpubudget, drivers, emulation, linkcap, linkdelay, netcounters
 from testbed.drivers import Target
 from testbed.hosts import Host, HostError, LocalHost, NamespaceHost, Proc, SshHost, port_free
@@ -33,17 +34,6 @@ REPO = Path(__file__).resolve().parent.parent
 TERMINATED_OK = {0, 143, -signal.SIGTERM}
 # Where a run can be failed or paused on purpose (`fail_at`, `pause_at`), in run order:
 # after the stage's processes have started, before the run waits for them.
-STAGES = (
-    "layout",
-    "linkcap",
-    "linkdelay",
-    "servers",
-    "populate",
-    "middlewares",
-    "clients",
-    "stop",
-    "teardown",
-)
 # A paused run goes on by itself after this long (a guard against a test that never signals).
 PAUSE_LIMIT_S = 300.0
 # The built-in generator's start gate (a file in its working directory), and how long its
@@ -68,7 +58,7 @@ class RunOptions:
     linkcap_cache: Path | None = Path.home() / ".cache" / "mwlab" / "linkcap.json"
     netns_prefix: str | None = None
     progress: bool = True
-    # Test hooks, at a stage of STAGES: fail there, or wait there until a signal arrives.
+    # Test hooks, at a stage of RUN_STAGES: fail there, or wait there until a signal arrives.
     fail_at: str | None = None
     pause_at: tuple[str, ...] = ()
     client_timeout_s: float = 60.0
@@ -77,8 +67,8 @@ class RunOptions:
 
     def __post_init__(self) -> None:
         for stage in (self.fail_at, *self.pause_at):
-            if stage is not None and stage not in STAGES:
-                raise ValueError(f"unknown stage {stage!r}; stages are {', '.join(STAGES)}")
+            if stage is not None and stage not in RUN_STAGES:
+                raise ValueError(f"unknown stage {stage!r}; stages are {', '.join(RUN_STAGES)}")
         if self.fail_at == "teardown":
             raise ValueError("a run cannot fail at teardown; pause there instead")
 
@@ -145,6 +135,8 @@ class Runner:
 
     def _time_stage(self, name: str | None) -> None:
         """Closes the timing of the current stage and opens `name`'s (None: just closes)."""
+        if name is not None and name not in TIMED_STAGES:
+            raise ValueError(f"stage {name!r} is not one of common.stages.TIMED_STAGES")
         t = time.monotonic()
         if self._stage_since is not None:
             prev, since = self._stage_since

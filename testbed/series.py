@@ -6,8 +6,10 @@ generator steps through the virtual-client levels of one workload in a single la
 (`--steps`), other drivers launch once per point. Each point still gets a run directory of
 its own, as `mwlab run` writes it: run.json, its clients' outputs, and the middleware's
 statistics windows that overlap the point's step. A step whose measurement fails the
-stability check (analysis.stability) or whose clients fail is measured again on its own, a
-bounded number of times; earlier attempts are kept in the series directory.
+stability check or whose clients fail is measured again on its own, a bounded number of
+times; earlier attempts are kept in the series directory. The check is the caller's (the
+front end passes the analysis' `analysis.stability.check_run_dir`); its precision bound and
+how much longer a rerun must be come from the criteria themselves (common.stability).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Any
 
 from rich.console import Console
 
+from common.stability import MAX_REL_HALF_WIDTH, Stability, length_factor
 from testbed import cpuaccount
 from testbed.drivers import Target
 from testbed.hosts import Proc
@@ -34,6 +37,8 @@ from testbed.point import Point
 from testbed.run import Layout, RunError, Runner, RunOptions
 from testbed.signals import SignalRecorder
 
+# The stability check of a step's run directory, after its warm-up and cool-down (seconds).
+StabilityCheck = Callable[[Path, float, float], Stability]
 # Fields a series' points may differ in; every other field fixes the topology.
 VARYING = (
     "name",
@@ -165,8 +170,6 @@ class Step:
 class SeriesOptions(RunOptions):
     # Further measurements of a step that failed or was unstable (0: none).
     reruns: int = 2
-    # Whether to check stability after each step (needs the analysis package).
-    check_stability: bool = True
     # A step whose mean was too imprecise is measured again for longer: the CI half-width
     # shrinks as 1/sqrt(n), so by (half-width / bound)^2 with a fifth more as margin (Jain
     # 1991 §25.5), at most this many times its planned measured interval.
@@ -188,7 +191,7 @@ class SeriesRunner(Runner):
         options: SeriesOptions,
         console: Console | None = None,
         signals: SignalRecorder | None = None,
-        stability: Callable[[Path, float, float], Any] | None = None,
+        stability: StabilityCheck | None = None,
     ) -> None:
         pts = [p for p, _ in points]
         check_series(pts)
@@ -202,10 +205,6 @@ class SeriesRunner(Runner):
         self.epoch: dict[str, float] = {}
         self._launches = 0
         self._stability = stability
-        if stability is None and options.check_stability:
-            from analysis.stability import check_run_dir
-
-            self._stability = check_run_dir
 
     def _mark(self, name: str) -> None:
         self.epoch[name] = time.time()
@@ -336,7 +335,7 @@ class SeriesRunner(Runner):
                 verdict = self._stability(step.out, p.warmup_s, p.cooldown_s)
                 if not verdict.stable:
                     reason = f"unstable: {verdict.reason}"
-                    half = getattr(verdict, "rel_half_width", None)
+                    half = verdict.rel_half_width
                     step.beyond_reach = self._beyond_reach(step, verdict.reason, half)
                     step.longer = self._longer(step, half)
         attempt = {
@@ -354,8 +353,6 @@ class SeriesRunner(Runner):
         """How much longer than planned the step's next measured interval is to be, after a
         measurement with this CI half-width (over its mean); unchanged when its precision
         was not what failed."""
-        from analysis.stability import MAX_REL_HALF_WIDTH, length_factor
-
         if rel_half_width is None or not rel_half_width > MAX_REL_HALF_WIDTH:
             return step.longer
         needed = 1.2 * length_factor(rel_half_width)
@@ -366,8 +363,6 @@ class SeriesRunner(Runner):
         criterion failed and the longest rerun, at the half-width's 1/sqrt(n), would still
         leave it above the bound. Such a rerun only spends time; the step stands as
         imprecise, and the validation appendix gives the length its family needs."""
-        from analysis.stability import MAX_REL_HALF_WIDTH, length_factor
-
         if rel_half_width is None or not rel_half_width > MAX_REL_HALF_WIDTH:
             return None
         if any(not part.startswith("imprecise") for part in reason.split("; ")):
@@ -556,6 +551,7 @@ def run_series(
     options: SeriesOptions,
     console: Console | None = None,
     signals: SignalRecorder | None = None,
+    stability: StabilityCheck | None = None,
 ) -> dict[str, Any]:
     """Runs a series; see `SeriesRunner`."""
-    return SeriesRunner(points, options, console, signals).run()
+    return SeriesRunner(points, options, console, signals, stability).run()

@@ -8,12 +8,12 @@ import math
 
 import pandas as pd
 
-from analysis import stability
 from analysis.calibration import MAX_STEAL_SHARE
 from analysis.latex import escape
 from analysis.report import factor_words as fw
 from analysis.report import figures as fg
 from analysis.validate import LAW_TOLERANCE, NEAR_BOUND, UNSTABLE_REASONS
+from common import stability
 
 
 def _short(run: str) -> str:

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from analysis.calibration import CalibrationError, calibrate, fit_speed
-from testbed.scalemodel import load_machines
+from common.scalemodel import load_machines
 
 MACHINES = load_machines()
 

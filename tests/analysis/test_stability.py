@@ -11,8 +11,10 @@ import pytest
 
 from analysis import stability
 from analysis.report.validation import numbers, run_rows
-from analysis.stability import MIN_WINDOWS, assess, check_run_dir, stability_table, stable_runs
+from analysis.stability import check_run_dir, stability_table, stable_runs
 from analysis.validate import check_runs
+from common import stability as criteria
+from common.stability import MIN_WINDOWS, assess
 from testbed.point import Point
 from testbed.run import RunOptions, run_point
 
@@ -46,8 +48,8 @@ def test_flat_noisy_series_is_stable() -> None:
     verdict = assess(noisy(30, 40.0, seed=1))
     assert verdict.stable, verdict.reason
     assert verdict.windows == 30 and verdict.batch_windows == 1
-    assert verdict.trend_p > stability.TREND_ALPHA
-    assert verdict.rel_half_width <= stability.MAX_REL_HALF_WIDTH
+    assert verdict.trend_p > criteria.TREND_ALPHA
+    assert verdict.rel_half_width <= criteria.MAX_REL_HALF_WIDTH
     assert verdict.reason.startswith("stable")
 
 
@@ -56,7 +58,7 @@ def test_a_ramp_is_flagged_as_a_trend() -> None:
     verdict = assess(ramp)
     assert not verdict.stable
     assert "trend" in verdict.reason and "too few" not in verdict.reason
-    assert verdict.trend_tau > 0 and verdict.trend_p < stability.TREND_ALPHA
+    assert verdict.trend_tau > 0 and verdict.trend_p < criteria.TREND_ALPHA
 
 
 def test_too_few_windows_are_flagged() -> None:
@@ -71,7 +73,7 @@ def test_a_very_noisy_series_is_imprecise() -> None:
     verdict = assess(noisy(15, 400.0, seed=4))
     assert not verdict.stable
     assert "imprecise" in verdict.reason and "trend" not in verdict.reason
-    assert verdict.rel_half_width > stability.MAX_REL_HALF_WIDTH
+    assert verdict.rel_half_width > criteria.MAX_REL_HALF_WIDTH
 
 
 def test_correlated_windows_are_merged_into_batches() -> None:
@@ -80,7 +82,7 @@ def test_correlated_windows_are_merged_into_batches() -> None:
     verdict = assess(x)
     assert verdict.batch_windows > 1
     assert verdict.batches == 64 // verdict.batch_windows
-    assert verdict.batches >= stability.MIN_BATCHES
+    assert verdict.batches >= criteria.MIN_BATCHES
 
 
 def test_a_run_without_throughput_is_not_stable() -> None:
@@ -111,24 +113,24 @@ def test_table_sums_types_and_sources_and_drops_incomplete_windows() -> None:
 
 
 def test_windows_needed_grows_with_the_variation() -> None:
-    assert stability.windows_needed(0.0) == MIN_WINDOWS
-    n = stability.windows_needed(0.3)
+    assert criteria.windows_needed(0.0) == MIN_WINDOWS
+    n = criteria.windows_needed(0.3)
     # At that count the bound holds; one window fewer it does not.
     for k, holds in ((n, True), (n - 1, False)):
         x = np.array([1.0 + 0.3, 1.0 - 0.3] * k)[:k]
         x = (x - x.mean()) / x.std(ddof=1) * 0.3 + 1.0  # sample CV exactly 0.3
-        assert (assess(x).rel_half_width <= stability.MAX_REL_HALF_WIDTH) is holds
+        assert (assess(x).rel_half_width <= criteria.MAX_REL_HALF_WIDTH) is holds
     with pytest.raises(ValueError):
-        stability.windows_needed(float("nan"))
+        criteria.windows_needed(float("nan"))
 
 
 def test_the_length_factor_is_the_squared_ratio_of_half_width_to_bound() -> None:
     # Twice the bound needs four times the length; a run at the bound needs no more.
-    assert stability.length_factor(2 * stability.MAX_REL_HALF_WIDTH) == pytest.approx(4.0)
-    assert stability.length_factor(stability.MAX_REL_HALF_WIDTH) == pytest.approx(1.0)
-    assert stability.length_factor(0.05, bound=0.05) == pytest.approx(1.0)
+    assert criteria.length_factor(2 * criteria.MAX_REL_HALF_WIDTH) == pytest.approx(4.0)
+    assert criteria.length_factor(criteria.MAX_REL_HALF_WIDTH) == pytest.approx(1.0)
+    assert criteria.length_factor(0.05, bound=0.05) == pytest.approx(1.0)
     with pytest.raises(ValueError):
-        stability.length_factor(float("nan"))
+        criteria.length_factor(float("nan"))
 
 
 def _run(tmp_path: Path, port: int, **spec: object) -> Path:

@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import stability
 from analysis.aggregate import all_types
 from analysis.report.validation import lengths_tabular, run_rows, summary_tabular
 from analysis.validate import family_summary, needed_seconds, run_lengths
+from common import stability
 
 
 def checked(rows: list[tuple[str, str, str, bool, str, int]]) -> pd.DataFrame:

@@ -12,8 +12,8 @@ from scipy import stats
 from statsmodels.stats.power import TTestIndPower, TTestPower
 
 from analysis import verdicts
-from analysis.stability import BatchMean, batch_mean
 from analysis.verdicts import Sample, Verdict
+from common.stability import BatchMean, batch_mean
 
 
 def _change(low: list[float], high: list[float]) -> verdicts.Evidence:

@@ -11,7 +11,8 @@ from analysis.aggregate import per_source_totals, trim_to_clients
 from analysis.calibration import disturbance, machine_shares
 from analysis.parse import load_run
 from analysis.scaling import add_study_columns, agreement
-from testbed import scalemodel
+from common import scalemodel
+from testbed import scaledpoint
 from testbed.point import Point
 from testbed.run import RunOptions, run_point
 
@@ -40,8 +41,8 @@ def scaled_point(scale: float) -> dict:
         "workload": {"ratio": "0:1", "data_size": 4096, "key_maximum": 500},
         "duration_s": 6,
     }
-    spec.update(scalemodel.plan_fields(MACHINES, 2018, scale, spec, spec["name"]))
-    return scalemodel.with_budgets(spec, MACHINES, 2018, SPEED)
+    spec.update(scaledpoint.plan_fields(MACHINES, 2018, scale, spec, spec["name"]))
+    return scaledpoint.with_budgets(spec, MACHINES, 2018, SPEED)
 
 
 def client_row(run_dir: Path, level: str) -> dict:

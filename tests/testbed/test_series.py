@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from analysis.aggregate import confidence_interval, trim_to_clients
 from analysis.parse import load_run
+from analysis.stability import check_run_dir
+from common.stability import Stability
 from mwlab.catalogue import expand, load_catalogue
 from testbed.point import Point
 from testbed.run import RunOptions, run_point
@@ -94,15 +95,19 @@ def test_the_plan_groups_a_familys_points_by_topology_and_repetition():
     assert all(r.series is None for r in isolated)
 
 
+def verdict(stable: bool, reason: str, rel_half_width: float = float("nan")) -> Stability:
+    return Stability(stable, reason, 10, 1, 10, 1.0, 0.0, 1.0, 0.0, rel_half_width)
+
+
 class FirstAttemptUnstable:
     """A stability verdict that rejects each step's first measurement."""
 
     def __init__(self) -> None:
         self.seen: dict[str, int] = {}
 
-    def __call__(self, run_dir: Path, warmup_s: float, cooldown_s: float) -> SimpleNamespace:
+    def __call__(self, run_dir: Path, warmup_s: float, cooldown_s: float) -> Stability:
         n = self.seen[str(run_dir)] = self.seen.get(str(run_dir), 0) + 1
-        return SimpleNamespace(stable=n > 1, reason="first attempt")
+        return verdict(n > 1, "first attempt")
 
 
 class FirstAttemptImprecise:
@@ -113,10 +118,10 @@ class FirstAttemptImprecise:
         self.rel_half_width = rel_half_width
         self.seen: dict[str, int] = {}
 
-    def __call__(self, run_dir: Path, warmup_s: float, cooldown_s: float) -> SimpleNamespace:
+    def __call__(self, run_dir: Path, warmup_s: float, cooldown_s: float) -> Stability:
         n = self.seen[str(run_dir)] = self.seen.get(str(run_dir), 0) + 1
         reason = f"imprecise: 95% CI half-width {self.rel_half_width:.1%} of the mean > 10%"
-        return SimpleNamespace(stable=n > 1, reason=reason, rel_half_width=self.rel_half_width)
+        return verdict(n > 1, reason, self.rel_half_width)
 
 
 def test_a_lengthened_point_keeps_its_cuts_and_stretches_what_is_measured():
@@ -176,9 +181,7 @@ def test_a_point_inside_a_series_agrees_with_the_point_run_alone(
         manifest = run_point(emulated("vc4", 4), opts)
         assert manifest["status"] == "ok", manifest["error"]
         alone.append(client_throughput(tmp_path / f"alone{rep}"))
-        sopts = series_options(
-            tmp_path, f"series{rep}", base_port, netns_prefix, check_stability=False
-        )
+        sopts = series_options(tmp_path, f"series{rep}", base_port, netns_prefix)
         runs = [(emulated(f"vc{v}", v), tmp_path / f"steps{rep}" / f"vc{v}") for v in (1, 4)]
         manifest = SeriesRunner(runs, sopts).run()
         assert manifest["status"] == "ok", manifest["error"]
@@ -285,7 +288,7 @@ def test_a_fresh_middleware_is_warmed_up_before_a_memaslap_point_is_measured(
         (emulated(f"vc{v}", v, driver="memaslap", duration_s=5, middleware=mw), tmp_path / f"vc{v}")
         for v in (1, 2)
     ]
-    manifest = SeriesRunner(runs, opts).run()
+    manifest = SeriesRunner(runs, opts, stability=check_run_dir).run()
     no_leftovers(netns_prefix)
     assert manifest["status"] == "ok", manifest["error"]
     # One unmeasured launch for the segment's middleware, then one launch per point.

@@ -19,7 +19,7 @@ if not DATASET:
 def _delay_levels():
     """The one-way delays the profile's emulated runs use (0: the baseline without delay)."""
     from mwlab.catalogue import scale_settings
-    from testbed import scalemodel
+    from common import scalemodel
 
     scale = scale_settings(None, PROFILE)
     if PROFILE.get("hosts") != "emulated" or not scale["model"]:

@@ -15,7 +15,7 @@ from analysis.aggregate import per_source_totals, trim_to_clients
 from analysis.calibration import calibrate, machine_shares
 from analysis.parse import load_run
 from analysis.parse.manifest import read_manifest
-from testbed.scalemodel import load_machines
+from common.scalemodel import load_machines
 
 
 def measure(run_dir: Path, side: str, warmup_s: float, cooldown_s: float) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from analysis.calibration import disturbance, machine_shares
 from analysis.parse.errors import ParseError
 from analysis.parse.manifest import read_manifest
 from testbed.manifest import never_started, now, write_manifest
-from testbed.scalemodel import calibrated
+from testbed.scaledpoint import calibrated
 from testbed.slot import measurement_slot
 
 

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run_point import _last_line, _status, ensure_manifest, run_measurement
 
 from testbed.manifest import now
-from testbed.scalemodel import calibrated
+from testbed.scaledpoint import calibrated
 
 
 def run(

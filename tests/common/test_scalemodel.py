@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from testbed import scalemodel
-from testbed.scalemodel import ScaleModelError, load_machines
+from common import scalemodel
+from common.scalemodel import ScaleModelError, load_machines
+from testbed import scaledpoint
 
 MACHINES = load_machines()
 BIG_2016 = {"servers": 7, "middlewares": 1, "client_machines": 3, "hosts": "emulated"}
@@ -101,12 +102,12 @@ def test_a_role_left_without_a_target_or_with_two_is_refused(tmp_path: Path) -> 
 
 
 def test_the_largest_point_fits_two_cores_at_the_default_scale_only(monkeypatch) -> None:
-    monkeypatch.setattr(scalemodel, "machine_cores", lambda: 2)
-    fields = scalemodel.plan_fields(MACHINES, 2016, 0.04, BIG_2016, "big")
+    monkeypatch.setattr(scaledpoint, "machine_cores", lambda: 2)
+    fields = scaledpoint.plan_fields(MACHINES, 2016, 0.04, BIG_2016, "big")
     assert fields["scale"] == 0.04
     with pytest.raises(ScaleModelError, match="do not fit"):
         # Unbudgeted clients: 1 A4 + 7 A2 servers = 22 vCPU x 0.08 = 1.76 > 2 - 0.4.
-        scalemodel.plan_fields(MACHINES, 2016, 0.08, BIG_2016, "big")
+        scaledpoint.plan_fields(MACHINES, 2016, 0.08, BIG_2016, "big")
 
 
 def test_calibrated_budgets_come_from_calibration_json(tmp_path: Path) -> None:
@@ -116,14 +117,14 @@ def test_calibrated_budgets_come_from_calibration_json(tmp_path: Path) -> None:
         ' "2018": {"server": 0.5, "client": 0.5, "middleware": 0.75}}}'
     )
     spec = {**BIG_2016, "name": "p", "scale": 0.04}
-    out = scalemodel.calibrated(spec, 2016, cal)
+    out = scaledpoint.calibrated(spec, 2016, cal)
     assert out["budgets_cores"] == {"server": 0.04, "client": 0.04, "middleware": 0.08}
     assert "budgets_cores" not in spec
     cal.write_text('{"speed_factors": {"2016": {"server": 0.5}}}')
     with pytest.raises(ScaleModelError, match=r"speed_factors\.2016 must name"):
-        scalemodel.calibrated(spec, 2016, cal)
+        scaledpoint.calibrated(spec, 2016, cal)
     with pytest.raises(ScaleModelError, match="no speed factors for study 2018"):
-        scalemodel.calibrated(spec, 2018, cal)
+        scaledpoint.calibrated(spec, 2018, cal)
 
 
 def _machines_copy(tmp_path: Path, edit) -> Path:

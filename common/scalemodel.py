@@ -13,7 +13,6 @@ import copy
 import functools
 import json
 import math
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,10 @@ ROOT = Path(__file__).resolve().parents[1]
 MACHINES = ROOT / "workflows" / "machines.yaml"
 MACHINES_SCHEMA = ROOT / "workflows" / "machines.schema.yaml"
 ROLES = ("server", "client", "middleware")
+# The model holds only while the machine has idle CPU left: a CFS quota caps a host but
+# reserves nothing. Idle below this share of the machine's capacity over the window is a
+# saturated machine (testbed.cpuaccount marks such runs, the calibration refuses them).
+SATURATED_IDLE = 0.05
 PAIRS = ("client_middleware", "middleware_server", "client_server")
 
 
@@ -287,61 +290,6 @@ def budgets_cores(
     return out
 
 
-def host_counts(spec: dict[str, Any]) -> dict[str, int]:
-    """How many hosts of each role a point has."""
-    return {
-        "server": int(spec.get("servers", 1)),
-        "client": int(spec.get("client_machines", 1)),
-        "middleware": int(spec.get("middlewares", 0)),
-    }
-
-
-def total_cores(budgets: dict[str, float | None], counts: dict[str, int]) -> float:
-    return sum((budgets[role] or 0.0) * counts[role] for role in ROLES)
-
-
-def machine_cores() -> int:
-    return os.cpu_count() or 1
-
-
-def check_fit(
-    spec: dict[str, Any], budgets: dict[str, float | None], cores: float | None = None
-) -> None:
-    """Fails unless a point with these per-role budgets fits this machine (the CPU-budget
-    stage's own check: its harness reserve, its smallest budget)."""
-    from testbed.cpubudget import check_fits  # the stage that applies the budgets
-    from testbed.point import Point
-
-    try:
-        point = Point.model_validate({**spec, "budgets_cores": budgets})
-    except ValueError as err:
-        raise ScaleModelError(f"{spec.get('name', 'point')}: {err}") from err
-    why = check_fits(point, float(machine_cores() if cores is None else cores))
-    if why is not None:
-        raise ScaleModelError(f"{spec.get('name', 'point')}: {why}; lower the profile's scale")
-
-
-def plan_fields(
-    machines: Machines, study: str | int, scale: float, spec: dict[str, Any], what: str
-) -> dict[str, Any]:
-    """The fields the plan sets on an emulated point: scale, caps and delays. Checks that its
-    budgets fit this machine at the upper speed bound and are valid budgets at the lower one,
-    so any calibration result fits."""
-    for bound in (machines.speed_upper, machines.speed_lower):
-        speeds: dict[str, float | None] = dict.fromkeys(ROLES, bound)
-        speeds["client"] = client_speed(machines, dict.fromkeys(ROLES, bound))
-        budgets = budgets_cores(machines, study, scale, speeds)
-        try:
-            check_fit({**spec, "name": what, "hosts": "emulated"}, budgets)
-        except ScaleModelError as err:
-            raise ScaleModelError(f"{err} (speed factors at their bound {bound:g})") from err
-    return {
-        "scale": scale,
-        "caps_mbit": caps_mbit(machines, study, scale),
-        "delays_ms": delays_ms(machines, study, scale),
-    }
-
-
 # The middleware's default --server-timeout-ms, a time of the study's machines.
 SERVER_TIMEOUT_MS = 1000
 
@@ -352,21 +300,6 @@ def server_timeout_ms(scale: float) -> int:
     failed by the dilated testbed's (at s = 0.05, 1 s would be 50 ms of the study's time)."""
     _check_scale(scale)
     return round(SERVER_TIMEOUT_MS / scale)
-
-
-def with_budgets(
-    spec: dict[str, Any],
-    machines: Machines,
-    study: str | int,
-    speed: dict[str, float | None],
-    cores: float | None = None,
-) -> dict[str, Any]:
-    """A copy of a planned point with the CPU budgets of its hosts (checked to fit)."""
-    out = copy.deepcopy(spec)
-    budgets = budgets_cores(machines, study, float(spec["scale"]), speed)
-    check_fit(spec, budgets, cores)
-    out["budgets_cores"] = budgets
-    return out
 
 
 def throughput_study(throughput: float, scale: float) -> float:
@@ -390,8 +323,3 @@ def read_speed_factors(path: Path, study: str | int) -> dict[str, float | None]:
     if not isinstance(factors, dict) or sorted(factors) != sorted(ROLES):
         raise ScaleModelError(f"{path}: speed_factors.{study} must name {', '.join(ROLES)}")
     return {role: None if factors[role] is None else float(factors[role]) for role in ROLES}
-
-
-def calibrated(spec: dict[str, Any], study: str | int, calibration: Path) -> dict[str, Any]:
-    """A planned point with the CPU budgets its calibration gives its study's hosts."""
-    return with_budgets(spec, load_machines(), study, read_speed_factors(calibration, study))

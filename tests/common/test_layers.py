@@ -1,0 +1,45 @@
+"""The layers run one way: common imports no other package of the project, the testbed and
+the analysis import common but not each other, and only the front end (mwlab) imports all."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("common", "testbed", "analysis", "mwlab")
+# What each package may import of the others.
+ALLOWED = {
+    "common": set(),
+    "testbed": {"common"},
+    "analysis": {"common"},
+    "mwlab": {"common", "testbed", "analysis"},
+}
+
+
+def imported(path: Path) -> set[str]:
+    """The project packages a module imports anywhere in it (functions included)."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            out |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            out.add(node.module.split(".")[0])
+    return out & set(PACKAGES)
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_a_package_imports_only_the_layers_below_it(package: str) -> None:
+    wrong = {
+        str(path.relative_to(ROOT)): sorted(imported(path) - ALLOWED[package] - {package})
+        for path in sorted((ROOT / package).rglob("*.py"))
+    }
+    assert {k: v for k, v in wrong.items() if v} == {}
+
+
+def test_the_check_sees_an_import_inside_a_function(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text("def f():\n    from analysis.stability import check_run_dir\n")
+    assert imported(module) == {"analysis"}
