@@ -70,7 +70,7 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON i
 @json_option
 def mm1_command(arrival_rate: float, service_rate: float, as_json: bool) -> None:
     """M/M/1 queue: every metric of Jain's Box 31.1 (times in seconds)."""
-    from analysis import queueing as q
+    from analysis.models import queueing as q
 
     try:
         result = q.mm1(arrival_rate, service_rate)
@@ -87,7 +87,7 @@ def mm1_command(arrival_rate: float, service_rate: float, as_json: bool) -> None
 @json_option
 def mmm_command(arrival_rate: float, service_rate: float, servers: int, as_json: bool) -> None:
     """M/M/m queue with Erlang C (times in seconds)."""
-    from analysis import queueing as q
+    from analysis.models import queueing as q
 
     try:
         result = q.mmm(arrival_rate, service_rate, servers)
@@ -109,7 +109,7 @@ def mmm_command(arrival_rate: float, service_rate: float, servers: int, as_json:
 @json_option
 def mva_command(network_file: Path, clients: int, think_time: float, as_json: bool) -> None:
     """Exact MVA of a closed network, with multi-server stations and bounds."""
-    from analysis import mva
+    from analysis.models import mva
 
     try:
         network = mva.Network.load(network_file)
@@ -193,8 +193,8 @@ def factorial_command(
     """2^k·r factorial analysis: effects, allocation of variation, confidence intervals."""
     import pandas as pd
 
-    from analysis import factorial as fact
     from analysis.aggregate import CI_LEVEL
+    from analysis.models import factorial as fact
 
     alpha = 1 - CI_LEVEL if alpha is None else alpha
     try:

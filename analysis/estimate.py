@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from analysis import mva, queueing
+from analysis.models import mva, queueing
 
 
 def arrival_rate(tidy: pd.DataFrame) -> float:

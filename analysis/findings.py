@@ -25,9 +25,10 @@ import pandas as pd
 import yaml
 from scipy import stats
 
-from analysis import factorial, linkload, stability, verdicts
+from analysis import linkload, stability, verdicts
 from analysis.aggregate import CI_LEVEL
 from analysis.bottleneck import cpu_utilisation, host_saturated, name_bottleneck
+from analysis.models import factorial
 from analysis.scaling import TIME_BASE, in_study_time, scale_of, with_scale
 from analysis.verdicts import (
     MAX_REPETITIONS,

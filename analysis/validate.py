@@ -8,10 +8,11 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from analysis import linkbounds, stability
+from analysis import stability
 from analysis.bottleneck import SATURATED
 from analysis.calibration import MAX_STEAL_SHARE
 from analysis.linkload import DEFAULT_KEY_BYTES
+from analysis.models import linkbounds
 from common import stability as criteria
 
 # The interactive law holds for a run whose measured throughput is within this relative
@@ -184,7 +185,7 @@ def bandwidth_bound(
 
 def run_bound(manifest: pd.Series) -> float:
     """The bandwidth bound (ops/s, as run) of one run from its manifest row: the link
-    capacities (analysis.linkbounds.bound_capacity_mbit: the caps on capped hosts, else as
+    capacities (analysis.models.linkbounds.bound_capacity_mbit: the caps on capped hosts, else as
     measured), the point's machines, message sizes and write share; NaN without any
     capacity."""
     bound = run_bandwidth_bound(manifest)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from analysis.mva import Network, Station
+from analysis.models.mva import Network, Station
 
 
 def jain_34_2() -> Network:

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import linkbounds, validate
+from analysis import validate
+from analysis.models import linkbounds
 
 ROOT = Path(__file__).resolve().parents[2]
 MULTIGET = ROOT / "results" / "default" / "data" / "multiget"

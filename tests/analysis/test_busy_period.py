@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import yaml
 
-from analysis import busy_period, queueing
+from analysis.models import busy_period, queueing
 
 ROOT = Path(__file__).resolve().parents[2]
 MM1 = yaml.safe_load((ROOT / "workflows" / "reference2016.yaml").read_text())["models"]["mm1"]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis import mva, queueing
+from analysis.models import mva, queueing
 from tests.analysis.test_factorial import JAIN
 
 ROOT = Path(__file__).resolve().parents[2]

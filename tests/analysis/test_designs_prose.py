@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.report import designs2016
+from analysis.studies.s2016 import designs as designs2016
 
 
 def grid(ratios: list[float], busiest: list[str]) -> pd.DataFrame:

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 import statsmodels.api as sm
 
-from analysis import factorial
-from analysis.factorial import DesignError
+from analysis.models import factorial
+from analysis.models.factorial import DesignError
 
 # Jain, Table 18.1 / Example 18.1: memory (4, 16 MB) × cache (1, 2 kB), three repetitions.
 JAIN = pd.DataFrame(

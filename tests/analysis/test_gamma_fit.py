@@ -8,7 +8,12 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from analysis.gamma_fit import GammaFitError, fit_gamma, fit_gamma_histogram, histogram_samples
+from analysis.models.gamma_fit import (
+    GammaFitError,
+    fit_gamma,
+    fit_gamma_histogram,
+    histogram_samples,
+)
 
 
 def test_recovers_shape_and_scale_of_a_known_gamma() -> None:

@@ -1,4 +1,5 @@
-"""Per-machine bounds from link capacities (analysis.linkbounds), in seed 004's Table 1 form."""
+"""Per-machine bounds from link capacities (analysis.models.linkbounds), in seed 004's
+Table 1 form."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import math
 import pandas as pd
 import pytest
 
-from analysis import linkbounds
 from analysis.linkload import Sizes
+from analysis.models import linkbounds
 
 
 def test_bounds_are_capacity_over_message_size_for_the_messages_a_role_sends() -> None:

@@ -1,5 +1,5 @@
-"""M/M/1 and M/M/m tables of the write experiment (analysis.mm_tables) on small hand-made
-tables, and seed 004's Tables 12 and 13 as transcribed in the reference file."""
+"""M/M/1 and M/M/m tables of the write experiment (analysis.studies.s2018.mm_tables) on small
+hand-made tables, and seed 004's Tables 12 and 13 as transcribed in the reference file."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from analysis import mm_tables
+from analysis.studies.s2018 import mm_tables
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = yaml.safe_load((ROOT / "workflows" / "reference2018.yaml").read_text())["models"]

@@ -11,7 +11,10 @@ import shutil
 import pandas as pd
 import pytest
 
-from analysis import mmm2016, mva, mva2016, parse, pools
+from analysis import parse, pools
+from analysis.models import mva
+from analysis.studies.s2016 import mmm as mmm2016
+from analysis.studies.s2016 import mva as mva2016
 from tests.analysis.conftest import DATA
 from tests.analysis.test_parse import make_run
 

@@ -1,11 +1,11 @@
-"""The interactive law with N counted inside the middleware (analysis.modified_law)."""
+"""The interactive law with N counted inside the middleware (analysis.models.modified_law)."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from analysis import modified_law
+from analysis.models import modified_law
 
 
 def _point(point: str, middlewares: int, x: float, r: float, server: float, worker: float) -> dict:

@@ -5,7 +5,7 @@ import math
 import pandas as pd
 import pytest
 
-from analysis import multiget as mg
+from analysis.studies.s2018 import multiget as mg
 
 
 def _points() -> pd.DataFrame:

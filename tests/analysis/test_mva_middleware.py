@@ -1,4 +1,4 @@
-"""The middleware network of the 2018 baselines (analysis.mva_middleware) on hand-made
+"""The middleware network of the 2018 baselines (analysis.studies.s2018.mva_middleware) on hand-made
 parameters, and seed 004's Table 14 as transcribed in the reference file."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from analysis import mva
-from analysis import mva_middleware as mw
+from analysis.models import mva
+from analysis.studies.s2018 import mva_middleware as mw
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = yaml.safe_load((ROOT / "workflows" / "reference2018.yaml").read_text())["models"]

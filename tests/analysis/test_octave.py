@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from analysis import mva, queueing
+from analysis.models import mva, queueing
 from tests.analysis.conftest import MARK, rel_diff, run_octave
 from tests.analysis.networks import CASES
 

@@ -1,11 +1,11 @@
-"""Queue length per point over the measured windows (analysis.queue_length)."""
+"""Queue length per point over the measured windows (analysis.studies.s2018.queue_length)."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from analysis import queue_length
+from analysis.studies.s2018 import queue_length
 
 
 def _queue(rows: list[tuple[str, str, str, int, float]]) -> pd.DataFrame:

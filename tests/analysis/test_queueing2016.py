@@ -6,8 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from analysis import mva2016
-from analysis.report.queueing2016 import BEYOND_POOL, beyond_sentence, mmm_table, predicted_busy
+from analysis.studies.s2016 import mva as mva2016
+from analysis.studies.s2016.queueing import BEYOND_POOL, beyond_sentence, mmm_table, predicted_busy
 
 
 def test_design_of_a_point_reads_replication_and_write_share() -> None:

@@ -1,5 +1,5 @@
 """The report's figure helpers (analysis.report.figures) and the seed-004 values the 2018
-figures draw beside ours (analysis.seed2018)."""
+figures draw beside ours (analysis.studies.s2018.seed)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from analysis import seed2018
 from analysis.report import figures as fg
+from analysis.studies.s2018 import seed as seed2018
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = yaml.safe_load((ROOT / "workflows" / "reference2018.yaml").read_text())

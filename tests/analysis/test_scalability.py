@@ -8,7 +8,7 @@ import math
 import pandas as pd
 import pytest
 
-from analysis.scalability import ideal_linear
+from analysis.models.scalability import ideal_linear
 
 
 def points() -> pd.DataFrame:

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from analysis import factorial
-from analysis.report import seed2016
+from analysis.models import factorial
+from analysis.studies.s2016 import seed as seed2016
 
 ROOT = Path(__file__).resolve().parents[2]
 BLOCK = yaml.safe_load((ROOT / "workflows" / "reference2016.yaml").read_text())["models"][

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from analysis import mmm2016, queueing
+from analysis.models import queueing
+from analysis.studies.s2016 import mmm as mmm2016
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = yaml.safe_load((ROOT / "workflows" / "reference2016.yaml").read_text())["models"]

@@ -1,4 +1,4 @@
-"""Our 2018 results beside seeds 002 and 004 (analysis.seed2018) on small tables, and seed
+"""Our 2018 results beside seeds 002 and 004 (analysis.studies.s2018.seed) on small tables, and seed
 002's transcription in workflows/reference2018.yaml."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from analysis import estimate, seed2018
+from analysis import estimate
 from analysis.scaling import TIME_BASE
+from analysis.studies.s2018 import seed as seed2018
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = yaml.safe_load((ROOT / "workflows" / "reference2018.yaml").read_text())

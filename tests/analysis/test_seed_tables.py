@@ -11,7 +11,7 @@ import itertools
 import pandas as pd
 import pytest
 
-from analysis import mva, queueing
+from analysis.models import mva, queueing
 from tests.analysis.conftest import DATA
 from tests.analysis.networks import SEED_NETWORKS
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from analysis.report.sides2016 import point_histogram, side_percentiles
+from analysis.studies.s2016.sides import point_histogram, side_percentiles
 
 
 def tables() -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -6,8 +6,8 @@ import numpy as np
 import simpy
 from scipy import stats
 
-from analysis import mva
-from analysis.mva import Network, Station
+from analysis.models import mva
+from analysis.models.mva import Network, Station
 
 NETWORK = Network(
     (

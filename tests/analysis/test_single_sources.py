@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from analysis import bottleneck, findings
-from analysis.report import designs2016
+from analysis.studies.s2016 import designs as designs2016
 from analysis.validate import LAW_TOLERANCE, interactive_law
 from testbed.point import DEFAULT_WORKERS, Point
 

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from analysis import mva, queueing
-from analysis.mva import Network, Station
+from analysis.models import mva, queueing
+from analysis.models.mva import Network, Station
 from tests.analysis.networks import jain_34_2
 
 # Jain, Table 34.1 (MVA results for Example 34.2): N, R_cpu, R_A, R_B, R, X, Q_cpu, Q_A, Q_B.

@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from analysis import aggregate, estimate, parse, queueing, validate
+from analysis import aggregate, estimate, parse, validate
+from analysis.models import queueing
 from tests.analysis.test_parse import make_run
 
 

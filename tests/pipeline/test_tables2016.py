@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.report.tables2016 import (
+from analysis.studies.s2016.tables import (
     choose_max,
     histogram_quantiles,
     point_statistics,

@@ -43,7 +43,9 @@ PROVENANCE_JSON = f"{RESULTS}/{datasets.PROVENANCE}"
 RUN_TIMES = f"{RESULTS}/data/run_times.parquet"
 TESTBED_RUNS = f"{RESULTS}/data/testbed_runs.parquet"
 # Python modules whose changes must rerun the analysis (and only the analysis).
-ANALYSIS_CODE = sorted(glob.glob("analysis/**/*.py", recursive=True)) + sorted(
+ANALYSIS_CODE = sorted(
+    glob.glob("analysis/**/*.py", recursive=True) + glob.glob("common/*.py")
+) + sorted(
     p
     for p in glob.glob("workflows/scripts/*.py")
     if not p.endswith(("run_point.py", "run_series.py"))

@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 
 from analysis.report import figures as fg
-from analysis.report.designs2016 import CONFIG, DESIGNS, SATURATED, comparison, sentences, wide
-from analysis.report.times2016 import ok_runs
 from analysis.scaling import in_study_time
+from analysis.studies.s2016.designs import CONFIG, DESIGNS, SATURATED, comparison, sentences, wide
+from analysis.studies.s2016.times import ok_runs
 
 LABEL = {"2016": "2016 (per-server pools)", "2018": "2018 (one shared pool)"}
 

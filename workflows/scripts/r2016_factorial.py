@@ -10,11 +10,11 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from analysis import factorial
 from analysis.aggregate import CI_LEVEL
+from analysis.models import factorial
 from analysis.report import figures as fg
-from analysis.report import seed2016
 from analysis.scaling import in_study_time
+from analysis.studies.s2016 import seed as seed2016
 
 FACTORS = {"level_servers": "S", "level_replication": "Rep", "level_writes": "w"}
 HIGH = {"S": "7", "Rep": "full", "w": "10"}

@@ -14,11 +14,12 @@ import yaml
 
 from analysis import pools
 from analysis.bottleneck import SATURATED  # a resource used this share of its budget is full
-from analysis.gamma_fit import GammaFit, GammaFitError, fit_gamma, histogram_samples
+from analysis.models.gamma_fit import GammaFit, GammaFitError, fit_gamma, histogram_samples
 from analysis.report import figures as fg
 from analysis.report import series_plot as sp
-from analysis.report.sides2016 import point_histogram, side_percentiles
-from analysis.report.tables2016 import (
+from analysis.scaling import in_study_time, with_scale
+from analysis.studies.s2016.sides import point_histogram, side_percentiles
+from analysis.studies.s2016.tables import (
     MAX_TOLERANCE,
     choose_max,
     in_get_windows,
@@ -26,8 +27,7 @@ from analysis.report.tables2016 import (
     read_only_points,
     run_percentiles,
 )
-from analysis.report.times2016 import ok_runs, point_times
-from analysis.scaling import in_study_time, with_scale
+from analysis.studies.s2016.times import ok_runs, point_times
 
 W = "middleware.workers"
 nan = float("nan")

@@ -1,4 +1,4 @@
-"""Snakemake script: queueing models of the 2016 design (analysis.report.queueing2016) on
+"""Snakemake script: queueing models of the 2016 design (analysis.studies.s2016.queueing) on
 the maximum-throughput and replication families, beside seed 001's values. Reads the tables
 into the study's time, writes the tabulars, the MVA figure and the numbers."""
 
@@ -9,8 +9,8 @@ import pandas as pd
 import yaml
 
 from analysis.report import figures as fg
-from analysis.report import queueing2016 as q
 from analysis.scaling import in_study_time, with_scale
+from analysis.studies.s2016 import queueing as q
 
 
 def load(sm, family: str, *tables: str) -> q.Frames:  # noqa: ANN001

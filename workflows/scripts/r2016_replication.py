@@ -12,8 +12,8 @@ import pandas as pd
 import yaml
 
 from analysis.report import figures as fg
-from analysis.report.times2016 import grid_tabular, ok_runs, point_times
 from analysis.scaling import in_study_time, with_scale
+from analysis.studies.s2016.times import grid_tabular, ok_runs, point_times
 from analysis.validate import set_share
 
 ORDER = {"none": 0, "half": 1, "full": 2}

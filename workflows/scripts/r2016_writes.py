@@ -10,12 +10,12 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from analysis.models.scalability import ideal_linear
 from analysis.report import figures as fg
 from analysis.report import series_plot as sp
-from analysis.report.tables2016 import relative_change
-from analysis.report.times2016 import grid_tabular, ok_runs, point_times
-from analysis.scalability import ideal_linear
 from analysis.scaling import in_study_time, with_scale
+from analysis.studies.s2016.tables import relative_change
+from analysis.studies.s2016.times import grid_tabular, ok_runs, point_times
 
 KEYS = ["servers", "level_replication", "level_writes"]
 

@@ -11,10 +11,13 @@ import pandas as pd
 from matplotlib.ticker import MaxNLocator
 from r2018_common import beside_rows, camel, law_rows_tabular, log_to, points, reference
 
-from analysis import linkbounds, modified_law, queue_length, seed2018, validate
+from analysis import validate
 from analysis.linkload import DEFAULT_KEY_BYTES, Sizes
+from analysis.models import linkbounds, modified_law
 from analysis.report import figures as rf
 from analysis.scaling import in_study_time
+from analysis.studies.s2018 import queue_length
+from analysis.studies.s2018 import seed as seed2018
 
 SETUPS_D = ["one_server", "two_servers"]
 SETUPS_M = ["one_middleware", "two_middlewares"]
@@ -339,7 +342,7 @@ def interactive_law(direct: pd.DataFrame, mw: pd.DataFrame, path: str) -> list[s
 
 def _bound_at_best(d: pd.DataFrame) -> tuple[pd.Series | None, validate.BandwidthBound | None]:
     """The point of highest client throughput and its link bound (as run), from the
-    capacities every bound of the report uses (analysis.linkbounds.bound_capacity_mbit)."""
+    capacities every bound of the report uses (analysis.models.linkbounds.bound_capacity_mbit)."""
     b = best(d)
     return b, (None if b is None else validate.run_bandwidth_bound(b))
 

@@ -52,7 +52,7 @@ def _number_word(digits: str) -> str:
     return "".join(_DIGITS[int(d)] for d in digits)
 
 
-# How the quantities of analysis.seed2018's tables are shown: label and decimals.
+# How the quantities of analysis.studies.s2018.seed's tables are shown: label and decimals.
 QUANTITIES = {
     "clients": ("N", 0),
     "workers": ("WT", 0),
@@ -84,7 +84,7 @@ def beside_rows(table: pd.DataFrame, keys: list[str]) -> list[list[str]]:
 
 
 def law_rows_tabular(table: pd.DataFrame) -> str:
-    """The interactive-law deviations (analysis.seed2018.law_beside) as a tabular."""
+    """The interactive-law deviations (analysis.studies.s2018.seed.law_beside) as a tabular."""
     rows = [
         [
             str(r["setup"]).replace("_", " "),

@@ -8,8 +8,8 @@ import math
 import pandas as pd
 from r2018_common import camel, log_to, reference
 
-from analysis import factorial
 from analysis.aggregate import CI_LEVEL
+from analysis.models import factorial
 from analysis.report import factor_words
 from analysis.report import figures as rf
 from analysis.scaling import in_study_time

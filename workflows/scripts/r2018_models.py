@@ -1,6 +1,6 @@
 """Snakemake script: the queueing-models section. M/M/1 and M/M/m of the write experiment per
-point (analysis.mm_tables) and the closed network of the baseline with one and two
-middlewares (analysis.mva_middleware), each beside seed 004's Tables 12-14.
+point (analysis.studies.s2018.mm_tables) and the closed network of the baseline with one and two
+middlewares (analysis.studies.s2018.mva_middleware), each beside seed 004's Tables 12-14.
 
 Every input is in the study's time first (throughputs / s, times * s by the runs' scale), so
 the models are fitted, predict and are compared with the measurements in one time base."""
@@ -12,10 +12,13 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from r2018_common import camel, log_to, reference, usable
 
-from analysis import estimate, mm_tables, mva, seed2018
-from analysis import mva_middleware as mw
+from analysis import estimate
+from analysis.models import mva
 from analysis.report import figures as rf
 from analysis.scaling import in_study_time, with_scale
+from analysis.studies.s2018 import mm_tables
+from analysis.studies.s2018 import mva_middleware as mw
+from analysis.studies.s2018 import seed as seed2018
 
 SETUPS = ("one_middleware", "two_middlewares")
 WORKLOADS = ("read-only", "write-only")

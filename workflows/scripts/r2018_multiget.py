@@ -10,7 +10,6 @@ import pandas as pd
 from r2018_common import camel, log_to, reference, usable
 
 from analysis import linkload
-from analysis import multiget as mg
 from analysis.aggregate import aggregate_points
 from analysis.histograms import (
     MIDDLEWARE_BUCKET_US,
@@ -21,6 +20,7 @@ from analysis.histograms import (
 )
 from analysis.report import figures as rf
 from analysis.scaling import in_study_time, with_scale
+from analysis.studies.s2018 import multiget as mg
 from testbed.emulation import rto_min_ms, tbf_args
 
 QUANTILES = (0.25, 0.5, 0.75, 0.9, 0.99)

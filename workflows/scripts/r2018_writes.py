@@ -7,9 +7,9 @@ import math
 import pandas as pd
 from r2018_common import beside_rows, camel, law_rows_tabular, log_to, points, reference
 
-from analysis import seed2018
 from analysis.report import figures as rf
 from analysis.scaling import in_study_time
+from analysis.studies.s2018 import seed as seed2018
 
 # The figure's panels: our metric, its unit factor, axis label, the side drawn (None: both)
 # and seed 004's columns of its Table 7 with the side that measured each.

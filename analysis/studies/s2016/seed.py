@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from analysis import factorial
+from analysis.models import factorial
 from analysis.report import figures as fg
 
 FACTORS = ("S", "Rep", "w")

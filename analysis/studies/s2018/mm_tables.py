@@ -15,7 +15,8 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from analysis import estimate, queueing
+from analysis import estimate
+from analysis.models import queueing
 
 MODELS = ("mm1", "mmm")
 # Columns of a model table, in the order seed 004 prints them (Tables 12 and 13).

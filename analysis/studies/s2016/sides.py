@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from analysis.report.tables2016 import histogram_quantiles, run_percentiles
+from analysis.studies.s2016.tables import histogram_quantiles, run_percentiles
 
 SIDES = ("client", "middleware")
 

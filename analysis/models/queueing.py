@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 from scipy.optimize import brentq
 from scipy.special import gammaln, logsumexp
 
-from analysis import busy_period
+from analysis.models import busy_period
 
 QUANTILES = (0.5, 0.9, 0.95, 0.99)
 

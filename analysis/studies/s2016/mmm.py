@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from analysis import estimate, queueing
+from analysis import estimate
+from analysis.models import queueing
 from analysis.pools import part_times, thread_service_time_us
 
 

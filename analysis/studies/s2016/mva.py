@@ -1,4 +1,4 @@
-"""Closed queueing network of the 2016 design, solved by exact MVA (analysis.mva).
+"""Closed queueing network of the 2016 design, solved by exact MVA (analysis.models.mva).
 
 Stations: the client side (a delay centre: the clients and the network, everything outside
 the middleware), the net-thread, per memcached server i a read pool (T servers), a write
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from analysis import mva
+from analysis.models import mva
 from analysis.pools import part_times, write_thread_time_us
 from analysis.validate import set_share
 

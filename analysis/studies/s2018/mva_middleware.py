@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from analysis import mva
+from analysis.models import mva
 
 # Component -> the station that stands for it (the first middleware's where there are
 # several: they are symmetric, so its values are the average over middlewares).

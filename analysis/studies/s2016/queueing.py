@@ -19,16 +19,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis import busy_period, estimate, mmm2016, mva2016, pools, queueing
+from analysis import estimate, pools
+from analysis.models import busy_period, queueing
 from analysis.report import figures as fg
-from analysis.report.tables2016 import (
+from analysis.studies.s2016 import mmm as mmm2016
+from analysis.studies.s2016 import mva as mva2016
+from analysis.studies.s2016.tables import (
     MAX_TOLERANCE,
     choose_max,
     in_get_windows,
     read_only_points,
     run_percentiles,
 )
-from analysis.report.times2016 import ok_runs
+from analysis.studies.s2016.times import ok_runs
 
 W = "middleware.workers"
 CURVE_POINTS = 25  # populations at which the MVA curves are drawn
