@@ -18,6 +18,7 @@ import yaml
 from snakemake.io import Namedlist
 
 from analysis import pools
+from mwlab import plan_tables
 from mwlab.catalogue import expand, family_settings, load_catalogue, load_profile
 
 from .runs2016 import write_run
@@ -130,9 +131,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     ]  # fmt: skip
     for script, inputs, outputs in steps:
         load_script(script).main(sm(inputs, outputs))
-    setup = load_script("setup_tables")
     (paper / "catalogue-numbers.tex").write_text(
-        setup.catalogue_macros(catalogue, expand(catalogue, profile), profile)
+        plan_tables.catalogue_macros(catalogue, expand(catalogue, profile), profile)
     )
     return {
         "results": results,

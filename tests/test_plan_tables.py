@@ -1,4 +1,5 @@
-"""The setup section's worker counts come from the planned points, defaults included."""
+"""The setup section's tables (mwlab.plan_tables): worker counts come from the planned points,
+defaults included."""
 
 from __future__ import annotations
 
@@ -7,13 +8,11 @@ from pathlib import Path
 
 import yaml
 
+from mwlab import plan_tables as setup_tables
 from mwlab.catalogue import PlannedRun, expand, load_catalogue, load_profile
 from testbed.point import DEFAULT_WORKERS
 
-from .scripts import load_script
-
-ROOT = Path(__file__).resolve().parents[2]
-setup_tables = load_script("setup_tables")
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_worker_counts_are_the_points_and_a_dash_without_a_middleware() -> None:

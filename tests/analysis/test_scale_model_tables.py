@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.pipeline.scripts import load_script
+import pandas as pd
 
-scale_model = load_script("scale_model")
+from analysis.report import scale_model_tables as scale_model
 
 
 def _target(role: str, intercept: float, low: float, high: float) -> dict[str, Any]:
@@ -46,3 +46,33 @@ def test_intercepts_of_both_signs_are_named_so() -> None:
     words = scale_model.intercept_words(cal)
     assert "intercepts of both signs" in words and "fixed cost" not in words
     assert words.endswith("2.10 and 1.90 times the throughput")
+
+
+def _check_row(workload: str, side: str, x_ratio: float, r_ratio: float) -> dict[str, Any]:
+    return {
+        "level_workload": workload, "side": side, "other_scale": 0.1,
+        "throughput_study_reference": 10000.0, "throughput_study_other": 10000.0 * x_ratio,
+        "throughput_study_ratio": x_ratio, "throughput_study_ratio_ci_low": x_ratio - 0.02,
+        "throughput_study_ratio_ci_high": x_ratio + 0.02,
+        "response_ms_study_reference": 2.0, "response_ms_study_other": 2.0 * r_ratio,
+        "response_ms_study_ratio": r_ratio, "response_ms_study_ratio_ci_low": float("nan"),
+        "response_ms_study_ratio_ci_high": float("nan"),
+    }  # fmt: skip
+
+
+def test_the_scale_check_table_and_its_worst_deviations() -> None:
+    table = pd.DataFrame(
+        [
+            _check_row("read-only", "client", 1.04, 0.97),
+            _check_row("write-only", "client", 0.9, 1.2),
+        ]
+    )
+    tex = scale_model.check_table(table)
+    row = "read-only & client & 10{,}000 & 10{,}400 & 1.04 [1.02, 1.06] & 2.00 & 1.94 & 0.97"
+    assert row in tex
+    numbers = scale_model.numbers(None, table, 0.05)
+    assert r"\newcommand{\ScaleCheckWorstThroughputPercent}{10.0}" in numbers
+    assert r"\newcommand{\ScaleCheckWorstResponsePercent}{20.0}" in numbers
+    assert r"\newcommand{\ScaleModelUsed}{no}" in numbers and r"{\ScaleCheckOther}{0.1}" in numbers
+    # A profile without the check says so instead of an empty table.
+    assert "did not run" in scale_model.check_table(pd.DataFrame())

@@ -1,0 +1,230 @@
+"""The report's tables of the scale model, as tabulars (their captions are in
+paper/sections/scalemodel.tex), and its number macros.
+
+From calibration.json: the calibration targets, their runs and the fitted speed factors, and
+the study numbers kept for validation. From the scale_check family: the rescaled throughput
+and response time at s and 2s and their ratio. Profiles without the scale model (real
+machines) get tables that say so.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from analysis.latex import escape
+from analysis.report import factor_words as fw
+
+
+def _f(x: Any, digits: int = 0) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "--"
+    return f"{float(x):,.{digits}f}".replace(",", "{,}")
+
+
+# Macro names take no digits.
+STUDY_WORDS = {"2016": "Sixteen", "2018": "Eighteen"}
+
+
+def calibration_table(cal: dict[str, Any] | None) -> str:
+    """One row per target, its source and runs on lines of their own, so that the table fits
+    the page at the text's size."""
+    if cal is None:
+        return "\\emph{No scale model in this profile: its hosts are the study's machines.}\n"
+    lines = [
+        r"\begin{tabular}{@{}p{0.37\linewidth}rp{0.22\linewidth}r@{}}",
+        r"\toprule",
+        r"Target (role; designs) and its source & Study [ops/s] & Runs: speed $\to$ $X/s$"
+        r" [ops/s] & Factor (fit) \\",
+        r"\midrule",
+    ]
+    for t in cal["targets"]:
+        runs = r"\newline ".join(
+            f"{r['speed']:g} $\\to$ {_f(r['throughput_study'])}"
+            + ("" if r["status"] == "ok" else " (failed)")
+            for r in t["runs"]
+        )
+        fit = t["fit"]
+        factor = f"{fit['speed']:.3f}" + (r"$^\ast$" if fit["clamped"] else "")
+        served = ", ".join(str(s) for s in t.get("studies", [t["study"]]))
+        target = escape(fw.words(t["name"], fw.TARGET_WORDS))
+        lines.append(
+            f"{target} ({t['role']}; {served})\\newline{{\\footnotesize {escape(t['source'])}}}"
+            f" & {_f(t['value'])} & {runs} & {factor} ({fit['model']}) \\\\"
+        )
+    rule = cal["client_rule"]
+    follows = {"upper": "upper bound", "unbudgeted": "no budget"}.get(
+        rule["same_as"], f"same as the {rule['same_as']}"
+    )
+    clients = {f["client"] for f in cal["speed_factors"].values()}
+    client = clients.pop() if len(clients) == 1 else None
+    lines += [
+        r"\midrule",
+        f"client & \\multicolumn{{2}}{{p{{0.35\\linewidth}}}}{{{follows}: {escape(rule['why'])}}}"
+        f" & {'--' if client is None else format(client, '.3f')} \\\\",
+        r"\bottomrule",
+        r"\end{tabular}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+# The table that sets our measurement beside each kind of study number.
+REFERENCE_TABLES = {
+    "baselines_direct": "tab:base-direct-max",
+    "baselines_middleware": "tab:base-mw-max",
+    "writes": "tab:seeds-writes",
+    "multiget": "tab:mget",
+    "max_throughput": "tab:sixteen-max",
+}
+
+
+def validation_table(cal: dict[str, Any] | None) -> str:
+    """The study numbers the fit leaves out, in words, each with the table that sets ours
+    beside it: the scale model is validated there, not here."""
+    if cal is None:
+        return "\\emph{No scale model in this profile: no study numbers to validate it.}\n"
+    lines = [
+        r"\begin{tabular}{@{}llrll@{}}",
+        r"\toprule",
+        r"Study number & Source & Value & Unit & Ours in \\",
+        r"\midrule",
+    ]
+    for v in cal["validation"]:
+        path = v.get("reference", "").partition(":")[2].split(".")
+        table = REFERENCE_TABLES.get(path[0])
+        where = f"Table~\\ref{{{table}}}" if table else "--"
+        lines.append(
+            f"{escape(fw.reference_words(path) if path[0] else v['name'])} & {escape(v['source'])}"
+            f" & {_f(v['value'], 0 if float(v['value']).is_integer() else 2)}"
+            f" & {fw.reference_unit(path)} & {where} \\\\"
+        )
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def _ratio(row: pd.Series, metric: str) -> str:
+    r = row[f"{metric}_ratio"]
+    lo, hi = row[f"{metric}_ratio_ci_low"], row[f"{metric}_ratio_ci_high"]
+    ci = f" [{_f(lo, 2)}, {_f(hi, 2)}]" if math.isfinite(lo) else ""
+    return f"{_f(r, 2)}{ci}"
+
+
+def check_table(table: pd.DataFrame) -> str:
+    if table.empty:
+        return "\\emph{The scale check did not run in this profile.}\n"
+    lines = [
+        r"\begin{tabular}{@{}llrrlrrl@{}}",
+        r"\toprule",
+        r" & & \multicolumn{3}{c}{Throughput $X/s$ [ops/s]} & \multicolumn{3}{c}{Response time"
+        r" $R\cdot s$ [ms]} \\",
+        r"Workload & Side & at $s$ & at $s'$ & ratio [\CILevel{} CI] & at $s$ & at $s'$ & ratio \\",
+        r"\midrule",
+    ]
+    for _, row in table.iterrows():
+        lines.append(
+            f"{escape(str(row['level_workload']))} & {row['side']}"
+            f" & {_f(row['throughput_study_reference'])} & {_f(row['throughput_study_other'])}"
+            f" & {_ratio(row, 'throughput_study')}"
+            f" & {_f(row['response_ms_study_reference'], 2)}"
+            f" & {_f(row['response_ms_study_other'], 2)} & {_ratio(row, 'response_ms_study')} \\\\"
+        )
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+# Why a fit's intercept has its sign, per role (a negative one is a fixed cost).
+FIXED_COST = {
+    "middleware": " (the JVM's compilation, collection and wake-ups take a larger share of a"
+    " small budget)",
+}
+
+
+def _gain(runs: list[dict[str, Any]]) -> tuple[float, float] | None:
+    """The largest over the smallest speed of a target's completed runs, and the throughput
+    ratio between them; None without two speeds."""
+    ok = sorted((r["speed"], r["throughput_study"]) for r in runs if r["status"] == "ok")
+    if len(ok) < 2 or ok[0][0] <= 0 or ok[0][1] <= 0:
+        return None
+    return ok[-1][0] / ok[0][0], ok[-1][1] / ok[0][1]
+
+
+def _signed(values: list[float]) -> str:
+    return " and ".join(f"{v:+,.0f}".replace(",", "{,}").replace("-", "$-$") for v in values)
+
+
+def intercept_words(cal: dict[str, Any]) -> str:
+    """What the affine fits' intercepts say, per budgeted role, in words that follow their
+    signs (a negative intercept is the sign of a fixed cost), with what a larger budget gave
+    in the calibration's own runs."""
+    parts = []
+    for role in ("middleware", "server"):
+        fits = [t for t in cal["targets"] if t["role"] == role and t["fit"]["model"] == "affine"]
+        if not fits:
+            continue
+        intercepts = [float(t["fit"]["intercept"]) for t in fits]
+        if all(a < 0 for a in intercepts):
+            sign = "a negative intercept"
+        elif all(a > 0 for a in intercepts):
+            sign = "a positive intercept"
+        else:
+            sign = "intercepts of both signs"
+        words = f"the {role}'s fit{'s have' if len(fits) > 1 else ' has'} {sign}"
+        words += f" ({_signed(intercepts)}~ops/s)"
+        if all(a < 0 for a in intercepts):
+            words += ", the sign of a fixed cost" + FIXED_COST.get(role, "")
+        gains = [g for t in fits if (g := _gain(t["runs"])) is not None]
+        if gains:
+            budgets = {b for b, _ in gains}
+            budget = (
+                ("twice the budget" if budgets == {2.0} else f"{budgets.pop():g} times the budget")
+                if len(budgets) == 1
+                else "a larger budget"
+            )
+            ratios = " and ".join(f"{x:.2f}" for _, x in gains)
+            if all(x > b for b, x in gains):
+                how = ", more than in proportion"
+            elif all(x < b for b, x in gains):
+                how = ", less than in proportion"
+            else:
+                how = ""
+            words += f": {budget} gave {ratios} times the throughput{how}"
+        parts.append(words)
+    return "; ".join(parts) if parts else "the calibration has no affine fit"
+
+
+def numbers(cal: dict[str, Any] | None, table: pd.DataFrame, profile_scale: float) -> str:
+    out = {"ScaleFactor": f"{profile_scale:g}", "ScaleModelUsed": "no" if cal is None else "yes"}
+    # Every macro is defined, "--" where this profile has no such number.
+    speeds = [f"ScaleSpeed{role.capitalize()}{word}" for word in STUDY_WORDS.values()
+              for role in ("server", "middleware", "client")]  # fmt: skip
+    for name in ("ScaleCalibrationFactor", *speeds, "ScaleCalibrationTargets",
+                 "ScaleValidationNumbers", "ScaleCheckOther", "ScaleCheckWorstThroughputPercent",
+                 "ScaleCheckWorstResponsePercent", "ScaleCalibrationQuiet",
+                 "ScaleInterceptWords"):  # fmt: skip
+        out[name] = "--"
+    out["ScaleCalibrationQuiet"] = ""  # a sentence: none without a calibration
+    if cal is not None:
+        out["ScaleCalibrationFactor"] = f"{cal['scale']:g}"
+        for study, factors in cal["speed_factors"].items():
+            for role, f in factors.items():
+                name = f"ScaleSpeed{role.capitalize()}{STUDY_WORDS[study]}"
+                out[name] = "none (unbudgeted)" if f is None else f"{f:.3f}"
+        out["ScaleCalibrationTargets"] = str(len(cal["targets"]))
+        out["ScaleValidationNumbers"] = str(len(cal["validation"]))
+        out["ScaleInterceptWords"] = intercept_words(cal)
+        disturbed = len(cal.get("warnings", []))
+        out["ScaleCalibrationQuiet"] = (
+            "Every calibration run had a quiet machine (steal and idle within bounds)."
+            if disturbed == 0
+            else f"{disturbed} calibration runs had a disturbed machine (too much steal, or"
+            " saturated): their fits may not hold."
+        )
+    if not table.empty:
+        out["ScaleCheckOther"] = f"{table['other_scale'].iloc[0]:g}"
+        worst = (table["throughput_study_ratio"] - 1).abs().max()
+        out["ScaleCheckWorstThroughputPercent"] = _f(100 * worst, 1)
+        worst_r = (table["response_ms_study_ratio"] - 1).abs().max()
+        out["ScaleCheckWorstResponsePercent"] = _f(100 * worst_r, 1)
+    return "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in out.items())

@@ -1,0 +1,173 @@
+"""The experimental-setup section's tables: the plan (catalogue and profile) as the report
+shows it, one block per family, and per family the macros of its configuration, so prose never
+types a configuration value by hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+from common.stability import CI_LEVEL
+from analysis.latex import escape
+from analysis.report.figures import longtable_macros, macro
+from mwlab.catalogue import (
+    Family,
+    PlannedRun,
+    design_of,
+    expand,
+    family_settings,
+    load_catalogue,
+    load_profile,
+    selected_levels,
+)
+from testbed.point import Point
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "all"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def _words(name: str) -> str:
+    """A catalogue name in words: underscores would keep LaTeX from breaking the line."""
+    return escape(name.replace("_", " "))
+
+
+def _topology(spec: dict[str, Any]) -> str:
+    clients = (
+        f"{spec['client_machines']} clients $\\times$ {spec['instances_per_client']} inst."
+        f" $\\times$ {spec['threads']} thr."
+    )
+    return f"{spec['servers']} srv, {spec['middlewares']} mw, {clients}"
+
+
+def _workers(spec: dict[str, Any]) -> int | str:
+    """The point's worker count (the point model's default where the catalogue sets none);
+    a dash without a middleware."""
+    point = Point.model_validate(spec)
+    return point.middleware.workers if point.middlewares else "--"
+
+
+def _threads(runs: list[PlannedRun]) -> str:
+    """The middleware's threads as its design counts them."""
+    workers = _workers(runs[0].spec)
+    designs = sorted({design_of(r.spec) for r in runs})
+    if designs == ["2016"]:
+        return f"design 2016: {workers} read threads and one write thread per server"
+    if designs == ["2018"]:
+        return f"{workers} workers"
+    return f"designs {' and '.join(designs)} with the same \\texttt{{-t}} {workers}"
+
+
+def family_rows(family: Family, runs: list[PlannedRun], profile: dict[str, Any]) -> list[str]:
+    settings = family_settings(family, profile)
+    levels = selected_levels(family, profile)
+    factors = "; ".join(
+        f"{_words(f.name)}: {_words(', '.join(chosen))}"
+        + ("" if len(chosen) == len(f.levels) else f" (of {len(f.levels)})")
+        for f, chosen in zip(family.factors, levels, strict=True)
+    )
+    spec = runs[0].spec
+    workload = spec["workload"]
+    return [
+        # A paragraph column: a long title wraps instead of running into the margin.
+        # The family's identifier, where its data lie, is in the reproduction appendix.
+        rf"\multicolumn{{2}}{{@{{}}p{{\linewidth}}@{{}}}}{{\textbf{{{escape(family.title)}}} "
+        rf"({family.study} study)}} \\",
+        rf"\quad Machines & {_topology(spec)} \\",
+        rf"\quad Workload & {workload['data_size']}-byte values, keys 1..{workload['key_maximum']},"
+        rf" driver {escape(spec['driver'])} \\",
+        (
+            rf"\quad Middleware & {_threads(runs)}, replication "
+            rf"{_fmt(spec['middleware']['replication'])}, sharded "
+            rf"{_fmt(spec['middleware']['sharded'])} \\"
+            if spec["middlewares"]
+            else r"\quad Middleware & none: clients talk to the servers \\"
+        ),
+        rf"\quad Factors & {factors} \\",
+        rf"\quad Protocol & {len(runs)} runs: {settings['repetitions']} "
+        rf"repetition{'' if settings['repetitions'] == 1 else 's'} of "
+        rf"{settings['duration_s']:g}\,s, first {settings['warmup_s']:g}\,s and last "
+        rf"{settings['cooldown_s']:g}\,s cut \\",
+        r"\addlinespace",
+    ]
+
+
+def render(families: dict[str, Family], plan: list[PlannedRun], profile: dict[str, Any]) -> str:
+    """`\\SetupHead` and `\\SetupRows` for the section's longtable (two columns)."""
+    rows = []
+    for name, family in families.items():
+        runs = [r for r in plan if r.family == name]
+        if runs:
+            rows += family_rows(family, runs, profile)
+    return longtable_macros("Setup", r"\toprule", rows)
+
+
+_NUMBER_WORDS = {"2016": "Sixteen", "2018": "Eighteen"}
+
+
+def macro_stem(name: str) -> str:
+    """`factorial_2018` -> `FactorialEighteen`: LaTeX macro names are letters only."""
+    words = [_NUMBER_WORDS.get(part, part) for part in name.split("_")]
+    if any(not w.isalpha() for w in words):
+        raise ValueError(f"cannot make a macro name of {name!r}")
+    return "".join(w[:1].upper() + w[1:] for w in words)
+
+
+def _join(values: list[str]) -> str:
+    return values[0] if len(values) == 1 else ", ".join(values[:-1]) + " and " + values[-1]
+
+
+def catalogue_macros(
+    families: dict[str, Family], plan: list[PlannedRun], profile: dict[str, Any]
+) -> str:
+    """Per family: its fixed parameters and the levels of each factor, as macros
+    `\\Cat<Family><What>`, so prose never types a configuration value by hand."""
+    # The report's one confidence level (analysis/aggregate.py), for every caption and text.
+    lines = [
+        rf"\newcommand{{\CILevel}}{{{100 * CI_LEVEL:g}\,\%}}",
+        # The profile's name, for the setup table's caption.
+        macro("SetupProfile", rf"\texttt{{{escape(profile['profile'])}}}").rstrip("\n"),
+    ]
+    for name, family in families.items():
+        runs = [r for r in plan if r.family == name]
+        if not runs:
+            continue
+        stem = "Cat" + macro_stem(name)
+        spec = runs[0].spec
+        settings = family_settings(family, profile)
+        values = {
+            "Servers": spec["servers"],
+            "Middlewares": spec["middlewares"],
+            "ClientMachines": spec["client_machines"],
+            "Instances": spec["instances_per_client"],
+            "Threads": spec["threads"],
+            "VirtualClients": spec["virtual_clients"],
+            "Workers": _workers(spec),
+            "DataSize": spec["workload"]["data_size"],
+            "KeySize": spec["workload"].get("key_size") or "--",
+            "Repetitions": settings["repetitions"],
+            "Duration": f"{settings['duration_s']:g}",
+        }
+        for factor, chosen in zip(family.factors, selected_levels(family, profile), strict=True):
+            values["Levels" + macro_stem(factor.name)] = escape(_join(list(chosen)))
+        lines += [rf"\newcommand{{\{stem}{key}}}{{{value}}}" for key, value in values.items()]
+    return "\n".join(lines) + "\n"
+
+
+def planned(profile: Path, catalogue: Path) -> pd.DataFrame:
+    """One row per planned point of a profile: family, series (the point's own path when
+    it runs alone) and step length."""
+    config = yaml.safe_load(profile.read_text())
+    plan = expand(load_catalogue(catalogue), load_profile(config, source=str(profile)))
+    rows = [
+        {"family": r.family, "series": r.series or r.path, "duration_s": r.spec["duration_s"]}
+        for r in plan
+    ]
+    return pd.DataFrame(rows, columns=["family", "series", "duration_s"])
