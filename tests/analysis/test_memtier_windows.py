@@ -16,6 +16,7 @@ from analysis import parse
 from analysis.parse import ParseError
 from tests.analysis.conftest import DATA
 from tests.analysis.test_parse import LOADGEN, _wait_port
+from tests.capabilities import provided
 
 MEMTIER = DATA / "memtier"
 # The generator to run; another build of it can be named to test it before it is installed.
@@ -91,15 +92,6 @@ def test_bad_window_ms(bad: object, tmp_path: Path) -> None:
         parse.read_memtier(write(tmp_path, data))
 
 
-def _supports_windows(jar: Path) -> bool:
-    if not jar.exists():
-        return False
-    help_text = subprocess.run(
-        ["java", "-jar", str(jar), "--help"], capture_output=True, text=True, timeout=60
-    ).stdout
-    return "--window-ms" in help_text
-
-
 @pytest.fixture
 def memcached() -> Iterator[int]:
     proc = subprocess.Popen(
@@ -116,8 +108,7 @@ def memcached() -> Iterator[int]:
 
 
 def test_live_generator_with_quarter_second_windows(memcached: int, tmp_path: Path) -> None:
-    if not _supports_windows(JAR):
-        pytest.skip(f"{JAR} predates --window-ms (its JUnit tests cover a real run)")
+    provided(JAR.exists(), str(JAR), "make build")
     out = tmp_path / "result.json"
     subprocess.run(
         [

@@ -161,7 +161,7 @@ def test_check_run_dir_on_a_real_builtin_run(tmp_path: Path) -> None:
     assert verdict.windows >= MIN_WINDOWS - 1, verdict.reason
     measured = sorted(per_window)[1 : 1 + verdict.windows]
     assert verdict.mean_ops == pytest.approx(np.mean([per_window[w] for w in measured]))
-    assert verdict.reason
+    assert verdict.reason.startswith("stable:") == verdict.stable, verdict.reason
     assert 0 <= verdict.trend_p <= 1 and verdict.rel_half_width > 0
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from mwlab import measure
+from tests.capabilities import provided
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -86,8 +87,8 @@ def _mtimes(paths: list[str]) -> dict[str, int]:
     return {p: Path(p).stat().st_mtime_ns for p in paths}
 
 
-@pytest.mark.skipif(not (ROOT / "build" / "loadgen.jar").exists(), reason="needs make build")
 def test_a_killed_measurement_resumes_without_measuring_a_finished_series(tmp_path: Path) -> None:
+    provided((ROOT / "build" / "loadgen.jar").exists(), "build/loadgen.jar", "make build")
     results = tmp_path / "resume"
     log = tmp_path / "measure.log"
     first = _measure(results, log)

@@ -15,6 +15,7 @@ import pytest
 
 from analysis import dataset
 from mwlab import measure
+from tests.capabilities import provided
 
 Mwlab = Callable[..., subprocess.CompletedProcess[str]]
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,8 +26,8 @@ def _ok(done: subprocess.CompletedProcess[str]) -> str:
     return done.stdout + done.stderr
 
 
-@pytest.mark.skipif(not (ROOT / "build" / "loadgen.jar").exists(), reason="needs make build")
 def test_a_measurement_in_pieces_archives_as_one_dataset(tmp_path: Path, mwlab: Mwlab) -> None:
+    provided((ROOT / "build" / "loadgen.jar").exists(), "build/loadgen.jar", "make build")
     data = tmp_path / "data" / "pieces"
     first, second = tmp_path / "first", tmp_path / "second"
     out = _ok(mwlab("measure", "--profile", "pieces", "--results", str(first),

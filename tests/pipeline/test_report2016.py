@@ -146,9 +146,21 @@ def numbers(built: dict[str, Path], name: str) -> dict[str, str]:
     return json.loads(built[f"{name}.json"].read_text())
 
 
-def test_every_output_is_written(built: dict[str, Path]) -> None:
+def test_every_output_is_a_usable_file(built: dict[str, Path]) -> None:
+    """Figures are PDFs, TeX fragments have balanced braces, numbers are JSON objects."""
     for name, path in built.items():
-        assert path.exists(), name
+        if path.is_dir():
+            continue
+        data = path.read_bytes()
+        assert data, f"{name} is empty"
+        if path.suffix == ".pdf":
+            assert data.startswith(b"%PDF-") and b"/Type /Page" in data, name
+        elif path.suffix == ".tex":
+            text = data.decode()
+            unescaped = text.replace("\\{", "").replace("\\}", "")
+            assert unescaped.count("{") == unescaped.count("}"), f"{name}: braces unbalanced"
+        elif path.suffix == ".json":
+            assert isinstance(json.loads(data), dict), name
 
 
 def test_replication_times_in_the_layout_of_tables_2_and_3(built: dict[str, Path]) -> None:

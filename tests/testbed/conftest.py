@@ -21,6 +21,7 @@ import pytest
 from analysis.parse.manifest import read_manifest
 from testbed import emulation
 from testbed.hosts import wait_for_memcached
+from tests.capabilities import need
 
 REPO = Path(__file__).resolve().parents[2]
 LOADGEN = REPO / "build" / "loadgen.jar"
@@ -85,8 +86,7 @@ def parse_stats(text: str) -> dict[str, int]:
 def netns_prefix() -> str:
     """A unique prefix for this test's namespaces and links; checked clean afterwards."""
     reason = emulation.available()
-    if reason is not None:
-        pytest.skip(f"emulated hosts unavailable: {reason}")
+    need(reason is None, f"emulated hosts unavailable: {reason}")
     return f"mwt{secrets.token_hex(2)}"
 
 

@@ -15,6 +15,7 @@ from testbed import cpuaccount, cpubudget
 from testbed.cpubudget import CgroupSample, Hierarchy, HostCgroup
 from testbed.point import Point
 from testbed.run import WARMUP_LAUNCH_S, RunError, RunOptions, run_point
+from tests.capabilities import need
 
 from .conftest import REPO, no_leftovers, processes_in
 
@@ -40,8 +41,8 @@ def emulated(**kw) -> Point:
 @pytest.fixture
 def hierarchy() -> Hierarchy:
     found = cpubudget.detect(cpubudget.DEFAULT_ROOT)
-    if isinstance(found, str):
-        pytest.skip(f"no usable cgroups: {found}")
+    need(not isinstance(found, str), f"no usable cgroups: {found}")
+    assert not isinstance(found, str)
     return found
 
 
@@ -243,8 +244,7 @@ while True:
 
 
 def test_exempt_threads_leave_the_budget_and_stay_accounted(hierarchy):
-    if hierarchy.version != 1:
-        pytest.skip("threads move between cgroups on cgroup v1 only")
+    need(hierarchy.version == 1, "threads move between cgroups on cgroup v1 only")
     cgroups = cpubudget.RunCgroups(hierarchy, f"mwt-exempt{os.getpid()}")
     try:
         cg = cgroups.add("mw", "middleware", 0.1)
@@ -318,8 +318,7 @@ def test_budgeted_run_accounts_cpu_and_throttles_the_server(
 def test_a_budgeted_middleware_runs_its_jit_and_collector_outside_the_budget(
     tmp_path, base_port, netns_prefix, loadgen_jar, hierarchy
 ):
-    if hierarchy.version != 1:
-        pytest.skip("threads move between cgroups on cgroup v1 only")
+    need(hierarchy.version == 1, "threads move between cgroups on cgroup v1 only")
     point = emulated(middlewares=1, budgets_cores={"middleware": 0.3})
     manifest = run_point(point, options(tmp_path, "run", base_port, netns_prefix))
     no_leftovers(netns_prefix)

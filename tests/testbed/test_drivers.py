@@ -51,11 +51,6 @@ def test_default_command_runs_on_any_generator_build(loadgen_jar, memcached, tmp
 
 
 def test_quarter_second_windows(loadgen_jar, memcached, tmp_path):
-    help_text = subprocess.run(
-        ["java", "-jar", str(loadgen_jar), "--help"], capture_output=True, text=True, timeout=60
-    ).stdout
-    if "--window-ms" not in help_text:
-        pytest.skip(f"{loadgen_jar} predates --window-ms")
     res = read_memtier(_run(loadgen_jar, memcached, tmp_path, 250))
     assert res.window_ms == 250
     w = res.windows

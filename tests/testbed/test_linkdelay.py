@@ -21,6 +21,7 @@ from testbed.delaycheck import summarize
 from testbed.hosts import NamespaceHost, wait_for_memcached
 from testbed.point import Caps, Delays, Point
 from testbed.run import RunOptions, run_point
+from tests.capabilities import provided
 
 from .conftest import REPO, no_leftovers, processes_matching
 
@@ -33,8 +34,7 @@ BUILD = REPO / "build"
 def delay_ready(netns_prefix: str) -> str:
     """The namespace prefix, once nfdelay and iptables are known to be there."""
     why = linkdelay.missing(BUILD)
-    if why is not None:
-        pytest.skip(f"link delays unavailable: {why}")
+    provided(why is None, f"link delays: {why}", "make setup build")
     return netns_prefix
 
 
@@ -156,8 +156,7 @@ def test_round_trips_take_at_least_each_pairs_delay_and_pairs_differ(
 
 
 def test_nfdelay_reports_a_bad_queue_spec_clearly():
-    if not linkdelay.binary(BUILD).is_file():
-        pytest.skip(f"{linkdelay.binary(BUILD)} is missing: run `make build`")
+    provided(linkdelay.binary(BUILD).is_file(), str(linkdelay.binary(BUILD)), "make build")
     proc = subprocess.run(
         [str(linkdelay.binary(BUILD)), "somewhere:notanumber:1000"],
         capture_output=True,

@@ -17,6 +17,7 @@ from testbed.hosts import memcached_answers, wait_for_port
 from testbed.inventory import load_inventory
 from testbed.point import Point
 from testbed.run import RunOptions, run_point
+from tests.capabilities import provided
 
 from .conftest import have, no_leftovers
 
@@ -36,8 +37,7 @@ def ssh_machines(tmp_path, netns_prefix) -> Iterator[tuple[Path, Path]]:
     """Emulated hosts each running sshd; yields (inventory, the root of their scratch
     directories). The namespaces share this machine's file system, so each machine gets a
     directory of its own, as separate machines would have."""
-    if not have("sshd") or not have("ssh"):
-        pytest.skip("openssh server or client not installed")
+    provided(have("sshd") and have("ssh"), "the openssh server or client", "make setup")
     keys = tmp_path / "keys"
     keys.mkdir()
     _keygen(keys / "id")
