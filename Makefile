@@ -124,6 +124,8 @@ check-nix:
 test-python:
 	@echo "test: Python (pytest)"
 	@MWLAB_REQUIRE_CAPABILITIES=1 $(PY) -m pytest -q
+	@echo "test: the interoperability suite against batching workers"
+	@$(PY) -m pytest -q tests/middleware/test_interop.py --mw-max-batch 16
 
 # The smoke profile is measured in two pieces into one folder, as a long measurement is.
 SMOKE_FIRST_PIECE = baseline_direct,baseline_middleware,batching_2018,write_throughput,multiget,factorial_2018

@@ -361,14 +361,26 @@ def test_a_reply_to_no_request_is_caught() -> None:
     assert tally.counts["lost"] == 0
 
 
+def hold_the_gil(at_least_s: float) -> tuple[float, float]:
+    """One call into C that holds the GIL (no Python thread runs meanwhile) for at least
+    `at_least_s`, however fast the machine: its size doubles until one call lasts that long.
+    Returns when that call started and ended."""
+    n = 1_000_000
+    while True:
+        started = time.monotonic()
+        sum(range(n))
+        ended = time.monotonic()
+        if ended - started >= at_least_s:
+            return started, ended
+        n *= 2
+
+
 def test_stall_probe_sees_the_soak_not_running() -> None:
     probe = StallProbe()
     probe.start()
     try:
         time.sleep(0.1)
-        started = time.monotonic()
-        sum(range(30_000_000))  # C code that holds the GIL: no Python thread runs meanwhile
-        ended = time.monotonic()
+        started, ended = hold_the_gil(0.15)
         time.sleep(0.1)
     finally:
         probe.stop()
