@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analysis.aggregate import confidence_interval, trim_to_clients
+from analysis.aggregate import trim_to_clients
 from analysis.parse import load_run
 from analysis.stability import check_run_dir
 from common.stability import Stability
@@ -195,11 +195,12 @@ def test_a_point_inside_a_series_agrees_with_the_point_run_alone(
             assert mw["end_ms"].min() > lo
         stepped.append(client_throughput(tmp_path / f"steps{rep}" / "vc4"))
     no_leftovers(netns_prefix)
-    lo_a, hi_a = confidence_interval(alone)
-    lo_s, hi_s = confidence_interval(stepped)
-    assert np.isfinite([lo_a, hi_a, lo_s, hi_s]).all()
-    # The two 95 % intervals overlap: the stepped protocol measures the same point.
-    assert lo_a <= hi_s and lo_s <= hi_a, (alone, stepped)
+    # Each repetition ran the point alone and then in a series, back to back: their ratio
+    # cancels what the machine's load did over the whole test, and the median of three pairs
+    # lets one disturbed pair pass. The stepped protocol measures the same point.
+    ratios = [s / a for a, s in zip(alone, stepped, strict=True)]
+    assert np.isfinite(ratios).all() and min(alone) > 0, (alone, stepped)
+    assert 0.75 <= float(np.median(ratios)) <= 1.33, (alone, stepped)
 
 
 def pd_ms(iso: str) -> float:
