@@ -132,6 +132,24 @@ def _print_tools(found: dict[str, Found], python: dict[str, Found], pins: dict[s
     console.print(table)
 
 
+# Options of both `mwlab run` and `mwlab run-series`, declared once.
+base_port_option = click.option(
+    "--base-port",
+    type=int,
+    default=21000,
+    show_default=True,
+    envvar="MWLAB_BASE_PORT",
+    help="Servers listen on base+i, middlewares on base+100+i, iperf3 on base+200"
+    " (default from $MWLAB_BASE_PORT: pipelines side by side each take their own range).",
+)
+netns_prefix_option = click.option(
+    "--netns-prefix", help="Name prefix of emulated namespaces and links (<= 9 chars)."
+)
+progress_option = click.option(
+    "--progress/--no-progress", default=True, help="Show a progress bar."
+)
+
+
 @click.command("run")
 @click.option(
     "--point",
@@ -193,15 +211,7 @@ def _print_tools(found: dict[str, Found], python: dict[str, Found], pins: dict[s
 @click.option(
     "--budget-middleware", type=float, help="CPU budget of each emulated middleware, cores."
 )
-@click.option(
-    "--base-port",
-    type=int,
-    default=21000,
-    show_default=True,
-    envvar="MWLAB_BASE_PORT",
-    help="Servers listen on base+i, middlewares on base+100+i, iperf3 on base+200"
-    " (default from $MWLAB_BASE_PORT: pipelines side by side each take their own range).",
-)
+@base_port_option
 @click.option(
     "--build-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -214,8 +224,8 @@ def _print_tools(found: dict[str, Found], python: dict[str, Found], pins: dict[s
     default=None,
     help="iperf3 results per topology (default: ~/.cache/mwlab/linkcap.json).",
 )
-@click.option("--netns-prefix", help="Name prefix of emulated namespaces and links (<= 9 chars).")
-@click.option("--progress/--no-progress", default=True, help="Show a progress bar.")
+@netns_prefix_option
+@progress_option
 # Test hooks: fail at a stage, or wait at stages until a signal arrives.
 @click.option("--fail-at", type=click.Choice(RUN_STAGES), hidden=True)
 @click.option("--pause-at", type=click.Choice(RUN_STAGES), multiple=True, hidden=True)
@@ -309,9 +319,8 @@ def _run(
     type=click.Path(file_okay=False, path_type=Path),
     help="The series' own directory (raw outputs, earlier attempts, its run.json).",
 )
-@click.option("--base-port", type=int, default=21000, show_default=True, envvar="MWLAB_BASE_PORT",
-              help="As for `mwlab run`.")  # fmt: skip
-@click.option("--netns-prefix", help="Name prefix of emulated namespaces and links (<= 9 chars).")
+@base_port_option
+@netns_prefix_option
 @click.option("--reruns", type=int, default=2, show_default=True,
               help="Further measurements of a step that failed or was unstable.")  # fmt: skip
 @click.option("--longest-rerun", type=click.FloatRange(min=1.0), default=1.0, show_default=True,
@@ -319,7 +328,7 @@ def _run(
                    " last; a step that even this long a rerun could not make precise is not"
                    " measured again.")  # fmt: skip
 @click.option("--stability-check/--no-stability-check", default=True, show_default=True)
-@click.option("--progress/--no-progress", default=True, help="Show a progress bar.")
+@progress_option
 @click.pass_obj
 def run_series_command(
     frontend: Frontend | None,
