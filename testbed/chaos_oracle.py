@@ -58,6 +58,7 @@ import sys
 import threading
 import time
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -283,6 +284,31 @@ class Reply:
     text: str = ""
 
 
+class MalformedReplyError(Exception):
+    """A get reply that is not VALUE blocks up to END."""
+
+
+def value_blocks(
+    stream: ReplyStream, first: bytes, deadline: float
+) -> Iterator[tuple[bytes, int, bytes]]:
+    """The VALUE blocks of a get reply, from its first line up to its END: (key, flags,
+    data). The one parser of get replies here, for the middleware's and memcached's alike."""
+    line = first
+    while line != b"END":
+        parts = line.split(b" ")
+        if parts[0] != b"VALUE" or len(parts) not in (4, 5):
+            raise MalformedReplyError(f"get answered {line[:120]!r}")
+        try:
+            flags, size = int(parts[2]), int(parts[3])
+        except ValueError:
+            raise MalformedReplyError(f"malformed {line[:120]!r}") from None
+        data = stream.exact(size + 2, deadline)
+        if data[-2:] != b"\r\n":
+            raise MalformedReplyError(f"data block of {parts[1][:80]!r} without CRLF")
+        yield parts[1], flags, data[:-2]
+        line = stream.line(deadline)
+
+
 def read_reply(stream: ReplyStream, op: Op, deadline: float) -> Reply:
     """Reads the reply to `op` and checks it belongs to `op`."""
     first = stream.line(deadline)
@@ -297,45 +323,32 @@ def read_reply(stream: ReplyStream, op: Op, deadline: float) -> Reply:
             return Reply("stored")
         return Reply("wrong", text=f"set answered {first[:120]!r}")
     returned: list[bytes] = []
-    line = first
     nxt = 0
-    while line != b"END":
-        parts = line.split(b" ")
-        if parts[0] != b"VALUE" or len(parts) not in (4, 5):
-            return Reply("wrong", returned, f"get answered {line[:120]!r}")
-        key = parts[1]
-        try:
-            flags, size = int(parts[2]), int(parts[3])
-        except ValueError:
-            return Reply("wrong", returned, f"malformed {line[:120]!r}")
-        # Values come in the client's key order, misses left out.
-        while nxt < len(op.keys) and op.keys[nxt] != key:
+    try:
+        for key, flags, value in value_blocks(stream, first, deadline):
+            # Values come in the client's key order, misses left out.
+            while nxt < len(op.keys) and op.keys[nxt] != key:
+                nxt += 1
+            if nxt == len(op.keys):
+                return Reply("wrong", returned, f"value for {key[:80]!r}, not requested here")
             nxt += 1
-        if nxt == len(op.keys):
-            return Reply("wrong", returned, f"value for {key[:80]!r}, not requested here")
-        nxt += 1
-        data = stream.exact(size + 2, deadline)
-        if data[-2:] != b"\r\n":
-            return Reply("wrong", returned, f"data block of {key[:80]!r} without CRLF")
-        if data[:-2] != value_for(key) or flags != flags_for(key):
-            return Reply("wrong", returned, f"value or flags of {key[:80]!r} are not its own")
-        returned.append(key)
-        line = stream.line(deadline)
+            if value != value_for(key) or flags != flags_for(key):
+                return Reply("wrong", returned, f"value or flags of {key[:80]!r} are not its own")
+            returned.append(key)
+    except MalformedReplyError as err:
+        return Reply("wrong", returned, str(err))
     return Reply("values", returned)
 
 
 def read_values(stream: ReplyStream, deadline: float) -> dict[bytes, tuple[int, bytes]]:
     """A memcached get reply read straight from a server: key -> (flags, value)."""
-    found: dict[bytes, tuple[int, bytes]] = {}
-    while True:
-        line = stream.line(deadline)
-        if line == b"END":
-            return found
-        parts = line.split(b" ")
-        if parts[0] != b"VALUE" or len(parts) < 4:
-            raise OSError(f"memcached answered {line[:120]!r}")
-        data = stream.exact(int(parts[3]) + 2, deadline)
-        found[parts[1]] = (int(parts[2]), data[:-2])
+    try:
+        return {
+            key: (flags, value)
+            for key, flags, value in value_blocks(stream, stream.line(deadline), deadline)
+        }
+    except MalformedReplyError as err:
+        raise OSError(f"memcached: {err}") from None
 
 
 class Probe:
