@@ -10,9 +10,9 @@ from typing import Any
 import pandas as pd
 import yaml
 
-from common.stability import CI_LEVEL
 from analysis.latex import escape
 from analysis.report.figures import longtable_macros, macro
+from common.stability import CI_LEVEL
 from mwlab.catalogue import (
     Family,
     PlannedRun,

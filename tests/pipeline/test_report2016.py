@@ -18,6 +18,8 @@ import yaml
 from snakemake.io import Namedlist
 
 from analysis import pools
+from analysis.studies.s2016.max_sentences import cpu_sentence, like_sentence, threads_sentence
+from analysis.studies.s2016.tables import highest_per_pool
 from mwlab import plan_tables
 from mwlab.catalogue import expand, family_settings, load_catalogue, load_profile
 
@@ -309,36 +311,34 @@ def max_script_points(highest: dict[int, tuple[int, float]]) -> pd.DataFrame:
 
 
 def test_the_number_of_threads_against_the_original() -> None:
-    script = load_script("r2016_max_throughput")
     mx = yaml.safe_load(REFERENCE.read_text())["max_throughput"]
-    faster = script.highest_per_pool(max_script_points({8: (200, 14000.0), 24: (400, 13000.0)}))
-    text = script.threads_sentence(faster, mx, 0.05)
+    faster = highest_per_pool(max_script_points({8: (200, 14000.0), 24: (400, 13000.0)}))
+    text = threads_sentence(faster, mx, 0.05)
     assert "does not reproduce" in text and "13{,}000 ops/s with $T = 24$" in text
     assert "14{,}000 ops/s with $T = 8$ (108\\,\\% of that" in text
-    slower = script.highest_per_pool(max_script_points({8: (200, 8000.0), 24: (400, 13000.0)}))
-    assert "agrees with the original" in script.threads_sentence(slower, mx, 0.05)
+    slower = highest_per_pool(max_script_points({8: (200, 8000.0), 24: (400, 13000.0)}))
+    assert "agrees with the original" in threads_sentence(slower, mx, 0.05)
     # Like with like: our highest with the original's pool size against its maximum.
-    like = script.like_sentence(faster, mx)
+    like = like_sentence(faster, mx)
     assert "ours reaches at most 13{,}000 ops/s (at 400 clients), 96.5\\,\\%" in like
-    only_eight = script.highest_per_pool(max_script_points({8: (200, 14000.0)}))
-    assert "did not run" in script.like_sentence(only_eight, mx)
-    assert "not tested" in script.threads_sentence(only_eight, mx, 0.05)
+    only_eight = highest_per_pool(max_script_points({8: (200, 14000.0)}))
+    assert "did not run" in like_sentence(only_eight, mx)
+    assert "not tested" in threads_sentence(only_eight, mx, 0.05)
 
 
 def test_the_middlewares_cpu_budget_is_named() -> None:
-    script = load_script("r2016_max_throughput")
     points = pd.DataFrame(
         {"point": ["a", "b"], "servers": 5, "middleware.workers": [8, 24], "scale": 0.05,
          "budgets_cores.middleware": 0.115, "cpu_util_middleware_mean": [0.91, 0.99],
          "throttled_share_middleware_mean": [0.7, 1.0], "cpu_util_server_mean": [0.1, 0.15]}
     )  # fmt: skip
-    text = script.cpu_sentence(points)
+    text = cpu_sentence(points)
     assert "0.115 cores" in text and "$1/s = 20$" in text and "46 to 126 threads" in text
     assert "91\\,\\% to 99\\,\\% of that budget" in text
     assert "the middleware's CPU, not memcached" in text
     # A middleware far from its budget is not called the limit.
-    idle = script.cpu_sentence(points.assign(cpu_util_middleware_mean=[0.3, 0.4]))
+    idle = cpu_sentence(points.assign(cpu_util_middleware_mean=[0.3, 0.4]))
     assert "not memcached" not in idle
     unbudgeted = points.assign(**{"budgets_cores.middleware": None,
                                   "cpu_util_middleware_mean": None})  # fmt: skip
-    assert "without a CPU budget" in script.cpu_sentence(unbudgeted)
+    assert "without a CPU budget" in cpu_sentence(unbudgeted)

@@ -1,202 +1,20 @@
-"""Snakemake script: the 2016 2^3·r factorial design (servers, replication, writes) on
-throughput and response time measured at the clients: effects, confidence intervals,
-allocation of variation and the residual checks; beside it seed 001's design (Table 4),
-recomputed from its printed runs (Appendix A)."""
+"""Snakemake script of rule r2016_factorial: the 2016 factorial design beside seed 001's."""
 
-import json
-import math
 from pathlib import Path
 
 import pandas as pd
 import yaml
 
-from analysis.aggregate import CI_LEVEL
-from analysis.models import factorial
 from analysis.report import figures as fg
-from analysis.scaling import in_study_time
-from analysis.studies.s2016 import seed as seed2016
-
-FACTORS = {"level_servers": "S", "level_replication": "Rep", "level_writes": "w"}
-HIGH = {"S": "7", "Rep": "full", "w": "10"}
-ALPHA = 1 - CI_LEVEL
-
-
-def placeholder(path: str, text: str) -> None:
-    fig, axes = fg.figure(height=1.2)
-    axes[0][0].axis("off")
-    axes[0][0].text(0.5, 0.5, text, ha="center", va="center")
-    fg.save(fig, path)
-
-
-def seed_comparison(
-    sm,  # noqa: ANN001
-    ours: factorial.FactorialResult | None,
-    data: pd.DataFrame,
-    numbers: dict[str, str],
-) -> None:
-    """Seed 001's Table 4 beside our throughput design, its allocation recomputed from its
-    Appendix A."""
-    block = yaml.safe_load(Path(sm.input.reference).read_text())["models"]["factorial"]
-    seed, check = seed2016.recompute(block)
-    fg.write(
-        sm.output.seed_table,
-        fg.tabular(
-            ["Term", "$q$ ours", "Var. ours", "$q$ study", "Var. printed", "Var. recomputed"],
-            seed2016.comparison_rows(ours, seed, check, block["effects"]),
-            "lrrrrr",
-        ),
-    )
-    top = seed2016.top_term(seed.variation)
-    numbers.update(
-        SixteenSeedFactTable=fg.escape(block["table"]),
-        SixteenSeedFactDataTable=fg.escape(block["data"]["table"]),
-        SixteenSeedFactRuns=fg.num(len(seed.observations)),
-        SixteenSeedFactThreads=fg.num(block["config"]["threads_per_pool"]),
-        SixteenSeedFactClients=fg.num(block["config"]["clients"]),
-        SixteenSeedFactReplications=fg.num(seed.replications),
-        SixteenSeedFactSumPrinted=fg.num(check.printed_sum, 3),
-        SixteenSeedFactSumRecomputed=fg.num(check.recomputed_sum, 3),
-        SixteenSeedFactEffectDifference=fg.num(check.effect_difference, 1),
-        SixteenSeedFactTopTerm=fg.escape(top),
-        SixteenSeedFactTopPrinted=fg.pct(check.printed[top]),
-        SixteenSeedFactTopRecomputed=fg.pct(check.recomputed[top]),
-        SixteenSeedFactTopRatio=fg.num(check.ratio(top), 3),
-        SixteenSeedFactServersPrinted=fg.pct(check.printed["S"]),
-        SixteenSeedFactServersRecomputed=fg.pct(check.recomputed["S"]),
-        SixteenSeedFactWritesRecomputed=fg.pct(check.recomputed["w"]),
-        SixteenSeedFactWritesEffect=fg.num(seed.effects["w"]),
-        SixteenSeedFactErrorPrinted=fg.pct(check.printed["error"]),
-        SixteenSeedFactErrorRecomputed=fg.pct(check.recomputed["error"]),
-    )
-    if ours is None:
-        numbers["SixteenFactCompareSentence"] = "Our design is incomplete in this run."
-        return
-    runs = data.assign(S=data["S"].astype(str))
-    workers = runs["middleware.workers"] if "middleware.workers" in runs else pd.Series()
-    threads = {
-        str(s): int(s) * (int(t) + 1)
-        for s, t in zip(runs["S"], workers, strict=False)
-        if not pd.isna(t)
-    }
-    ci = ours.confidence_intervals["w"]
-    numbers.update(
-        SixteenFactServersShare=fg.pct(ours.variation["S"]),
-        SixteenFactWritesShare=fg.pct(ours.variation["w"]),
-        SixteenFactWritesEffect=fg.num(ours.effects["w"]),
-        SixteenFactWritesSignificance=(
-            "significant" if ours.significant()["w"] else "not significant"
-        )
-        if not math.isnan(ci[0])
-        else "without a confidence interval",
-        SixteenFactCompareSentence=seed2016.compare_sentence(
-            ours,
-            seed,
-            seed2016.cpu_by_servers(runs, "cpu_util_middleware"),
-            seed2016.cpu_by_servers(runs, "cpu_util_server"),
-            threads,
-        ),
-    )
+from analysis.studies.s2016 import factorial, macros
 
 
 def main(sm) -> None:  # noqa: ANN001
-    # Effects in the study's time (throughput / s, times * s by the runs' scale).
-    runs = in_study_time(pd.read_parquet(sm.input.runs))
-    runs = runs[(runs["side"] == "client") & (runs["type"] == "all") & (runs["status"] == "ok")]
-    data = runs.rename(columns=FACTORS).reset_index(drop=True)
-    data["response_ms"] = data["response_us_mean"] / 1e3
-    results, problem = {}, None
-    try:
-        for response in ("throughput_ops", "response_ms"):
-            results[response] = factorial.analyse(
-                data, response, list(FACTORS.values()), high=HIGH, alpha=ALPHA, order="started_at"
-            )
-    except factorial.DesignError as err:
-        problem = str(err)
-    numbers: dict[str, str] = {"SixteenFactAlpha": fg.num(100 * (1 - ALPHA))}
-    if problem:
-        fg.write(sm.output.table, "\\emph{not analysed: not enough levels or repetitions}\n")
-        numbers["SixteenFactReplications"] = fg.MISSING
-        numbers["SixteenFactLevels"] = ""
-        placeholder(sm.output.diagnostics, "not enough levels or repetitions")
-        numbers["SixteenFactSentence"] = (
-            "The design is incomplete in this run (" + fg.escape(problem) + "), so it is "
-            "not analysed: not enough levels or repetitions."
-        )
-        seed_comparison(sm, None, data, numbers)
-        numbers["SixteenFactErrorSentence"] = ""
-        Path(sm.output.numbers).write_text(json.dumps(numbers, indent=1))
-        return
-    tp, rt = results["throughput_ops"], results["response_ms"]
-    rows = []
-    for term in ["mean", *tp.terms]:
-        cells = [fg.escape(term)]
-        for res, digits in ((tp, 0), (rt, 3)):
-            lo, hi = res.confidence_intervals[term]
-            mark = "*" if term != "mean" and res.significant()[term] else ""
-            cells += [
-                fg.num(res.effects[term], digits) + mark,
-                f"[{fg.num(lo, digits)}, {fg.num(hi, digits)}]",
-                fg.pct(res.variation[term]) if term != "mean" else "",
-            ]
-        rows.append(cells)
-    # With one repetition the error is zero by construction: not estimable, not a finding.
-    estimable = tp.replications >= 2
-    err_x = fg.pct(tp.variation["error"]) if estimable else "n/a"
-    err_r = fg.pct(rt.variation["error"]) if estimable else "n/a"
-    rows.append(["error", "", "", err_x, "", "", err_r])
-    header = [
-        "Term",
-        "$q$ ($X$, ops/s)",
-        f"CI {fg.num(100 * (1 - ALPHA))}\\,\\%",
-        "Var.",
-        "$q$ ($R$, ms)",
-        "CI",
-        "Var.",
-    ]
-    # One repetition gives no intervals: a column of dashes says less than the caption.
-    intervals = [lo for res in (tp, rt) for lo, _ in res.confidence_intervals.values()]
-    no_intervals = all(math.isnan(lo) for lo in intervals)
-    if no_intervals:
-        rows = [[x for i, x in enumerate(r) if i not in (2, 5)] for r in rows]
-        header = [x for i, x in enumerate(header) if i not in (2, 5)]
-    fg.write(sm.output.table, fg.tabular(header, rows, "l" + "r" * (len(header) - 1)))
-    lv = tp.levels
-    # The caption (in the section) names the design and its levels.
-    numbers["SixteenFactLevels"] = (
-        f"Factors at $-1$/$+1$: $S$ = {lv['S']['low']}/{lv['S']['high']} servers,"
-        f" Rep = {lv['Rep']['low']}/{lv['Rep']['high']} replication,"
-        f" $w$ = {lv['w']['low']}/{lv['w']['high']}\\,\\% writes."
-    ) + (" With one repetition the effects have no confidence intervals." if no_intervals else "")
-    factorial.plot_diagnostics(tp, sm.output.diagnostics)
-    top = max(tp.terms, key=lambda t: tp.variation[t])
-    numbers.update(
-        SixteenFactReplications=fg.num(tp.replications),
-        SixteenFactTopTerm=fg.escape(top),
-        SixteenFactTopShare=fg.pct(tp.variation[top]),
-        SixteenFactErrorShare=err_x,
-        SixteenFactSentence=(
-            f"Table~\\ref{{tab:sixteen-factorial}} gives the effects; the term that explains "
-            f"most of the throughput's variation is {fg.escape(top)} "
-            f"({fg.pct(tp.variation[top])}), and "
-            + (
-                f"the experimental error explains {err_x}."
-                if estimable
-                else "with one repetition the design has no error term (zero by "
-                "construction, so not comparable with the seed's), and its effects have no "
-                "intervals."
-            )
-        ),
-    )
-    seed_comparison(sm, tp, data, numbers)
-    theirs = numbers.get("SixteenSeedFactErrorRecomputed", fg.MISSING)
-    numbers["SixteenFactErrorSentence"] = (
-        f"The experimental error explains {err_x} of our variation and {theirs} of the "
-        "original's, which its report traces to differences between its deployments."
-        if estimable
-        else f"With one repetition our design has no error term to set beside the original's "
-        f"{theirs}, which its report traces to differences between its deployments."
-    )
-    Path(sm.output.numbers).write_text(json.dumps(numbers, indent=1))
+    block = yaml.safe_load(Path(sm.input.reference).read_text())["models"]["factorial"]
+    report = factorial.report(pd.read_parquet(sm.input.runs), block, sm.output.diagnostics)
+    fg.write(sm.output.table, report.table)
+    fg.write(sm.output.seed_table, report.seed_table)
+    macros.write_json(sm.output.numbers, report.numbers)
 
 
 if __name__ == "__main__":

@@ -1,75 +1,18 @@
-"""Snakemake script: the interactive response time law on every run of the 2016 families.
-Throughput predicted from N and the client response time R (X = N/(R + Z), Z = 0 for
-memaslap), its relative error per run, and the think time Z that would make the law exact.
-Bookkeeping in the runs' own time base (raw): the law holds in any one time base."""
+"""Snakemake script of rule r2016_interactive: the interactive law on the 2016 runs."""
 
-import json
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from analysis.report import factor_words as fw
 from analysis.report import figures as fg
-from analysis.validate import LAW_TOLERANCE, interactive_law_table
+from analysis.studies.s2016 import interactive, macros
 
 
 def main(sm) -> None:  # noqa: ANN001
-    frames = []
-    for path in sm.input.runs:
-        r = pd.read_parquet(path)
-        r = r[(r["side"] == "client") & (r["type"] == "all") & (r["status"] == "ok")]
-        frames.append(r.assign(family=Path(path).parent.name))
-    runs = pd.concat(frames, ignore_index=True)
-    runs = runs.dropna(subset=["throughput_ops", "response_us_mean"])
-    runs = runs[runs["throughput_ops"] > 0]
-    law = interactive_law_table(runs)
-
-    fig, axes = fg.figure(ncols=2, height=2.8)
-    families = sorted(law["family"].unique())
-    styles = fg.distinct_styles(len(families))
-    for i, fam in enumerate(families):
-        d = law[law["family"] == fam].reset_index(drop=True)
-        x = np.arange(len(d)) + sum((law["family"] == f).sum() for f in families[:i])
-        style = {**styles[i], "s": 10}
-        axes[0][0].scatter(x, 100 * d["relative_error"], label=fw.family_words(fam), **style)
-        axes[0][1].scatter(x, d["fitted_think_us"] / 1e3, label=fw.family_words(fam), **style)
-    axes[0][0].set_ylabel("relative error of $N/R$ (%)")
-    axes[0][1].set_ylabel("fitted think time $Z$ (ms)")
-    for ax in axes[0]:
-        ax.set_xlabel("run (in family order)")
-        ax.axhline(0, color="grey", lw=0.8)
-    fg.legend_below(fig, axes[0][0])
-    fg.save(fig, sm.output.figure)
-
-    rows = []
-    for fam in families:
-        d = law[law["family"] == fam]
-        rows.append([
-            fg.escape(fw.family_words(fam)),
-            fg.num(len(d)),
-            fg.pct(d["relative_error"].abs().mean()),
-            fg.pct(d["relative_error"].abs().max()),
-            fg.num(d["fitted_think_us"].mean() / 1e3, 3),
-            fg.num(d["fitted_think_us"].max() / 1e3, 3),
-        ])  # fmt: skip
-    fg.write(
-        sm.output.table,
-        fg.tabular(
-            ["Family", "Runs", "mean $|e|$", "max $|e|$", "mean $Z$ (ms)", "max $Z$ (ms)"],
-            rows,
-            "lrrrrr",
-        ),
-    )
-    err = law["relative_error"].abs()
-    numbers = {
-        "SixteenLawRuns": fg.num(len(law)),
-        "SixteenLawMeanError": fg.pct(err.mean()),
-        "SixteenLawMaxError": fg.pct(err.max()),
-        "SixteenLawWithin": fg.num(int((err <= LAW_TOLERANCE).sum())),
-        "SixteenLawTolerance": fg.num(100 * LAW_TOLERANCE),
-    }
-    Path(sm.output.numbers).write_text(json.dumps(numbers, indent=1))
+    law = interactive.law_table({Path(p).parent.name: pd.read_parquet(p) for p in sm.input.runs})
+    interactive.figure(law, sm.output.figure)
+    fg.write(sm.output.table, interactive.tabular(law))
+    macros.write_json(sm.output.numbers, interactive.numbers(law))
 
 
 if __name__ == "__main__":

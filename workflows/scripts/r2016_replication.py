@@ -1,214 +1,22 @@
-"""Snakemake script: the 2016 replication family. Throughput and response time of set and
-get requests against the number of servers, one line per replication level and side, and a
-table; queue and server times of sets and gets in the layout of the original's Tables 2 and
-3. Throughputs and times in the study's time (throughput / s, times * s by the runs' scale).
-Tables are tabulars: their captions are in paper/sections/study2016.tex."""
+"""Snakemake script of rule r2016_replication: the 2016 replication family."""
 
-import json
-import math
 from pathlib import Path
 
 import pandas as pd
 import yaml
 
 from analysis.report import figures as fg
-from analysis.scaling import in_study_time, with_scale
-from analysis.studies.s2016.times import grid_tabular, ok_runs, point_times
-from analysis.validate import set_share
-
-ORDER = {"none": 0, "half": 1, "full": 2}
-REPLICAS = {"none": "1", "half": r"$\lceil S/2 \rceil$", "full": "$S$"}
-
-
-def replicas(level: str, servers: int) -> int:
-    return {"none": 1, "half": math.ceil(servers / 2), "full": servers}[level]
-
-
-def figure(points: pd.DataFrame, path: str) -> None:
-    """Sets (left) and gets (right), throughput (top) and response time (bottom); every
-    replication level and side its own colour and marker, one legend under the panels, and
-    the response times of sets and gets on one scale (their throughputs differ by the write
-    share, so each has its own)."""
-    fig, axes = fg.figure(ncols=2, nrows=2, height=4.8)
-    for j, kind in enumerate(("set", "get")):
-        d = points[points["type"] == kind]
-        for i, (metric, scale, label) in enumerate(
-            (
-                ("throughput_ops", 1.0, "throughput (ops/s)"),
-                ("response_us_mean", 1e-3, "mean response time (ms)"),
-            )
-        ):
-            ax = axes[i][j]
-            fg.error_lines(
-                ax, d, "servers", metric, series="level_replication", scale=scale,
-                label="replication ", distinct=True,
-            )  # fmt: skip
-            ax.set_title(f"{kind} requests", fontsize=8)
-            ax.set_xlabel("servers $S$")
-            ax.set_ylabel(label)
-            ax.set_xticks(sorted(points["servers"].unique()))
-            ax.set_ylim(bottom=0)
-            if j and metric == "response_us_mean":
-                ax.sharey(axes[i][0])
-    fg.legend_below(fig, axes[0][0], ncols=3)
-    fg.save(fig, path)
-
-
-def times_tables(
-    points: pd.DataFrame, runs: pd.DataFrame, pool_requests: pd.DataFrame, ref: dict
-) -> dict[str, str]:
-    """Per request type, a tabular of queue and server time percentiles per replication
-    level and servers, with the original's queue-time medians (Tables 2 and 3)."""
-    info = points.drop_duplicates("point")[["point", "servers", "level_replication"]]
-    ok = ok_runs(runs)
-    cells: dict = {}
-    for metric in ("queue", "server"):
-        t = point_times(pool_requests, ok, metric).merge(info, on="point")
-        for _, r in t.iterrows():
-            key = (r["type"], metric, r["level_replication"], str(int(r["servers"])))
-            cells[key] = {q: r[q] for q in ("p50", "p90")}
-    orig = ref["replication_queue_median_ms"]
-    servers = sorted({int(s) for s in points["servers"]} | {int(s) for s in orig["set"]["values"]})
-    levels = sorted(
-        set(points["level_replication"]) | {r for v in orig["set"]["values"].values() for r in v},
-        key=lambda r: ORDER.get(r, 9),
-    )
-    out = {}
-    for kind in ("set", "get"):
-
-        def reference(key: tuple[str, str, str], kind: str = kind) -> float | None:
-            metric, level, s = key
-            if metric != "queue":
-                return None
-            return orig[kind]["values"].get(int(s), {}).get(level)
-
-        out[kind] = grid_tabular(
-            {k[1:]: v for k, v in cells.items() if k[0] == kind},
-            [("queue", "time in the queue"), ("server", "time waiting for the servers")],
-            [(r, f"{r} ({REPLICAS.get(r, '?')})") for r in levels],
-            [(str(s), f"$S={s}$") for s in servers],
-            reference,
-            "replication",
-            "",
-        )
-    return out
-
-
-def set_queue_sentence(
-    points: pd.DataFrame, runs: pd.DataFrame, pool_requests: pd.DataFrame, ref: dict
-) -> str:
-    """The sets' median time in the write queue over our points against the original's
-    (its Table 2), and how much of its CPU budget our middleware used meanwhile."""
-    t = point_times(pool_requests, ok_runs(runs), "queue")
-    ours = t.loc[t["type"] == "set", "p50"].astype(float) / 1e3
-    orig = ref["replication_queue_median_ms"]["set"]
-    theirs = [float(v) for row in orig["values"].values() for v in row.values()]
-    if ours.empty:
-        return "No set was timed in this family's write queues."
-    cpu = points.drop_duplicates("point")["cpu_util_middleware_mean"].astype(float)
-    text = (
-        f"A \\texttt{{set}} waits {_span(ours, 3)}\\,ms in its write queue at the median over"
-        f" our points, against {_span(pd.Series(theirs), 3)}\\,ms in the original's"
-        f" {fg.escape(orig['table'])}: its write thread took a set almost as soon as it"
-        " arrived, ours leaves it waiting"
-    )
-    if cpu.notna().any():
-        text += f", in a middleware that used {_span(100 * cpu, 0)}\\,\\% of its CPU budget"
-    return text + "."
-
-
-def _span(values: pd.Series, digits: int) -> str:
-    """`lo` to `hi` of `values`, or one value where they print alike."""
-    lo, hi = fg.num(values.min(), digits), fg.num(values.max(), digits)
-    return lo if lo == hi else f"{lo} to {hi}"
+from analysis.studies.s2016 import macros, replication
 
 
 def main(sm) -> None:  # noqa: ANN001
     reference = yaml.safe_load(Path(sm.input.reference).read_text())
-    design = reference["design"]["replication"]
-    raw_points = pd.read_parquet(sm.input.points)
-    # Every throughput and time in the study's time, each row by its runs' scale.
-    points = in_study_time(raw_points)
-    points = points[points["type"].isin(["set", "get"])].copy()
-    pool_requests = pd.read_parquet(sm.input.pool_requests)
-    pool_requests = in_study_time(with_scale(pool_requests, raw_points, "point"))
-    figure(points, sm.output.figure)
-    times = times_tables(points, pd.read_parquet(sm.input.runs), pool_requests, reference)
-    fg.write(sm.output.times_set, times["set"])
-    fg.write(sm.output.times_get, times["get"])
-
-    def cell(side: str, kind: str, metric: str, scale: float, digits: int, row: pd.Series) -> str:
-        m = points[
-            (points["point"] == row["point"]) & (points["side"] == side) & (points["type"] == kind)
-        ]
-        return fg.num(m[f"{metric}_mean"].iloc[0] * scale, digits) if len(m) else fg.MISSING
-
-    keys = points.drop_duplicates("point")[["point", "servers", "level_replication"]].copy()
-    keys["order"] = keys["level_replication"].map(ORDER)
-    keys = keys.sort_values(["servers", "order"])
-    rows = []
-    for _, k in keys.iterrows():
-        s = int(k["servers"])
-        rows.append(
-            [
-                str(s),
-                f"{k['level_replication']} ({replicas(k['level_replication'], s)})",
-                cell("client", "set", "throughput_ops", 1, 0, k),
-                cell("client", "get", "throughput_ops", 1, 0, k),
-                cell("client", "set", "response_us_mean", 1e-3, 2, k),
-                cell("client", "get", "response_us_mean", 1e-3, 2, k),
-                cell("middleware", "set", "response_us_mean", 1e-3, 2, k),
-                cell("middleware", "get", "response_us_mean", 1e-3, 2, k),
-                cell("middleware", "set", "server_us_mean", 1e-3, 2, k),
-            ]
-        )
-    fg.write(
-        sm.output.table,
-        fg.tabular(
-            [
-                "$S$",
-                "Replication",
-                "$X_\\mathrm{set}$",
-                "$X_\\mathrm{get}$",
-                "$R_\\mathrm{set}$",
-                "$R_\\mathrm{get}$",
-                "$R^{mw}_\\mathrm{set}$",
-                "$R^{mw}_\\mathrm{get}$",
-                "$T^{mw}_\\mathrm{server,set}$",
-            ],
-            rows,
-            "rlrrrrrrr",
-        ),
-    )
-    cl = points[points["side"] == "client"]
-    sets = cl[cl["type"] == "set"].set_index("point")
-    by_level = sets.groupby("level_replication")["response_us_mean_mean"].mean()
-    orig = reference["replication_queue_median_ms"]
-    numbers = {
-        "SixteenReplSetQueueSentence": set_queue_sentence(
-            points, pd.read_parquet(sm.input.runs), pool_requests, reference
-        ),
-        "SixteenOrigReplTableSet": fg.escape(orig["set"]["table"]),
-        "SixteenOrigReplTableGet": fg.escape(orig["get"]["table"]),
-        "SixteenOrigReplServers": ", ".join(str(v) for v in design["servers"]),
-        "SixteenOrigReplWrites": (
-            ", ".join(str(v) for v in design["writes_percent"])
-            if isinstance(design["writes_percent"], list)
-            else str(design["writes_percent"])
-        ),
-        "SixteenOrigReplClients": fg.num(design["clients"]),
-        "SixteenOrigReplThreads": fg.num(design["threads_per_pool"]),
-        "SixteenReplPoints": fg.num(points["point"].nunique()),
-        "SixteenReplServerLevels": fg.num(points["servers"].nunique()),
-        "SixteenReplLevels": fg.num(points["level_replication"].nunique()),
-        "SixteenReplSetResponseNone": fg.num(by_level.get("none", math.nan) / 1e3, 2),
-        "SixteenReplSetResponseFull": fg.num(by_level.get("full", math.nan) / 1e3, 2),
-        "SixteenReplServers": ", ".join(str(v) for v in fg.levels_sorted(points["servers"])),
-        "SixteenReplWorkers": fg.num(points["middleware.workers"].iloc[0]),
-        "SixteenReplClients": fg.num(points["clients_total"].iloc[0]),
-        "SixteenReplWrites": fg.num(100 * set_share(points["workload.ratio"].iloc[0]), 0),
-    }
-    Path(sm.output.numbers).write_text(json.dumps(numbers, indent=1))
+    tables = [pd.read_parquet(sm.input[t]) for t in ("points", "runs", "pool_requests")]
+    report = replication.report(*tables, reference, sm.output.figure)
+    fg.write(sm.output.table, report.table)
+    fg.write(sm.output.times_set, report.times_set)
+    fg.write(sm.output.times_get, report.times_get)
+    macros.write_json(sm.output.numbers, report.numbers)
 
 
 if __name__ == "__main__":

@@ -1,144 +1,15 @@
-"""Snakemake script: batching workers beside the study's one request per worker turn, at the
-same points: throughput, and the middleware's time in queue, in the worker and waiting for
-memcached, as a figure, a table and number macros, in the study's time (throughput / s,
-times * s) with the raw throughput beside."""
-
-import math
-
-import matplotlib.pyplot as plt
-import numpy as np
-import pandas as pd
-from r2018_common import camel, log_to, points
+"""Snakemake script of rule r2018_batching: batching workers (analysis.studies.s2018.batching)."""
 
 from analysis.report import figures as rf
-from analysis.scaling import in_study_time
-
-
-def at_most_clients(d: pd.DataFrame) -> pd.DataFrame:
-    """The rows of the largest client count, where the queue is longest."""
-    return d[d["clients"] == d["clients"].max()] if not d.empty else d
-
-
-def batch_bars(ax: plt.Axes, d: pd.DataFrame, batches: list[int]) -> list[str]:
-    """Client throughput (`d`: client rows with `clients` and `batch`) as bars: a group per
-    client count, a bar per batch size, each labelled with its value, with its confidence
-    interval where there is one. Bars, not lines: a profile may measure a single client
-    count, and a line through one point is not drawn. Returns the bars' labels."""
-    counts = sorted(d["clients"].unique())
-    width = 0.8 / max(len(batches), 1)
-    shown: list[str] = []
-    for i, batch in enumerate(batches):
-        g = d[d["batch"] == batch].set_index("clients").reindex(counts)
-        x = np.arange(len(counts)) + (i - (len(batches) - 1) / 2) * width
-        y = g["throughput_ops_mean"].to_numpy(float)
-        bars = ax.bar(
-            x,
-            np.nan_to_num(y),
-            width,
-            yerr=rf.ci_errors(g, "throughput_ops"),
-            capsize=2,
-            label=f"batch {batch}",
-        )
-        labels = ["" if math.isnan(v) else f"{v:,.0f}" for v in y]
-        ax.bar_label(bars, labels=labels, fontsize=6, padding=1)
-        shown += labels
-    ax.set_xticks(np.arange(len(counts)), [str(c) for c in counts])
-    top = np.nanmax(d["throughput_ops_ci_high"].fillna(d["throughput_ops_mean"]).to_numpy(float))
-    ax.set_ylim(0, top * 1.15 if np.isfinite(top) and top > 0 else 1)  # room for the labels
-    return shown
+from analysis.studies.s2018 import batching
+from analysis.studies.s2018.points import log_to, points
 
 
 def main(sm) -> None:  # noqa: ANN001
     log_to(sm.log[0])
-    out = sm.output
     raw = points(sm.input.points, validation=sm.input.validation)
-    raw_x = raw.set_index(["point", "side"])["throughput_ops_mean"]
-    pts = in_study_time(raw)
-    numbers = []
-
-    pts["batch"] = pts["middleware.max_batch"].astype(int)
-    pts["clients"] = pts["clients_total"].astype(int)
-    client = pts[pts["side"] == "client"]
-    mw = pts[pts["side"] == "middleware"].set_index("point")
-    batches = sorted(client["batch"].unique()) if not client.empty else []
-    top = max(batches) if batches else 1
-    workloads = rf.levels_sorted(client["level_workload"]) if not client.empty else []
-
-    fig, grid = rf.figure(ncols=2, height=2.4)
-    axes = list(np.ravel(grid))
-    for ax, wl in zip(axes, ["read-only", "write-only"], strict=True):
-        d = client[client["level_workload"] == wl]
-        if d.empty:
-            ax.text(0.5, 0.5, "no points", ha="center", transform=ax.transAxes)
-        else:
-            batch_bars(ax, d, batches)
-        ax.set(xlabel="clients (virtual)", ylabel="throughput [ops/s], study time", title=wl)
-    handles, labels = axes[0].get_legend_handles_labels()
-    if handles:
-        fig.legend(handles, labels, loc="outside right upper", fontsize=6)
-    rf.save(fig, out.fig)
-    counts = [str(c) for c in sorted(client["clients"].unique())]
-    numbers.append(rf.macro("BatchClientCounts", ", ".join(counts) or rf.MISSING))
-
-    rows = []
-    summary: dict[tuple[str, int], dict[str, float]] = {}
-    for wl in workloads:
-        d = at_most_clients(client[client["level_workload"] == wl])
-        for _, p in d.sort_values("batch").iterrows():
-            m = mw.loc[p["point"]] if p["point"] in mw.index else pd.Series(dtype=float)
-            v = {
-                "x": p["throughput_ops_mean"],
-                "x_raw": raw_x.get((p["point"], "client"), math.nan),
-                "queue": m.get("queue_us_mean_mean", math.nan),
-                "worker": m.get("worker_us_mean_mean", math.nan),
-                "server": m.get("server_us_mean_mean", math.nan),
-                "response": m.get("response_us_mean_mean", math.nan),
-            }
-            summary[(wl, int(p["batch"]))] = v
-            rows.append(
-                [
-                    wl,
-                    str(int(p["batch"])),
-                    str(int(p["clients"])),
-                    rf.num(v["x"]),
-                    rf.num(v["x_raw"]),
-                    rf.num(v["queue"], 1),
-                    rf.num(v["worker"], 1),
-                    rf.num(v["server"], 1),
-                    rf.num(v["response"], 1),
-                ]
-            )
-    rf.write(
-        out.table,
-        rf.tabular(
-            [
-                "load",
-                "batch",
-                "clients",
-                "X [ops/s]",
-                "X raw",
-                "queue [\\textmu s]",
-                "worker [\\textmu s]",
-                "memcached [\\textmu s]",
-                "response [\\textmu s]",
-            ],
-            rows,
-            "lrrrrrrrr",
-        ),
-    )
-
-    numbers.append(rf.macro("BatchTop", str(top)))
-    for wl in ["read-only", "write-only"]:
-        one = summary.get((wl, 1), {})
-        big = summary.get((wl, top), {})
-        key = camel("Batch", wl)
-        fields = [("X", "x"), ("XRaw", "x_raw"), ("Queue", "queue"), ("Worker", "worker")]
-        for name, field in [*fields, ("Server", "server")]:
-            numbers.append(rf.macro(f"{key}One{name}", rf.num(one.get(field, math.nan))))
-            numbers.append(rf.macro(f"{key}Top{name}", rf.num(big.get(field, math.nan))))
-        ratio = big.get("x", math.nan) / one.get("x", math.nan) if one.get("x") else math.nan
-        numbers.append(rf.macro(f"{key}Speedup", rf.num(ratio, 2)))
-    rf.write(out.numbers, "".join(numbers))
+    for name, text in batching.report(raw, sm.output.fig)._asdict().items():
+        rf.write(getattr(sm.output, name), text)
 
 
 if __name__ == "__main__":

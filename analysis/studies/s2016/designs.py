@@ -1,19 +1,24 @@
 """The 2016 grid on both middleware designs: throughput, response time and the busiest pool
-of each configuration, and sentences that say where each design's bottleneck sits."""
+of each configuration, their figure and table, and sentences that say where each design's
+bottleneck sits."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable
 
+import numpy as np
 import pandas as pd
 
 from analysis import pools
 from analysis.bottleneck import SATURATED  # a pool busy this share of the time is saturated
 from analysis.report import figures as fg
+from analysis.scaling import in_study_time
+from analysis.studies.s2016.times import ok_runs
 
 CONFIG = ["servers", "level_replication", "level_writes"]
 DESIGNS = ("2016", "2018")
+LABEL = {"2016": "2016 (per-server pools)", "2018": "2018 (one shared pool)"}
 
 
 def point_pools(pool_table: pd.DataFrame, ok: Iterable[str]) -> pd.DataFrame:
@@ -178,3 +183,107 @@ def sentences(w: pd.DataFrame) -> dict[str, str]:
             )
         out["BottleneckEighteen"] = text
     return out
+
+
+def figure(cmp: pd.DataFrame, path: str) -> None:
+    """Throughput (left) and response time (right) at the clients per configuration, the two
+    designs' bars side by side."""
+    configs = cmp.drop_duplicates(CONFIG)[CONFIG]
+    names = [
+        f"S={int(r.servers)}\n{r.level_replication}\n{r.level_writes}%"
+        for r in configs.itertuples()
+    ]
+    fig, axes = fg.figure(ncols=2, height=3.0)
+    x = np.arange(len(configs))
+    colours = fg.plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for ax, metric, scale, label in (
+        (axes[0][0], "throughput_ops_mean", 1.0, "throughput at the clients (ops/s), study time"),
+        (
+            axes[0][1],
+            "response_us_mean_mean",
+            1e-3,
+            "response time at the clients (ms), study time",
+        ),
+    ):
+        for j, design in enumerate(DESIGNS):
+            d = configs.merge(cmp[cmp["level_design"] == design], on=CONFIG, how="left")
+            ax.bar(x + (j - 0.5) * 0.4, d[metric].to_numpy(float) * scale, width=0.4,
+                   color=colours[j], label=LABEL[design])  # fmt: skip
+        ax.set_xticks(x, names, fontsize=6)
+        ax.set_ylabel(label)
+        ax.legend(fontsize=6)
+    fg.save(fig, path)
+
+
+def tabular(w: pd.DataFrame) -> str:
+    """Per configuration: both designs' throughput and response time, their ratio, the 2016
+    design's busiest pool and the busy fractions per pool kind."""
+    rows = []
+    for _, r in w.iterrows():
+        rows.append(
+            [
+                str(int(r["servers"])),
+                fg.escape(str(r["level_replication"])),
+                fg.escape(str(r["level_writes"])),
+                fg.num(r.get("throughput_ops_mean_2016")),
+                fg.num(r.get("throughput_ops_mean_2018")),
+                fg.pct(r.get("ratio"), 0),
+                fg.num(r.get("response_us_mean_mean_2016", np.nan) / 1e3, 2),
+                fg.num(r.get("response_us_mean_mean_2018", np.nan) / 1e3, 2),
+                fg.escape(str(r.get("busiest_2016")))
+                if isinstance(r.get("busiest_2016"), str)
+                else fg.MISSING,
+                fg.pct(r.get("busiest_fraction_2016"), 0),
+                fg.pct(r.get("busy_read_2016"), 0),
+                fg.pct(r.get("busy_write_2016"), 0),
+                fg.pct(r.get("busy_shared_2018"), 0),
+            ]
+        )
+    return fg.tabular(
+        ["$S$", "Replication", "$w$ (\\%)", "$X_{2016}$", "$X_{2018}$", "ratio", "$R_{2016}$",
+         "$R_{2018}$", "busiest", "busy", "read", "write", "shared"],
+        rows,
+        "rllrrrrrlrrrr",
+    )  # fmt: skip
+
+
+def design_threads(middlewares: pd.DataFrame, ok: Iterable[str]) -> pd.DataFrame:
+    """Each design's read and write threads (`threads_read`, `threads_write`), from its
+    first ok run's middleware."""
+    return middlewares[middlewares["run"].isin(ok)].drop_duplicates("design").set_index("design")
+
+
+def numbers(points: pd.DataFrame, w: pd.DataFrame, threads: pd.DataFrame) -> dict[str, str]:
+    """The comparison's sentences, the pool size and the 2016 design's threads."""
+    text = sentences(w)
+    return {
+        "SixteenDesignsConfigs": fg.num(len(w)),
+        "SixteenDesignsThroughputSentence": text["Throughput"],
+        "SixteenDesignsBottleneckSixteen": text["BottleneckSixteen"],
+        "SixteenDesignsBottleneckEighteen": text["BottleneckEighteen"],
+        "SixteenDesignsSaturated": fg.pct(SATURATED, 0),
+        "SixteenDesignsWorkers": fg.num(points["middleware.workers"].iloc[0])
+        if len(points)
+        else fg.MISSING,
+        "SixteenDesignsReadThreads": fg.num(threads["threads_read"].get("2016", np.nan)),
+        "SixteenDesignsWriteThreads": fg.num(threads["threads_write"].get("2016", np.nan)),
+    }
+
+
+def report(
+    raw_points: pd.DataFrame,
+    runs: pd.DataFrame,
+    pool_table: pd.DataFrame,
+    middlewares: pd.DataFrame,
+    figure_path: str,
+) -> tuple[str, dict[str, str]]:
+    """The comparison's table and numbers from the family's raw tables; draws its figure at
+    `figure_path`."""
+    # Throughputs and times in the study's time, each row by its runs' scale.
+    points = in_study_time(raw_points)
+    ok = ok_runs(runs)
+    cmp = comparison(points, pool_table, ok)
+    figure(cmp, figure_path)
+    w = wide(cmp)
+    table = tabular(w)
+    return table, numbers(points, w, design_threads(middlewares, ok))

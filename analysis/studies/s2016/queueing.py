@@ -4,15 +4,18 @@ at the maximum-throughput configuration; the M/M/m per number of servers of the 
 family without replication; the MVA network of read pools, write threads and memcached
 servers over the maximum-throughput family's client counts and at one replication point.
 
-Every function takes one family's tables already in the study's time (throughputs / s,
+Every model takes one family's tables already in the study's time (throughputs / s,
 times * s by its runs' scale), so models are fitted, predict and are compared in one time
 base, and returns the tabular body (captions are in the paper's source) and its numbers as
-macro values; utilisations, queue lengths and relative errors do not depend on s."""
+macro values; utilisations, queue lengths and relative errors do not depend on s. `report`
+brings both families' raw tables into that time, runs every model and draws the MVA's
+figure."""
 
 from __future__ import annotations
 
 import contextlib
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,8 +27,10 @@ from analysis.models import busy_period, queueing
 from analysis.report import figures as fg
 from analysis.studies.s2016 import mmm as mmm2016
 from analysis.studies.s2016 import mva as mva2016
+from analysis.studies.s2016.study_time import family_tables
 from analysis.studies.s2016.tables import (
     MAX_TOLERANCE,
+    W,
     choose_max,
     in_get_windows,
     read_only_points,
@@ -33,7 +38,6 @@ from analysis.studies.s2016.tables import (
 )
 from analysis.studies.s2016.times import ok_runs
 
-W = "middleware.workers"
 CURVE_POINTS = 25  # populations at which the MVA curves are drawn
 BUSY_PERIODS = 200_000  # simulated busy periods of the seed's M/M/1 (about a second)
 BUSY_SEED = 2016
@@ -593,3 +597,83 @@ def mva_seed(d: Frames, seed: dict) -> Part:
             side="client",
         )
     return Part(tabular, numbers, models)
+
+
+# The maximum-throughput family's tables the open models and the MVA read, and the
+# replication family's.
+OPEN_TABLES = ("points", "windows", "histograms", "queue", "pool_requests", "runs")
+MVA_TABLES = ("points", "windows", "pools", "pool_requests", "runs")
+MAX_TABLES = ("points", "windows", "histograms", "queue", "pools", "pool_requests", "runs")
+REPLICATION_TABLES = ("points", "windows", "queue", "pools", "pool_requests", "runs")
+
+
+def mva_figure(curves: list[MVACurve], path: str) -> None:
+    """Measured points and MVA curve of each pool size: every series its colour and marker."""
+    fig, axes = fg.figure(ncols=2)
+    styles = fg.distinct_styles(2 * len(curves))
+    for i, c in enumerate(curves):
+        measured, model = styles[2 * i], styles[2 * i + 1]
+        for ax, pred, metric, scale in (
+            (axes[0][0], c.throughput, "throughput_ops", 1.0),
+            (axes[0][1], c.response_ms, "response_us_mean", 1e-3),
+        ):
+            ax.plot(c.clients, pred, lw=1, ls=":", markersize=3, markevery=3,
+                    label=f"$T={c.workers}$, MVA", **model)  # fmt: skip
+            m = c.measured
+            ax.errorbar(
+                m["clients_total"].to_numpy(float),
+                m[f"{metric}_mean"].to_numpy(float) * scale,
+                yerr=fg.ci_errors(m, metric, scale),
+                capsize=2, markersize=3, lw=1, ls="-",
+                label=f"$T={c.workers}$, measured", **measured,
+            )  # fmt: skip
+    labels = ("throughput at the clients (ops/s)", "mean response time at the clients (ms)")
+    for ax, label in zip(axes[0], labels, strict=True):
+        ax.set_xlabel("clients (total)")
+        ax.set_ylabel(label)
+        ax.set_ylim(bottom=0)
+    fg.legend_below(fig, axes[0][0])
+    fg.save(fig, path)
+
+
+@dataclass(frozen=True)
+class Report:
+    open: Part
+    mmm: Part
+    mva: Part
+    mva_seed: Part
+    numbers: dict[str, str]
+    models: dict[str, Any]  # predictions beside measurements, for the findings
+
+
+def report(
+    max_tables: Mapping[str, pd.DataFrame],
+    repl_tables: Mapping[str, pd.DataFrame],
+    seed_models: Mapping[str, Any],
+    mva_figure_path: str,
+) -> Report:
+    """Every model of the section from the raw tables of the maximum-throughput family
+    (MAX_TABLES) and of the replication family (REPLICATION_TABLES), beside seed 001's
+    (`seed_models`: models of reference2016.yaml); draws the MVA figure at
+    `mva_figure_path`."""
+
+    def timed(names: tuple[str, ...]) -> Frames:
+        """The read-only family's tables `names` in the study's time, its timed GETs."""
+        return timed_reads(family_tables({t: max_tables[t] for t in names}))
+
+    numbers: dict[str, str] = {}
+    predictions: dict[str, Any] = {}
+    open_part = open_models(timed(OPEN_TABLES), seed_models["mm1"])
+    numbers |= open_part.numbers
+    predictions |= open_part.models
+    repl = family_tables(repl_tables)
+    mmm_part = mmm_table(mmm_per_servers(repl), seed_models["mmm"])
+    numbers |= mmm_part.numbers
+    predictions |= mmm_part.models
+    curves, mva_part = mva_models(timed(MVA_TABLES))
+    mva_figure(curves, mva_figure_path)
+    numbers |= mva_part.numbers
+    seed_part = mva_seed(repl, seed_models["mva"])
+    numbers |= seed_part.numbers
+    predictions |= seed_part.models
+    return Report(open_part, mmm_part, mva_part, seed_part, numbers, predictions)

@@ -1,15 +1,20 @@
 """Response times as the clients and as the middleware measure them (the 2016 study's
 Figures 1 and 2): per-run percentiles of each side's histograms and one point's pooled
-histogram. The middleware's side keeps its stable windows; the clients record one
-histogram per run (window -1), which is used whole."""
+histogram; both sides' percentiles and means at the chosen pool size, their figure, and the
+gap between the sides against the round trip between clients and middleware. The
+middleware's side keeps its stable windows; the clients record one histogram per run
+(window -1), which is used whole."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import pandas as pd
 
-from analysis.studies.s2016.tables import histogram_quantiles, run_percentiles
+from analysis.report import figures as fg
+from analysis.report import series_plot as sp
+from analysis.studies.s2016.tables import W, histogram_quantiles, point_statistics, run_percentiles
 
 SIDES = ("client", "middleware")
 
@@ -66,3 +71,163 @@ def point_histogram(
     if runs is not None:
         h = h[h["run"].isin(set(runs))]
     return h.groupby("bucket_us")["count"].sum().sort_index()
+
+
+def side_statistics(hist: pd.DataFrame, windows: pd.DataFrame, ok: set[str]) -> pd.DataFrame:
+    """Per point and side: the GET response-time p50 and p90 (µs) over the ok runs."""
+    per_run = side_percentiles(hist, windows, (0.5, 0.9), ["get"])
+    per_run = per_run[per_run["run"].isin(ok)]
+    parts = [
+        point_statistics(g, ["p50", "p90"]).assign(side=side)
+        for side, g in per_run.groupby("side", sort=True)
+    ]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def at_pool_size(
+    points: pd.DataFrame,
+    hist: pd.DataFrame,
+    windows: pd.DataFrame,
+    ok: set[str],
+    workers: object,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """At one pool size: each point's GET percentiles per side over its ok runs, and its
+    points with the mean response time as `mean_*` and the round trip between clients and
+    middleware (`round_trip_ms`, in the study's time)."""
+    at = points[points[W] == workers]
+    info = at.drop_duplicates("point")[["point", "clients_total"]]
+    pct = side_statistics(hist, windows, ok)
+    pct = pct.merge(info, on="point", how="inner") if len(pct) else pct
+    means = at.rename(
+        columns={
+            "response_us_mean_mean": "mean_mean",
+            "response_us_mean_ci_low": "mean_ci_low",
+            "response_us_mean_ci_high": "mean_ci_high",
+        }
+    ).assign(
+        # One-way delays are set per run (already divided by s); back in the study's time.
+        round_trip_ms=lambda f: 2 * f["delays_ms.client_middleware"].astype(float) * f["scale"]
+    )
+    return pct, means
+
+
+def sides_figure(side_pct: pd.DataFrame, means: pd.DataFrame, path: str) -> None:
+    """At the chosen pool size: percentiles (left) and means (right) of the response time as
+    the clients and as the middleware measure it, and the middleware's mean plus the
+    network's round trip between clients and middleware."""
+    fig, axes = fg.figure(ncols=2)
+    ax = axes[0][0]
+    long = []
+    for q, name in (("p50", "median"), ("p90", "90th pct."), ("mean", "mean")):
+        d = side_pct if q != "mean" else means
+        if q not in {c.removesuffix("_mean") for c in d.columns if c.endswith("_mean")}:
+            continue
+        long.append(
+            d.rename(
+                columns={
+                    f"{q}_mean": "v_mean",
+                    f"{q}_ci_low": "v_ci_low",
+                    f"{q}_ci_high": "v_ci_high",
+                }
+            )
+            .assign(series=lambda f, n=name: n + ", " + f["side"])
+            .loc[:, ["clients_total", "side", "series", "v_mean", "v_ci_low", "v_ci_high"]]
+        )
+    data = pd.concat(long, ignore_index=True)
+    pct = data[~data["series"].str.startswith("mean")]
+    sp.series_lines(ax, pct, "clients_total", "v", "series", scale=1e-3, side_in_label=False)
+    ax.set_xlabel("total clients")
+    ax.set_ylabel("response time (ms), study time")
+    ax.set_title("percentiles", fontsize=8)
+    ax2 = axes[0][1]
+    mean = data[data["series"].str.startswith("mean")]
+    offset = len(fg.levels_sorted(pct["series"]))
+    for i, (side, g) in enumerate(mean.groupby("side", sort=True)):
+        g = g.sort_values("clients_total")
+        ax2.plot(
+            g["clients_total"],
+            g["v_mean"] / 1e3,
+            linestyle=sp.SIDE_LINESTYLE.get(str(side), ":"),
+            markersize=3.5,
+            linewidth=1,
+            label=f"mean, {side}",
+            **sp.style(offset + i),
+        )
+    mw = means[means["side"] == "middleware"].sort_values("clients_total")
+    if len(mw):
+        ax2.plot(
+            mw["clients_total"],
+            mw["mean_mean"] / 1e3 + mw["round_trip_ms"],
+            linestyle=":",
+            markersize=3.5,
+            linewidth=1,
+            label="mean, middleware + round trip",
+            **sp.style(offset + 2),
+        )
+    ax2.set_xlabel("total clients")
+    ax2.set_ylabel("response time (ms), study time")
+    ax2.set_title("means", fontsize=8)
+    ax2.sharey(ax)
+    handles, labels = [], []
+    for a in (ax, ax2):
+        h, lab = a.get_legend_handles_labels()
+        handles += h
+        labels += lab
+    fig.legend(handles, labels, loc="outside right upper", fontsize=6)
+    fg.save(fig, path)
+
+
+def sides_numbers(pct: pd.DataFrame, means: pd.DataFrame, chosen: pd.Series) -> dict[str, str]:
+    """At the chosen point: the gap between the sides' means against the round trip, in a
+    sentence that says what the rest is (or that the delay did not act), and both sides'
+    percentiles (ms)."""
+    here = means[means["point"] == chosen["point"]].set_index("side")
+    gap = (
+        here["mean_mean"].get("client", math.nan) - here["mean_mean"].get("middleware", math.nan)
+    ) / 1e3
+    rtt = float(here["round_trip_ms"].iloc[0]) if len(here) else math.nan
+    rest = gap - rtt
+    by_side = means.pivot_table(index="clients_total", columns="side", values="mean_mean")
+    per_clients = (
+        (by_side.get("client") - by_side.get("middleware")) / 1e3
+        if len(by_side.columns) == 2
+        else pd.Series(dtype=float)
+    )
+    below = int((per_clients < means["round_trip_ms"].max()).sum())
+    if not (math.isfinite(gap) and math.isfinite(rtt)):
+        sentence = "Without both sides' means at this point there is no gap to compare."
+    elif rest >= 0:
+        sentence = (
+            f"The round trip accounts for {fg.pct(rtt / gap, 0)} of the gap; the remaining "
+            f"{fg.num(rest, 3)}\\,ms is time outside the middleware's clock: a request "
+            "waiting in the socket buffers before the net-thread reads it, a reply on its way "
+            "out of the middleware's socket, and the load generator's own processing."
+        )
+    else:
+        sentence = (
+            f"Here the gap is {fg.num(-rest, 3)}\\,ms smaller than the round trip, which no "
+            "request can beat: the emulated delay did not act on every request of this run."
+        )
+    if below:
+        sentence += (
+            f" At {below} of {len(per_clients)} client counts with $T = {int(chosen['workers'])}$"
+            " the clients' mean exceeds the middleware's by less than the configured round trip"
+            " (Figure~\\ref{fig:sixteen-max-sides}, right: the dotted line lies above the"
+            " clients' line), so these runs' delays need checking before their absolute times"
+            " are compared with the original's."
+        )
+    q = pct[pct["point"] == chosen["point"]].set_index("side") if len(pct) else pd.DataFrame()
+
+    def p(side: str, name: str) -> float:
+        return float(q[f"{name}_mean"].get(side, math.nan)) / 1e3 if len(q) else math.nan
+
+    sides = {
+        "SixteenSidesGap": fg.num(gap, 3),
+        "SixteenSidesRoundTrip": fg.num(rtt, 3),
+        "SixteenSidesSentence": sentence,
+        "SixteenSidesClientMedian": fg.num(p("client", "p50"), 3),
+        "SixteenSidesClientNinety": fg.num(p("client", "p90"), 3),
+        "SixteenSidesMiddlewareMedian": fg.num(p("middleware", "p50"), 3),
+        "SixteenSidesMiddlewareNinety": fg.num(p("middleware", "p90"), 3),
+    }
+    return sides

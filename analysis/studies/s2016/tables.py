@@ -1,6 +1,6 @@
 """Computations behind the 2016 study's section: response-time percentiles from the
-middleware's histograms, the choice of the maximum-throughput configuration and throughput
-changes relative to a base case."""
+middleware's histograms, the choice of the maximum-throughput configuration, the highest
+throughput per pool size and throughput changes relative to a base case."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from analysis.histograms import histogram_quantiles
 # The maximum-throughput configuration is the cheapest whose throughput is within this share
 # of the highest (the 2016 study's choice; the queueing models start from the same point).
 MAX_TOLERANCE = 0.05
+W = "middleware.workers"  # the points' column of read threads per pool, T
 
 
 def run_percentiles(
@@ -67,6 +68,19 @@ def choose_max(
     best = points["throughput_ops_mean"].max()
     near = points[points["throughput_ops_mean"] >= (1 - tolerance) * best]
     return near.sort_values([w, x]).iloc[0]
+
+
+def highest_per_pool(client: pd.DataFrame) -> pd.DataFrame:
+    """Per pool size: the point with the highest mean client throughput (workers,
+    clients_total, throughput_ops_mean), by pool size."""
+    top = client.loc[client.groupby("workers")["throughput_ops_mean"].idxmax()]
+    return top.set_index("workers")[["clients_total", "throughput_ops_mean", "point"]]
+
+
+def at_original(best: pd.DataFrame, mx: Mapping) -> pd.Series | None:
+    """Our highest throughput with the original's pool size (None where we did not run it)."""
+    t = mx["threads_per_pool"]
+    return best.loc[t] if t in best.index else None
 
 
 def relative_change(

@@ -42,6 +42,17 @@ def point_times(
     return out[columns]
 
 
+def get_part_times(pool_requests: pd.DataFrame, ok: set[str], point: str) -> dict[str, pd.Series]:
+    """Queue and server time percentiles of the GET parts at one point (an empty series
+    where there are none)."""
+    part = {}
+    for metric in ("queue", "server"):
+        t = point_times(pool_requests, ok, metric)
+        t = t[(t["point"] == point) & (t["type"] == "get")]
+        part[metric] = t.iloc[0] if len(t) else pd.Series(dtype=float)
+    return part
+
+
 def ok_runs(runs: pd.DataFrame) -> set[str]:
     """Runs whose status is ok (a family's runs table has a row per run and side)."""
     return set(runs.loc[runs["status"] == "ok", "run"]) if len(runs) else set()

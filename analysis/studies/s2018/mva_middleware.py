@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from analysis import estimate
 from analysis.models import mva
 
 # Component -> the station that stands for it (the first middleware's where there are
@@ -91,6 +92,63 @@ def network(times: ServiceTimes, workers: int, middlewares: int) -> mva.Network:
         stations.append(mva.Station(f"workers{i}", "queue", times.worker, v, workers))
     stations.append(mva.Station("memcached", "queue", times.server))
     return mva.Network(tuple(stations))
+
+
+@dataclass(frozen=True)
+class Fit:
+    """The network of one setup and workload, fitted at its largest worker count, with the
+    client points (one row per point) it is compared with."""
+
+    network: mva.Network
+    times: ServiceTimes
+    workers: int
+    middlewares: int
+    client: pd.DataFrame
+
+
+def fit(
+    points: pd.DataFrame, windows: pd.DataFrame, direct: pd.DataFrame
+) -> dict[tuple[str, str], Fit]:
+    """Per setup and workload of the baseline: the network at the largest worker count, its
+    service times (measured at that count's lightest load), and the client points it is
+    compared with.
+
+    All in the study's time: `points` of the baseline with middlewares (one row per point,
+    side and request type), `windows` its middlewares' windows per request type, `direct`
+    the points of the baseline without middleware (memcached's service time is the inverse
+    of one server's highest throughput)."""
+    points = points[points["type"] == "all"]
+    direct = direct[(direct["type"] == "all") & (direct["level_setup"] == "one_server")]
+    fitted = {}
+    for (setup, workload), g in points.groupby(["level_setup", "level_workload"]):
+        client = g[g["side"] == "client"].sort_values("clients_total")
+        mwside = g[g["side"] == "middleware"].set_index("point")
+        workers = int(client["middleware.workers"].max())
+        client = client[client["middleware.workers"] == workers]
+        win = windows[windows["point"].isin(client["point"])]
+        if client.empty or win.empty:
+            continue
+        low = client.iloc[0]
+        one_server = direct[direct["level_workload"] == workload]["throughput_ops_mean"]
+        # Service times at the lightest load, as the network's: under load a budgeted
+        # middleware's per-request times include the waits of its throttled CPU (a queue,
+        # not a service), and the heavy points' counts would dominate a mean over all.
+        lightest = win[win["point"] == low["point"]]
+        times = service_times(
+            estimate.component_service_times_us(lightest if not lightest.empty else win),
+            float(low["response_us_mean_mean"]),
+            float(mwside.loc[low["point"], "response_us_mean_mean"]),
+            float(one_server.max()) if not one_server.empty else None,
+        )
+        middlewares = int(low["middlewares"])
+        fitted[(setup, workload)] = Fit(
+            network=network(times, workers, middlewares),
+            times=times,
+            workers=workers,
+            middlewares=middlewares,
+            client=client,
+        )
+    return fitted
 
 
 def component(station: str) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from types import SimpleNamespace
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -14,10 +14,11 @@ import yaml
 
 from analysis.report import figures as fg
 from analysis.scaling import in_study_time
+from analysis.studies.s2016 import writes as writes2016
+from analysis.studies.s2018 import baseline_maxima, batching
 
-from .scripts import SCRIPTS, load_script
-
-REFERENCE = yaml.safe_load((SCRIPTS.parents[1] / "workflows" / "reference2018.yaml").read_text())
+ROOT = Path(__file__).resolve().parents[3]
+REFERENCE = yaml.safe_load((ROOT / "workflows" / "reference2018.yaml").read_text())
 
 
 @pytest.fixture
@@ -25,7 +26,6 @@ def saved(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, fg.plt.Figure]]
     """The figures the scripts save, by path, kept open for inspection."""
     figures: dict[str, fg.plt.Figure] = {}
     monkeypatch.setattr(fg, "save", lambda fig, path: figures.__setitem__(str(path), fig))
-    monkeypatch.syspath_prepend(str(SCRIPTS))  # the 2018 scripts import r2018_common
     yield figures
     fg.plt.close("all")
 
@@ -48,7 +48,6 @@ def drawn(ax: fg.plt.Axes) -> dict[str, list[float]]:
 
 
 def test_baselines_are_drawn_in_the_study_time_beside_seed_004(saved: dict) -> None:
-    baselines = load_script("r2018_baselines")
     direct = pd.DataFrame(
         [
             point(
@@ -77,8 +76,8 @@ def test_baselines_are_drawn_in_the_study_time_beside_seed_004(saved: dict) -> N
             for side in ("client", "middleware")
         ]
     )
-    out = SimpleNamespace(fig_direct="direct", fig_mw1="one", fig_mw2="two")
-    baselines.figures(in_study_time(direct), in_study_time(mw), REFERENCE, out)
+    baseline_maxima.figures(in_study_time(direct), in_study_time(mw), REFERENCE, "direct",
+                            ["one", "two"])  # fmt: skip
     x_axis = drawn(saved["direct"].axes[0])
     assert x_axis["one server, client"] == pytest.approx([146.0 / 0.05])
     assert x_axis["seed 004 max., one server"] == [2937.75]
@@ -88,7 +87,6 @@ def test_baselines_are_drawn_in_the_study_time_beside_seed_004(saved: dict) -> N
 
 
 def test_batching_with_one_client_count_is_one_labelled_bar_per_batch(saved: dict) -> None:
-    batching = load_script("r2018_batching")
     d = pd.DataFrame(
         [
             point({"throughput_ops": x}, clients=192, batch=b)
@@ -103,7 +101,6 @@ def test_batching_with_one_client_count_is_one_labelled_bar_per_batch(saved: dic
 
 
 def test_2016_writes_gets_panel_holds_its_data(saved: dict) -> None:
-    writes = load_script("r2016_writes")
     rows = [
         point(
             {"throughput_ops": x},
@@ -120,7 +117,7 @@ def test_2016_writes_gets_panel_holds_its_data(saved: dict) -> None:
         )
         for w, x in zip(("1", "5", "10"), values, strict=True)
     ]
-    writes.figure(pd.DataFrame(rows), "writes")
+    writes2016.figure(pd.DataFrame(rows), "writes")
     fig = saved["writes"]
     all_ax, _, get_ax = fig.axes[:3]
     assert all_ax.get_ylim() == get_ax.get_ylim()

@@ -1,56 +1,11 @@
-"""Shared pieces of the 2018 sections' scripts: reading points, naming macros."""
+"""The tables of analysis.studies.s2018.seed as LaTeX: our value beside seeds 002 and 004
+per quantity, and the interactive-law deviations of the three."""
 
-import re
-import sys
-from pathlib import Path
+from __future__ import annotations
 
 import pandas as pd
-import yaml
 
 from analysis.report import figures as rf
-from analysis.validate import usable_points
-
-
-def log_to(path: str) -> None:
-    sys.stderr = Path(path).open("w")  # noqa: SIM115 - the script's lifetime
-
-
-def reference(path: str) -> dict:
-    return yaml.safe_load(Path(path).read_text())
-
-
-def points(path: str, kind: str = "all", validation: str | None = None) -> pd.DataFrame:
-    """Per-point rows of one request type (`all` = every type together); with the
-    validation table, only the points it keeps (analysis.validate.usable_points)."""
-    df = usable(pd.read_parquet(path), path, validation)
-    return df[df["type"] == kind].copy()
-
-
-def usable(table: pd.DataFrame, path: str, validation: str | None) -> pd.DataFrame:
-    """The rows of a family's table (data/<family>/<table>.parquet at `path`) whose point
-    has a run the validation kept; all rows without a validation table."""
-    if validation is None:
-        return table
-    family = Path(path).parent.name
-    return usable_points(table, pd.read_parquet(validation), family)
-
-
-def camel(*parts: object) -> str:
-    """Letters-only macro name part: `one_server`, `read-only`, 8 -> OneServerReadOnlyEight."""
-    words = []
-    for p in parts:
-        for w in re.split(r"[^A-Za-z0-9]+", str(p)):
-            if w:
-                words.append(_number_word(w) if w.isdigit() else w[0].upper() + w[1:])
-    return "".join(words)
-
-
-_DIGITS = ["Zero", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine"]
-
-
-def _number_word(digits: str) -> str:
-    return "".join(_DIGITS[int(d)] for d in digits)
-
 
 # How the quantities of analysis.studies.s2018.seed's tables are shown: label and decimals.
 QUANTITIES = {

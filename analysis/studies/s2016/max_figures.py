@@ -1,0 +1,94 @@
+"""Figures of the 2016 maximum-throughput family, in the study's time: throughput against
+clients per read-pool size with the original's values marked, the middleware's GET
+response-time percentiles, and the breakdown of its response time into its parts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from analysis.report import figures as fg
+from analysis.report import series_plot as sp
+from analysis.studies.s2016.tables import W
+
+COMPONENTS = {
+    "net_us": "net-thread",
+    "queue_us": "queue",
+    "worker_us": "worker",
+    "server_us": "server",
+    "response_us": "response",
+}
+
+
+def throughput_figure(points: pd.DataFrame, path: str, mx: dict) -> None:
+    """Throughput against total clients, a line per pool size and side, with the original's
+    value per pool size (`mx`: max_throughput of reference2016.yaml)."""
+    fig, axes = fg.figure()
+    ax = axes[0][0]
+    sp.series_lines(ax, points, "clients_total", "throughput_ops", series=W, label="T=")
+    original_marks(ax, fg.levels_sorted(points[W]), mx)
+    ax.set_xlabel("total clients")
+    ax.set_ylabel("throughput (ops/s), study time")
+    sp.legend_outside(fig, ax)
+    fg.save(fig, path)
+
+
+def original_marks(ax: fg.plt.Axes, ours: list, mx: dict) -> None:
+    """The original's value per pool size (its text on its Figure 3) as a dotted horizontal
+    line in the colour of our series of that size; a peak also as a hollow marker at its
+    clients."""
+    sizes = fg.levels_sorted([*ours, *mx["plateau_ops"]])
+    extra = [t for t in sizes if t not in ours]
+    for t in sizes:
+        # Our sizes keep their series' style; the original's other sizes follow on.
+        style = sp.style(ours.index(t) if t in ours else len(ours) + extra.index(t))
+        value = float(mx["plateau_ops"][t])
+        kind = mx.get("plateau_kind", {}).get(t, {"kind": "plateau"})
+        label = f"T={t}, original's {kind['kind']}"
+        if "clients" in kind:
+            label += f" ({kind['clients']} clients)"
+            ax.plot([kind["clients"]], [value], linestyle="none", markersize=5,
+                    markerfacecolor="none", **style)  # fmt: skip
+        ax.axhline(value, color=style["color"], linestyle=":", linewidth=1, label=label)
+
+
+def percentile_figure(pct: pd.DataFrame, path: str) -> None:
+    """The middleware's GET median (left) and 90th percentile (right) per pool size."""
+    fig, axes = fg.figure(ncols=2)
+    for ax, q, name in zip(axes[0], ("p50", "p90"), ("median", "90th percentile"), strict=True):
+        sp.series_lines(ax, pct, "clients_total", q, series=W, scale=1e-3, label="T=")
+        ax.set_xlabel("total clients")
+        ax.set_title(name, fontsize=8)
+    # One scale for both panels, named once: a label per panel is cut at the axis height.
+    axes[0][0].set_ylabel("get response time (ms), study time")
+    fg.shared_ylim(axes[0])
+    sp.legend_outside(fig, axes[0][0])
+    fg.save(fig, path)
+
+
+def breakdown_figure(mw: pd.DataFrame, path: str) -> None:
+    """Mean time of each part of a GET's path through the middleware (its points at one pool
+    size), with the confidence intervals."""
+    fig, axes = fg.figure()
+    ax = axes[0][0]
+    g = mw.sort_values("clients_total")
+    for i, (col, name) in enumerate(COMPONENTS.items()):
+        y = g[f"{col}_mean_mean"].to_numpy(float) / 1e3
+        lo = g[f"{col}_mean_ci_low"].to_numpy(float) / 1e3
+        hi = g[f"{col}_mean_ci_high"].to_numpy(float) / 1e3
+        err = [np.nan_to_num(y - lo), np.nan_to_num(hi - y)]
+        ax.errorbar(
+            g["clients_total"],
+            y,
+            yerr=err,
+            capsize=2,
+            markersize=3.5,
+            linewidth=1,
+            linestyle=sp.SIDE_LINESTYLE["middleware"],
+            label=name,
+            **sp.style(i),
+        )
+    ax.set_xlabel("total clients")
+    ax.set_ylabel("mean time (ms), study time")
+    sp.legend_outside(fig, ax)
+    fg.save(fig, path)

@@ -1,0 +1,156 @@
+"""The baselines beside their links: whether each maximum is held by a link's bound, and
+seed 004's Table 1 (capacity per role and the messages per second it allows) from our
+measured link capacities, in the study's time."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import pandas as pd
+
+from analysis import validate
+from analysis.linkload import DEFAULT_KEY_BYTES, Sizes
+from analysis.models import linkbounds
+from analysis.report import figures as rf
+from analysis.studies.s2018.baseline_maxima import best
+
+# The role whose link binds, as the text names its upload.
+ROLE_UPLOAD = {"client": "the clients'", "middleware": "the middlewares'", "server": "the server's"}
+MESSAGE_NAMES = {
+    "set_request": "SET request",
+    "set_reply": "SET reply",
+    "get_request": "GET request",
+    "get_reply": "GET reply",
+}
+ROLES = ("client", "middleware", "server")
+TABLE_HEADER = [
+    "role",
+    "cap [Mbit/s]",
+    "measured",
+    "measured$/s$",
+    "seed 004",
+    "message",
+    "bytes",
+    "seed 004",
+    "bound [ops/s]",
+    "seed 004",
+]
+
+
+def _bound_at_best(d: pd.DataFrame) -> tuple[pd.Series | None, validate.BandwidthBound | None]:
+    """The point of highest client throughput and its link bound (as run), from the
+    capacities every bound of the report uses (analysis.models.linkbounds.bound_capacity_mbit)."""
+    b = best(d)
+    return b, (None if b is None else validate.run_bandwidth_bound(b))
+
+
+def _bound_words(b: pd.Series, bound: validate.BandwidthBound, scale: float) -> str:
+    """Whether a maximum is held by a link: at NEAR_BOUND of its bound or more it is."""
+    share = b["throughput_ops_mean"] / bound.bound
+    link = f"{ROLE_UPLOAD[bound.binding]} upload bound ({rf.num(bound.bound / scale)}~ops/s)"
+    if share >= validate.NEAR_BOUND:
+        return f"is held by a link, at {rf.num(share, 2)} of {link}"
+    return f"stays below every link's bound, at {rf.num(share, 2)} of {link}"
+
+
+def bandwidth_bound(direct: pd.DataFrame, mw: pd.DataFrame) -> list[str]:
+    """The link bounds of the baselines' maxima in the study's time: one server's reads
+    (its upload over GET replies) and the writes without and with two middlewares (the
+    binding role's upload), with the share of its bound each maximum reached."""
+    numbers: list[str] = []
+    cases = [
+        ("BaseBoundOneServerRead", direct, "one_server", "read-only"),
+        ("BaseBoundOneServerWrite", direct, "one_server", "write-only"),
+        ("BaseBoundTwoMwWrite", mw, "two_middlewares", "write-only"),
+    ]
+    for key, frame, setup, workload in cases:
+        d = frame[(frame["level_setup"] == setup) & (frame["level_workload"] == workload)]
+        b, bound = _bound_at_best(d)
+        ok = b is not None and bound is not None
+        scale = float(b["scale"]) if ok and pd.notna(b.get("scale")) else 1.0
+        numbers += [
+            rf.macro(key, rf.num(bound.bound / scale) if ok else rf.MISSING),
+            rf.macro(
+                f"{key}Share",
+                rf.num(b["throughput_ops_mean"] / bound.bound, 2) if ok else rf.MISSING,
+            ),
+            rf.macro(f"{key}Role", ROLE_UPLOAD[bound.binding] if ok else rf.MISSING),
+            rf.macro(f"{key}Words", _bound_words(b, bound, scale) if ok else "is not measured"),
+        ]
+    src = direct.iloc[0] if not direct.empty else mw.iloc[0]
+    numbers += [
+        rf.macro("BaseHostKind", str(src["host_kind"])),
+        rf.macro(
+            "BaseBoundNote",
+            "applies (capped links)"
+            if str(src["host_kind"]) != "local"
+            else "does not apply (local processes, no capped links)",
+        ),
+    ]
+    return numbers
+
+
+def link_bounds_table(
+    direct: pd.DataFrame, mw: pd.DataFrame, ref: Mapping
+) -> tuple[str, list[str]]:
+    """Seed 004's Table 1 from our measured link capacities: per role, the measured capacity
+    (as run and rescaled to the study's time by 1/s) and the messages per second it allows,
+    in the study's time, beside the seed's; its macros."""
+    table1 = ref["bandwidth"]["table1"]
+    both = pd.concat([direct, mw])
+    both = both[both["side"] == "client"]
+    scale = float(both["scale"].median()) if "scale" in both and both["scale"].notna().any() else 1
+    key = pd.to_numeric(both.get("workload.key_size", pd.Series()), errors="coerce").dropna()
+    size = pd.to_numeric(both.get("workload.data_size", pd.Series()), errors="coerce").dropna()
+    sizes = Sizes(
+        key=int(key.iloc[0]) if len(key) else DEFAULT_KEY_BYTES,
+        data=int(size.iloc[0]) if len(size) else 4096,
+    )
+    measured = {r: linkbounds.measured_capacity(both, r) for r in ROLES}
+    found = {r: c / scale for r, c in measured.items() if math.isfinite(c) and c > 0}
+    bounds = linkbounds.message_bounds(found, sizes).set_index(["role", "message"])
+    nbytes = linkbounds.message_bytes(sizes)
+    rows, devs = [], []
+    for role in ROLES:
+        theirs = table1[role]
+        cap_set = pd.to_numeric(both.get(f"caps_mbit.{role}"), errors="coerce").median()
+        devs.append(found.get(role, math.nan) / float(theirs["upload_mbit"]) - 1)
+        for i, message in enumerate(linkbounds.ROLE_MESSAGES[role]):
+            ours = bounds["bound_ops"].get((role, message), math.nan)
+            first = i == 0
+            rows.append(
+                [
+                    role if first else "",
+                    rf.num(cap_set, 2) if first else "",
+                    rf.num(measured[role], 2) if first else "",
+                    rf.num(found.get(role, math.nan), 1) if first else "",
+                    rf.num(theirs["upload_mbit"]) if first else "",
+                    MESSAGE_NAMES[message],
+                    str(nbytes[message]),
+                    str(table1["message_bytes"][message]),
+                    rf.num(ours),
+                    rf.num(theirs["ops"].get(message, math.nan)),
+                ]
+            )
+    table = rf.tabular(TABLE_HEADER, rows, "lrrrrlrrrr")
+    dev = pd.Series(devs, dtype=float).abs()
+    server_get = bounds["bound_ops"].get(("server", "get_reply"), math.nan)
+    return table, [
+        rf.macro("LinkScale", rf.num(scale, 2)),
+        rf.macro("LinkCapMaxDev", rf.pct(dev.max() if dev.notna().any() else math.nan)),
+        rf.macro("LinkCapServerStudy", rf.num(found.get("server", math.nan), 1)),
+        rf.macro("LinkCapServerSeed", rf.num(table1["server"]["upload_mbit"])),
+        rf.macro("LinkBoundServerGet", rf.num(server_get)),
+        rf.macro("LinkBoundServerGetSeed", rf.num(table1["server"]["ops"]["get_reply"])),
+        # Seed 004's middleware SET-reply entry beside its own upload over the reply's size.
+        rf.macro("LinkSeedMwSetReply", rf.num(table1["middleware"]["ops"]["set_reply"])),
+        rf.macro(
+            "LinkSeedMwSetReplyOwn",
+            rf.num(
+                linkbounds.bound_ops(
+                    table1["middleware"]["upload_mbit"], table1["message_bytes"]["set_reply"]
+                )
+            ),
+        ),
+    ]

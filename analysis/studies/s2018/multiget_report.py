@@ -1,0 +1,255 @@
+"""The GET/multi-GET section: its figures, the keys per second beside the study, where
+sharding pays, the tails at the histograms' size, and the servers' links and retransmissions
+behind them, as a table and number macros. Times and rates in the study's time (times * s,
+rates / s)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import NamedTuple
+
+import pandas as pd
+
+from analysis import linkload
+from analysis.histograms import MIDDLEWARE_BUCKET_US, grouped_quantiles
+from analysis.report import figures as rf
+from analysis.scaling import in_study_time
+from analysis.studies.s2018 import multiget as mg
+from analysis.studies.s2018.macros import camel
+from analysis.studies.s2018.multiget_figures import (
+    Histograms,
+    histogram_figure,
+    percentile_figure,
+    split_figure,
+)
+from analysis.studies.s2018.multiget_percentiles import (
+    BOUNDS,
+    METRICS,
+    QUANTILES,
+    mean_percentiles,
+    study_histograms,
+)
+
+HIST_SIZE = 6  # the study's histograms are of six-key multi-GETs
+# How the middleware picks the server of a GET or non-sharded multi-GET, in words.
+READ_BALANCE = {
+    "round-robin": "round-robin",
+    "least-outstanding": "as the one with the fewest outstanding requests",
+}
+TABLE_HEADER = [
+    "sharding",
+    "keys",
+    "R cl. [ms]",
+    "p50",
+    "p90",
+    "p99",
+    "keys/s mw",
+    "raw",
+    "study keys/s",
+]
+
+
+class Figures(NamedTuple):
+    """Where the section's figures go."""
+
+    percentiles: str
+    hist: str
+    split: str
+
+
+class Multiget(NamedTuple):
+    """The section's LaTeX outputs, by the names of the rule's outputs."""
+
+    table: str
+    numbers: str
+
+
+# The testbed's emulation, passed in: the analysis does not import the testbed.
+TbfArgs = Callable[[float, float], list[str]]
+RtoMin = Callable[[float], float | None]
+
+
+def split_macros(split: pd.DataFrame, sizes: list[int]) -> list[str]:
+    """Where the middleware's time goes (`split`: mg.time_split), at the largest size too."""
+    numbers = [rf.macro("MgetSplitSentence", mg.split_sentence(split))]
+    if not split.empty:
+        s_share = split["server_us_mean_share"]
+        numbers.append(rf.macro("MgetServerShareMin", rf.pct(s_share.min())))
+        numbers.append(rf.macro("MgetServerShareMax", rf.pct(s_share.max())))
+        numbers.append(rf.macro("MgetQueueShareMax", rf.pct(split["queue_us_mean_share"].max())))
+        big = split[split["size"] == max(sizes)]
+        for _, row in big.iterrows():
+            numbers.append(
+                rf.macro(
+                    camel("Mget", row["sharding"], "Largest", "Server", "Ms"),
+                    rf.num(row["server_us_mean"] / 1e3, 2),
+                )
+            )
+    numbers.append(rf.macro("MgetLargestSize", str(max(sizes))))
+    return numbers
+
+
+def histogram_macros(hist_size: int, h: Histograms) -> list[str]:
+    """The histogram figure's size, buckets and the largest share above them."""
+    over = h.overflow.values()
+    return [
+        rf.macro("MgetHistSize", str(hist_size)),
+        rf.macro("MgetHistBuckets", str(len(h.edges) - 1)),
+        rf.macro("MgetHistWidthMs", rf.num(h.width / 1e3, 2)),
+        rf.macro("MgetHistTopMs", rf.num(h.edges[-1] / 1e3, 2)),
+        rf.macro("MgetHistOverflowMax", rf.pct(max(over, default=math.nan))),
+    ]
+
+
+def tail_macros(six_pct: pd.DataFrame, hist_size: int, rates: pd.DataFrame) -> list[str]:
+    """Tails at the histogram size, client side (`six_pct`: percentiles per side and
+    sharding), and the retransmissions behind them (`rates`: mg.loss_rates)."""
+    numbers = []
+    cl = six_pct[six_pct["side"] == "client"].set_index("sharding")
+    ratio = mg.tail_ratio(cl)
+    r_s, r_n = (float(ratio.get(k, math.nan)) for k in mg.SHARDING)
+    numbers.append(rf.macro("MgetTailSentence", mg.tail_sentence(hist_size, r_s, r_n)))
+    numbers.append(rf.macro("MgetRtoSentence", mg.rto_sentence(hist_size, rates)))
+    for k, r in zip(mg.SHARDING, (r_s, r_n), strict=True):
+        numbers.append(rf.macro(camel("Mget", k, "Tail", "Ratio"), rf.num(r, 1)))
+        for q, word in (("p50", "Median"), ("p99", "NinetyNinth")):
+            v = float(cl[q].get(k, math.nan)) / 1e3 if q in cl else math.nan
+            numbers.append(rf.macro(camel("Mget", k, "Hist", word, "Ms"), rf.num(v, 2)))
+    return numbers
+
+
+def gap_macros(pts: pd.DataFrame, agg: pd.DataFrame, ref: Mapping) -> list[str]:
+    """Where sharding pays: per metric, the sizes where it is better by more than the
+    margin; and the gap between the two at the sizes the study states one."""
+    numbers = []
+    client_pct = agg[agg["side"] == "client"].rename(columns={f"{q}_mean": q for q in METRICS})
+    table = mg.comparison(pts, client_pct)
+    numbers.append(rf.macro("MgetMargin", rf.pct(mg.MARGIN, 0)))
+    by_size = table.set_index("size") if not table.empty else table
+    for size, theirs in ref["non_sharded_lower_ms"].items():
+        word = camel(size)
+        numbers.append(rf.macro(f"MgetStudyGap{word}Ms", rf.num(theirs, 0)))
+        ours = math.nan
+        if int(size) in by_size.index:
+            row = by_size.loc[int(size)]
+            ours = (row[f"mean_{mg.SHARDED}"] - row[f"mean_{mg.NON_SHARDED}"]) / 1e3
+        numbers.append(rf.macro(f"MgetGap{word}Ms", rf.num(ours, 2)))
+    numbers.append(rf.macro("MgetVerdicts", mg.verdicts_paragraph(mg.verdicts(table))))
+    return numbers
+
+
+def link_macros(raw_pts: pd.DataFrame, tbf_args: TbfArgs, rto_min_ms: RtoMin) -> list[str]:
+    """The servers' links: their utilisation per point (measured rates, payload only), what
+    they drop (`tbf_args`: the emulation's queue of a cap) and what a retransmission costs
+    in the study's time (`rto_min_ms`: the routes' minimum RTO at a scale)."""
+    numbers = []
+    util = []
+    for _, g in raw_pts.groupby("point"):
+        sets, gets, keys = linkload.point_rates(g[g["side"] == "client"])
+        util.append(linkload.utilisation(g.iloc[0].to_dict(), sets, gets, keys).get("server"))
+    util = [u for u in util if u is not None and math.isfinite(u)]
+    numbers.append(rf.macro("MgetServerLinkMin", rf.pct(min(util, default=math.nan), 0)))
+    numbers.append(rf.macro("MgetServerLinkMax", rf.pct(max(util, default=math.nan), 0)))
+    # What the servers' links drop, and what a retransmission costs in the study's time.
+    first = raw_pts.iloc[0]
+    cap = float(first["caps_mbit.server"])
+    scale = float(first["scale"]) if "scale" in first and pd.notna(first["scale"]) else 1.0
+    tbf = tbf_args(cap, scale)
+    latency_ms = float(tbf[tbf.index("latency") + 1].removesuffix("ms"))
+    value = int(first["workload.data_size"])
+    numbers.append(rf.macro("MgetServerCapMbit", rf.num(cap, 2)))
+    numbers.append(rf.macro("MgetTbfLatencyMs", rf.num(latency_ms)))
+    numbers.append(rf.macro("MgetTbfValues", rf.num(mg.queue_values(cap, latency_ms, value))))
+    numbers.append(rf.macro("MgetValueBytes", rf.num(value)))
+    # The hosts' routes carry the minimum RTO dilated by 1/s (testbed.emulation).
+    rto_ms = rto_min_ms(scale) or mg.RTO_MIN_MS
+    numbers.append(rf.macro("MgetRtoMs", rf.num(rto_ms)))
+    numbers.append(rf.macro("MgetRtoStudyMs", rf.num(rto_ms * scale, 1)))
+    numbers.append(rf.macro("MgetScale", rf.num(scale, 2)))
+    balance = str(first.get("middleware.read_balance") or "round-robin")
+    numbers.append(rf.macro("MgetReadBalance", rf.escape(READ_BALANCE.get(balance, balance))))
+    return numbers
+
+
+def keys_table(
+    pts: pd.DataFrame,
+    raw_pts: pd.DataFrame,
+    agg: pd.DataFrame,
+    sizes: list[int],
+    ref: Mapping,
+) -> tuple[str, list[str]]:
+    """Per size and sharding: the client's mean response time and percentiles, and keys per
+    second (study time and raw) beside the study's; its macros."""
+    numbers = []
+    rows = []
+    mean_rt = mg.get_rows(pts, "client")
+    mw = mg.get_rows(pts, "middleware").set_index(["sharding", "size"])
+    raw_mw = mg.get_rows(raw_pts, "middleware").set_index(["sharding", "size"])
+    a = agg[agg["side"] == "client"].set_index(["sharding", "size"])
+    for sharding in mg.SHARDING:
+        for size in sizes:
+            c = mean_rt[(mean_rt["sharding"] == sharding) & (mean_rt["size"] == size)]
+            if c.empty:
+                continue
+            key = (sharding, size)
+            keys_s = mw["throughput_ops_mean"].get(key, math.nan) * size
+            keys_raw = raw_mw["throughput_ops_mean"].get(key, math.nan) * size
+            p = {q: a[f"{q}_mean"].get(key, math.nan) / 1e3 for q in ("p50", "p90", "p99")}
+            r_ms = c["response_us_mean_mean"].iloc[0] / 1e3
+            theirs = ref["keys_per_s"].get(sharding, {}).get(int(size), math.nan)
+            rows.append(
+                [
+                    sharding,
+                    str(size),
+                    rf.num(r_ms, 2),
+                    *[rf.num(v, 2) for v in p.values()],
+                    rf.num(keys_s),
+                    rf.num(keys_raw),
+                    rf.num(theirs),
+                ]
+            )
+            numbers.append(rf.macro(camel("Mget", sharding, size, "Ms"), rf.num(r_ms, 2)))
+    return rf.tabular(TABLE_HEADER, rows, "lrrrrrrrr"), numbers
+
+
+def report(
+    raw_pts: pd.DataFrame,
+    hist: pd.DataFrame,
+    windows: pd.DataFrame,
+    manifests: pd.DataFrame,
+    runs: pd.DataFrame,
+    ref: Mapping,
+    figures: Figures,
+    tbf_args: TbfArgs,
+    rto_min_ms: RtoMin,
+) -> Multiget:
+    """The section from the family's points as measured (`raw_pts`, those the validation
+    kept), histograms, trimmed windows, manifests and runs, and the reference file's
+    `multiget` section; figures are saved at `figures`."""
+    pts = in_study_time(raw_pts)
+    sizes = sorted(mg.get_rows(pts, "client")["size"].unique().tolist())
+    level = mg.get_rows(pts, "client").set_index("point")[["sharding", "size"]]
+    hist = study_histograms(hist, windows, raw_pts, level)
+    agg = mean_percentiles(hist)
+    percentile_figure(mg.get_rows(pts, "client"), agg, sizes, figures.percentiles)
+
+    split = mg.time_split(pts)
+    split_figure(split, sizes, figures.split)
+    numbers = split_macros(split, sizes)
+
+    # Histograms of the study's size (or the largest measured) on common buckets.
+    hist_size = HIST_SIZE if HIST_SIZE in sizes else max(sizes)
+    six = hist[hist["size"] == hist_size]
+    six_pct = grouped_quantiles(six, ["side", "sharding"], QUANTILES, BOUNDS)
+    unit = MIDDLEWARE_BUCKET_US * (float(six["scale"].max()) if not six.empty else 1.0)
+    h = histogram_figure(six, six_pct, unit, figures.hist)
+    numbers += histogram_macros(hist_size, h)
+    numbers += tail_macros(six_pct, hist_size, mg.loss_rates(manifests, runs))
+    numbers += gap_macros(pts, agg, ref)
+    numbers += link_macros(raw_pts, tbf_args, rto_min_ms)
+    table, macros = keys_table(pts, raw_pts, agg, sizes, ref)
+    numbers += macros
+    numbers.append(rf.macro("MgetStudySource", rf.escape(ref["source"])))
+    numbers.append(rf.macro("MgetSizes", ", ".join(str(s) for s in sizes)))
+    return Multiget(table, "".join(numbers))

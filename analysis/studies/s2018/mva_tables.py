@@ -1,0 +1,218 @@
+"""The closed network of the baseline with middlewares (analysis.studies.s2018.mva_middleware)
+as the report shows it: its predictions beside the measurements, its service times and
+capacities, its components beside seed 004's Table 14, and the two reports' errors and
+bottlenecks beside ours."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import NamedTuple
+
+import pandas as pd
+
+from analysis.models import mva
+from analysis.report import figures as rf
+from analysis.studies.s2018 import mva_middleware as mw
+from analysis.studies.s2018 import seed as seed2018
+from analysis.studies.s2018.macros import camel
+
+SETUPS = ("one_middleware", "two_middlewares")
+WORKLOADS = ("read-only", "write-only")
+# The model's throughput beside the measured one per client point (also written as data).
+DATA_COLUMNS = [
+    "setup",
+    "workload",
+    "point",
+    "clients",
+    "x_model",
+    "x_measured",
+    "x_measured_raw",
+    "scale",
+    "bottleneck",
+]
+MVA_HEADER = ["setup", "workload", "N", "X MVA", "X meas.", "raw"]
+MVA_HEADER += ["R MVA [ms]", "R meas. [ms]", "bottleneck"]
+PARAM_HEADER = ["setup", "workload", "WT", "S network", "S net-thr.", "S worker", "S memc."]
+PARAM_HEADER += ["cap. net-thr.", "cap. workers", "cap. memc.", "bottleneck"]
+COMP_HEADER = ["workload", "N (seed)", "component", "U", "seed", "R [ms]", "seed", "Q", "seed"]
+SEEDS_HEADER = ["setup", "workload", "N", "ours: error", "bottleneck", "seed 004: error"]
+SEEDS_HEADER += ["bottleneck", "seed 002: bottleneck"]
+
+
+class MvaTables(NamedTuple):
+    """The tables (LaTeX), the model's throughput per point and the macros."""
+
+    mva: str
+    util: str
+    comp_one: str
+    comp_two: str
+    seeds: str
+    data: pd.DataFrame
+    numbers: list[str]
+
+
+def component_rows(side: pd.DataFrame, workload: str) -> list[list[str]]:
+    """Rows of a Table 14 beside ours (mw.beside_seed), each client count's heading once."""
+    rows = []
+    last = None
+    for _, r in side.iterrows():
+        head = (workload, r["clients"])
+        shown = [workload, f"{r['clients']} ({r['seed_clients']})"] if head != last else ["", ""]
+        last = head
+        rows.append(
+            [
+                *shown,
+                r["component"],
+                *(rf.num(r[m + s], 2) for m in mw.METRICS for s in ("", "_seed")),
+            ]
+        )
+    return rows
+
+
+def tables(
+    fitted: Mapping[tuple[str, str], mw.Fit], raw_x: pd.Series, full_ref: Mapping
+) -> MvaTables:
+    """The MVA tables (service times and capacities, predictions, components beside seed
+    004's Table 14, the two reports' errors and bottlenecks) of the fitted networks
+    (mw.fit); `raw_x`: the measured throughput by (point, side, type)."""
+    ref = full_ref["models"]
+    seed_comp = ref["mva_components"]
+    targets = [int(c) for c in seed_comp["clients"]]
+    all_clients = {int(n) for f in fitted.values() for n in f.client["clients_total"]}
+    chosen = mw.nearest_clients(all_clients, targets)
+    numbers = [
+        rf.macro(camel("ModelCompClients", t), str(chosen[i]) if i < len(chosen) else rf.MISSING)
+        for i, t in enumerate(targets)
+    ]
+    mva_rows, param_rows, mva_data = [], [], []
+    comp_tables: dict[str, list[list[str]]] = {s: [] for s in SETUPS}
+    macros: dict[str, str] = {}
+    for setup in SETUPS:
+        for workload in WORKLOADS:
+            key = camel("Model", setup, workload)
+            macros[f"{key}Bottleneck"] = "n/a (no points)"
+            macros[f"{key}X"] = rf.MISSING
+            for part in ("NetThread", "Workers", "Memcached"):
+                macros[f"{key}Capacity{part}"] = rf.MISSING
+    for (setup, workload), f in sorted(fitted.items()):
+        key = camel("Model", setup, workload)
+        net, times = f.network, f.times
+        label = [setup.replace("_", " "), workload]
+        comp = []
+        for _, c in f.client.iterrows():
+            n = int(c["clients_total"])
+            res = mva.solve(net, n)
+            comp.append(mw.components(res).assign(clients=n))
+            mva_data.append(
+                {
+                    "setup": setup,
+                    "workload": workload,
+                    "point": c["point"],
+                    "clients": n,
+                    "x_model": res.throughput,
+                    "x_measured": float(c["throughput_ops_mean"]),
+                    "x_measured_raw": float(raw_x.get((c["point"], "client", "all"), math.nan)),
+                    "scale": float(c["scale"]),
+                    "bottleneck": mw.bottleneck(res),
+                }
+            )
+            mva_rows.append(
+                [
+                    *label,
+                    str(n),
+                    rf.num(res.throughput),
+                    rf.num(c["throughput_ops_mean"]),
+                    rf.num(raw_x.get((c["point"], "client", "all"), math.nan)),
+                    rf.num(res.response_time * 1e3, 2),
+                    rf.num(c["response_us_mean_mean"] / 1e3, 2),
+                    rf.escape(mw.bottleneck(res)),
+                ]
+            )
+        # The table's bottleneck is the one at the most clients: the last point's.
+        cap = times.capacities(f.workers, f.middlewares)
+        param_rows.append(
+            [
+                *label,
+                str(f.workers),
+                *(rf.num(t * 1e6, 1) for t in (times.network, times.netthread, times.worker)),
+                rf.num(times.server * 1e6, 1),
+                *(rf.num(cap[c]) for c in ("net-thread", "workers", "memcached")),
+                rf.escape(mw.bottleneck(res)),
+            ]
+        )
+        macros[f"{key}Bottleneck"] = rf.escape(mw.bottleneck(res))
+        macros[f"{key}X"] = rf.num(res.throughput)
+        for part, c in (
+            ("NetThread", "net-thread"),
+            ("Workers", "workers"),
+            ("Memcached", "memcached"),
+        ):
+            macros[f"{key}Capacity{part}"] = rf.num(cap[c])
+        side = mw.beside_seed(pd.concat(comp), seed_comp[setup][workload], targets, chosen)
+        side = side[side["component"] != "clients"]  # Z = 0: it holds no job; not in Table 14
+        comp_tables[setup] += component_rows(side, workload)
+    for setup in SETUPS:
+        read, write = (macros[f"{camel('Model', setup, w)}Bottleneck"] for w in WORKLOADS)
+        macros[f"{camel('Model', setup)}BottleneckPhrase"] = mw.bottleneck_phrase(read, write)
+    numbers += [rf.macro(k, v) for k, v in macros.items()]
+    comp_one, comp_two = (
+        rf.tabular(COMP_HEADER, comp_tables[setup], "lll" + "r" * 6) for setup in SETUPS
+    )
+    seeds, seeds_numbers = seeds_beside(full_ref, mva_data)
+    numbers += seeds_numbers
+    numbers.append(rf.macro("ModelMvaCases", str(len(param_rows))))
+    return MvaTables(
+        mva=rf.tabular(MVA_HEADER, mva_rows, "llrrrrrrl"),
+        util=rf.tabular(PARAM_HEADER, param_rows, "llr" + "r" * 7 + "l"),
+        comp_one=comp_one,
+        comp_two=comp_two,
+        seeds=seeds,
+        data=pd.DataFrame(mva_data, columns=DATA_COLUMNS),
+        numbers=numbers,
+    )
+
+
+def seeds_beside(full_ref: Mapping, mva_data: list[dict]) -> tuple[str, list[str]]:
+    """Our MVA's throughput error and bottleneck at the largest N beside seed 004's (Table 14,
+    §7.3) and the bottleneck seed 002 states (`mva_data`: rows of DATA_COLUMNS); the tabular
+    and its macros."""
+    ref = full_ref["models"]
+    cols = ["setup", "workload", "clients", "x_model", "x_measured", "bottleneck"]
+    seeds_mva = seed2018.mva_beside(pd.DataFrame(mva_data, columns=cols), full_ref)
+    rows = [
+        [
+            r["setup"].replace("_", " "),
+            r["workload"],
+            str(r["clients"]),
+            rf.pct(r["ours_error"]),
+            rf.escape(r["ours_bottleneck"]),
+            rf.pct(r["seed004_error"]),
+            rf.escape(r["seed004_bottleneck"]),
+            rf.escape(r["seed002_bottleneck"]),
+        ]
+        for _, r in seeds_mva.iterrows()
+    ]
+    table = rf.tabular(SEEDS_HEADER, rows, "llrrlrll")
+    by_key = seeds_mva.set_index(["setup", "workload"])
+    numbers = []
+    for setup in SETUPS:
+        for workload in WORKLOADS:
+            key = camel("Model", setup, workload)
+            r = by_key.loc[(setup, workload)] if (setup, workload) in by_key.index else {}
+            t4 = ref["mva"][setup][workload]
+            numbers += [
+                rf.macro(f"{key}StudyX", rf.num(t4["mva_x"])),
+                rf.macro(f"{key}StudyMeasX", rf.num(t4["measured_x"])),
+                rf.macro(f"{key}Error", rf.pct(r.get("ours_error", math.nan))),
+                rf.macro(
+                    f"{key}StudyError",
+                    rf.pct(seed2018.relative_error(t4["mva_x"], t4["measured_x"])),
+                ),
+                rf.macro(f"{key}StudyBottleneck", rf.escape(ref["mva_bottleneck"][workload])),
+                rf.macro(
+                    f"{key}SeedTwoBottleneck",
+                    rf.escape(full_ref["seed002"]["bottleneck"][setup][workload]),
+                ),
+            ]
+    return table, numbers

@@ -1,0 +1,49 @@
+"""The maximum-throughput family's figures: our series, the original's values beside them,
+the percentiles and the breakdown of the middleware's response time."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis.report import figures as fg
+from analysis.report import series_plot as sp
+from analysis.studies.s2016 import max_figures
+from analysis.studies.s2016.max_throughput import percentiles
+from analysis.studies.s2016.study_time import by_points
+from analysis.studies.s2016.tables import read_only_points
+from tests.analysis.studies.s2016.conftest import legend_texts, max_tables
+
+
+def test_the_originals_values_follow_our_series_colours(ref: dict) -> None:
+    fig, axes = fg.figure()
+    ax = axes[0][0]
+    max_figures.original_marks(ax, [8, 24], ref["max_throughput"])
+    lines = {ln.get_label(): ln for ln in ax.lines}
+    assert lines["T=8, original's plateau"].get_ydata()[0] == 8000
+    # A peak is a line and a hollow marker at its clients; our T=24 keeps its colour.
+    peak = lines["T=24, original's peak (280 clients)"]
+    assert peak.get_color() == sp.style(1)["color"]
+    markers = [ln for ln in ax.lines if list(ln.get_xdata()) == [280]]
+    assert markers and markers[0].get_markerfacecolor() == "none"
+    # Sizes we did not run follow our series: T=16 takes the third style.
+    assert lines["T=16, original's plateau"].get_color() == sp.style(2)["color"]
+    fg.plt.close(fig)
+
+
+def test_throughput_percentile_and_breakdown_figures(saved: dict, ref: dict) -> None:
+    t = max_tables()
+    raw = read_only_points(t["points"])
+    points = by_points(raw, raw)
+    max_figures.throughput_figure(points, "x.pdf", ref["max_throughput"])
+    assert {"T=8, client", "T=24, middleware", "T=32, original's peak (220 clients)"} <= set(
+        legend_texts(saved["x.pdf"])
+    )
+    pct = percentiles(by_points(t["histograms"], raw), by_points(t["windows"], raw), points)
+    max_figures.percentile_figure(pct, "p.pdf")
+    left, right = saved["p.pdf"].axes
+    assert (left.get_title(), right.get_title()) == ("median", "90th percentile")
+    assert left.get_ylim() == right.get_ylim()
+    max_figures.breakdown_figure(points[points["side"] == "middleware"], "b.pdf")
+    assert legend_texts(saved["b.pdf"]) == list(max_figures.COMPONENTS.values())
+    queue = saved["b.pdf"].axes[0].containers[1]  # queue: 400 µs raw, 0.2 ms in study time
+    assert queue.lines[0].get_ydata().tolist() == pytest.approx([0.2] * 4)
