@@ -204,10 +204,7 @@ final class AsyncServerConnection {
         fail("unexpected reply '" + ServerReplyParser.text(b, start, lineEnd) + "'");
         return;
       }
-      final String failure =
-          ServerReplyParser.stored(b, start, lineEnd)
-              ? null
-              : "replied " + ServerReplyParser.text(b, start, lineEnd);
+      final String failure = SetReplicationRoute.notStored(b, start, lineEnd);
       start = i + 1;
       outcome.ended(e, failure);
     }

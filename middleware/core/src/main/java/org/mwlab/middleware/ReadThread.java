@@ -21,6 +21,8 @@ final class ReadThread extends QueueThread<Part> {
   private final int traceSample;
   private final GetExchange exchange = new GetExchange();
   private final ByteSink reply = new ByteSink(64 * 1024);
+  /** The reply that is the content of {@link #reply}. */
+  private final RouteReply.Data data = new RouteReply.Data(reply);
   private final ByteSink scratch = new ByteSink(16 * 1024);
 
   ReadThread(
@@ -131,9 +133,9 @@ final class ReadThread extends QueueThread<Part> {
     final Request r = f.request;
     final boolean error = f.failed;
     final int values = error ? 0 : f.valuesReturned.get();
-    byte[] out = null;
+    final RouteReply out;
     if (error) {
-      out = Replies.serverError("get failed on " + f.failures());
+      out = RouteReply.Failed.get(f.failures());
     } else {
       final byte[][] blocks = f.values;
       if (blocks != null) {
@@ -145,12 +147,9 @@ final class ReadThread extends QueueThread<Part> {
         }
       }
       reply.append(Replies.END);
+      out = data;
     }
-    if (out == null) {
-      r.connection.complete(r, reply.array(), reply.length(), true);
-    } else {
-      r.connection.complete(r, out);
-    }
+    out.answer(r);
     r.writtenNs = System.nanoTime();
     final List<Part> parts = f.parts();
     Part critical = parts.get(0);

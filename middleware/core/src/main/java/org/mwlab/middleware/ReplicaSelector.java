@@ -35,7 +35,10 @@ final class ReplicaSelector {
     return ring.replicas(key)[0];
   }
 
-  /** Design 2016 failover: the key's first replica not in {@code tried}, or -1. */
+  /**
+   * Failover (design 2016) and reassignment of a sharded multi-GET's keys (design 2018): the
+   * key's first replica not in {@code tried}, or -1.
+   */
   int untried(final byte[] key, final BitSet tried) {
     for (final int s : ring.replicas(key)) {
       if (!tried.get(s)) {

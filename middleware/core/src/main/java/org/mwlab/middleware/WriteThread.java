@@ -13,7 +13,8 @@ import org.mwlab.middleware.stats.Recorder;
  * connections to the replicas; queuing a SET wakes it. It sends each SET to all of the key's
  * replicas without waiting for their replies, so many SETs are in flight at once, and answers the
  * client when every replica has replied: {@code STORED} only if every replica stored the value,
- * otherwise a {@code SERVER_ERROR} that names each failure.
+ * otherwise a {@code SERVER_ERROR} that names each failure, in replica order ({@link
+ * SetReplicationRoute#reply}, the reply rule design 2018 follows too).
  */
 final class WriteThread implements Runnable {
   /** A SET in flight: one outcome per replica. Write thread only. */
@@ -211,12 +212,9 @@ final class WriteThread implements Runnable {
             .append(' ').append(set.failures[k]);
       }
     }
-    final boolean error = failed.length() > 0;
-    r.connection.complete(
-        r,
-        error
-            ? Replies.serverError("set failed on " + failed)
-            : r.noreply ? Replies.EMPTY : Replies.STORED);
+    final RouteReply reply = SetReplicationRoute.reply(r, failed);
+    final boolean error = reply.error();
+    reply.answer(r);
     r.writtenNs = System.nanoTime();
     inFlight--;
     r.dequeueNs = p.dequeueNs;
