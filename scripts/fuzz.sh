@@ -14,9 +14,11 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 targets=(
+  "common org.mwlab.common.memcached.ReplyParserFuzzTest anyStream"
+  "common org.mwlab.common.memcached.ReplyParserFuzzTest wellFormed"
   "core org.mwlab.middleware.RequestDecoderFuzzTest decode"
-  "core org.mwlab.middleware.ServerReplyParserFuzzTest anyReply"
-  "core org.mwlab.middleware.ServerReplyParserFuzzTest wellFormedReply"
+  "core org.mwlab.middleware.ServerRepliesFuzzTest anyReply"
+  "core org.mwlab.middleware.ServerRepliesFuzzTest wellFormedReply"
   "loadgen org.mwlab.loadgen.ReplyReaderFuzzTest replies"
   "simplemq org.mwlab.simplemq.protocol.FrameFuzzTest decode"
 )
@@ -39,7 +41,8 @@ case ${1:-} in
 esac
 
 # Maven copies test resources but never deletes them: drop copies of removed inputs.
-rm -rf middleware/*/target/test-classes/org/mwlab/*/*Inputs
+rm -rf middleware/*/target/test-classes/org/mwlab/*/*Inputs \
+  middleware/*/target/test-classes/org/mwlab/*/*/*Inputs
 "${mvn[@]}" -q test-compile
 
 if [[ $mode == merge ]]; then

@@ -4,8 +4,8 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Byte-level helpers for the memcached text protocol, which is ASCII: the middleware's request
- * decoder and reply parser and the load generator's reply reader work on byte ranges {@code
- * buf[from, to)} without making strings.
+ * decoder and the shared reply parser ({@link org.mwlab.common.memcached.ReplyParser}) work on
+ * byte ranges {@code buf[from, to)} without making strings.
  */
 public final class Ascii {
   private Ascii() {}

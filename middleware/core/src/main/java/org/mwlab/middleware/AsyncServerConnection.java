@@ -8,6 +8,8 @@ import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
 import java.util.Arrays;
+import org.mwlab.common.memcached.LineFramer;
+import org.mwlab.common.memcached.ReplyParser;
 
 /**
  * Design 2016: a write thread's non-blocking connection to one server. SETs are written back to
@@ -42,7 +44,8 @@ final class AsyncServerConnection {
   private byte[] out = new byte[16 * 1024];
   private int outStart;
   private int outEnd;
-  private ByteBuffer in = ByteBuffer.allocate(4 * 1024);
+  private final LineFramer in = new LineFramer(4 * 1024, MAX_LINE);
+  private final ReplyParser replies = ServerReplies.newParser();
   private String lastFailure = "not connected";
 
   AsyncServerConnection(
@@ -179,7 +182,7 @@ final class AsyncServerConnection {
   private void read() {
     final int n;
     try {
-      n = channel.read(in);
+      n = channel.read(in.space());
     } catch (IOException e) {
       fail("read failed: " + describe(e));
       return;
@@ -191,35 +194,21 @@ final class AsyncServerConnection {
     if (n > 0) {
       backoff.answered();
     }
-    final byte[] b = in.array();
-    final int end = in.position();
-    int start = 0;
-    for (int i = 0; i < end; i++) {
-      if (b[i] != '\n') {
-        continue;
-      }
-      final int lineEnd = i > start && b[i - 1] == '\r' ? i - 1 : i;
+    in.spaceFilled();
+    int end;
+    while ((end = in.nextLine()) >= 0) {
+      final byte[] b = in.array();
+      final int start = in.lineStart();
       final Exchange e = inFlight.pollFirst();
       if (e == null) {
-        fail("unexpected reply '" + ServerReplyParser.text(b, start, lineEnd) + "'");
+        fail("unexpected reply '" + ServerReplies.text(b, start, end) + "'");
         return;
       }
-      final String failure = SetReplicationRoute.notStored(b, start, lineEnd);
-      start = i + 1;
-      outcome.ended(e, failure);
+      outcome.ended(e, SetReplicationRoute.notStored(replies, b, start, end));
     }
     // Keep the incomplete line for the next read.
-    System.arraycopy(b, start, b, 0, end - start);
-    in.position(end - start);
-    if (!in.hasRemaining()) {
-      if (in.capacity() >= MAX_LINE) {
-        fail("reply line too long");
-        return;
-      }
-      final ByteBuffer bigger = ByteBuffer.allocate(in.capacity() * 2);
-      in.flip();
-      bigger.put(in);
-      in = bigger;
+    if (!in.makeRoom()) {
+      fail("reply line too long");
     }
   }
 

@@ -49,7 +49,7 @@ public record Config(
       throw new IllegalArgumentException("at least one server (-m) is required");
     }
     if (workers < 1) {
-      throw new IllegalArgumentException("workers (-t) must be >= 1");
+      throw new IllegalArgumentException("--workers must be >= 1");
     }
     if (replication < 1 || replication > servers.size()) {
       throw new IllegalArgumentException(

@@ -13,9 +13,10 @@ import org.mwlab.middleware.stats.Recorder;
 import org.mwlab.middleware.stats.StatsCollector;
 
 /**
- * The 2016 design: per memcached server a read queue served by T read threads, each with its own
- * blocking connection to that server and one GET at a time, and a write queue served by one write
- * thread that keeps many SETs in flight to the replicas over non-blocking connections.
+ * The 2016 design: per memcached server a read queue served by its read workers (--workers read
+ * threads), each with its own blocking connection to that server and one GET at a time, and a
+ * write queue served by one write thread that keeps many SETs in flight to the replicas over
+ * non-blocking connections.
  *
  * <p>A key's primary is the first server of its replica set on the ring; its replicas are the
  * primary and the next R−1 servers. A SET goes to its primary's write queue and from there to
@@ -34,7 +35,7 @@ final class Design2016 implements Dispatcher {
   private final Recorder net;
   private final ServerPool servers;
   private final int capacity;
-  private final int threadsPerServer;
+  private final int readWorkersPerServer;
 
   Design2016(
       final Config config,
@@ -44,7 +45,7 @@ final class Design2016 implements Dispatcher {
     this.servers = servers;
     this.selector = selector;
     this.capacity = config.queueCapacity();
-    this.threadsPerServer = config.workers();
+    this.readWorkersPerServer = config.workers();
     this.net = stats.net();
     final int n = servers.size();
     plan = new MultiGetPlan(n);
@@ -54,10 +55,10 @@ final class Design2016 implements Dispatcher {
       final LinkedBlockingQueue<Part> q = new LinkedBlockingQueue<>();
       readQueues.add(q);
       final AtomicInteger inFlight = new AtomicInteger();
-      for (int t = 0; t < threadsPerServer; t++) {
+      for (int t = 0; t < readWorkersPerServer; t++) {
         final ReadThread r =
             new ReadThread(this, config, servers, s, q, inFlight,
-                stats.worker(s * threadsPerServer + t));
+                stats.worker(s * readWorkersPerServer + t));
         readers.add(r);
         threads.add(daemon(r, "read-" + s + "-" + t));
       }
@@ -65,7 +66,8 @@ final class Design2016 implements Dispatcher {
     for (int s = 0; s < n; s++) {
       final WriteThread w;
       try {
-        w = new WriteThread(config, servers, selector, s, stats.worker(n * threadsPerServer + s));
+        w = new WriteThread(
+            config, servers, selector, s, stats.worker(n * readWorkersPerServer + s));
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
@@ -92,12 +94,12 @@ final class Design2016 implements Dispatcher {
 
   static List<PoolSpec> pools(final Config config) {
     final int n = config.servers().size();
-    final int t = config.workers();
+    final int readWorkers = config.workers();
     final List<PoolSpec> pools = new ArrayList<>();
     for (int s = 0; s < n; s++) {
       final String address = config.servers().get(s).toString();
-      pools.add(new PoolSpec("read", s, address, t, s * t));
-      pools.add(new PoolSpec("write", s, address, 1, n * t + s));
+      pools.add(new PoolSpec("read", s, address, readWorkers, s * readWorkers));
+      pools.add(new PoolSpec("write", s, address, 1, n * readWorkers + s));
     }
     return pools;
   }
@@ -245,6 +247,6 @@ final class Design2016 implements Dispatcher {
 
   @Override
   public String describe() {
-    return "design 2016, " + threadsPerServer + " read threads and 1 write thread per server";
+    return "design 2016, " + readWorkersPerServer + " read threads and 1 write thread per server";
   }
 }

@@ -5,7 +5,7 @@ import org.mwlab.middleware.ServerConnection.ServerException;
 
 /**
  * A {@code get} exchange with one server over a blocking {@link ServerConnection}: the command for
- * some of a request's keys, then the reply read value by value with a {@link ServerReplyParser}.
+ * some of a request's keys, then the reply read value by value with {@link ServerReplies}.
  * One per thread, reused.
  */
 final class GetExchange {
@@ -19,7 +19,7 @@ final class GetExchange {
   private static final byte[] GET = Ascii.bytes("get");
 
   private final ByteSink cmd = new ByteSink(4 * 1024);
-  private final ServerReplyParser parser = new ServerReplyParser();
+  private final ServerReplies replies = new ServerReplies();
   private String failure;
   private int values;
 
@@ -95,25 +95,24 @@ final class GetExchange {
       final Slots slots)
       throws ServerException {
     values = 0;
-    parser.expect(keys, positions, from, to);
+    replies.expect(keys, positions, from, to);
     while (true) {
       final int end = c.readLine(deadline);
       final byte[] b = c.buffer();
-      final int start = c.lineStart;
-      final ServerReplyParser.Line line = parser.line(b, start, end);
-      if (line instanceof ServerReplyParser.End) {
+      final int start = c.lineStart();
+      final ServerReplies.Line line = replies.line(b, start, end);
+      if (line instanceof ServerReplies.End) {
         return true;
       }
-      if (line instanceof ServerReplyParser.Failure f) {
+      if (line instanceof ServerReplies.Failure f) {
         return failed(c, f);
       }
-      final ServerReplyParser.Value v = (ServerReplyParser.Value) line;
+      final ServerReplies.Value v = (ServerReplies.Value) line;
       final int blockStart = sink.length();
       sink.append(b, start, end - start);
       sink.crlf();
       c.readInto(v.bytes() + 2, sink, deadline);
-      final ServerReplyParser.Failure bad =
-          ServerReplyParser.dataBlock(sink.array(), sink.length());
+      final ServerReplies.Failure bad = ServerReplies.dataBlock(sink.array(), sink.length());
       if (bad != null) {
         return failed(c, bad);
       }
@@ -124,7 +123,7 @@ final class GetExchange {
     }
   }
 
-  private boolean failed(final ServerConnection c, final ServerReplyParser.Failure f) {
+  private boolean failed(final ServerConnection c, final ServerReplies.Failure f) {
     if (f.outOfStep()) {
       c.markFailed(f.dropReason());
     }

@@ -27,9 +27,9 @@ import picocli.CommandLine.Spec;
           + " memcached servers given with -m.",
       "Writes are sent to every replica of the key; reads go to one replica. SIGTERM writes"
           + " the remaining statistics and exits with status 0.",
-      "--design 2018 (default): one queue, -t workers that each talk to every server."
-          + " --design 2016: per server a read queue with -t read threads and a write queue"
-          + " with one asynchronous write thread; reads go to the key's primary."
+      "--design 2018 (default): one queue, --workers workers that each talk to every server."
+          + " --design 2016: per server a read queue with --workers read threads and a write"
+          + " queue with one asynchronous write thread; reads go to the key's primary."
     })
 public final class Main implements Callable<Integer> {
 
@@ -37,7 +37,9 @@ public final class Main implements Callable<Integer> {
 
   @Mixin private ListenOptions listen;
 
-  @Option(names = "-t", paramLabel = "WORKERS", defaultValue = "8",
+  // -t as in memtier and memcached. The testbed always passes the count; this default, for
+  // standalone use, is testbed.point.DEFAULT_WORKERS (tests/test_workers.py checks it).
+  @Option(names = {"-t", "--workers"}, paramLabel = "WORKERS", defaultValue = "8",
       description = "Worker threads; with --design 2016 read threads per server"
           + " (default: ${DEFAULT-VALUE}).")
   private int workers;
@@ -52,7 +54,7 @@ public final class Main implements Callable<Integer> {
 
   @Option(names = "--design", paramLabel = "2018|2016", defaultValue = "2018",
       description = "Middleware design: 2018 (one shared queue and workers) or 2016 (per server"
-          + " a read queue with -t threads and a write queue with one selector thread)"
+          + " a read queue with --workers threads and a write queue with one selector thread)"
           + " (default: ${DEFAULT-VALUE}).")
   private String design;
 

@@ -4,8 +4,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
-import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
+import org.mwlab.common.memcached.LineFramer;
 
 /**
  * One worker's blocking connection to one memcached server, with deadlines on every read and
@@ -41,12 +41,10 @@ final class ServerConnection {
   private OutputStream out;
   /** Holds a reply with a few values of the study's 4 KB. */
   static final int DEFAULT_READ_BUFFER = 16 * 1024;
+  /** Longest reply line, CRLF included; data blocks pass through the buffer in pieces. */
+  private static final int MAX_LINE = 1 << 20;
 
-  private byte[] buf;
-  private int pos;
-  private int lim;
-  /** Start of the line returned by the last {@link #readLine}. */
-  int lineStart;
+  private final LineFramer replies;
 
   /**
    * A server that accepts and then fails (it crashes at once, or closes every connection) must
@@ -56,7 +54,7 @@ final class ServerConnection {
   private String lastFailure = "not connected";
 
   ServerConnection(final ServerPool pool, final int index, final int readBuffer) {
-    this.buf = new byte[readBuffer];
+    this.replies = new LineFramer(readBuffer, Math.max(readBuffer, MAX_LINE));
     this.index = index;
     this.address = pool.address(index);
     this.timeoutMs = pool.timeoutMs();
@@ -78,8 +76,7 @@ final class ServerConnection {
       socket = s;
       in = s.getInputStream();
       out = s.getOutputStream();
-      pos = 0;
-      lim = 0;
+      replies.clear();
       backoff.connected();
       return true;
     } catch (IOException e) {
@@ -165,54 +162,43 @@ final class ServerConnection {
 
   /**
    * Reads one line; returns the index of its end (before CRLF) in {@link #buffer()}, the start is
-   * {@link #lineStart}.
+   * {@link #lineStart()}.
    */
   int readLine(final long deadlineNs) throws ServerException {
-    int scanFrom = pos;
-    while (true) {
-      for (int i = scanFrom; i < lim; i++) {
-        if (buf[i] == '\n') {
-          lineStart = pos;
-          pos = i + 1;
-          return i > lineStart && buf[i - 1] == '\r' ? i - 1 : i;
-        }
-      }
-      scanFrom = lim - pos;
+    int end;
+    while ((end = replies.nextLine()) < 0) {
       fill(deadlineNs);
-      scanFrom += pos;
     }
+    return end;
+  }
+
+  /** Start of the line returned by the last {@link #readLine}. */
+  int lineStart() {
+    return replies.lineStart();
   }
 
   byte[] buffer() {
-    return buf;
+    return replies.array();
   }
 
   /** Copies the next {@code n} bytes into {@code sink}. */
   void readInto(final int n, final ByteSink sink, final long deadlineNs) throws ServerException {
     int left = n;
     while (left > 0) {
-      if (pos == lim) {
+      if (replies.available() == 0) {
         fill(deadlineNs);
       }
-      final int k = Math.min(left, lim - pos);
-      sink.append(buf, pos, k);
-      pos += k;
+      final int k = Math.min(left, replies.available());
+      sink.append(replies.array(), replies.position(), k);
+      replies.consume(k);
       left -= k;
     }
   }
 
   /** Reads more bytes after the unread ones, compacting or growing the buffer. */
   private void fill(final long deadlineNs) throws ServerException {
-    if (pos > 0) {
-      System.arraycopy(buf, pos, buf, 0, lim - pos);
-      lim -= pos;
-      pos = 0;
-    }
-    if (lim == buf.length) {
-      if (buf.length >= 1 << 20) {
-        throw fail("reply line too long");
-      }
-      buf = Arrays.copyOf(buf, buf.length * 2);
+    if (!replies.makeRoom()) {
+      throw fail("reply line too long");
     }
     if (deadlineNs - System.nanoTime() <= 0) {
       throw timeout();
@@ -220,7 +206,7 @@ final class ServerConnection {
     armed.set(deadlineNs);
     final int n;
     try {
-      n = in.read(buf, lim, buf.length - lim);
+      n = in.read(replies.array(), replies.limit(), replies.room());
     } catch (IOException e) {
       if (!disarm(deadlineNs)) {
         throw timeout();
@@ -233,7 +219,7 @@ final class ServerConnection {
     if (n < 0) {
       throw fail("connection closed by server");
     }
-    lim += n;
+    replies.filled(n);
     backoff.answered();
   }
 

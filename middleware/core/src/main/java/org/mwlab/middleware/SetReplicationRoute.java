@@ -1,5 +1,7 @@
 package org.mwlab.middleware;
 
+import org.mwlab.common.memcached.ReplyKind;
+import org.mwlab.common.memcached.ReplyParser;
 import org.mwlab.middleware.ServerConnection.ServerException;
 
 /**
@@ -26,6 +28,7 @@ final class SetReplicationRoute {
   private final RouteContext ctx;
   /** Which replicas the SET in progress was sent to, by server index. */
   private final boolean[] sentTo;
+  private final ReplyParser replies = ServerReplies.newParser();
 
   SetReplicationRoute(final RouteContext ctx) {
     this.ctx = ctx;
@@ -44,10 +47,11 @@ final class SetReplicationRoute {
   }
 
   /** A replica's reply line {@code b[start, end)}: null if it stored, else the failure. */
-  static String notStored(final byte[] b, final int start, final int end) {
-    return ServerReplyParser.stored(b, start, end)
+  static String notStored(
+      final ReplyParser replies, final byte[] b, final int start, final int end) {
+    return replies.parse(b, start, end) == ReplyKind.STORED
         ? null
-        : "replied " + ServerReplyParser.text(b, start, end);
+        : "replied " + ServerReplies.text(b, start, end);
   }
 
   RouteReply route(final Request r) {
@@ -92,7 +96,7 @@ final class SetReplicationRoute {
   boolean readStored(final int s, final long deadline) throws ServerException {
     final ServerConnection c = ctx.conns[s];
     final int end = c.readLine(deadline);
-    final String failure = notStored(c.buffer(), c.lineStart, end);
+    final String failure = notStored(replies, c.buffer(), c.lineStart(), end);
     if (failure != null) {
       ctx.failure(s, failure);
     }

@@ -1,14 +1,16 @@
 package org.mwlab.loadgen;
 
 import java.nio.ByteBuffer;
-import org.mwlab.common.Ascii;
+import org.mwlab.common.memcached.LineFramer;
+import org.mwlab.common.memcached.ReplyKind;
+import org.mwlab.common.memcached.ReplyParser;
 
 /**
  * The replies on one connection: the read buffer and what the reply to the outstanding request
- * says so far (complete, hits, error).
+ * says so far (complete, hits, error), checked against the request.
  *
- * <p>Data blocks are skipped as they arrive, so the buffer only ever holds one reply line; it
- * grows for a long line up to a bound, beyond which the stream is given up.
+ * <p>Data blocks are skipped as they arrive, unchecked, so the buffer only ever holds one reply
+ * line; it grows for a long line up to a bound, beyond which the stream is given up.
  */
 final class ReplyReader {
 
@@ -22,8 +24,9 @@ final class ReplyReader {
     LINE_TOO_LONG
   }
 
-  private final int maxCapacity;
-  private ByteBuffer in;
+  private final LineFramer in;
+  /** Any data block an int can count is skipped. */
+  private final ReplyParser parser = new ReplyParser(Integer.MAX_VALUE);
 
   private OpType type = OpType.SET;
   private int keysRequested;
@@ -34,17 +37,12 @@ final class ReplyReader {
 
   /** A buffer of {@code initialCapacity} bytes that grows to {@code maxCapacity} at most. */
   ReplyReader(final int initialCapacity, final int maxCapacity) {
-    if (initialCapacity < 1 || maxCapacity < initialCapacity) {
-      throw new IllegalArgumentException("buffer bounds must satisfy 1 <= initial <= max, got "
-          + initialCapacity + " and " + maxCapacity);
-    }
-    this.maxCapacity = maxCapacity;
-    this.in = ByteBuffer.allocate(initialCapacity);
+    this.in = new LineFramer(initialCapacity, maxCapacity);
   }
 
   /** Where to read the next bytes into (in write mode). */
   ByteBuffer buffer() {
-    return in;
+    return in.space();
   }
 
   /** A request of {@code type} for {@code keys} keys was sent: its reply comes next. */
@@ -58,29 +56,18 @@ final class ReplyReader {
 
   /** Parses what {@link #buffer} holds; call after every read into it. */
   Status parse() {
-    in.flip();
-    final boolean done = scan();
-    in.compact();
-    if (done) {
+    in.spaceFilled();
+    if (scan()) {
+      in.compact();
       return Status.COMPLETE;
     }
-    if (in.position() == in.capacity()) {
-      // A reply line longer than the buffer: grow it rather than stall, up to the bound.
-      if (in.capacity() >= maxCapacity) {
-        return Status.LINE_TOO_LONG;
-      }
-      final ByteBuffer bigger =
-          ByteBuffer.allocate((int) Math.min(maxCapacity, 2L * in.capacity()));
-      in.flip();
-      bigger.put(in);
-      in = bigger;
-    }
-    return Status.PENDING;
+    // A reply line longer than the buffer: grow it rather than stall, up to the bound.
+    return in.makeRoom() ? Status.PENDING : Status.LINE_TOO_LONG;
   }
 
   /** Bytes in the buffer after the complete reply. */
   int unread() {
-    return in.position();
+    return in.available();
   }
 
   /** Drops the {@link #unread} bytes: the stream is out of step with the requests. */
@@ -104,66 +91,46 @@ final class ReplyReader {
 
   /** Consumes lines and data blocks up to the end of the reply; true if it ended. */
   private boolean scan() {
-    final byte[] a = in.array();
-    int pos = in.position();
-    final int lim = in.limit();
-    boolean done = false;
-    while (pos < lim && !done) {
+    while (true) {
       if (skip > 0) {
-        final int k = (int) Math.min(skip, lim - pos);
-        pos += k;
+        final int k = (int) Math.min(skip, in.available());
+        if (k == 0) {
+          return false;
+        }
+        in.consume(k);
         skip -= k;
         continue;
       }
-      int nl = -1;
-      for (int i = pos; i < lim; i++) {
-        if (a[i] == '\n') {
-          nl = i;
-          break;
-        }
+      final int end = in.nextLine();
+      if (end < 0) {
+        return false;
       }
-      if (nl < 0) {
-        break;
+      if (line(in.array(), in.lineStart(), end)) {
+        return true;
       }
-      int end = nl;
-      if (end > pos && a[end - 1] == '\r') {
-        end--;
-      }
-      done = line(a, pos, end);
-      pos = nl + 1;
     }
-    in.position(pos);
-    return done;
   }
 
   private boolean line(final byte[] a, final int from, final int to) {
+    final ReplyKind kind = parser.parse(a, from, to);
     if (type == OpType.SET) {
-      error = !Ascii.startsWith(a, from, to, "STORED") || to - from != 6;
+      error = kind != ReplyKind.STORED;
       return true;
     }
-    if (Ascii.startsWith(a, from, to, "VALUE ")) {
-      // VALUE <key> <flags> <bytes>: the byte count is the last field.
-      int i = to - 1;
-      while (i > from && a[i] != ' ') {
-        i--;
-      }
-      final long length = Ascii.parseUnsigned(a, i + 1, to, Integer.MAX_VALUE);
-      if (length < 0) {
-        // Where the data block ends is unknown: read on line by line, the reply is wrong anyway.
-        error = true;
-      } else {
-        skip = length + 2;
-      }
-      hits++;
-      if (hits > keysRequested) {
-        error = true; // more values than keys asked for
-      }
-      return false;
-    }
-    // END, or the error that ends the reply early.
-    if (!Ascii.startsWith(a, from, to, "END") || to - from != 3) {
+    if (kind == ReplyKind.VALUE) {
+      skip = parser.valueBytes() + 2L;
+    } else if (kind == ReplyKind.MALFORMED_VALUE) {
+      // Where the data block ends is unknown: read on line by line, the reply is wrong anyway.
       error = true;
+    } else {
+      // END, or the error that ends the reply early.
+      error |= kind != ReplyKind.END;
+      return true;
     }
-    return true;
+    hits++;
+    if (hits > keysRequested) {
+      error = true; // more values than keys asked for
+    }
+    return false;
   }
 }

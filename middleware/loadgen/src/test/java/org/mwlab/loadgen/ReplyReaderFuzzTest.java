@@ -22,9 +22,9 @@ import java.util.Arrays;
  *
  * <p>Checked: no exception; the buffer never exceeds its bound; where the reply ends, its hits
  * and error do not depend on the cuts; a reply not flagged as an error is well-formed (the exact
- * {@code STORED}, or VALUE blocks with decimal byte counts, no more than the keys requested, then
- * the exact {@code END}); after a complete reply, whatever followed it, the next request's reply
- * is read correctly.
+ * {@code STORED}, or VALUE blocks with decimal byte counts in the header's third field, no more
+ * than the keys requested, then the exact {@code END}); after a complete reply, whatever followed
+ * it, the next request's reply is read correctly.
  */
 class ReplyReaderFuzzTest {
 
@@ -152,7 +152,12 @@ class ReplyReaderFuzzTest {
       if (!line.startsWith("VALUE ")) {
         return false;
       }
-      final String count = line.substring(line.lastIndexOf(' ') + 1);
+      // VALUE <key> <flags> <bytes>[ <cas>]: the byte count is the third field.
+      final String[] fields = line.substring(6).split(" ", 4);
+      if (fields.length < 3) {
+        return false;
+      }
+      final String count = fields[2];
       if (count.isEmpty() || count.length() > 10
           || !count.chars().allMatch(ch -> ch >= '0' && ch <= '9')
           || Long.parseLong(count) > Integer.MAX_VALUE) {

@@ -19,15 +19,17 @@ import java.util.Set;
 import org.mwlab.common.Ascii;
 
 /**
- * Fuzz tests of {@link ServerReplyParser}, framed as {@link ServerConnection} frames the stream
- * (lines up to LF without one trailing CR, then each data block by its byte count). Without
+ * Fuzz tests of {@link ServerReplies}, the middleware's reading of a {@code get} reply (keys,
+ * slots, staying in step) on top of the shared parser, which common's {@code
+ * ReplyParserFuzzTest} fuzzes on its own. The stream is framed as {@link ServerConnection} frames
+ * it (lines up to LF without one trailing CR, then each data block by its byte count). Without
  * {@code JAZZER_FUZZ} they replay the inputs in
- * {@code src/test/resources/org/mwlab/middleware/ServerReplyParserFuzzTestInputs/}.
+ * {@code src/test/resources/org/mwlab/middleware/ServerRepliesFuzzTestInputs/}.
  *
  * <p>{@link #anyReply}: byte 0 picks the request (1-8 keys {@code k0..k7}, bit 3: sent in reverse
  * through a position map, as a sharded part is), the rest is what the server sends to a series of
  * such gets. Checked: no exception; each VALUE is a requested key, in request order, with a byte
- * count within {@link ServerReplyParser#MAX_VALUE_BYTES} (the parser keeps no bytes itself, so
+ * count within {@link ServerReplies#MAX_VALUE_BYTES} (it keeps no bytes itself, so
  * that bounds what a worker buffers for one value); a server error ends the exchange in step,
  * and while the stream stays in step the next exchange is read from the next line, so a valid
  * reply after the fuzzed ones is read correctly.
@@ -35,7 +37,7 @@ import org.mwlab.common.Ascii;
  * <p>{@link #wellFormedReply}: a reply built as memcached builds it, with arbitrary keys, hits,
  * flags and data, is read back exactly.
  */
-class ServerReplyParserFuzzTest {
+class ServerRepliesFuzzTest {
 
   private static final byte[] VALID = ascii("VALUE k0 5 3\r\nabc\r\nEND\r\n");
 
@@ -66,10 +68,10 @@ class ServerReplyParserFuzzTest {
       }
     }
     final byte[] stream = Arrays.copyOfRange(input, 1, input.length);
-    final ServerReplyParser parser = new ServerReplyParser();
+    final ServerReplies replies = new ServerReplies();
     int pos = 0;
     while (pos < stream.length) {
-      final Exchange e = exchange(parser, keys, positions, stream, pos);
+      final Exchange e = exchange(replies, keys, positions, stream, pos);
       if (e.outcome() == Outcome.INCOMPLETE || e.outcome() == Outcome.OUT_OF_STEP) {
         return; // the worker waits for more, or drops the connection
       }
@@ -80,7 +82,7 @@ class ServerReplyParserFuzzTest {
     final byte[][] one = {positions == null ? keys[0] : keys[positions[0]]};
     final byte[] valid = VALID.clone();
     System.arraycopy(one[0], 0, valid, 6, one[0].length);
-    final Exchange e = exchange(parser, one, null, valid, 0);
+    final Exchange e = exchange(replies, one, null, valid, 0);
     assertEquals(Outcome.END, e.outcome());
     assertEquals(valid.length, e.next());
     assertEquals(1, e.values().size());
@@ -138,7 +140,7 @@ class ServerReplyParserFuzzTest {
     }
     reply.writeBytes(ascii("END\r\n"));
     final byte[] stream = reply.toByteArray();
-    final Exchange e = exchange(new ServerReplyParser(), keys, positions, stream, 0);
+    final Exchange e = exchange(new ServerReplies(), keys, positions, stream, 0);
     assertEquals(Outcome.END, e.outcome());
     assertEquals(stream.length, e.next());
     assertEquals(expected.size(), e.values().size());
@@ -151,13 +153,13 @@ class ServerReplyParserFuzzTest {
 
   /** Reads one get exchange from {@code stream[pos...]} as a worker does. */
   private static Exchange exchange(
-      final ServerReplyParser parser,
+      final ServerReplies replies,
       final byte[][] keys,
       final int[] positions,
       final byte[] stream,
       final int start) {
     final int to = positions == null ? keys.length : positions.length;
-    parser.expect(keys, positions, 0, to);
+    replies.expect(keys, positions, 0, to);
     final List<int[]> values = new ArrayList<>();
     int pos = start;
     int lastSlot = -1;
@@ -167,22 +169,22 @@ class ServerReplyParserFuzzTest {
         return new Exchange(Outcome.INCOMPLETE, pos, values);
       }
       final int end = nl > pos && stream[nl - 1] == '\r' ? nl - 1 : nl;
-      final ServerReplyParser.Line line = parser.line(stream, pos, end);
+      final ServerReplies.Line line = replies.line(stream, pos, end);
       assertNotNull(line);
       final int lineStart = pos;
       pos = nl + 1;
-      if (line instanceof ServerReplyParser.End) {
+      if (line instanceof ServerReplies.End) {
         return new Exchange(Outcome.END, pos, values);
       }
-      if (line instanceof ServerReplyParser.Failure f) {
+      if (line instanceof ServerReplies.Failure f) {
         assertNotNull(f.message());
         return new Exchange(f.outOfStep() ? Outcome.OUT_OF_STEP : Outcome.IN_STEP_FAILURE, pos,
             values);
       }
-      final ServerReplyParser.Value v = assertInstanceOf(ServerReplyParser.Value.class, line);
+      final ServerReplies.Value v = assertInstanceOf(ServerReplies.Value.class, line);
       assertTrue(v.slot() > lastSlot && v.slot() < to, "slot " + v.slot() + " after " + lastSlot);
       lastSlot = v.slot();
-      assertTrue(v.bytes() >= 0 && v.bytes() <= ServerReplyParser.MAX_VALUE_BYTES);
+      assertTrue(v.bytes() >= 0 && v.bytes() <= ServerReplies.MAX_VALUE_BYTES);
       // The VALUE line names the key requested in that slot.
       final int keyStart = lineStart + 6;
       final int keyEnd = Ascii.indexOf(stream, keyStart, end, (byte) ' ');
@@ -194,7 +196,7 @@ class ServerReplyParserFuzzTest {
       }
       values.add(new int[] {v.slot(), pos, v.bytes()});
       pos += v.bytes() + 2;
-      final ServerReplyParser.Failure bad = ServerReplyParser.dataBlock(stream, pos);
+      final ServerReplies.Failure bad = ServerReplies.dataBlock(stream, pos);
       if (bad != null) {
         assertTrue(bad.outOfStep());
         return new Exchange(Outcome.OUT_OF_STEP, pos, values);

@@ -1,27 +1,24 @@
 package org.mwlab.middleware;
 
 import org.mwlab.common.Ascii;
-
+import org.mwlab.common.memcached.ReplyParser;
 
 /**
- * Interprets memcached's replies as a worker reads them from one server connection.
+ * What memcached's replies mean for a worker's {@code get} exchange with one server: the shared
+ * {@link ReplyParser} classifies each line, this class checks it against the keys asked for.
  *
  * <p>The connection frames the stream: {@link #line} gets a reply line without its CRLF, and
  * after a {@link Value} the worker reads {@code bytes} + 2 bytes of data block and hands them to
- * {@link #dataBlock}. One parser follows one {@code get} exchange at a time ({@link #expect}); it
- * keeps no bytes of its own.
+ * {@link #dataBlock}. One instance follows one exchange at a time ({@link #expect}); it keeps no
+ * bytes of its own.
  *
  * <p>An error reply from the server ends the exchange with the stream still in step. Anything
  * else unexpected leaves the position in the stream unknown: the connection has to be dropped.
  */
-final class ServerReplyParser {
+final class ServerReplies {
 
   /** Largest data block accepted: memcached's largest item size ({@code -I 1024m}). */
   static final int MAX_VALUE_BYTES = 1 << 30;
-
-  private static final byte[] END = Ascii.bytes("END");
-  private static final byte[] STORED = Ascii.bytes("STORED");
-  private static final byte[] VALUE = Ascii.bytes("VALUE ");
 
   /** What one reply line means for the exchange in progress. */
   sealed interface Line permits End, Value, Failure {}
@@ -31,9 +28,21 @@ final class ServerReplyParser {
 
   /**
    * A {@code VALUE} header for the requested key at {@code slot} (an index into the range given
-   * to {@link #expect}); a data block of {@code bytes} bytes and CRLF follows.
+   * to {@link #expect}); a data block of {@code bytes} bytes and CRLF follows. One per instance,
+   * reused for every value (no allocation per value): read it before the next line.
    */
-  record Value(int slot, int bytes) implements Line {}
+  static final class Value implements Line {
+    private int slot;
+    private int bytes;
+
+    int slot() {
+      return slot;
+    }
+
+    int bytes() {
+      return bytes;
+    }
+  }
 
   /**
    * The exchange failed.
@@ -49,10 +58,17 @@ final class ServerReplyParser {
 
   private static final End END_LINE = new End();
 
+  private final ReplyParser parser = newParser();
+  private final Value value = new Value();
   private byte[][] keys;
   private int[] positions;
   private int next;
   private int to;
+
+  /** A parser of the servers' replies with the middleware's limit. */
+  static ReplyParser newParser() {
+    return new ReplyParser(MAX_VALUE_BYTES);
+  }
 
   /**
    * Starts an exchange for the keys {@code keys[positions[i]]} (or {@code keys[i]} with {@code
@@ -67,35 +83,23 @@ final class ServerReplyParser {
 
   /** Interprets the reply line {@code b[start, end)} (CRLF removed). */
   Line line(final byte[] b, final int start, final int end) {
-    if (Ascii.equals(b, start, end, END)) {
-      return END_LINE;
-    }
-    if (!Ascii.startsWith(b, start, end, VALUE)) {
-      final String line = text(b, start, end);
-      if (line.startsWith("SERVER_ERROR") || line.startsWith("CLIENT_ERROR")
-          || line.equals("ERROR")) {
-        return new Failure("replied " + line, null);
-      }
-      final String unexpected = "unexpected reply '" + line + "'";
-      return new Failure(unexpected, unexpected);
-    }
-    // VALUE <key> <flags> <bytes> [<cas>]
-    final int keyStart = start + VALUE.length;
-    final int keyEnd = Ascii.indexOf(b, keyStart, end, (byte) ' ');
-    final int flagsEnd = keyEnd < 0 ? -1 : Ascii.indexOf(b, keyEnd + 1, end, (byte) ' ');
-    int bytesEnd = flagsEnd < 0 ? -1 : Ascii.indexOf(b, flagsEnd + 1, end, (byte) ' ');
-    if (bytesEnd < 0) {
-      bytesEnd = end;
-    }
-    final long bytes =
-        flagsEnd < 0
-            ? -1
-            : Ascii.parseUnsigned(b, flagsEnd + 1, bytesEnd, MAX_VALUE_BYTES);
-    if (bytes < 0) {
-      return new Failure(
+    return switch (parser.parse(b, start, end)) {
+      case END -> END_LINE;
+      case VALUE -> value(b);
+      case MALFORMED_VALUE -> new Failure(
           "malformed VALUE line '" + text(b, start, end) + "'", "malformed VALUE line");
-    }
-    // The server answers in request order, skipping misses.
+      case ERROR, CLIENT_ERROR, SERVER_ERROR -> new Failure("replied " + text(b, start, end), null);
+      default -> {
+        final String unexpected = "unexpected reply '" + text(b, start, end) + "'";
+        yield new Failure(unexpected, unexpected);
+      }
+    };
+  }
+
+  /** The VALUE header just parsed: the server answers in request order, skipping misses. */
+  private Line value(final byte[] b) {
+    final int keyStart = parser.keyStart();
+    final int keyEnd = parser.keyEnd();
     while (next < to
         && !Ascii.equals(b, keyStart, keyEnd, keys[positions == null ? next : positions[next]])) {
       next++;
@@ -103,20 +107,17 @@ final class ServerReplyParser {
     if (next == to) {
       return new Failure("returned a key that was not requested", "unrequested key");
     }
-    return new Value(next++, (int) bytes);
+    value.slot = next++;
+    value.bytes = parser.valueBytes();
+    return value;
   }
 
   /** Checks the data block that ends at {@code b[end]}: null if it ends in CRLF. */
   static Failure dataBlock(final byte[] b, final int end) {
-    if (b[end - 2] != '\r' || b[end - 1] != '\n') {
+    if (!ReplyParser.endsInCrlf(b, end)) {
       return new Failure("sent a data block without CRLF", "bad data block");
     }
     return null;
-  }
-
-  /** True if {@code b[start, end)} is the reply to a successful {@code set}. */
-  static boolean stored(final byte[] b, final int start, final int end) {
-    return Ascii.equals(b, start, end, STORED);
   }
 
   /** The start of a reply line, for error messages. */
