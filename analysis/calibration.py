@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from analysis.scaling import scale_of
 from common.scalemodel import SATURATED_IDLE, Machines, speed_factors
 
 
@@ -102,6 +103,7 @@ def calibrate(runs: pd.DataFrame, machines: Machines, scale: float) -> dict[str,
     missing = sorted(set(machines.targets) - set(runs["target"]))
     if missing:
         raise CalibrationError(f"no calibration runs for targets {missing}")
+    runs = runs.assign(scale=scale_of(runs, "table of calibration runs"))
     ok = runs[runs["status"] == "ok"].copy()
     ok["throughput_study"] = ok["throughput_ops"] / ok["scale"]
     fitted: dict[str, float] = {}

@@ -147,17 +147,10 @@ class Data:
         if name not in STUDY_TIME_TABLES or TIME_BASE in raw.columns:
             return raw
         points = self.families[family].get("points")
-        if "scale" in raw.columns:
-            framed = raw
-        elif (
-            points is not None
-            and {"point", "scale"} <= set(points.columns)
-            and ("point" in raw.columns)
-        ):
-            framed = with_scale(raw, points, "point")
-        else:
-            framed = raw.assign(scale=scale_of(raw))
-        return in_study_time(framed)
+        # A table without its own `scale` takes its points'; one with neither is refused.
+        if "scale" in raw.columns or points is None:
+            return in_study_time(raw)
+        return in_study_time(with_scale(raw, points, "point"))
 
     def runs(self, family: str, kind: str = "all", side: str = "client") -> pd.DataFrame:
         """The family's usable runs of one side and request type: status ok and not excluded
@@ -294,12 +287,13 @@ def measure_link_ratio(data: Data, p: Mapping[str, Any]) -> Measure:
     """The best point's read throughput over the servers' egress bound."""
     runs = _best_point_runs(_select(data.runs(p["family"]), p.get("where")))
     points = data.table(p["family"], "points")
-    top = points[(points["point"] == runs["point"].iloc[0]) & (points["side"] == "client")]
-    top = top[top["type"] == "all"].iloc[0]
+    rows = points[(points["point"] == runs["point"].iloc[0]) & (points["side"] == "client")]
+    rows = rows[rows["type"] == "all"]
+    top, scale = rows.iloc[0], float(scale_of(rows).iloc[0])
     per_server = linkload.egress_mbit(top, 0.0, 1.0, 1.0)["server"]
     # The throughput is in the study's time; so is the bound: the testbed's link cap is the
     # study's link times s (a setting, which in_study_time leaves as set).
-    bound = float(top["caps_mbit.server"]) / float(top.get("scale", 1.0)) / per_server
+    bound = float(top["caps_mbit.server"]) / scale / per_server
     sample = level_sample(data, p["family"], runs, "throughput_ops", "all")
     e = mean_evidence(sample).scaled(1 / bound)
     text = f"{_fmt(sample.mean)} of {_fmt(bound)} ops/s ({100 * e.estimate:.0f} %)"

@@ -2,8 +2,9 @@
 that two scale factors agree once rescaled.
 
 A run at scale s ran 1/s slower than the study: its throughput stands for X / s in the
-study's time and its response time for R * s (common/scalemodel.py). Runs recorded before
-the scale model have no `scale` and count as s = 1.
+study's time and its response time for R * s (common/scalemodel.py). The plan sets every
+point's s (mwlab.catalogue: the profile's factor under the scale model, 1 without it), the
+testbed records it in run.json, and `scale_of` is the one way the analysis reads it.
 """
 
 from __future__ import annotations
@@ -26,11 +27,43 @@ _RESCALED = (
 _STATS = ("", "_mean", "_std", "_ci_low", "_ci_high")
 
 
-def scale_of(frame: pd.DataFrame) -> pd.Series:
-    """Each row's scale factor (1 where the run recorded none)."""
+class TimeBaseError(ValueError):
+    """A table that is already in the study's time, or whose rows have no scale."""
+
+
+class ScaleError(TimeBaseError):
+    """A table whose rows have no usable scale factor."""
+
+
+def _rows_named(frame: pd.DataFrame, rows: pd.Series) -> str:
+    """The runs (else points, else row labels) of the selected rows, for an error message."""
+    key = next((k for k in ("run", "point") if k in frame.columns), None)
+    names = list(dict.fromkeys(map(str, frame.loc[rows, key] if key else frame.index[rows])))
+    more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+    return f"{key or 'row'} {', '.join(names[:3])}{more}"
+
+
+def scale_of(frame: pd.DataFrame, what: str = "table") -> pd.Series:
+    """Each row's scale factor s, as float: the one way the analysis reads `scale`.
+
+    The plan gives every point its s, 1 for a point without the scale model, and every run
+    records it, so no default is invented here: a table without a `scale` column, or a row
+    whose scale is missing, not a number or not positive, is refused with a ScaleError that
+    names the runs (or points) concerned. The archived datasets (data/*/*) record the scale of
+    every run and point, those without the scale model included, so none needs a fallback."""
     if "scale" not in frame.columns:
-        return pd.Series(1.0, index=frame.index)
-    return pd.to_numeric(frame["scale"], errors="coerce").fillna(1.0)
+        raise ScaleError(
+            f"the {what} has no `scale` column: every run records its point's scale factor"
+            " (run.json point.scale); attach it by run or point with with_scale"
+        )
+    s = pd.to_numeric(frame["scale"], errors="coerce").astype(float)
+    bad = ~(s > 0)  # NaN as well as zero and negative factors
+    if bad.any():
+        raise ScaleError(
+            f"the {what} has no positive scale factor for {_rows_named(frame, bad)}"
+            f" (got {', '.join(sorted({str(v) for v in frame.loc[bad, 'scale']}))})"
+        )
+    return s
 
 
 def add_study_columns(frame: pd.DataFrame) -> pd.DataFrame:
@@ -57,10 +90,6 @@ _KEPT = re.compile(r"\.|^level_|_study|^(start_ms|end_ms|scale)$")
 TIME_BASE = "time_base"
 
 
-class TimeBaseError(ValueError):
-    """A table that is already in the study's time, or whose rows have no scale."""
-
-
 def rescaled_columns(frame: pd.DataFrame) -> dict[str, int]:
     """Each column the scale model stretches, with the power of s its value in the study's
     time takes: -1 for rates (throughput / s), +1 for times (time * s), +2 for variances of
@@ -77,11 +106,11 @@ def rescaled_columns(frame: pd.DataFrame) -> dict[str, int]:
 
 
 def with_scale(frame: pd.DataFrame, runs: pd.DataFrame, on: str = "run") -> pd.DataFrame:
-    """A copy of `frame` with each row's `scale` taken from `runs` (one scale per `on` key;
-    runs without a scale count as s = 1)."""
+    """A copy of `frame` with each row's `scale` taken from `runs` (one scale per `on` key);
+    a row whose key has no scale in `runs` is an error (scale_of)."""
     if on not in frame.columns or on not in runs.columns:
         raise TimeBaseError(f"both tables need the column {on!r} to attach the scale")
-    scales = runs[[on]].assign(scale=scale_of(runs)).drop_duplicates(on)
+    scales = runs[[on]].assign(scale=scale_of(runs, f"table of {on}s")).drop_duplicates(on)
     out = frame.drop(columns=["scale"], errors="ignore").merge(scales, on=on, how="left")
     out["scale"] = scale_of(out)
     return out
@@ -93,13 +122,9 @@ def in_study_time(frame: pd.DataFrame) -> pd.DataFrame:
     under the same names and units; `time_base` marks the copy as "study".
 
     One definition for every report script, so raw and rescaled values are never mixed: a
-    table rescaled twice or without a `scale` column is an error."""
+    table rescaled twice is an error, and so is a row without a positive scale (scale_of)."""
     if TIME_BASE in frame.columns and (frame[TIME_BASE] == "study").any():
         raise TimeBaseError("the table is already in the study's time")
-    if "scale" not in frame.columns:
-        raise TimeBaseError(
-            "the table has no `scale` column: attach it with with_scale(frame, runs)"
-        )
     out = frame.copy()
     s = scale_of(out)
     for column, power in rescaled_columns(out).items():

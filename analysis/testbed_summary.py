@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from analysis.latex import escape
+from analysis.scaling import scale_of
 
 ROLES = ("server", "middleware", "client")
 PAIRS = ("client_middleware", "middleware_server", "client_server")
@@ -68,7 +69,8 @@ def runs_table(manifests: Iterable[Path]) -> pd.DataFrame:
         row: dict[str, Any] = {
             "run": point.get("name", str(path)),
             "host_kind": doc.get("host_kind"),
-            "scale": point.get("scale", 1.0),
+            # Every planned point has one (1 without the scale model); scale_of checks it.
+            "scale": point.get("scale"),
             "cpu_accounted": bool(doc.get("cpu")),
         }
         for role in ROLES:
@@ -149,7 +151,7 @@ def numbers(runs: pd.DataFrame, machine: Mapping[str, Any], check: Mapping | Non
         _macro("TestbedMemoryGiB", machine.get("memory_gib", "?")),
         _macro("TestbedHostKinds", escape(", ".join(sorted(runs["host_kind"].dropna().unique())))),
         _macro("TestbedRuns", len(runs)),
-        _macro("TestbedScale", _values(runs["scale"], 3)),
+        _macro("TestbedScale", _values(scale_of(runs, "table of runs"), 3)),
         _macro(
             "TestbedRunsBudgeted",
             int(runs[[f"budget_{r}" for r in ROLES]].notna().any(axis=1).sum()),

@@ -16,7 +16,7 @@ import yaml
 
 from common import scalemodel
 from testbed import cpuaccount, cpubudget, scaledpoint, series
-from testbed.point import Point, describe_error
+from testbed.point import UNSCALED, Point, describe_error
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOGUE = ROOT / "workflows" / "catalogue.yaml"
@@ -266,7 +266,7 @@ def selected_levels(family: Family, profile: dict[str, Any]) -> list[tuple[str, 
 
 def scale_settings(family: Family | None, profile: dict[str, Any]) -> dict[str, Any]:
     """The scale model of a family under a profile: factor s and whether the model applies."""
-    base = {"factor": 1.0, "model": False, **profile.get("scale", {})}
+    base = {"factor": UNSCALED, "model": False, **profile.get("scale", {})}
     if family is None:
         return base
     return {**base, **profile.get("families", {}).get(family.name, {}).get("scale", {})}
@@ -316,10 +316,10 @@ def _machines() -> scalemodel.Machines:
         raise CatalogueError(str(err)) from err
 
 
-def check_point(spec: dict[str, Any], where: str, cores: float) -> None:
+def check_point(spec: dict[str, Any], where: str, cores: float) -> Point:
     """What a run checks before it starts, done when the plan is made: the point is a valid
-    `testbed.point.Point` and its CPU budgets fit this machine of `cores` cores. Whether its
-    load generator is installed is left to the run."""
+    `testbed.point.Point` and its CPU budgets fit this machine of `cores` cores; the point as
+    validated. Whether its load generator is installed is left to the run."""
     try:
         point = Point.model_validate(spec)
     except ValueError as err:
@@ -327,6 +327,17 @@ def check_point(spec: dict[str, Any], where: str, cores: float) -> None:
     unfit = cpubudget.check_fits(point, cores)
     if unfit is not None:
         raise CatalogueError(f"{where}: {unfit}")
+    return point
+
+
+def with_workers(spec: dict[str, Any], point: Point) -> dict[str, Any]:
+    """`spec` with the worker count its middlewares run (the point model's one default,
+    testbed.point.DEFAULT_WORKERS, where the catalogue states none), so that the plan, its
+    tables and the launched command line carry one number. Points without a middleware stay
+    as they are."""
+    if point.middlewares == 0:
+        return spec
+    return merge(spec, {"middleware": {"workers": point.middleware.workers}})
 
 
 def point_name(levels: dict[str, str]) -> str:
@@ -367,7 +378,8 @@ def expand(
                 spec["duration_s"] = settings["write_duration_s"]
             spec["warmup_s"] = settings["warmup_s"]
             spec["cooldown_s"] = settings["cooldown_s"]
-            check_point({**spec, "name": f"{family.name}/{name}/rep1"}, where, cores)
+            point = check_point({**spec, "name": f"{family.name}/{name}/rep1"}, where, cores)
+            spec = with_workers(spec, point)
             for rep in range(1, settings["repetitions"] + 1):
                 runs.append(
                     PlannedRun(
@@ -483,6 +495,6 @@ def calibration_plan(
                     full = scaledpoint.with_budgets(full, machines, target.study, factors)
                 except scalemodel.ScaleModelError as err:
                     raise CatalogueError(f"{where}: {err}") from err
-                check_point(full, where, cores)
+                full = with_workers(full, check_point(full, where, cores))
                 runs.append(PlannedRun(CALIBRATION, name, rep, levels, full))
     return runs

@@ -2,7 +2,7 @@
 
 Runs the same memcaslap load (4096-byte values, read-only and write-only, 1 and 3 servers)
 against direct memcached, twemproxy (nutcracker) and the middleware with replication 1 in both
-designs (2018: --workers workers, with --max-batch 1, 4 and 16; 2016: --read-threads read
+designs (2018: --workers workers, with --max-batch 1, 4 and 16; 2016: --read-workers read
 threads and one write thread per server), then prints each result and the ratios. For each
 front end it reports the CPU time (utime + stime) and the context switches (voluntary and
 nonvoluntary, summed over its threads) per operation. Every target first gets the same load for
@@ -176,13 +176,14 @@ def middleware(
     port: int,
     servers: list[int],
     design: str,
-    threads: int,
+    workers: int,
     work: Path,
     jar: Path,
     max_batch: int = 1,
 ) -> subprocess.Popen[bytes]:
-    """The middleware in `design`; `threads` is -t: workers (2018) or read threads per server."""
-    cmd = ["java", "-jar", str(jar), "-p", str(port), "--design", design, "-t", str(threads)]
+    """The middleware in `design` with `workers` (2018: workers; 2016: read threads per
+    server)."""
+    cmd = ["java", "-jar", str(jar), "-p", str(port), "--design", design, "--workers", str(workers)]
     if max_batch > 1:
         cmd += ["--max-batch", str(max_batch)]
     cmd += ["--replication", "1"]
@@ -213,9 +214,9 @@ def run_target(
             endpoints = [BASE_PORT + 50]
         else:
             design = "2016" if target == "middleware-2016" else "2018"
-            threads = args.read_threads if design == "2016" else args.workers
+            workers = args.read_workers if design == "2016" else args.workers
             batch = int(target.split("-")[1]) if target.startswith("batch-") else 1
-            front = middleware(BASE_PORT + 60, ports, design, threads, work, args.jar, batch)
+            front = middleware(BASE_PORT + 60, ports, design, workers, work, args.jar, batch)
             endpoints = [BASE_PORT + 60]
         if args.warmup > 0:
             run_memaslap(endpoints, cfg, args.warmup, args.threads, args.concurrency)
@@ -305,10 +306,11 @@ def main(argv: list[str] | None = None) -> int:
         "--workers", type=int, default=DEFAULT_WORKERS, help="middleware workers (design 2018)"
     )
     ap.add_argument(
+        "--read-workers",
         "--read-threads",
         type=int,
         default=DEFAULT_WORKERS,
-        help="read threads per server (design 2016)",
+        help="middleware workers of design 2016: read threads per server",
     )
     ap.add_argument(
         "--targets",

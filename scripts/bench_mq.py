@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from testbed.hosts import LocalHost, wait_for_port  # noqa: E402
-from testbed.mqsoak import JAR, free_port  # noqa: E402
+from testbed.mqsoak import DEFAULT_MQ_WORKERS, JAR, free_port  # noqa: E402
 from testbed.postgres import PostgresServer  # noqa: E402
 
 
@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=int, default=8)
     ap.add_argument("--clients", type=int, default=16)
-    ap.add_argument("--workers", type=int, default=16)
+    ap.add_argument("--workers", type=int, default=DEFAULT_MQ_WORKERS)
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args(argv)
     if not JAR.exists():
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
             db.psql("SELECT add_queue()")
             port = free_port()
             mw = host.start(
-                ["java", "-jar", str(JAR), "middleware", "-p", str(port), "-t",
+                ["java", "-jar", str(JAR), "middleware", "-p", str(port), "--workers",
                  str(args.workers), "--db", db.url, "--stats-dir", "stats"],
                 "middleware", "middleware",
             )  # fmt: skip

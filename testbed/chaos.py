@@ -335,7 +335,7 @@ class MiddlewareProcess:
         cmd = ["java", f"-Xms{cfg.heap_mib}m", f"-Xmx{cfg.heap_mib}m", "-XX:+AlwaysPreTouch"]
         if native_trim_supported():
             cmd += [*TRIM_FLAGS]
-        cmd += ["-jar", str(cfg.jar), "-l", HOST, "-p", str(port), "-t", str(cfg.workers)]
+        cmd += ["-jar", str(cfg.jar), "-l", HOST, "-p", str(port), "--workers", str(cfg.workers)]
         cmd += ["-s", "true" if cfg.sharded else "false", "-m", *servers]
         cmd += ["--replication", str(cfg.replication)]
         cmd += ["--server-timeout-ms", str(cfg.server_timeout_ms)]

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from testbed.hosts import NamespaceHost
+from testbed.point import UNSCALED
 
 # RFC 2544's benchmarking range; each emulation takes one /24 of it.
 BENCH_NET = ipaddress.ip_network("198.18.0.0/15")
@@ -77,7 +78,7 @@ def rto_min_ms(scale: float) -> float | None:
 TBF_LATENCY_MS = 50.0
 
 
-def tbf_args(rate_mbit: float, scale: float = 1.0) -> list[str]:
+def tbf_args(rate_mbit: float, scale: float = UNSCALED) -> list[str]:
     """tbf parameters for a cap: bucket of 4 ms of traffic (at least 16 KiB), and a queue
     of TBF_LATENCY_MS of the study's time, 50 / s ms here.
 
@@ -103,7 +104,7 @@ class Emulation:
     prefix: str
     caps_mbit: dict[str, float]
     # The point's scale factor s: routes get the dilated minimum RTO, caps a dilated queue.
-    scale: float = 1.0
+    scale: float = UNSCALED
     subnet: ipaddress.IPv4Network | None = None
     hosts: list[NamespaceHost] = field(default_factory=list)
     _bridge_up: bool = False

@@ -29,6 +29,10 @@ from testbed.hosts import HostError, LocalHost, wait_for_port
 from testbed.postgres import STRATEGIES, PostgresServer
 
 JAR = Path(__file__).resolve().parents[1] / "build" / "simplemq.jar"
+# SimpleMQ's one default worker count (per middleware): the soak and scripts/bench_mq.py take
+# it from here and always pass it as --workers; SimpleMQ's own default for standalone use is
+# the same number (tests/test_workers.py).
+DEFAULT_MQ_WORKERS = 16
 
 
 @dataclass(frozen=True)
@@ -121,7 +125,7 @@ def soak(
     strategy: str,
     messages: int,
     middlewares: int = 2,
-    workers: int = 16,
+    workers: int = DEFAULT_MQ_WORKERS,
     clients: int = 64,
     processes: int = 2,
     kill_after_s: float | None = None,
@@ -142,8 +146,8 @@ def soak(
         ports = [free_port() for _ in range(middlewares)]
         mws = []
         for i, port in enumerate(ports):
-            cmd = ["java", "-jar", str(JAR), "middleware", "-p", str(port), "-t", str(workers),
-                   "--db", db.url, "--stats-dir", "stats"]  # fmt: skip
+            cmd = ["java", "-jar", str(JAR), "middleware", "-p", str(port),
+                   "--workers", str(workers), "--db", db.url, "--stats-dir", "stats"]  # fmt: skip
             mws.append(host.start(cmd, f"middlewares/mw{i + 1}", "middleware", i))
         for port, mw in zip(ports, mws, strict=True):
             wait_for_port("127.0.0.1", port, 60.0, mw)
@@ -226,7 +230,9 @@ def mq_group() -> None:
     help="Messages sent in all (a multiple of --clients).",
 )
 @click.option("--middlewares", type=int, default=2, show_default=True)
-@click.option("--workers", type=int, default=16, show_default=True, help="Per middleware.")
+@click.option(
+    "--workers", type=int, default=DEFAULT_MQ_WORKERS, show_default=True, help="Per middleware."
+)
 @click.option("--clients", type=int, default=64, show_default=True)
 @click.option("--kill-after", type=float, help="SIGKILL the first middleware after S seconds.")
 @click.option(

@@ -18,10 +18,14 @@ from pydantic import (
 
 _RATIO = re.compile(r"^\d+:\d+$")
 
-# The one default worker count of the project: a point, the catalogue and every script that
-# starts a middleware take it from here, and the testbed always passes it as -t (the
-# middleware's own -t default is the same number, but nothing relies on it).
+# The one default worker count of the project: a point, the plan (which writes it into every
+# point with a middleware) and every script that starts a middleware take it from here, and
+# they always pass it as the middleware's --workers. The middleware keeps a default of its
+# own for standalone use; tests/test_workers.py checks that it is this number.
 DEFAULT_WORKERS = 8
+# The scale factor s of a point without the scale model, which runs in the study's own time.
+# The plan sets every point's s (mwlab.catalogue): this one where the profile sets none.
+UNSCALED = 1.0
 
 
 class Workload(BaseModel):
@@ -153,7 +157,7 @@ class Point(BaseModel):
     caps_mbit: Caps = Field(default_factory=Caps)
     # Scale model (emulated hosts): budgets, caps and delays are derived from the study's
     # machines and `scale`; the testbed applies budgets and delays and records `scale`.
-    scale: float = Field(1.0, gt=0)
+    scale: float = Field(UNSCALED, gt=0)
     budgets_cores: Budgets = Field(default_factory=Budgets)
     delays_ms: Delays = Field(default_factory=Delays)
     # Run protocol of the pipeline: the analysis trims these; the testbed only records them.

@@ -25,7 +25,7 @@ from testbed.drivers import Target
 from testbed.hosts import Host, HostError, LocalHost, NamespaceHost, Proc, SshHost, port_free
 from testbed.inventory import load_inventory
 from testbed.manifest import build_manifest, now, write_manifest
-from testbed.point import Point
+from testbed.point import MiddlewareSettings, Point
 from testbed.signals import Interrupted, SignalRecorder, exit_code
 from testbed.tools import TOOLS, tool_version
 
@@ -319,18 +319,7 @@ class Runner:
         for i, host in enumerate(layout.middlewares):
             port = self._middleware_port(i)
             cmd = ["java", *jvm, "-jar", host.stage(jar_path), "-l", host.address, "-p", str(port)]
-            cmd += ["-t", str(m.workers), "-s", "true" if m.sharded else "false"]
-            cmd += ["-m", *[f"{s.address}:{s.port}" for s in servers]]
-            cmd += ["--stats-dir", "stats", "--read-balance", m.read_balance]
-            cmd += ["--stats-window-ms", str(m.window_ms)]
-            if m.design != "2018":  # the middleware's default design
-                cmd += ["--design", m.design]
-            if m.replication is not None:
-                cmd += ["--replication", str(m.replication)]
-            if m.server_timeout_ms is not None:
-                cmd += ["--server-timeout-ms", str(m.server_timeout_ms)]
-            if m.max_batch != 1:
-                cmd += ["--max-batch", str(m.max_batch)]
+            cmd += middleware_flags(m, [f"{s.address}:{s.port}" for s in servers])
             procs.append(
                 self._start(host, cmd, f"{prefix}middlewares/{host.name}", "middleware", i)
             )
@@ -852,6 +841,25 @@ class Runner:
             else None
         )  # fmt: skip
         return cpuaccount.section(self.cpu_accounting, self.host_cgroups, self.cpu_marks, remote)
+
+
+def middleware_flags(m: MiddlewareSettings, servers: list[str]) -> list[str]:
+    """The middleware's flags for a point's settings and its servers (HOST:PORT). The worker
+    count is always passed, under the name the point gives it: the middleware's own default
+    never decides a run."""
+    flags = ["--workers", str(m.workers), "-s", "true" if m.sharded else "false"]
+    flags += ["-m", *servers]
+    flags += ["--stats-dir", "stats", "--read-balance", m.read_balance]
+    flags += ["--stats-window-ms", str(m.window_ms)]
+    if m.design != "2018":  # the middleware's default design
+        flags += ["--design", m.design]
+    if m.replication is not None:
+        flags += ["--replication", str(m.replication)]
+    if m.server_timeout_ms is not None:
+        flags += ["--server-timeout-ms", str(m.server_timeout_ms)]
+    if m.max_batch != 1:
+        flags += ["--max-batch", str(m.max_batch)]
+    return flags
 
 
 @contextlib.contextmanager

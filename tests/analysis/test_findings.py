@@ -13,6 +13,7 @@ import pytest
 
 from analysis import bottleneck, findings, linkload, testbed_summary, verdicts
 from analysis.report import findings as tables
+from analysis.scaling import ScaleError
 from analysis.verdicts import Verdict
 
 CATALOGUE = Path(__file__).resolve().parents[2] / "workflows" / "findings.yaml"
@@ -30,6 +31,7 @@ def _point(**extra: object) -> dict[str, object]:
         "caps_mbit.server": 100.0,
         "caps_mbit.client": 200.0,
         "caps_mbit.middleware": 800.0,
+        "scale": 1.0,  # the plan's s of a point without the scale model
     }
     return {**base, **extra}
 
@@ -228,7 +230,7 @@ def test_a_dominant_factorial_term() -> None:
         for b in (-1, 1):
             for r, noise in ((1, -2.0), (2, 2.0)):
                 rows.append({"run": f"{a}{b}{r}", "point": f"{a}{b}", "repetition": r,
-                             "side": "client", "type": "all", "status": "ok",
+                             "side": "client", "type": "all", "status": "ok", "scale": 1.0,
                              "level_a": str(a), "level_b": str(b), "started_at": r,
                              "throughput_ops": 1000 + 50 * a + 5 * b + noise})  # fmt: skip
     runs = pd.DataFrame(rows)
@@ -345,11 +347,12 @@ def test_catalogue_errors_are_clear(tmp_path: Path) -> None:
 def test_testbed_numbers_without_budgets_or_delay_check(tmp_path: Path) -> None:
     manifest = tmp_path / "run.json"
     manifest.write_text(
-        '{"host_kind": "emulated", "point": {"name": "f/p/rep1", "caps_mbit": {"server": 100}},'
-        ' "link_capacity_mbit": {"server": 95.5}}'
+        '{"host_kind": "emulated", "point": {"name": "f/p/rep1", "scale": 0.05,'
+        ' "caps_mbit": {"server": 100}}, "link_capacity_mbit": {"server": 95.5}}'
     )
     runs = testbed_summary.runs_table([manifest])
     text = testbed_summary.numbers(runs, {"cores": 2, "kernel": "6.1"}, None)
+    assert r"\newcommand{\TestbedScale}{0.05}" in text
     assert r"\newcommand{\TestbedBudgetServer}{none}" in text
     assert r"\newcommand{\TestbedCapServer}{100}" in text
     assert "No delay check" in text
@@ -369,6 +372,13 @@ def test_testbed_numbers_without_budgets_or_delay_check(tmp_path: Path) -> None:
     assert r"\newcommand{\TestbedExemptRuns}{0}" in text
 
 
+def test_testbed_numbers_refuse_a_run_without_its_scale(tmp_path: Path) -> None:
+    manifest = tmp_path / "run.json"
+    manifest.write_text('{"host_kind": "local", "point": {"name": "f/p/rep1"}}')
+    with pytest.raises(ScaleError, match="run f/p/rep1"):
+        testbed_summary.numbers(testbed_summary.runs_table([manifest]), {"cores": 2}, None)
+
+
 def test_testbed_numbers_give_the_budgeted_middlewares_cpu_outside_their_budget(
     tmp_path: Path,
 ) -> None:
@@ -383,7 +393,7 @@ def test_testbed_numbers_give_the_budgeted_middlewares_cpu_outside_their_budget(
             for i, e in enumerate(exempt_s)
         ] + [{"name": "server1", "role": "server", "budget_cores": 0.1, "exempt_cpu_s_window": 9}]
         path = tmp_path / f"{name}.json"
-        doc = {"host_kind": "emulated", "point": {"name": name},
+        doc = {"host_kind": "emulated", "point": {"name": name, "scale": 1.0},
                "cpu": {"window_s": 10.0, "hosts": hosts}}  # fmt: skip
         path.write_text(json.dumps(doc))
         return path

@@ -83,7 +83,7 @@ def test_write_thread_time_is_busy_time_per_set(tables: parse.RunTables) -> None
 
 def test_mmm_inputs_count_every_thread_and_hold_time_per_part(tables: parse.RunTables) -> None:
     windows = tables.tidy()
-    i = mmm2016.inputs(windows, tables.pool_requests, memcached=2, read_threads=4)
+    i = mmm2016.inputs(windows, tables.pool_requests, memcached=2, workers=4)
     assert i.servers == 10
     worker = {(r["window"], r["type"]): float(r["worker_us_mean"]) for r in rows("windows.csv")}
     parts = rows("pool_requests.csv")
@@ -129,7 +129,7 @@ TIMES = mva2016.ServiceTimes(
 
 
 def test_visit_ratios_follow_writes_and_replication() -> None:
-    d = mva2016.Design(servers=5, read_threads=24, replication=3, write_share=0.1)
+    d = mva2016.Design(servers=5, workers=24, replication=3, write_share=0.1)
     v = mva2016.visits(d)
     assert 5 * v["read"] == pytest.approx(0.9) and 5 * v["write"] == pytest.approx(0.1)
     # A GET reads one server, a SET writes to R of them.
@@ -143,7 +143,7 @@ def test_visit_ratios_follow_writes_and_replication() -> None:
 
 
 def test_prediction_is_consistent_per_request_type() -> None:
-    d = mva2016.Design(servers=3, read_threads=4, replication=3, write_share=0.1)
+    d = mva2016.Design(servers=3, workers=4, replication=3, write_share=0.1)
     p = mva2016.predict(d, TIMES, clients=60)
     st = p.result.stations
     mc = st["memcached0"].response_time
@@ -169,7 +169,7 @@ def test_prediction_is_consistent_per_request_type() -> None:
     ],
 )
 def test_throughput_saturates_at_the_bottleneck(times: dict, bound: float, kind: str) -> None:
-    d = mva2016.Design(servers=3, read_threads=4, replication=1, write_share=0.1)
+    d = mva2016.Design(servers=3, workers=4, replication=1, write_share=0.1)
     t = mva2016.ServiceTimes(**{**TIMES.__dict__, **times})
     p = mva2016.predict(d, t, clients=400)
     assert p.bottleneck == kind
@@ -179,7 +179,7 @@ def test_throughput_saturates_at_the_bottleneck(times: dict, bound: float, kind:
 
 
 def test_read_busy_includes_the_wait_for_memcached() -> None:
-    d = mva2016.Design(servers=2, read_threads=4, replication=1, write_share=0.0)
+    d = mva2016.Design(servers=2, workers=4, replication=1, write_share=0.0)
     p = mva2016.predict(d, TIMES, clients=4)
     mc = p.result.stations["memcached0"].response_time
     assert p.read_busy == pytest.approx(p.throughput / 2 * (TIMES.read + mc) / 4)

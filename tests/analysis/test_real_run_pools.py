@@ -26,7 +26,7 @@ def middleware_jar() -> Path:
     return jar
 
 
-def run_middleware(tmp_path: Path, design: str, threads: int) -> parse.MiddlewareStats:
+def run_middleware(tmp_path: Path, design: str, workers: int) -> parse.MiddlewareStats:
     servers = [
         subprocess.Popen(
             ["memcached", "-u", "root", "-l", "127.0.0.1", "-p", str(p), "-U", "0", "-t", "1"]
@@ -41,7 +41,7 @@ def run_middleware(tmp_path: Path, design: str, threads: int) -> parse.Middlewar
             wait_for_memcached("127.0.0.1", p, 30.0, proc)
         mw = subprocess.Popen(
             ["java", "-jar", str(middleware_jar()), "-l", "127.0.0.1", "-p", str(MIDDLEWARE),
-             "-t", str(threads), "-s", "false", "--design", design, "--replication", "2",
+             "-t", str(workers), "-s", "false", "--design", design, "--replication", "2",
              # A server that stalls with the machine must not count as failed here.
              "--server-timeout-ms", "30000",
              "-m", *[f"127.0.0.1:{p}" for p in SERVERS], "--stats-dir", str(stats)],
@@ -67,7 +67,7 @@ def run_middleware(tmp_path: Path, design: str, threads: int) -> parse.Middlewar
 
 
 def test_design_2016_pools_account_for_every_request(tmp_path: Path) -> None:
-    stats = run_middleware(tmp_path, "2016", threads=3)
+    stats = run_middleware(tmp_path, "2016", workers=3)
     assert stats.summary.get("clean_shutdown") is True
     assert stats.design == "2016"
     assert stats.threads() == {"net": 1, "read": 6, "write": 2}
@@ -107,7 +107,7 @@ def test_design_2016_pools_account_for_every_request(tmp_path: Path) -> None:
 
 
 def test_design_2018_has_one_shared_pool(tmp_path: Path) -> None:
-    stats = run_middleware(tmp_path, "2018", threads=4)
+    stats = run_middleware(tmp_path, "2018", workers=4)
     assert stats.design == "2018" and stats.threads() == {"net": 1, "shared": 4}
     assert set(stats.pools["pool"]) == {"shared"} and set(stats.pools["server"]) == {-1}
     parts = stats.pool_requests.groupby("type")["count"].sum()

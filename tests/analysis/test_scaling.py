@@ -8,11 +8,13 @@ import pandas as pd
 import pytest
 
 from analysis.scaling import (
+    ScaleError,
     TimeBaseError,
     add_study_columns,
     agreement,
     in_study_time,
     rescaled_columns,
+    scale_of,
     with_scale,
 )
 
@@ -22,14 +24,39 @@ def test_study_columns_divide_throughput_and_multiply_times_by_the_scale() -> No
         {"scale": [0.04, None], "throughput_ops": [400.0, 400.0],
          "response_us_mean": [250_000.0, 250_000.0]}
     )  # fmt: skip
-    out = add_study_columns(runs)
+    out = add_study_columns(runs.assign(scale=[0.04, 1.0]))
     assert out["throughput_study"].tolist() == pytest.approx([10000.0, 400.0])
     assert out["response_ms_study"].tolist() == pytest.approx([10.0, 250.0])
-    points = pd.DataFrame({"throughput_ops_ci_low": [40.0], "response_us_mean_mean": [5e4]})
-    out = add_study_columns(points)  # no scale recorded: s = 1
+    points = pd.DataFrame(
+        {"scale": [1.0], "throughput_ops_ci_low": [40.0], "response_us_mean_mean": [5e4]}
+    )
+    out = add_study_columns(points)  # a point without the scale model: s = 1 by its plan
     assert out["scale"].tolist() == [1.0]
     assert out["throughput_study_ci_low"].tolist() == [40.0]
     assert out["response_ms_study_mean"].tolist() == [50.0]
+    with pytest.raises(ScaleError, match="run 1"):
+        add_study_columns(runs.assign(run=["0", "1"]))  # the second run recorded none
+
+
+def test_scale_of_refuses_a_missing_or_non_positive_scale_and_names_the_runs() -> None:
+    runs = pd.DataFrame(
+        {"run": ["f/a/rep1", "f/a/rep2", "f/b/rep1", "f/c/rep1"], "scale": [0.05, 0.05, 1, 1]}
+    )
+    assert scale_of(runs).tolist() == [0.05, 0.05, 1.0, 1.0]
+    with pytest.raises(ScaleError, match="the table of runs has no `scale` column"):
+        scale_of(runs.drop(columns=["scale"]), "table of runs")
+    for bad in (0, -0.5, None, "n/a"):
+        with pytest.raises(ScaleError, match=r"no positive scale factor for run f/b/rep1 \("):
+            scale_of(runs.assign(scale=[0.05, 0.05, bad, 1]))
+    # Without a run column the points, else the rows, are named; many are summed up.
+    points = pd.DataFrame({"point": list("abcde"), "scale": [0.0] * 5})
+    with pytest.raises(ScaleError, match="point a, b, c and 2 more"):
+        scale_of(points)
+    with pytest.raises(ScaleError, match="row 7"):
+        scale_of(pd.DataFrame({"scale": [0.0]}, index=[7]))
+    # The study-time tables read it the same way: an error, not a silent s = 1.
+    with pytest.raises(ScaleError, match="run f/c/rep1"):
+        in_study_time(runs.assign(scale=[0.05, 0.05, 1, 0], throughput_ops=1.0))
 
 
 def _run(level: str, scale: float, x: float, r_ms: float, status: str = "ok") -> dict:
@@ -116,18 +143,24 @@ def test_in_study_time_refuses_a_second_rescaling_and_a_table_without_scale() ->
     table = pd.DataFrame({"scale": [0.04], "throughput_ops": [400.0]})
     with pytest.raises(TimeBaseError, match="already"):
         in_study_time(in_study_time(table))
-    with pytest.raises(TimeBaseError, match="no `scale`"):
+    with pytest.raises(ScaleError, match="no `scale`"):
         in_study_time(pd.DataFrame({"throughput_ops": [400.0]}))
 
 
-def test_with_scale_takes_each_runs_scale_and_one_for_runs_without() -> None:
-    runs = pd.DataFrame({"run": ["a", "a", "b"], "scale": [0.04, 0.04, None]})
-    hist = pd.DataFrame({"run": ["a", "b", "c"], "bucket_us": [100.0, 100.0, 100.0]})
+def test_with_scale_takes_each_runs_scale_and_refuses_rows_without_one() -> None:
+    runs = pd.DataFrame({"run": ["a", "a", "b"], "scale": [0.04, 0.04, 1.0]})
+    hist = pd.DataFrame({"run": ["a", "b"], "bucket_us": [100.0, 100.0]})
     out = in_study_time(with_scale(hist, runs))
-    assert out["scale"].tolist() == [0.04, 1.0, 1.0]
-    assert out["bucket_us"].tolist() == pytest.approx([4.0, 100.0, 100.0])
+    assert out["scale"].tolist() == [0.04, 1.0]
+    assert out["bucket_us"].tolist() == pytest.approx([4.0, 100.0])
     with pytest.raises(TimeBaseError, match="'run'"):
         with_scale(hist.drop(columns=["run"]), runs)
+    # A row of a run that `runs` does not hold, or holds without a scale, has no s.
+    more = pd.concat([hist, pd.DataFrame({"run": ["c"], "bucket_us": [100.0]})])
+    with pytest.raises(ScaleError, match="run c"):
+        with_scale(more, runs)
+    with pytest.raises(ScaleError, match="table of runs has no positive scale factor for run b"):
+        with_scale(hist, runs.assign(scale=[0.04, 0.04, None]))
 
 
 def test_rescaled_columns_names_the_power_of_the_scale() -> None:

@@ -1,7 +1,7 @@
 # The scale model's calibration: a few runs of named points (workflows/machines.yaml) on
 # emulated hosts, through rule run_point like every run, and the fit of the per-role speed
 # factors to the study's numbers. Every run under the scale model depends on its result.
-from mwlab.catalogue import calibration_settings
+from mwlab.catalogue import calibration_settings, scale_settings
 
 
 if ONTO and not DATASET:
@@ -56,7 +56,8 @@ rule scale_model_tables:
         check=f"{RESULTS}/paper/scale-check.tex",
         numbers=f"{RESULTS}/paper/scale-model-numbers.tex",
     params:
-        scale=PROFILE.get("scale", {}).get("factor", 1.0),
+        # The profile's s as the plan reads it (1 without the scale model).
+        scale=scale_settings(None, PROFILE)["factor"],
     log:
         f"{RESULTS}/logs/scale-model.log",
     script:

@@ -9,7 +9,7 @@ import pandas as pd
 
 from analysis.report import figures as fg
 from analysis.report import series_plot as sp
-from analysis.studies.s2016.tables import W
+from analysis.studies.s2016.tables import WORKERS
 
 COMPONENTS = {
     "net_us": "net-thread",
@@ -25,8 +25,8 @@ def throughput_figure(points: pd.DataFrame, path: str, mx: dict) -> None:
     value per pool size (`mx`: max_throughput of reference2016.yaml)."""
     fig, axes = fg.figure()
     ax = axes[0][0]
-    sp.series_lines(ax, points, "clients_total", "throughput_ops", series=W, label="T=")
-    original_marks(ax, fg.levels_sorted(points[W]), mx)
+    sp.series_lines(ax, points, "clients_total", "throughput_ops", series=WORKERS, label="T=")
+    original_marks(ax, fg.levels_sorted(points[WORKERS]), mx)
     ax.set_xlabel("total clients")
     ax.set_ylabel("throughput (ops/s), study time")
     sp.legend_outside(fig, ax)
@@ -38,13 +38,15 @@ def original_marks(ax: fg.plt.Axes, ours: list, mx: dict) -> None:
     line in the colour of our series of that size; a peak also as a hollow marker at its
     clients."""
     sizes = fg.levels_sorted([*ours, *mx["plateau_ops"]])
-    extra = [t for t in sizes if t not in ours]
-    for t in sizes:
+    extra = [workers for workers in sizes if workers not in ours]
+    for workers in sizes:
         # Our sizes keep their series' style; the original's other sizes follow on.
-        style = sp.style(ours.index(t) if t in ours else len(ours) + extra.index(t))
-        value = float(mx["plateau_ops"][t])
-        kind = mx.get("plateau_kind", {}).get(t, {"kind": "plateau"})
-        label = f"T={t}, original's {kind['kind']}"
+        style = sp.style(
+            ours.index(workers) if workers in ours else len(ours) + extra.index(workers)
+        )
+        value = float(mx["plateau_ops"][workers])
+        kind = mx.get("plateau_kind", {}).get(workers, {"kind": "plateau"})
+        label = f"T={workers}, original's {kind['kind']}"
         if "clients" in kind:
             label += f" ({kind['clients']} clients)"
             ax.plot([kind["clients"]], [value], linestyle="none", markersize=5,
@@ -56,7 +58,7 @@ def percentile_figure(pct: pd.DataFrame, path: str) -> None:
     """The middleware's GET median (left) and 90th percentile (right) per pool size."""
     fig, axes = fg.figure(ncols=2)
     for ax, q, name in zip(axes[0], ("p50", "p90"), ("median", "90th percentile"), strict=True):
-        sp.series_lines(ax, pct, "clients_total", q, series=W, scale=1e-3, label="T=")
+        sp.series_lines(ax, pct, "clients_total", q, series=WORKERS, scale=1e-3, label="T=")
         ax.set_xlabel("total clients")
         ax.set_title(name, fontsize=8)
     # One scale for both panels, named once: a label per panel is cut at the axis height.

@@ -10,8 +10,9 @@ import pandas as pd
 
 from analysis.bottleneck import SATURATED  # a resource used this share of its budget is full
 from analysis.report import figures as fg
+from analysis.scaling import scale_of
 from analysis.studies.s2016.formats import ms, value_range
-from analysis.studies.s2016.tables import W, at_original
+from analysis.studies.s2016.tables import WORKERS, at_original
 from analysis.studies.s2016.times import get_part_times
 
 
@@ -37,33 +38,35 @@ def threads_sentence(best: pd.DataFrame, mx: dict, tolerance: float) -> str:
     """Whether the original's finding that fewer threads per pool are slower holds in ours:
     each smaller pool size's highest throughput against the one at the original's size,
     ours and the original's (its text's values), within `tolerance` counting as equal."""
-    ref_t, ref = mx["threads_per_pool"], at_original(best, mx)
+    ref_workers, ref = mx["threads_per_pool"], at_original(best, mx)
     plateau = {int(k): float(v) for k, v in mx["plateau_ops"].items()}
-    smaller = [int(t) for t in best.index if int(t) < ref_t]
-    if ref is None or not smaller or ref_t not in plateau:
+    smaller = [int(workers) for workers in best.index if int(workers) < ref_workers]
+    if ref is None or not smaller or ref_workers not in plateau:
         return (
             f"Our grid does not hold both $T = {mx['threads_per_pool']}$ and a smaller pool, "
             "so the original's finding on the number of threads is not tested here."
         )
     x_ref = float(ref["throughput_ops_mean"])
     parts, verdicts = [], []
-    for t in smaller:
-        x = float(best.loc[t, "throughput_ops_mean"])
+    for workers in smaller:
+        x = float(best.loc[workers, "throughput_ops_mean"])
         verdicts.append(x < (1 - tolerance) * x_ref)
-        part = f"{fg.num(x)} ops/s with $T = {t}$ ({fg.pct(x / x_ref, 0)} of that"
-        if t in plateau:
+        part = f"{fg.num(x)} ops/s with $T = {workers}$ ({fg.pct(x / x_ref, 0)} of that"
+        if workers in plateau:
             part += (
-                f"; the original's {fg.num(plateau[t])} is"
-                f" {fg.pct(plateau[t] / plateau[ref_t], 0)} of its {fg.num(plateau[ref_t])}"
+                f"; the original's {fg.num(plateau[workers])} is"
+                f" {fg.pct(plateau[workers] / plateau[ref_workers], 0)} of its"
+                f" {fg.num(plateau[ref_workers])}"
             )
         parts.append(part + ")")
-    below = [t for t in sorted(plateau) if t < ref_t]
+    below = [workers for workers in sorted(plateau) if workers < ref_workers]
     claim = (
         f"The original found fewer threads per pool slower (its {mx['section']}: about"
-        f" {' and '.join(fg.num(plateau[t]) for t in below)} ops/s with"
-        f" {' and '.join(str(t) for t in below)} threads against {fg.num(plateau[ref_t])}"
-        f" with {ref_t}) and concluded that above {ref_t} threads the number of threads is no"
-        f" longer the bottleneck. Ours reaches at most {fg.num(x_ref)} ops/s with $T = {ref_t}$"
+        f" {' and '.join(fg.num(plateau[workers]) for workers in below)} ops/s with"
+        f" {' and '.join(str(workers) for workers in below)} threads against"
+        f" {fg.num(plateau[ref_workers])} with {ref_workers}) and concluded that above"
+        f" {ref_workers} threads the number of threads is no longer the bottleneck. Ours"
+        f" reaches at most {fg.num(x_ref)} ops/s with $T = {ref_workers}$"
         f" (at {fg.num(ref['clients_total'])} clients) and"
     )
     if all(verdicts):
@@ -87,10 +90,10 @@ def cpu_sentence(points: pd.DataFrame) -> str:
     servers = per_point["cpu_util_server_mean"].astype(float)
     throttled = per_point["throttled_share_middleware_mean"].astype(float)
     budget = float(pd.to_numeric(per_point["budgets_cores.middleware"], errors="coerce").iloc[0])
-    scale = float(per_point["scale"].iloc[0])
+    scale = float(scale_of(per_point, "table of points").iloc[0])
     threads = sorted(
-        int(r["servers"]) * (int(r[W]) + 1) + 1 for _, r in per_point.iterrows()
-    )  # T read threads and a write thread per server, and the net-thread
+        int(r["servers"]) * (int(r[WORKERS]) + 1) + 1 for _, r in per_point.iterrows()
+    )  # `workers` read threads and a write thread per server, and the net-thread
     if used.isna().all() or not math.isfinite(budget):
         return "The middleware ran without a CPU budget in this family, so no use of one is shown."
     return (
@@ -121,10 +124,10 @@ def wait_sentence(
     """Where a GET's time goes at our point nearest the original's configuration (its pool
     size, the nearest client count), medians against the original's Table 1: in the queue or
     waiting for memcached."""
-    t = mx["threads_per_pool"]
-    same = client[client["workers"] == t]
+    workers = mx["threads_per_pool"]
+    same = client[client["workers"] == workers]
     if same.empty:
-        return f"We ran no point with $T = {t}$ to set beside the original's breakdown."
+        return f"We ran no point with $T = {workers}$ to set beside the original's breakdown."
     row = same.loc[
         (same["clients_total"] - mx["clients"]).abs().sort_values(kind="stable").index[0]
     ]
@@ -135,7 +138,7 @@ def wait_sentence(
     )
     response = float(pct.set_index("point")["p50_mean"].get(row["point"], math.nan))
     oq, os_, orr = b["queue"][0], b["server"][0], b["response"][0]
-    where = f"$T = {t}$ and {fg.num(row['clients_total'])} clients"
+    where = f"$T = {workers}$ and {fg.num(row['clients_total'])} clients"
     if int(row["clients_total"]) != int(mx["clients"]):
         where += f", our client count nearest to its {fg.num(mx['clients'])}"
     text = (

@@ -26,7 +26,7 @@ from analysis.studies.s2016.max_sentences import (
 from analysis.studies.s2016.study_time import by_points
 from analysis.studies.s2016.tables import (
     MAX_TOLERANCE,
-    W,
+    WORKERS,
     at_original,
     choose_max,
     highest_per_pool,
@@ -51,7 +51,7 @@ def grid_table(client: pd.DataFrame, load: pd.DataFrame, mx: dict) -> str:
     # Pool sizes these runs did not measure keep only the original's value, in a line of
     # their own below, instead of columns of dashes.
     sizes = sorted({int(w) for w in client["workers"]}) or sorted(int(w) for w in plateau)
-    unmeasured = [int(t) for t in sorted(plateau) if int(t) not in sizes]
+    unmeasured = [int(workers) for workers in sorted(plateau) if int(workers) not in sizes]
     clients = sorted({int(c) for c in client["clients_total"]})
     x = client.set_index(["clients_total", "workers"])["throughput_ops_mean"]
     busy = client.merge(load, on="point", how="left").set_index(["clients_total", "workers"])[
@@ -61,23 +61,31 @@ def grid_table(client: pd.DataFrame, load: pd.DataFrame, mx: dict) -> str:
     rows: list[list[str] | str] = []
     for c in clients:
         row = [str(c)]
-        for t in sizes:
-            row += [fg.num(x.get((c, t), nan)), fg.pct(busy.get((c, t), nan), 0)]
+        for workers in sizes:
+            row += [fg.num(x.get((c, workers), nan)), fg.pct(busy.get((c, workers), nan), 0)]
         rows.append(row)
     best = client.groupby("workers")["throughput_ops_mean"].max()
     rows.append(r"\midrule")
-    rows.append(["Highest"] + [_span(fg.num(best.get(t, nan))) for t in sizes])
+    rows.append(["Highest"] + [_span(fg.num(best.get(workers, nan))) for workers in sizes])
     rows.append(
         [f"Original ({fg.escape(mx['section'])})"]
-        + [_span(fg.num(plateau[t]) if t in plateau else fg.MISSING) for t in sizes]
+        + [
+            _span(fg.num(plateau[workers]) if workers in plateau else fg.MISSING)
+            for workers in sizes
+        ]
     )
-    rows.append(["its kind"] + [_span(_kind(kinds.get(t)) if t in plateau else "") for t in sizes])
+    rows.append(
+        ["its kind"]
+        + [_span(_kind(kinds.get(workers)) if workers in plateau else "") for workers in sizes]
+    )
     # One row per pool size not run here, its value across the measured columns: a single
     # row naming them all is wider than the table and stretches its last column.
-    for t in unmeasured:
-        value = f"{fg.num(plateau[t])} ({_kind(kinds.get(t))}; not run here)"
-        rows.append([f"Original, $T={t}$", rf"\multicolumn{{{2 * len(sizes)}}}{{l}}{{{value}}}"])
-    groups = [f"$T={t}$" for t in sizes]
+    for workers in unmeasured:
+        value = f"{fg.num(plateau[workers])} ({_kind(kinds.get(workers))}; not run here)"
+        rows.append(
+            [f"Original, $T={workers}$", rf"\multicolumn{{{2 * len(sizes)}}}{{l}}{{{value}}}"]
+        )
+    groups = [f"$T={workers}$" for workers in sizes]
     return fg.grouped_tabular(["Clients"], groups, 2, sub, rows, f"r{'rr' * len(sizes)}")
 
 
@@ -105,7 +113,7 @@ def percentiles(hist: pd.DataFrame, windows: pd.DataFrame, points: pd.DataFrame)
     """Per point: the middleware's GET response-time p50 and p90 (µs) over repetitions."""
     per_run = run_percentiles(hist, windows, qs=(0.5, 0.9), types=["get"])
     pct = point_statistics(per_run, ["p50", "p90"])
-    info = points.drop_duplicates("point")[["point", "clients_total", W]]
+    info = points.drop_duplicates("point")[["point", "clients_total", WORKERS]]
     return pct.merge(info, on="point", how="left").assign(side="middleware")
 
 
@@ -196,9 +204,9 @@ def report(tables: Mapping[str, pd.DataFrame], ref: Mapping, figures: Mapping[st
     pct = percentiles(hist, windows, points)
     max_figures.percentile_figure(pct, figures["percentiles"])
 
-    client = points[points["side"] == "client"].rename(columns={W: "workers"})
+    client = points[points["side"] == "client"].rename(columns={WORKERS: "workers"})
     chosen = choose_max(client, MAX_TOLERANCE)
-    mw = points[(points["side"] == "middleware") & (points[W] == chosen["workers"])]
+    mw = points[(points["side"] == "middleware") & (points[WORKERS] == chosen["workers"])]
     max_figures.breakdown_figure(mw, figures["breakdown"])
     ok = ok_runs(tables["runs"])
     # The original's Figures 1 and 2 on our runs: the chosen point's distributions with

@@ -26,24 +26,25 @@ class Inputs:
         return 1e6 / self.service_time_us
 
 
-def servers(memcached: int, read_threads: int, middlewares: int = 1) -> int:
-    """m = S·(T+1) per middleware: every read thread and every write thread."""
-    if min(memcached, read_threads, middlewares) < 1:
+def servers(memcached: int, workers: int, middlewares: int = 1) -> int:
+    """m = S·(T+1) per middleware, T = `workers` read threads per memcached server: every
+    read thread and every write thread."""
+    if min(memcached, workers, middlewares) < 1:
         raise ValueError("servers, threads and middlewares must be positive")
-    return middlewares * memcached * (read_threads + 1)
+    return middlewares * memcached * (workers + 1)
 
 
 def inputs(
     windows: pd.DataFrame,
     pool_requests: pd.DataFrame,
     memcached: int,
-    read_threads: int,
+    workers: int,
     middlewares: int = 1,
 ) -> Inputs:
     """Model inputs from one configuration's stable middleware windows and pool records."""
     mw = windows[(windows["side"] == "middleware") & (windows["type"] != "all")]
     return Inputs(
-        servers=servers(memcached, read_threads, middlewares),
+        servers=servers(memcached, workers, middlewares),
         arrival_rate=estimate.arrival_rate(mw),
         service_time_us=thread_service_time_us(pool_requests, mw),
     )

@@ -32,12 +32,12 @@ from analysis.validate import set_share
 @dataclass(frozen=True)
 class Design:
     servers: int  # S
-    read_threads: int  # T per server
+    workers: int  # read threads per server (middleware.workers; the study's T)
     replication: int  # k, the replication factor: servers a SET is written to
     write_share: float  # w, 0..1
 
     def __post_init__(self) -> None:
-        if self.servers < 1 or self.read_threads < 1:
+        if self.servers < 1 or self.workers < 1:
             raise ValueError("servers and read threads must be positive")
         if not 1 <= self.replication <= self.servers:
             raise ValueError(f"replication {self.replication} is not 1..{self.servers}")
@@ -87,7 +87,7 @@ def network(d: Design, t: ServiceTimes) -> mva.Network:
     ]
     for i in range(d.servers):
         if v["read"] > 0:
-            stations.append(mva.Station(f"read{i}", "queue", t.read, v["read"], d.read_threads))
+            stations.append(mva.Station(f"read{i}", "queue", t.read, v["read"], d.workers))
         if v["write"] > 0:
             if not (t.write >= 0 and math.isfinite(t.write)):
                 raise ValueError(f"a load with writes needs a write service time, got {t.write}")
@@ -130,7 +130,7 @@ def predict(d: Design, t: ServiceTimes, clients: int) -> Prediction:
     }
     v = visits(d)
     # A read thread is busy from dequeue to done: its own time and the wait at memcached.
-    read_busy = res.throughput * v["read"] * (t.read + mc) / d.read_threads
+    read_busy = res.throughput * v["read"] * (t.read + mc) / d.workers
     known = {k: u for k, u in utilization.items() if math.isfinite(u)}
     return Prediction(
         clients=clients,

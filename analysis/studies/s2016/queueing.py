@@ -30,7 +30,7 @@ from analysis.studies.s2016 import mva as mva2016
 from analysis.studies.s2016.study_time import family_tables
 from analysis.studies.s2016.tables import (
     MAX_TOLERANCE,
-    W,
+    WORKERS,
     choose_max,
     in_get_windows,
     read_only_points,
@@ -163,7 +163,7 @@ def open_models(d: Frames, seed: dict) -> Part:
     ok = ok_runs(d["runs"])
     points, windows = d["points"], d["windows"]
     client = points[(points["side"] == "client") & (points["type"] == "all")]
-    chosen = choose_max(client.rename(columns={W: "workers"}), MAX_TOLERANCE)
+    chosen = choose_max(client.rename(columns={WORKERS: "workers"}), MAX_TOLERANCE)
     point = chosen["point"]
     mw_win = windows[(windows["side"] == "middleware") & (windows["type"] != "all")]
     lam = estimate.arrival_rate(mw_win[mw_win["point"] == point])
@@ -287,7 +287,7 @@ def mmm_per_servers(d: Frames) -> dict[int, tuple[dict, dict]]:
         w = windows[windows["point"] == point]
         req = of_point(d["pool_requests"], point, ok)
         try:
-            i = mmm2016.inputs(w, req, s, int(p[W]), int(p["middlewares"]))
+            i = mmm2016.inputs(w, req, s, int(p[WORKERS]), int(p["middlewares"]))
         except ValueError:
             continue
         model: dict = {"servers": i.servers, "arrival_rate": i.arrival_rate,
@@ -420,7 +420,7 @@ def mva_models(d: Frames) -> tuple[list[MVACurve], Part]:
     pts = d["points"][d["points"]["type"] == "all"]
     curves, rows, errs, bottlenecks = [], [], [], set()
     beyond = 0  # points whose predicted read-pool busy fraction exceeds 100 %
-    for t, level in pts.groupby(W, sort=True):
+    for workers, level in pts.groupby(WORKERS, sort=True):
         client = level[level["side"] == "client"].sort_values("clients_total")
         low = client.iloc[0]
         design = mva2016.design_of(low)
@@ -430,7 +430,7 @@ def mva_models(d: Frames) -> tuple[list[MVACurve], Part]:
         curve = [mva2016.predict(design, times, n) for n in ns]
         curves.append(
             MVACurve(
-                int(t),
+                int(workers),
                 ns,
                 [c.throughput for c in curve],
                 [c.response_time * 1e3 for c in curve],
@@ -447,7 +447,7 @@ def mva_models(d: Frames) -> tuple[list[MVACurve], Part]:
             beyond += p.read_busy > 1
             rows.append(
                 [
-                    fg.num(t),
+                    fg.num(workers),
                     fg.num(c["clients_total"]),
                     fg.num(c["throughput_ops_mean"]),
                     fg.num(p.throughput),

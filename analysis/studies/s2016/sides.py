@@ -14,7 +14,13 @@ import pandas as pd
 
 from analysis.report import figures as fg
 from analysis.report import series_plot as sp
-from analysis.studies.s2016.tables import W, histogram_quantiles, point_statistics, run_percentiles
+from analysis.scaling import scale_of
+from analysis.studies.s2016.tables import (
+    WORKERS,
+    histogram_quantiles,
+    point_statistics,
+    run_percentiles,
+)
 
 SIDES = ("client", "middleware")
 
@@ -94,7 +100,7 @@ def at_pool_size(
     """At one pool size: each point's GET percentiles per side over its ok runs, and its
     points with the mean response time as `mean_*` and the round trip between clients and
     middleware (`round_trip_ms`, in the study's time)."""
-    at = points[points[W] == workers]
+    at = points[points[WORKERS] == workers]
     info = at.drop_duplicates("point")[["point", "clients_total"]]
     pct = side_statistics(hist, windows, ok)
     pct = pct.merge(info, on="point", how="inner") if len(pct) else pct
@@ -106,7 +112,7 @@ def at_pool_size(
         }
     ).assign(
         # One-way delays are set per run (already divided by s); back in the study's time.
-        round_trip_ms=lambda f: 2 * f["delays_ms.client_middleware"].astype(float) * f["scale"]
+        round_trip_ms=lambda f: 2 * f["delays_ms.client_middleware"].astype(float) * scale_of(f)
     )
     return pct, means
 

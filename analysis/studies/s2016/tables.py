@@ -15,7 +15,7 @@ from analysis.histograms import histogram_quantiles
 # The maximum-throughput configuration is the cheapest whose throughput is within this share
 # of the highest (the 2016 study's choice; the queueing models start from the same point).
 MAX_TOLERANCE = 0.05
-W = "middleware.workers"  # the points' column of read threads per pool, T
+WORKERS = "middleware.workers"  # the points' worker count: read threads per pool (the study's T)
 
 
 def run_percentiles(
@@ -79,8 +79,8 @@ def highest_per_pool(client: pd.DataFrame) -> pd.DataFrame:
 
 def at_original(best: pd.DataFrame, mx: Mapping) -> pd.Series | None:
     """Our highest throughput with the original's pool size (None where we did not run it)."""
-    t = mx["threads_per_pool"]
-    return best.loc[t] if t in best.index else None
+    workers = mx["threads_per_pool"]
+    return best.loc[workers] if workers in best.index else None
 
 
 def relative_change(

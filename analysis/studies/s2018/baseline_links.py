@@ -13,6 +13,7 @@ from analysis import validate
 from analysis.linkload import DEFAULT_KEY_BYTES, Sizes
 from analysis.models import linkbounds
 from analysis.report import figures as rf
+from analysis.scaling import scale_of
 from analysis.studies.s2018.baseline_maxima import best
 
 # The role whose link binds, as the text names its upload.
@@ -68,7 +69,7 @@ def bandwidth_bound(direct: pd.DataFrame, mw: pd.DataFrame) -> list[str]:
         d = frame[(frame["level_setup"] == setup) & (frame["level_workload"] == workload)]
         b, bound = _bound_at_best(d)
         ok = b is not None and bound is not None
-        scale = float(b["scale"]) if ok and pd.notna(b.get("scale")) else 1.0
+        scale = float(b["scale"]) if ok else math.nan  # best read it with scale_of
         numbers += [
             rf.macro(key, rf.num(bound.bound / scale) if ok else rf.MISSING),
             rf.macro(
@@ -100,7 +101,7 @@ def link_bounds_table(
     table1 = ref["bandwidth"]["table1"]
     both = pd.concat([direct, mw])
     both = both[both["side"] == "client"]
-    scale = float(both["scale"].median()) if "scale" in both and both["scale"].notna().any() else 1
+    scale = float(scale_of(both, "table of points").median())
     key = pd.to_numeric(both.get("workload.key_size", pd.Series()), errors="coerce").dropna()
     size = pd.to_numeric(both.get("workload.data_size", pd.Series()), errors="coerce").dropna()
     sizes = Sizes(

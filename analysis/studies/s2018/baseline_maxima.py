@@ -11,6 +11,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from analysis.report import figures as rf
+from analysis.scaling import scale_of
 from analysis.studies.s2018 import seed as seed2018
 from analysis.studies.s2018.macros import camel
 from analysis.studies.s2018.seed_tables import beside_rows, law_rows_tabular
@@ -113,11 +114,11 @@ def figures(
 
 
 def study(row: pd.Series | None, column: str) -> float:
-    """A point's value in the study's time (throughput / scale, time x scale; scale 1 where
-    the point recorded none)."""
+    """A point's value in the study's time (throughput / scale, time x scale); `row` is from
+    a table whose `scale` scale_of has read (best)."""
     if row is None:
         return math.nan
-    scale = float(row.get("scale", 1.0)) if pd.notna(row.get("scale", 1.0)) else 1.0
+    scale = float(row["scale"])
     if column == "throughput":
         return float(row.get("throughput_study_mean", row["throughput_ops_mean"] / scale))
     raw = row.get("response_us_mean_mean", math.nan) / 1e3
@@ -125,9 +126,12 @@ def study(row: pd.Series | None, column: str) -> float:
 
 
 def best(d: pd.DataFrame) -> pd.Series | None:
-    """The client row of highest throughput; None without one."""
+    """The client row of highest throughput, its `scale` as scale_of reads it; None without
+    one."""
     c = d[d["side"] == "client"].dropna(subset=["throughput_ops_mean"])
-    return None if c.empty else c.loc[c["throughput_ops_mean"].idxmax()]
+    if c.empty:
+        return None
+    return c.assign(scale=scale_of(c, "table of points")).loc[c["throughput_ops_mean"].idxmax()]
 
 
 def direct_table(direct: pd.DataFrame, ref: Mapping) -> tuple[str, list[str]]:
@@ -202,7 +206,7 @@ def middleware_table(mw: pd.DataFrame, ref: Mapping) -> tuple[str, list[str]]:
             else:
                 m = d[(d["point"] == b["point"]) & (d["side"] == "middleware")]
                 m = m.iloc[0] if not m.empty else pd.Series(dtype=float)
-                scale = float(b.get("scale", 1.0)) if pd.notna(b.get("scale", 1.0)) else 1.0
+                scale = float(b["scale"])
                 # In the study's time (rescaled by the runs' scale), with the raw client X.
                 ours = [
                     f"{int(b['clients_total'])}/{int(b['middleware.workers'])}",

@@ -31,7 +31,8 @@ def study_histograms(
     """The GET and multi-GET histograms (stable_histograms) in the study's time, with each
     point's `sharding` and `size` (`level`, by point); histograms of points without a level
     are left out. `points`: the family's points as measured, whose scale each takes."""
-    hist = hist[hist["type"].isin(["get", "multiget"])]
+    # Only points with a level: those the validation kept, each with its scale in `points`.
+    hist = hist[hist["type"].isin(["get", "multiget"]) & hist["point"].isin(level.index)]
     hist = stable_histograms(hist, windows)
     hist = in_study_time(with_scale(hist, points, on="point")).join(level, on="point")
     return hist.dropna(subset=["sharding"])

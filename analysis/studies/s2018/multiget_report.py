@@ -14,7 +14,7 @@ import pandas as pd
 from analysis import linkload
 from analysis.histograms import MIDDLEWARE_BUCKET_US, grouped_quantiles
 from analysis.report import figures as rf
-from analysis.scaling import in_study_time
+from analysis.scaling import in_study_time, scale_of
 from analysis.studies.s2018 import multiget as mg
 from analysis.studies.s2018.macros import camel
 from analysis.studies.s2018.multiget_figures import (
@@ -154,7 +154,7 @@ def link_macros(raw_pts: pd.DataFrame, tbf_args: TbfArgs, rto_min_ms: RtoMin) ->
     # What the servers' links drop, and what a retransmission costs in the study's time.
     first = raw_pts.iloc[0]
     cap = float(first["caps_mbit.server"])
-    scale = float(first["scale"]) if "scale" in first and pd.notna(first["scale"]) else 1.0
+    scale = float(scale_of(raw_pts, "table of points").iloc[0])
     tbf = tbf_args(cap, scale)
     latency_ms = float(tbf[tbf.index("latency") + 1].removesuffix("ms"))
     value = int(first["workload.data_size"])
@@ -242,7 +242,10 @@ def report(
     hist_size = HIST_SIZE if HIST_SIZE in sizes else max(sizes)
     six = hist[hist["size"] == hist_size]
     six_pct = grouped_quantiles(six, ["side", "sharding"], QUANTILES, BOUNDS)
-    unit = MIDDLEWARE_BUCKET_US * (float(six["scale"].max()) if not six.empty else 1.0)
+    # The middleware's bucket width in the study's time; as measured where none is drawn.
+    unit = (
+        MIDDLEWARE_BUCKET_US * float(scale_of(six).max()) if not six.empty else MIDDLEWARE_BUCKET_US
+    )
     h = histogram_figure(six, six_pct, unit, figures.hist)
     numbers += histogram_macros(hist_size, h)
     numbers += tail_macros(six_pct, hist_size, mg.loss_rates(manifests, runs))

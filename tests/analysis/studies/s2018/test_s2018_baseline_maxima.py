@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.scaling import in_study_time
+from analysis.scaling import ScaleError, in_study_time
 from analysis.studies.s2018 import baseline_maxima as bm
 
 Baselines = tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]
@@ -21,22 +21,32 @@ def test_best_takes_the_client_row_of_highest_throughput() -> None:
             "side": ["client", "client", "middleware", "client"],
             "throughput_ops_mean": [10.0, 30.0, 99.0, math.nan],
             "point": ["a", "b", "b", "c"],
+            "scale": [0.5, 0.5, 0.5, 0.5],
         }
     )
     assert bm.best(d)["point"] == "b"
     assert bm.best(d[d["side"] == "middleware"]) is None
 
 
+def test_best_refuses_a_point_without_a_positive_scale() -> None:
+    d = pd.DataFrame(
+        {"side": ["client", "client"], "throughput_ops_mean": [10.0, 30.0], "point": ["a", "b"]}
+    )
+    with pytest.raises(ScaleError, match="no `scale` column"):
+        bm.best(d)
+    with pytest.raises(ScaleError, match="point b"):
+        bm.best(d.assign(scale=[0.5, 0.0]))
+
+
 def test_study_rescales_by_the_points_scale() -> None:
     row = pd.Series({"scale": 0.5, "throughput_ops_mean": 1000.0, "response_us_mean_mean": 4e3})
     assert bm.study(row, "throughput") == 2000
     assert bm.study(row, "response") == pytest.approx(2.0)
-    # The stored study value wins; no scale counts as s = 1; no point gives NaN.
+    # The stored study value wins; no point gives NaN.
     assert (
         bm.study(pd.concat([row, pd.Series({"throughput_study_mean": 1234.0})]), "throughput")
         == 1234
     )
-    assert bm.study(pd.Series({"throughput_ops_mean": 5.0, "scale": math.nan}), "throughput") == 5
     assert math.isnan(bm.study(None, "response"))
 
 

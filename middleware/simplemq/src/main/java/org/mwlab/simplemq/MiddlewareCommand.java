@@ -37,7 +37,9 @@ public final class MiddlewareCommand implements Callable<Integer> {
 
   @Mixin private ListenOptions listen;
 
-  @Option(names = "-t", paramLabel = "WORKERS", defaultValue = "8",
+  // The testbed always passes the count; this default, for standalone use, is
+  // testbed.mqsoak.DEFAULT_MQ_WORKERS (tests/test_workers.py checks it).
+  @Option(names = {"-t", "--workers"}, paramLabel = "WORKERS", defaultValue = "16",
       description = "Worker threads, each with one database connection (default: ${DEFAULT-VALUE}).")
   private int workers;
 
@@ -68,7 +70,7 @@ public final class MiddlewareCommand implements Callable<Integer> {
 
   Middleware.Config config() {
     if (workers < 1) {
-      throw new ParameterException(spec.commandLine(), "-t: at least one worker");
+      throw new ParameterException(spec.commandLine(), "--workers: at least one worker");
     }
     if (maxBody < 1 || maxFrame < maxBody + 64) {
       throw new ParameterException(spec.commandLine(),
