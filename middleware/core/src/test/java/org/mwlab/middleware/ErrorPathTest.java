@@ -15,6 +15,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -288,11 +289,19 @@ class ErrorPathTest {
         Middleware m = startWith(dir, design, List.of("--server-timeout-ms", "2000"),
             good.address().toString(), silent.address());
         TextClient t = new TextClient(m.port())) {
+      // A key whose primary is the silent server (the second): design 2016 reads the primary
+      // first, so each of its reads must fail over; design 2018 balances over both replicas.
+      final Config c = m.config();
+      assertEquals(2, c.replication(), "both servers replicate every key");
+      final HashRing ring = new HashRing(c.servers(), c.replication(), c.virtualNodes());
+      final String key = IntStream.range(0, 10_000).mapToObj(i -> "k" + i)
+          .filter(k -> ring.replicas(k.getBytes(StandardCharsets.US_ASCII))[0] == 1)
+          .findFirst().orElseThrow();
       try (TextClient direct = good.client()) {
-        assertEquals("STORED", direct.set("k", "v"));
+        assertEquals("STORED", direct.set(key, "v"));
       }
       for (int i = 0; i < 4; i++) {
-        assertEquals(List.of("k", "v"), t.get("k"));
+        assertEquals(List.of(key, "v"), t.get(key));
       }
       final String s = t.set("k2", "v2");
       assertTrue(s.startsWith("SERVER_ERROR set failed on " + silent.address()), s);

@@ -141,17 +141,20 @@ class PipelineTest {
                   written.addAndGet(b.length);
                 }
               });
-      // Wait until the writer is blocked (or done) and the kernel's queues stay as they are.
+      // Wait until the middleware stopped reading: bytes wait in its receive queue and in the
+      // client's send queue (the writer is held by flow control), and neither queue nor the
+      // writer moves over three samples in a row. A middleware that still reads, however
+      // slowly, takes bytes from its queue between two of them.
       final int mw = c.middleware.port();
       final int me = client.localPort();
       List<Long> before = List.of();
-      while (true) {
+      int unchanged = 0;
+      while (unchanged < 3) {
         Thread.sleep(300);
         final List<Long> now = List.of(written.get(), TcpQueues.of(me, mw).tx(),
             TcpQueues.of(mw, me).rx());
-        if (now.equals(before)) {
-          break;
-        }
+        final boolean held = now.get(1) > 0 && now.get(2) > 0;
+        unchanged = held && now.equals(before) ? unchanged + 1 : 0;
         before = now;
       }
       // Bytes the middleware took from its socket, at most: the send in progress may have put

@@ -87,21 +87,15 @@ class ReconnectBackoffTest {
       for (int k = 1; k < times.size(); k++) {
         gaps.add(TimeUnit.NANOSECONDS.toMillis(times.get(k) - times.get(k - 1)));
       }
-      // Backoffs 80, 160, then six at the maximum of 320 (uncapped: 640, 1280, ...).
+      // Backoffs 80, 160, then six at the maximum of 320: each gap is at least its backoff.
+      // (Only lower bounds: a loaded machine can stretch any gap. BackoffTest checks that the
+      // backoff stops at the maximum, without timing.)
       long uncapped = min;
-      long shortestCapped = Long.MAX_VALUE;
       for (final long gap : gaps) {
         uncapped *= 2;
         final long backoff = Math.min(max, uncapped);
         assertTrue(gap >= backoff, "gap " + gap + " ms < backoff " + backoff + " ms: " + gaps);
-        if (uncapped > max) {
-          shortestCapped = Math.min(shortestCapped, gap);
-        }
       }
-      // Past the maximum the gaps stop doubling: had the backoff grown on, every one of these
-      // five would be at least twice the maximum. (A lower bound per gap and a bound on the
-      // shortest one only: a loaded machine can stretch any single gap.)
-      assertTrue(shortestCapped < 2L * max, "gaps keep growing past the maximum: " + gaps);
     } finally {
       pool.shutdownNow();
     }

@@ -38,16 +38,16 @@ import picocli.CommandLine.Spec;
     })
 public final class ClientCommand implements Callable<Integer> {
 
-  /** The report's block of each operation. */
-  private static final Map<Op, String> BLOCKS = new LinkedHashMap<>();
-
-  static {
-    BLOCKS.put(Op.SEND, "Sends");
-    BLOCKS.put(Op.PEEK_QUEUE, "Peeks");
-    BLOCKS.put(Op.POP_QUEUE, "Pops");
-    BLOCKS.put(Op.POP_FROM_SENDER, "SenderPops");
-    BLOCKS.put(Op.QUERY_QUEUES, "Queries");
-  }
+  /**
+   * The report's block of each operation, in the report's order (analysis/parse/memtier.py
+   * reads them by these names).
+   */
+  private static final List<Map.Entry<Op, String>> BLOCKS = List.of(
+      Map.entry(Op.SEND, "Sends"),
+      Map.entry(Op.PEEK_QUEUE, "Peeks"),
+      Map.entry(Op.POP_QUEUE, "Pops"),
+      Map.entry(Op.POP_FROM_SENDER, "SenderPops"),
+      Map.entry(Op.QUERY_QUEUES, "Queries"));
 
   @Spec private CommandSpec spec;
 
@@ -191,7 +191,7 @@ public final class ClientCommand implements Callable<Integer> {
     }
     final long finish = System.currentTimeMillis();
     final List<MemtierReport.Block> blocks = new ArrayList<>();
-    for (final Map.Entry<Op, String> b : BLOCKS.entrySet()) {
+    for (final Map.Entry<Op, String> b : BLOCKS) {
       blocks.add(new MemtierReport.Block(b.getValue(),
           counts.stats.getOrDefault(b.getKey(), new TypeStats())));
     }
