@@ -2,8 +2,13 @@
 
 Both generators record latencies in microseconds and write, per request type, the whole-run
 HdrHistogram as base64 in `Percentile Latencies/Histogram log format/Compressed Histogram`;
-that histogram is the client side's latency distribution. Latencies come only from the `Sets`
-and `Gets` blocks: memtier writes `Latency` and `Average Latency` of `Totals` as 0.
+that histogram is the client side's latency distribution. Latencies come only from the blocks
+of the request types (`Sets` and `Gets`): memtier writes `Latency` and `Average Latency` of
+`Totals` as 0.
+
+SimpleMQ's client (middleware/simplemq) writes the same layout with a block per operation
+(`Sends`, `Peeks`, `Pops`, `SenderPops`, `Queries`); their types take the operation names the
+SimpleMQ middleware's statistics use, so both sides of a run name a type alike.
 
 memtier's `Time-Serie` is keyed by seconds since the start. The built-in generator's windows
 may be shorter (`--window-ms`); it then records their length in `mwlab/window_ms` and keys the
@@ -25,7 +30,14 @@ from hdrh.histogram import HdrHistogram
 
 from analysis.parse.errors import ParseError
 
-_TYPES = {"Sets": "set", "Gets": "get"}
+CACHE_BLOCKS = {"Sets": "set", "Gets": "get"}
+QUEUE_BLOCKS = {
+    "Sends": "send",
+    "Peeks": "peek_queue",
+    "Pops": "pop_queue",
+    "SenderPops": "pop_from_sender",
+    "Queries": "query_queues",
+}
 _PCT = re.compile(r"^p(\d+(?:\.\d+)?)$")
 
 
@@ -118,8 +130,9 @@ def read_memtier(path: str | Path) -> MemtierResult:
     multiget = int(config.get("multi_key_get") or config.get("multi-key-get") or 0)
     window_ms = _window_ms(path, mwlab)
 
+    types = QUEUE_BLOCKS if "Sends" in stats else CACHE_BLOCKS
     blocks = {}
-    for name in _TYPES:
+    for name in types:
         block = stats.get(name)
         if not isinstance(block, dict):
             raise ParseError(path, f"'ALL STATS' lacks {name!r}")
@@ -133,7 +146,7 @@ def read_memtier(path: str | Path) -> MemtierResult:
     last_window = max((s for _, series in blocks.values() for s in series), default=0)
 
     windows, totals, hist_rows = [], [], []
-    for name, kind in _TYPES.items():
+    for name, kind in types.items():
         block, series = blocks[name]
         keys = multiget if kind == "get" and multiget > 0 else 1
         rtype = "multiget" if keys > 1 else kind

@@ -99,7 +99,18 @@ _TEXT = {
     "pool_requests.csv": {"pool", "type"},
 }
 _OPTIONAL = {"histogram.csv", "servers.csv", "workers.csv", "pools.csv", "pool_requests.csv"}
-TYPES = {"set", "get", "multiget"}
+# The memcached middlewares' request types, and SimpleMQ's operations (protocol/Op.java).
+TYPES = {"set", "get", "multiget"} | {
+    "create_client",
+    "delete_client",
+    "create_queue",
+    "delete_queue",
+    "send",
+    "peek_queue",
+    "pop_queue",
+    "pop_from_sender",
+    "query_queues",
+}
 POOLS = {"shared", "read", "write"}
 DESIGNS = {"2018", "2016"}
 POOL_INFO_COLUMNS = ["pool", "server", "address", "threads", "first_worker"]

@@ -9,6 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
+
+from analysis.parse import read_memtier
+from analysis.parse.middleware import read_stats_dir
 from testbed.mqsoak import oracle, soak
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,6 +40,23 @@ def test_skip_locked_pops_exactly_once(tmp_path: Path) -> None:
     v = soak(tmp_path, "skip_locked", MESSAGES)
     assert v.ok, v
     assert v.sent == MESSAGES and v.popped + v.remaining == v.sent
+    # The analysis reads both sides' output with the memcached study's parsers, and they
+    # agree with the oracle and with each other.
+    clients = (
+        pd.concat([read_memtier(p).totals for p in sorted(tmp_path.glob("clients/*/result.json"))])
+        .groupby("type")["count"]
+        .sum()
+    )
+    served = (
+        pd.concat([read_stats_dir(p).windows for p in sorted(tmp_path.glob("middlewares/*/stats"))])
+        .groupby("type")[["count", "values_returned"]]
+        .sum()
+    )
+    assert clients["send"] == served.loc["send", "count"] == v.sent
+    # The clients time the pops that delivered a message (empty ones are counted by status);
+    # the middlewares count every pop they answered and the messages they returned.
+    assert clients["pop_queue"] == served.loc["pop_queue", "values_returned"] == v.popped
+    assert served.loc["pop_queue", "count"] == v.popped + v.empty_pops
 
 
 def test_naive_pops_exactly_once_with_empty_pops(tmp_path: Path) -> None:
