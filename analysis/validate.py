@@ -37,8 +37,9 @@ class InteractiveLaw:
     relative_error: float  # (X − N/(R + Z)) / X
     fitted_think_time: float  # the Z that makes the law exact: N/X − R
 
-    def holds(self, tolerance: float = LAW_TOLERANCE) -> bool:
-        return abs(self.relative_error) <= tolerance
+    def holds(self, tolerance: float | None = None) -> bool:
+        """Within `tolerance`, by default the validation's one tolerance (read when asked)."""
+        return abs(self.relative_error) <= (LAW_TOLERANCE if tolerance is None else tolerance)
 
 
 def interactive_law(

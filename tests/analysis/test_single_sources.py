@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from analysis import bottleneck, findings
+from analysis import bottleneck, findings, validate
 from analysis.studies.s2016 import designs as designs2016
 from analysis.validate import LAW_TOLERANCE, interactive_law
 from testbed.point import DEFAULT_WORKERS, Point
@@ -36,6 +36,13 @@ def test_the_interactive_law_holds_within_the_validations_tolerance() -> None:
     assert law.holds()
 
 
+def test_the_laws_verdict_follows_the_one_tolerance(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A tolerance written a second time anywhere would keep this 7 % error within 10 %.
+    law = interactive_law(1000, 100_000.0, 0.00935)
+    monkeypatch.setattr(validate, "LAW_TOLERANCE", 0.05)
+    assert not law.holds()
+
+
 def busy(fraction: float) -> pd.DataFrame:
     """One configuration on both designs, its busiest 2016 pool busy `fraction` of the time."""
     return pd.DataFrame(
@@ -54,6 +61,15 @@ def test_a_pool_is_saturated_where_the_bottleneck_analysis_says_so() -> None:
     at = designs2016.sentences(busy(bottleneck.SATURATED))
     assert "a pool is saturated" in at["BottleneckSixteen"]
     assert "it is saturated in the one configuration" in at["BottleneckEighteen"]
+
+
+def test_saturation_follows_the_one_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
+    # With the threshold lowered where it is defined, a pool 60 % busy counts as saturated.
+    assert "No pool is busy" in designs2016.sentences(busy(0.6))["BottleneckSixteen"]
+    monkeypatch.setattr(bottleneck, "SATURATED", 0.5)
+    sixty = designs2016.sentences(busy(0.6))
+    assert "a pool is saturated" in sixty["BottleneckSixteen"]
+    assert "50\\,\\%" in sixty["BottleneckSixteen"]
 
 
 def test_the_findings_catalogue_has_no_confidence_level_of_its_own(tmp_path: Path) -> None:

@@ -10,8 +10,10 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from analysis import pools
-from analysis.bottleneck import SATURATED  # a pool busy this share of the time is saturated
+from analysis import (
+    bottleneck,  # bottleneck.SATURATED: a pool busy that share is saturated
+    pools,
+)
 from analysis.report import figures as fg
 from analysis.scaling import in_study_time
 from analysis.studies.s2016.times import ok_runs
@@ -142,12 +144,12 @@ def sentences(w: pd.DataFrame) -> dict[str, str]:
             f"\\emph{{{top['busiest_2016']}}} (pools are named by kind and server, from 0) "
             f"at {_config(top)}, busy {fg.pct(top['busiest_fraction_2016'], 0)} of the time."
         )
-        saturated = d16[d16["busiest_fraction_2016"] >= SATURATED]
+        saturated = d16[d16["busiest_fraction_2016"] >= bottleneck.SATURATED]
         if len(saturated):
             kinds = sorted({b.split()[0] for b in saturated["busiest_2016"]})
             text += (
                 f" In {_count(len(saturated), 'configuration')} a pool is saturated (busy at least "
-                f"{fg.pct(SATURATED, 0)}): there the bottleneck is the "
+                f"{fg.pct(bottleneck.SATURATED, 0)}): there the bottleneck is the "
                 + " and the ".join(
                     "single write thread of a server" if k == "write" else "read pool"
                     for k in kinds
@@ -156,8 +158,9 @@ def sentences(w: pd.DataFrame) -> dict[str, str]:
             )
         else:
             text += (
-                f" No pool is busy {fg.pct(SATURATED, 0)} of the time, so the bottleneck lies "
-                "outside the pools: in the net-thread, the servers or the clients."
+                f" No pool is busy {fg.pct(bottleneck.SATURATED, 0)} of the time, so the"
+                " bottleneck lies outside the pools: in the net-thread, the servers or the"
+                " clients."
             )
         out["BottleneckSixteen"] = text
     d18 = w.dropna(subset=["busy_shared_2018"])
@@ -170,7 +173,7 @@ def sentences(w: pd.DataFrame) -> dict[str, str]:
             f"of the time on average, at most {fg.pct(top['busy_shared_2018'], 0)} "
             f"({_config(top)})"
         )
-        saturated = int((d18["busy_shared_2018"] >= SATURATED).sum())
+        saturated = int((d18["busy_shared_2018"] >= bottleneck.SATURATED).sum())
         if saturated:
             text += (
                 f"; {_share(saturated, len(d18), 'it is saturated')}, and there its workers "
@@ -261,7 +264,7 @@ def numbers(points: pd.DataFrame, w: pd.DataFrame, threads: pd.DataFrame) -> dic
         "SixteenDesignsThroughputSentence": text["Throughput"],
         "SixteenDesignsBottleneckSixteen": text["BottleneckSixteen"],
         "SixteenDesignsBottleneckEighteen": text["BottleneckEighteen"],
-        "SixteenDesignsSaturated": fg.pct(SATURATED, 0),
+        "SixteenDesignsSaturated": fg.pct(bottleneck.SATURATED, 0),
         "SixteenDesignsWorkers": fg.num(points["middleware.workers"].iloc[0])
         if len(points)
         else fg.MISSING,
