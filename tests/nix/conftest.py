@@ -16,6 +16,9 @@ CHECK = ROOT / "nix" / "check.py"
 FLAKE = ROOT / "flake.nix"
 ALLOWLIST = ROOT / "nix" / "nixpkgs-allowlist.txt"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+# Whether this machine had a Nix store before the session's evaluation ran nix/check.py (this
+# module is imported when the tests are collected, before any fixture runs).
+NIX_AT_START = Path("/nix").exists()
 
 
 def run_check(

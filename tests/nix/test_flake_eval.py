@@ -9,7 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from tests.capabilities import need
+
+from .conftest import NIX_AT_START
 
 ROOT = Path(__file__).resolve().parents[2]
 ALLOWLIST = ROOT / "nix" / "nixpkgs-allowlist.txt"
@@ -83,17 +85,36 @@ def test_unknown_allowlist_option_is_a_clear_error(nixcheck, extended_allowlist)
 def test_evaluation_writes_no_store(outputs) -> None:
     """Offline and store-free: /nix is not created by the evaluation (nix-bin would make it)."""
     assert outputs["allowlistSize"] > 0
-    if Path("/nix").exists():
-        pytest.skip("a Nix store exists on this machine")
+    if not NIX_AT_START:
+        # The session's evaluation (the outputs fixture) has run: a /nix now is its doing.
+        assert not Path("/nix").exists(), "nix/check.py created /nix"
+        proc = subprocess.run(
+            [sys.executable, str(ROOT / "nix" / "check.py")],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert not Path("/nix").exists(), "nix/check.py created /nix"
+        return
+    # A machine with a Nix store: hide it behind an empty tmpfs in a private mount namespace,
+    # evaluate there, and see that nothing was written into it.
+    need(
+        os.geteuid() == 0 and shutil.which("unshare") is not None,
+        "an existing /nix can be hidden only in a private mount namespace, as root",
+    )
+    check = ROOT / "nix" / "check.py"
+    script = f"mount -t tmpfs none /nix && {sys.executable} {check} >/dev/null && ls -A /nix"
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "nix" / "check.py")],
+        ["unshare", "--mount", "--propagation", "private", "sh", "-c", script],
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
-    assert not Path("/nix").exists()
+    assert proc.stdout.strip() == "", f"nix/check.py wrote into /nix: {proc.stdout[-500:]}"
 
 
 def test_check_nix_fails_clearly_without_nix_instantiate(tmp_path) -> None:
