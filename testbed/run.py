@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import secrets
 import shutil
 import signal
@@ -22,10 +21,13 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from common.stages import RUN_STAGES, TIMED_STAGES
 from testbed import cpuaccount, cpubudget, drivers, emulation, linkcap, linkdelay, netcounters
 from testbed.drivers import Target
-from testbed.hosts import Host, HostError, LocalHost, NamespaceHost, Proc, SshHost, port_free
+from testbed.hosts import Host, HostError, LocalHost, NamespaceHost, Proc, SshHost
 from testbed.inventory import load_inventory
 from testbed.manifest import build_manifest, now, write_manifest
-from testbed.point import MiddlewareSettings, Point
+from testbed.point import Point
+from testbed.services.memcached import memcached_command, stats_on, wait_ready
+from testbed.services.middleware import middleware_command, middleware_flags
+from testbed.services.ports import LOOPBACK, port_free
 from testbed.signals import Interrupted, SignalRecorder, exit_code
 from testbed.tools import TOOLS, tool_version
 
@@ -260,9 +262,9 @@ class Runner:
         if layout.kind == "local":
             ports = [self._server_port(i) for i in range(len(layout.servers))]
             ports += [self._middleware_port(i) for i in range(len(layout.middlewares))]
-            busy = [str(port) for port in ports if not port_free("127.0.0.1", port)]
+            busy = [str(port) for port in ports if not port_free(LOOPBACK, port)]
             if busy:
-                raise RunError(f"ports already in use on 127.0.0.1: {', '.join(busy)}")
+                raise RunError(f"ports already in use on {LOOPBACK}: {', '.join(busy)}")
 
     def _start(
         self, host: Host, command: list[str], rel: str, role: str, instance: int = 0
@@ -273,17 +275,15 @@ class Runner:
 
     def _start_servers(self, layout: Layout) -> list[Target]:
         targets = []
-        user = ["-u", "root"] if os.geteuid() == 0 else []
         procs = []
         for i, host in enumerate(layout.servers):
             port = self._server_port(i)
-            cmd = ["memcached", "-l", host.address, "-p", str(port), "-t", "1", "-m", "1024"]
-            cmd += ["-U", "0", "-c", "4096", *user]
+            cmd = memcached_command(host.address, port)
             procs.append(self._start(host, cmd, f"servers/{host.name}", "server", i))
             targets.append(Target(host.address, port))
         self._hook("servers")
         for host, proc, t in zip(layout.servers, procs, targets, strict=True):
-            host.wait_memcached(t.address, t.port, 30.0, proc, self.signals.check)
+            wait_ready(host, t.address, t.port, 30.0, proc, self.signals.check)
         return targets
 
     def _populate(self, layout: Layout, targets: list[Target]) -> None:
@@ -318,15 +318,15 @@ class Runner:
         procs, targets = [], []
         for i, host in enumerate(layout.middlewares):
             port = self._middleware_port(i)
-            cmd = ["java", *jvm, "-jar", host.stage(jar_path), "-l", host.address, "-p", str(port)]
-            cmd += middleware_flags(m, [f"{s.address}:{s.port}" for s in servers])
+            flags = middleware_flags(m, [f"{s.address}:{s.port}" for s in servers])
+            cmd = middleware_command(host.stage(jar_path), host.address, port, flags, jvm)
             procs.append(
                 self._start(host, cmd, f"{prefix}middlewares/{host.name}", "middleware", i)
             )
             targets.append(Target(host.address, port))
         self._hook("middlewares")
         for host, proc, t in zip(layout.middlewares, procs, targets, strict=True):
-            host.wait_memcached(t.address, t.port, 60.0, proc, self.signals.check)
+            wait_ready(host, t.address, t.port, 60.0, proc, self.signals.check)
         return targets
 
     def _run_clients(
@@ -489,7 +489,7 @@ class Runner:
             d = self.out / "servers" / host.name
             d.mkdir(parents=True, exist_ok=True)
             try:
-                (d / "stats.txt").write_text(host.memcached_stats(t.address, t.port))
+                (d / "stats.txt").write_text(stats_on(host, t.address, t.port))
             except (OSError, HostError) as e:
                 self.warnings.append(f"no memcached stats from {host.name}: {e}")
 
@@ -841,25 +841,6 @@ class Runner:
             else None
         )  # fmt: skip
         return cpuaccount.section(self.cpu_accounting, self.host_cgroups, self.cpu_marks, remote)
-
-
-def middleware_flags(m: MiddlewareSettings, servers: list[str]) -> list[str]:
-    """The middleware's flags for a point's settings and its servers (HOST:PORT). The worker
-    count is always passed, under the name the point gives it: the middleware's own default
-    never decides a run."""
-    flags = ["--workers", str(m.workers), "-s", "true" if m.sharded else "false"]
-    flags += ["-m", *servers]
-    flags += ["--stats-dir", "stats", "--read-balance", m.read_balance]
-    flags += ["--stats-window-ms", str(m.window_ms)]
-    if m.design != "2018":  # the middleware's default design
-        flags += ["--design", m.design]
-    if m.replication is not None:
-        flags += ["--replication", str(m.replication)]
-    if m.server_timeout_ms is not None:
-        flags += ["--server-timeout-ms", str(m.server_timeout_ms)]
-    if m.max_batch != 1:
-        flags += ["--max-batch", str(m.max_batch)]
-    return flags
 
 
 @contextlib.contextmanager

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from testbed.hosts import port_free
 from testbed.point import Point
 from testbed.run import RunOptions, run_point
+from testbed.services.ports import port_free
 
 from .conftest import assert_interrupted, processes_in, processes_matching
 
