@@ -512,23 +512,10 @@ class Runner:
             host_kind=layout.kind if layout else self.point.hosts,
             driver=self.driver,
             clients_total=self.point.clients_total,
-            hosts=[
-                {"name": h.name, "role": h.role, "address": h.address}
-                for h in (layout.all if layout else [])
-            ],
+            hosts=self._host_records(),
             link_capacity_mbit=self.link_capacity,
             tools=tools,
-            processes=[
-                {
-                    "role": q.role,
-                    "host": q.host.name,
-                    "instance": q.instance,
-                    "command": q.command,
-                    "exit_code": q.exit_code,
-                    "dir": q.rel,
-                }
-                for q in self.processes
-            ],
+            processes=self._process_records(self.processes),
             warnings=self.warnings,
             # Copied: signals may still arrive while the manifest is written.
             signals=[r.as_json() for r in list(self.signals.received)],
@@ -538,6 +525,26 @@ class Runner:
             network=self._network_section("window_start", "window_end"),
             link_settings=self._link_settings(),
         )
+
+    def _host_records(self) -> list[dict[str, Any]]:
+        """The layout's hosts as run.json lists them (none before the layout is up)."""
+        hosts = self.layout.all if self.layout else []
+        return [{"name": h.name, "role": h.role, "address": h.address} for h in hosts]
+
+    @staticmethod
+    def _process_records(procs: Sequence[Proc]) -> list[dict[str, Any]]:
+        """The processes as run.json lists them."""
+        return [
+            {
+                "role": q.role,
+                "host": q.host.name,
+                "instance": q.instance,
+                "command": q.command,
+                "exit_code": q.exit_code,
+                "dir": q.rel,
+            }
+            for q in procs
+        ]
 
     def _link_settings(self) -> dict[str, Any] | None:
         """The emulated hosts' route and cap settings (run.json `link_settings`); None: not

@@ -491,22 +491,9 @@ class SeriesRunner(Runner):
             host_kind=layout.kind if layout else self.point.hosts,
             driver=self.driver,
             clients_total=step.point.clients_total,
-            hosts=[
-                {"name": h.name, "role": h.role, "address": h.address}
-                for h in (layout.all if layout else [])
-            ],
+            hosts=self._host_records(),
             link_capacity_mbit=self.link_capacity,
-            processes=[
-                {
-                    "role": q.role,
-                    "host": q.host.name,
-                    "instance": q.instance,
-                    "command": q.command,
-                    "exit_code": q.exit_code,
-                    "dir": q.rel,
-                }
-                for q in procs
-            ],
+            processes=self._process_records(procs),
             warnings=warnings,
             signals=[r.as_json() for r in list(self.signals.received)],
             link_delay=self._link_delay_record(),
