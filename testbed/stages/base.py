@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from testbed.hosts import Host
     from testbed.run import Runner
+    from testbed.stages.layout import Layout
 
 
 class RunError(RuntimeError):
     """The run cannot go on; the message says why."""
+
+
+def on_every_host(layout: Layout, action: Callable[[Host], None]) -> list[str]:
+    """`action` on each of the layout's hosts, going on past a host that fails (teardown must
+    go on); the failures, one problem each."""
+    problems: list[str] = []
+    for host in layout.all:
+        try:
+            action(host)
+        except Exception as e:
+            problems.append(f"{host.name}: {e}")
+    return problems
 
 
 class Stage(Protocol):

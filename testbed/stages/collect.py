@@ -8,7 +8,7 @@ import shutil
 from typing import TYPE_CHECKING
 
 from testbed.hosts import HostError
-from testbed.stages.base import Stage
+from testbed.stages.base import Stage, on_every_host
 
 if TYPE_CHECKING:
     from testbed.run import Runner
@@ -25,15 +25,10 @@ class CollectStage(Stage):
         pass  # the services' stages start the processes
 
     def teardown(self, ctx: Runner) -> list[str]:
-        problems: list[str] = []
         layout = ctx.layout
         if layout is None:
-            return problems
-        for host in layout.all:
-            try:
-                host.stop_all()
-            except Exception as e:  # teardown must go on
-                problems.append(f"{host.name}: {e}")
+            return []
+        problems = on_every_host(layout, lambda host: host.stop_all())
         ctx.mark("end")
         ctx.time_stage("collect")
         try:

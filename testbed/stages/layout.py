@@ -10,7 +10,7 @@ from testbed import drivers, emulation
 from testbed.hosts import Host, LocalHost
 from testbed.inventory import load_inventory
 from testbed.services.ports import LOOPBACK, port_free
-from testbed.stages.base import RunError, Stage
+from testbed.stages.base import RunError, Stage, on_every_host
 from testbed.stages.budgets import remove_cgroups
 
 if TYPE_CHECKING:
@@ -42,16 +42,12 @@ class LayoutStage(Stage):
         _check(ctx, layout)
 
     def teardown(self, ctx: Runner) -> list[str]:
-        problems: list[str] = []
         layout = ctx.layout
         if layout is None:
-            return problems
-        for host in layout.all:
-            if layout.kind == "ssh":
-                try:
-                    host.cleanup()
-                except Exception as e:
-                    problems.append(f"{host.name}: {e}")
+            return []
+        problems = (
+            on_every_host(layout, lambda host: host.cleanup()) if layout.kind == "ssh" else []
+        )
         if layout.emulation is not None:
             try:
                 problems += layout.emulation.teardown()
