@@ -109,7 +109,8 @@
             maven
             memcached
             memtier-benchmark
-            # SimpleMQ's database: a server per run (testbed/postgres.py), run as the caller.
+            # SimpleMQ's database: a server per run (testbed/services/postgres.py), run as the
+            # caller.
             postgresql_15
             (mkDebianNames pkgs)
             (mkTwemproxy pkgs)

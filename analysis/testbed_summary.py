@@ -105,31 +105,40 @@ def _values(series: pd.Series, digits: int = 2, none: str = "none") -> str:
     return ", ".join(f"{v:g}" for v in values)
 
 
-def delay_accuracy(check: Mapping[str, Any] | None) -> str:
-    """One sentence on the delay check (`python -m mwlab delay-check`): per one-way delay, the
-    median round trip against its target, idle (ICMP) and under load (memcached)."""
-    if not check:
-        return "No delay check was recorded for this profile."
+def _delay_levels(check: Mapping[str, Any] | None) -> list[Mapping[str, Any]] | None:
+    """The delay check's levels, or None when it lists none."""
     levels = check.get("levels") if isinstance(check, Mapping) else None
-    if not isinstance(levels, list) or not levels:
-        return "A delay check was recorded, but it lists no delays."
-    parts = []
-    for level in levels:
+    return levels if isinstance(levels, list) and levels else None
+
+
+def delay_items(check: Mapping[str, Any] | None) -> list[str]:
+    """The delay check (`python -m mwlab delay-check`) as the section's items, one per
+    one-way delay with a measured round trip: `\\TestbedDelayLevel{one way}{idle}{target}
+    {loaded}`, the median round trip idle (ICMP) against its target, and how far it lies over
+    it under load (memcached; empty where not measured), in ms."""
+    items = []
+    for level in _delay_levels(check) or []:
         target = level.get("target_rtt_ms")
         idle = _get(level, "idle", "icmp", "rtt_ms", "median")
         loaded = _get(level, "loaded", "memcached", "excess_ms", "median")
         if target is None or idle is None:
             continue
-        text = (
-            rf"{float(level.get('one_way_ms', 0)):g}\,ms one way: median round trip "
-            rf"{float(idle):.3g}\,ms idle against {float(target):g}\,ms"
+        items.append(
+            rf"\TestbedDelayLevel{{{float(level.get('one_way_ms', 0)):g}}}"
+            f"{{{float(idle):.3g}}}{{{float(target):g}}}"
+            f"{{{'' if loaded is None else format(float(loaded), '+.3g')}}}"
         )
-        if loaded is not None:
-            text += rf", {float(loaded):+.3g}\,ms over it under load"
-        parts.append(text)
-    if not parts:
-        return "A delay check was recorded, but without measured round trips."
-    return "The delay check measured " + "; ".join(parts) + "."
+    return items
+
+
+def delay_case(check: Mapping[str, Any] | None) -> str:
+    """What the delay check recorded: `none` (no check), `empty` (a check without delays),
+    `unmeasured` (delays without measured round trips) or `measured` (`delay_items`)."""
+    if not check:
+        return "none"
+    if _delay_levels(check) is None:
+        return "empty"
+    return "measured" if delay_items(check) else "unmeasured"
 
 
 def _macro(name: str, value: object) -> str:
@@ -157,7 +166,8 @@ def numbers(runs: pd.DataFrame, machine: Mapping[str, Any], check: Mapping | Non
             int(runs[[f"budget_{r}" for r in ROLES]].notna().any(axis=1).sum()),
         ),
         _macro("TestbedRunsCpuAccounted", int(runs["cpu_accounted"].sum())),
-        _macro("TestbedDelayCheck", delay_accuracy(check)),
+        _macro("TestbedDelayCheckCase", delay_case(check)),
+        _macro("TestbedDelayCheckLevels", "; ".join(delay_items(check)) or "--"),
     ]
     delayed = (runs[[f"delay_{p}" for p in PAIRS]].astype(float) > 0).any(axis=1)
     out.append(_macro("TestbedRunsDelayed", int(delayed.sum())))

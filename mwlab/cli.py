@@ -1,4 +1,4 @@
-"""The `mwlab` command: one entry point whose subcommands live in testbed and analysis."""
+"""The `mwlab` command: one entry point whose subcommands live in testbed, analysis and soak."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import click
 from analysis.cli import register as register_analysis
 from analysis.stability import check_run_dir
 from mwlab.measure import dataset_group, measure_command, paper_command
-from testbed.chaos import chaos_command
+from soak.chaos import chaos_command
+from soak.mqsoak import mq_group
 from testbed.cli import Frontend
 from testbed.cli import register as register_testbed
-from testbed.mqsoak import mq_group
 from testbed.provision_cli import provision_command
 from testbed.signals import Interrupted, install_raising
 

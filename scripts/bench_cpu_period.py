@@ -24,7 +24,8 @@ from statistics import median
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from testbed import cpubudget
-from testbed.hosts import wait_for_memcached
+from testbed.services.memcached import memcached_command, wait_for_memcached
+from testbed.services.ports import LOOPBACK
 
 ROOT = Path(__file__).resolve().parent.parent
 PORT = 26100
@@ -88,14 +89,14 @@ def main() -> None:
         sys.exit(f"no cgroups: {hierarchy}")
     cgroups = cpubudget.RunCgroups(hierarchy, f"bench{os.getpid()}")
     cg = cgroups.add("memcached", "server", None)
-    cmd = ["memcached", "-l", "127.0.0.1", "-p", str(PORT), "-t", "1", "-m", "256", "-u", "root"]
+    cmd = memcached_command(LOOPBACK, PORT, memory_mib=256, disable_udp=False, connections=None)
     server = subprocess.Popen(cg.wrap(cmd), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     rows: list[tuple[str, dict | None]] = []
     settings: list[tuple[str, float | None, int]] = [("none", None, 100_000)]
     for ms in (float(p) for p in args.periods.split(",")):
         settings.append((f"{ms:g} ms", args.budget, round(ms * 1000)))
     try:
-        wait_for_memcached("127.0.0.1", PORT, 60, server)
+        wait_for_memcached(LOOPBACK, PORT, 60, server)
         with tempfile.TemporaryDirectory() as t:
             tmp = Path(t)
             loadgen(

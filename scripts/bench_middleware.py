@@ -18,19 +18,19 @@ import json
 import os
 import re
 import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from testbed.point import DEFAULT_WORKERS
+from testbed.services.local import spawn, terminate
+from testbed.services.memcached import memcached_command
+from testbed.services.middleware import MIDDLEWARE_JAR, command_flags, middleware_command
+from testbed.services.ports import LOOPBACK, wait_for_port
 
-ROOT = Path(__file__).resolve().parent.parent
 # "middleware" is the default design, 2018, one request per worker turn; "batch-N" is design 2018
 # with --max-batch N.
 TARGETS = ("direct", "twemproxy", "middleware", "batch-4", "batch-16", "middleware-2016")
@@ -50,15 +50,8 @@ class Result:
     frontend_ctx_switches_per_op: float | None
 
 
-def wait_port(port: int, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"nothing listens on port {port}")
+# How long a front end or server may take to listen.
+READY_S = 20.0
 
 
 def cpu_seconds(pid: int) -> float:
@@ -81,27 +74,14 @@ def ctx_switches(pid: int) -> int:
     return total
 
 
-def start(cmd: list[str], log: Path) -> subprocess.Popen[bytes]:
-    out = log.open("wb")
-    return subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
-
-
 def stop(p: subprocess.Popen[bytes]) -> None:
-    if p.poll() is None:
-        p.send_signal(signal.SIGTERM)
-        try:
-            p.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+    terminate(p, 10.0)
 
 
 def memcached(port: int, log: Path) -> subprocess.Popen[bytes]:
-    cmd = ["memcached", "-p", str(port), "-U", "0", "-t", "1", "-l", "127.0.0.1", "-m", "1024"]
-    if os.geteuid() == 0:
-        cmd += ["-u", "root"]
-    p = start(cmd, log)
-    wait_port(port)
+    """A memcached server on loopback, listening; memcaslap's few connections need no -c."""
+    p = spawn(memcached_command(LOOPBACK, port, connections=None), log)
+    wait_for_port(LOOPBACK, port, READY_S, p)
     return p
 
 
@@ -164,11 +144,11 @@ def twemproxy(port: int, servers: list[int], work: Path) -> subprocess.Popen[byt
     lines += [f"   - 127.0.0.1:{p}:1" for p in servers]
     conf.write_text("\n".join(lines) + "\n")
     binary = shutil.which("nutcracker") or "/usr/sbin/nutcracker"
-    p = start(
+    p = spawn(
         [binary, "-c", str(conf), "-s", str(port + 1), "-o", str(work / "nutcracker.log")],
         work / "nutcracker.out",
     )
-    wait_port(port)
+    wait_for_port(LOOPBACK, port, READY_S, p)
     return p
 
 
@@ -183,14 +163,16 @@ def middleware(
 ) -> subprocess.Popen[bytes]:
     """The middleware in `design` with `workers` (2018: workers; 2016: read threads per
     server)."""
-    cmd = ["java", "-jar", str(jar), "-p", str(port), "--design", design, "--workers", str(workers)]
-    if max_batch > 1:
-        cmd += ["--max-batch", str(max_batch)]
-    cmd += ["--replication", "1"]
-    cmd += ["--stats-dir", str(work / "mw-stats"), "-m"]
-    cmd += [f"127.0.0.1:{p}" for p in servers]
-    p = start(cmd, work / "middleware.log")
-    wait_port(port)
+    flags = command_flags(
+        [f"{LOOPBACK}:{p}" for p in servers],
+        workers=workers,
+        stats_dir=str(work / "mw-stats"),
+        design=design,
+        replication=1,
+        max_batch=max_batch if max_batch > 1 else None,
+    )
+    p = spawn(middleware_command(jar, LOOPBACK, port, flags), work / "middleware.log")
+    wait_for_port(LOOPBACK, port, READY_S, p, name="the middleware")
     return p
 
 
@@ -318,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
         help=f"comma-separated targets, from {','.join(TARGETS)} (default: all)",
     )
     ap.add_argument("--rounds", type=int, default=1, help="interleaved rounds of all targets")
-    ap.add_argument("--jar", type=Path, default=ROOT / "build" / "middleware.jar")
+    ap.add_argument("--jar", type=Path, default=MIDDLEWARE_JAR)
     ap.add_argument("--out", type=Path, help="also write the results as JSON")
     args = ap.parse_args(argv)
 

@@ -24,16 +24,25 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from testbed.hosts import LocalHost, wait_for_port  # noqa: E402
-from testbed.mqsoak import DEFAULT_MQ_WORKERS, JAR, free_port  # noqa: E402
-from testbed.postgres import PostgresServer  # noqa: E402
+from testbed.hosts import LocalHost  # noqa: E402
+from testbed.services.middleware import (  # noqa: E402
+    DEFAULT_MQ_WORKERS,
+    SIMPLEMQ_JAR,
+    simplemq_client_command,
+    start_simplemq,
+    wait_simplemq,
+)
+from testbed.services.ports import LOOPBACK, free_port  # noqa: E402
+from testbed.services.postgres import PostgresServer  # noqa: E402
 
 
 def clients(target: list[str], workload: str, n: int, seconds: int, out: Path) -> float:
     """Successful operations per second of `n` closed-loop clients."""
-    command = ["java", "-jar", str(JAR), "client", *target, "--clients", str(n),
-               "--workload", workload, "--test-time", str(seconds),
-               "--json-out-file", str(out)]  # fmt: skip
+    command = simplemq_client_command(
+        SIMPLEMQ_JAR,
+        [*target, "--clients", str(n), "--workload", workload, "--test-time", str(seconds),
+         "--json-out-file", str(out)],
+    )  # fmt: skip
     subprocess.run(command, capture_output=True, text=True, timeout=seconds + 120, check=True)
     return float(json.loads(out.read_text())["ALL STATS"]["Totals"]["Ops/sec"])
 
@@ -55,14 +64,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=DEFAULT_MQ_WORKERS)
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args(argv)
-    if not JAR.exists():
-        sys.exit(f"{JAR} missing: `make build` builds it")
+    if not SIMPLEMQ_JAR.exists():
+        sys.exit(f"{SIMPLEMQ_JAR} missing: `make build` builds it")
     ratios: dict[str, list[float]] = {}
     bounds: dict[tuple[str, str], dict[str, int]] = {}
     flushes: dict[tuple[str, str], list[tuple[float, ...]]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-mq-") as tmp:
         work = Path(tmp)
-        host = LocalHost(name="bench", role="server", address="127.0.0.1", base=work)
+        host = LocalHost(name="bench", role="server", address=LOOPBACK, base=work)
         db = PostgresServer(host, "postgres", free_port(), args.workers + args.clients + 10)
         # The middleware's workers stay connected while the direct clients run.
         db.admit(args.workers + args.clients)
@@ -70,12 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             db.psql("SELECT add_queue()")
             port = free_port()
-            mw = host.start(
-                ["java", "-jar", str(JAR), "middleware", "-p", str(port), "--workers",
-                 str(args.workers), "--db", db.url, "--stats-dir", "stats"],
-                "middleware", "middleware",
-            )  # fmt: skip
-            wait_for_port("127.0.0.1", port, 60.0, mw)
+            mw = start_simplemq(host, port, args.workers, db.url, "middleware")
+            wait_simplemq(port, mw)
             print(f"{'workload':>12} {'round':>5} {'database ops/s':>15} {'middleware ops/s':>17}"
                   f" {'ratio':>6}")  # fmt: skip
             for workload in ("staticsmall", "staticlarge"):
@@ -86,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
                     for side in order:
                         db.psql("TRUNCATE messages; DELETE FROM clients")
                         target = ["--db", db.url] if side == "db" else [
-                            "--middleware", f"127.0.0.1:{port}"]  # fmt: skip
+                            "--middleware", f"{LOOPBACK}:{port}"]  # fmt: skip
                         out = work / f"{workload}-{r}-{side}.json"
                         before = wal(db)
                         sampler = db.sample_waits()

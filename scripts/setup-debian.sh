@@ -25,7 +25,7 @@ for p in "${packages[@]}"; do
 done
 
 # PostgreSQL refuses to run as root: a root run starts it as this unprivileged user
-# (testbed/postgres.py).
+# (testbed/services/postgres.py).
 pg_user() {
   id -u mwlab-pg >/dev/null 2>&1 && return 0
   ((EUID == 0)) || return 0  # not root: PostgreSQL runs as the caller

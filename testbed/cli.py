@@ -254,45 +254,40 @@ def run_command(
     # Recorded from here on, whatever the inherited dispositions: a signal during teardown
     # must not cut it short.
     with SignalRecorder() as signals:
-        code = _run(point_file, out, base_port, build_dir, linkcap_cache, netns_prefix,
-                    progress, fail_at, pause_at, fields, signals)  # fmt: skip
+        point = _point(point_file, fields)
+        if point is None:
+            code = 2
+        else:
+            options = RunOptions(
+                out=out,
+                base_port=base_port,
+                netns_prefix=netns_prefix,
+                progress=progress,
+                fail_at=fail_at,
+                pause_at=pause_at,
+            )
+            if build_dir is not None:
+                options.build_dir = build_dir
+            if linkcap_cache is not None:
+                options.linkcap_cache = linkcap_cache
+            code = _run(point, options, signals)
     sys.exit(code)
 
 
-def _run(
-    point_file: Path | None,
-    out: Path,
-    base_port: int,
-    build_dir: Path | None,
-    linkcap_cache: Path | None,
-    netns_prefix: str | None,
-    progress: bool,
-    fail_at: str | None,
-    pause_at: tuple[str, ...],
-    fields: dict[str, object],
-    signals: SignalRecorder,
-) -> int:
+def _point(point_file: Path | None, fields: dict[str, object]) -> Point | None:
+    """The point to run, or None (said on stderr) when it is invalid."""
     overrides = {_POINT_FLAGS[k]: v for k, v in fields.items() if v is not None}
     try:
         if point_file is not None:
-            point = load_point(point_file, overrides)
-        else:
-            point = Point.model_validate(apply_overrides({}, overrides))
+            return load_point(point_file, overrides)
+        return Point.model_validate(apply_overrides({}, overrides))
     except ValueError as e:  # pydantic's ValidationError too
         click.echo(f"invalid point: {describe_error(e)}", err=True)
-        return 2
-    options = RunOptions(
-        out=out,
-        base_port=base_port,
-        netns_prefix=netns_prefix,
-        progress=progress,
-        fail_at=fail_at,
-        pause_at=pause_at,
-    )
-    if build_dir is not None:
-        options.build_dir = build_dir
-    if linkcap_cache is not None:
-        options.linkcap_cache = linkcap_cache
+        return None
+
+
+def _run(point: Point, options: RunOptions, signals: SignalRecorder) -> int:
+    out = options.out
     try:
         manifest = run_point(point, options, signals=signals)
     except RunError as e:

@@ -26,8 +26,9 @@ from rich.console import Console
 from rich.table import Table
 
 from testbed import emulation, linkdelay
-from testbed.hosts import NamespaceHost, wait_for_memcached
+from testbed.hosts import NamespaceHost
 from testbed.point import Caps, Delays
+from testbed.services.memcached import memcached_command, wait_for_memcached
 
 REPO = Path(__file__).resolve().parent.parent
 LEVELS_MS = (0.0, 0.5, 1.0, 2.5, 5.0)
@@ -136,9 +137,9 @@ def check(
         middleware = emu.add_host("middleware1", "middleware", logs)
         server = emu.add_host("server1", "server", logs)
         hosts = [client, middleware, server]
-        cmd = ["memcached", "-l", server.address, "-p", str(base_port), "-t", "1", "-m", "1024"]
-        user = ["-u", "root"] if os.geteuid() == 0 else []
-        mc = server.start([*cmd, "-c", "4096", *user], "memcached", "server")
+        # memcached's own UDP setting: the check's probes and load use TCP only.
+        cmd = memcached_command(server.address, base_port, disable_udp=False)
+        mc = server.start(cmd, "memcached", "server")
         wait_for_memcached(server.address, base_port, 30.0, mc)
         gap = 0.001
         for level in levels:

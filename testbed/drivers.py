@@ -36,16 +36,16 @@ def _seconds(duration_s: float) -> int:
     return max(1, math.ceil(duration_s))
 
 
+def _connection_flags(target: Target) -> list[str]:
+    """Where memtier_benchmark (or the built-in generator) connects, and in which protocol."""
+    return ["-s", target.address, "-p", str(target.port), "-P", "memcache_text"]
+
+
 def memtier_flags(point: Point, target: Target, json_out: str) -> list[str]:
     """memtier_benchmark's flags; the built-in generator takes the same."""
     w = point.workload
     flags = [
-        "-s",
-        target.address,
-        "-p",
-        str(target.port),
-        "-P",
-        "memcache_text",
+        *_connection_flags(target),
         "-c",
         str(point.virtual_clients),
         "-t",
@@ -69,12 +69,7 @@ def populate_flags(point: Point, target: Target, json_out: str) -> list[str]:
     """Writes every key once, sequentially, so that GETs hit."""
     w = point.workload
     return [
-        "-s",
-        target.address,
-        "-p",
-        str(target.port),
-        "-P",
-        "memcache_text",
+        *_connection_flags(target),
         "-c",
         "1",
         "-t",

@@ -3,7 +3,8 @@
 A host starts a process in a working directory relative to its base (stdout.log and
 stderr.log land there), signals it, copies files in and out, and cleans up everything it
 started. Local and namespace hosts share this machine's file system, so their base is the
-run directory itself; ssh hosts work in a scratch directory on the remote machine.
+run directory itself; ssh hosts work in a scratch directory on the remote machine. What runs
+on a host, and when it is ready, is `testbed.services`' business.
 """
 
 from __future__ import annotations
@@ -13,14 +14,11 @@ import os
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 from testbed.cpubudget import HostCgroup
 
@@ -89,22 +87,6 @@ class Host(ABC):
     @abstractmethod
     def has(self, tool: str) -> bool:
         """Whether an executable is on the host's PATH."""
-
-    def wait_memcached(
-        self,
-        address: str,
-        port: int,
-        timeout: float,
-        proc: Proc,
-        interrupt: Callable[[], None] | None = None,
-    ) -> None:
-        """Blocks until `proc` is running and `address:port` answers the memcached protocol
-        (as seen from the controller). `interrupt` runs between attempts; it may raise."""
-        wait_for_memcached(address, port, timeout, proc, interrupt)
-
-    def memcached_stats(self, address: str, port: int) -> str:
-        """The `stats` output of a memcached server."""
-        return memcached_stats(address, port)
 
     def stop_all(self, grace_s: float = 3.0) -> None:
         """SIGTERM every live process, then SIGKILL what is left after the grace period."""
@@ -261,8 +243,12 @@ class SshHost(Host):
         self.procs.append(proc)
         return proc
 
+    def pidfile(self, proc: Proc) -> str:
+        """The remote file that holds the pid of `proc` (written as it starts)."""
+        return f"{self.remote_base}/{proc.rel}/pid"
+
     def signal(self, proc: Proc, sig: int) -> None:
-        pidfile = shlex.quote(f"{self.remote_base}/{proc.rel}/pid")
+        pidfile = shlex.quote(self.pidfile(proc))
         name = signal.Signals(sig).name.removeprefix("SIG")
         self.run(
             f"for i in $(seq 50); do [ -s {pidfile} ] && break; sleep 0.1; done; "
@@ -303,54 +289,6 @@ class SshHost(Host):
         proc = self.run(f"command -v {q} || test -x /usr/sbin/{q}")
         return proc.returncode == 0
 
-    def wait_memcached(
-        self,
-        address: str,
-        port: int,
-        timeout: float,
-        proc: Proc,
-        interrupt: Callable[[], None] | None = None,
-    ) -> None:
-        # Probed from the remote machine (the controller may not see private addresses), in
-        # rounds of about two seconds so `interrupt` gets its turn.
-        pidfile = shlex.quote(f"{self.remote_base}/{proc.rel}/pid")
-        probe = (
-            f"exec 3<>/dev/tcp/{address}/{port} && printf 'version\\r\\n' >&3"
-            " && IFS= read -r -t 2 line <&3 && [[ $line == 'VERSION '* ]]"
-        )
-        script = (
-            "for i in $(seq 20); do "
-            f"if [ -s {pidfile} ] && ! kill -0 $(cat {pidfile}) 2>/dev/null; then exit 3; fi; "
-            f"( {probe} ) 2>/dev/null && exit 0; sleep 0.1; done; exit 1"
-        )
-        deadline = time.monotonic() + timeout
-        while True:
-            if interrupt is not None:
-                interrupt()
-            if proc.poll() is not None:
-                raise HostError(
-                    f"{self.name}: {proc.command[0]} exited with {proc.exit_code} before "
-                    f"answering on {address}:{port}"
-                )
-            code = self.run(f"bash -c {shlex.quote(script)}", timeout=60).returncode
-            if code == 0:
-                return
-            if code == 3:
-                raise HostError(
-                    f"{self.name}: {proc.command[0]} exited before answering on {address}:{port}"
-                )
-            if time.monotonic() > deadline:
-                raise HostError(
-                    f"{self.name}: no memcached answer on {address}:{port} after {timeout} s"
-                )
-
-    def memcached_stats(self, address: str, port: int) -> str:
-        script = (
-            f"exec 3<>/dev/tcp/{address}/{port}; printf 'stats\\r\\nquit\\r\\n' >&3; "
-            "timeout 5 cat <&3"
-        )
-        return self.run(f"bash -c {shlex.quote(script)}", timeout=20).stdout
-
     def cleanup(self) -> None:
         base = shlex.quote(self.remote_base)
         with contextlib.suppress(HostError):
@@ -363,154 +301,3 @@ class SshHost(Host):
         self.stop_all(grace_s=0.5)
         with contextlib.suppress(HostError):
             self.run(f"rm -rf {base}", timeout=20)
-
-
-class Pollable(Protocol):
-    """A started process: `Proc` or `subprocess.Popen`."""
-
-    def poll(self) -> int | None: ...
-
-
-def _describe(proc: Pollable) -> str:
-    if isinstance(proc, Proc):
-        return f"{proc.host.name}: {proc.command[0]}"
-    args = getattr(proc, "args", None)
-    return str(args[0] if isinstance(args, list | tuple) and args else args or "the process")
-
-
-def memcached_answers(address: str, port: int, timeout: float = 2.0) -> bool:
-    """Whether `address:port` answers `version` the way memcached does (`VERSION ...`)."""
-    data = b""
-    try:
-        with socket.create_connection((address, port), timeout=timeout) as s:
-            s.sendall(b"version\r\n")
-            while b"\r\n" not in data and len(data) < 1024:
-                chunk = s.recv(1024)
-                if not chunk:
-                    break
-                data += chunk
-    except OSError:
-        return False
-    return data.startswith(b"VERSION ")
-
-
-def listening_pid(proc: Pollable) -> int | None:
-    """The pid of a process of this machine (local or in a namespace of it), else None."""
-    if isinstance(proc, Proc):
-        return proc.popen.pid if isinstance(proc.host, LocalHost) else None
-    pid = getattr(proc, "pid", None)
-    return pid if isinstance(pid, int) else None
-
-
-def owns_listener(pid: int, port: int) -> bool:
-    """Whether process `pid` holds a TCP socket listening on `port` (in its own network
-    namespace): the socket's inode is among the process's open files."""
-    inodes = set()
-    for table in ("tcp", "tcp6"):
-        try:
-            lines = Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]
-        except OSError:
-            continue
-        for line in lines:
-            fields = line.split()
-            # local address "ADDR:PORT" in hex; state 0A is LISTEN
-            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "0A":
-                inodes.add(f"socket:[{fields[9]}]")
-    if not inodes:
-        return False
-    try:
-        fds = list(Path(f"/proc/{pid}/fd").iterdir())
-    except OSError:
-        return False
-    for fd in fds:
-        with contextlib.suppress(OSError):
-            if str(fd.readlink()) in inodes:
-                return True
-    return False
-
-
-def wait_for_memcached(
-    address: str,
-    port: int,
-    timeout: float,
-    proc: Pollable,
-    interrupt: Callable[[], None] | None = None,
-) -> None:
-    """Blocks until `proc` runs and `address:port` answers the memcached protocol; for a
-    process of this machine, the listening socket must also be its own. Anything else
-    listening there does not count, and `proc` exiting fails at once."""
-    pid = listening_pid(proc)
-
-    def ready(address: str, port: int) -> bool:
-        return (pid is None or owns_listener(pid, port)) and memcached_answers(address, port)
-
-    _wait_until(address, port, timeout, proc, interrupt, ready, "answering memcached")
-
-
-def wait_for_port(
-    address: str,
-    port: int,
-    timeout: float,
-    proc: Pollable,
-    interrupt: Callable[[], None] | None = None,
-) -> None:
-    """Blocks until `proc` runs and `address:port` accepts TCP connections (for services that
-    do not speak memcached, e.g. sshd)."""
-
-    def accepts(address: str, port: int) -> bool:
-        try:
-            with socket.create_connection((address, port), timeout=2.0):
-                return True
-        except OSError:
-            return False
-
-    _wait_until(address, port, timeout, proc, interrupt, accepts, "listening")
-
-
-def _wait_until(
-    address: str,
-    port: int,
-    timeout: float,
-    proc: Pollable,
-    interrupt: Callable[[], None] | None,
-    ready: Callable[[str, int], bool],
-    what: str,
-) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        if interrupt is not None:
-            interrupt()
-        # Alive before and after the probe: an answer from a process that then turns out to
-        # have exited (e.g. it could not bind the port) is someone else's.
-        if proc.poll() is None and ready(address, port) and proc.poll() is None:
-            return
-        if proc.poll() is not None:
-            raise HostError(
-                f"{_describe(proc)} exited with {proc.poll()} before {what} on {address}:{port}"
-            )
-        if time.monotonic() > deadline:
-            raise HostError(f"{_describe(proc)}: not {what} on {address}:{port} after {timeout} s")
-        time.sleep(0.05)
-
-
-def memcached_stats(address: str, port: int, timeout: float = 30.0) -> str:
-    """Sends `stats` and reads up to END."""
-    data = b""
-    with socket.create_connection((address, port), timeout=timeout) as s:
-        s.sendall(b"stats\r\n")
-        while not data.endswith(b"END\r\n"):
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-    return data.decode("ascii", "replace")
-
-
-def port_free(address: str, port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind((address, port))
-        except OSError:
-            return False
-    return True

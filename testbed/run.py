@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import secrets
-import shutil
 import signal
 import time
 import traceback
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +18,30 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from common.stages import RUN_STAGES, TIMED_STAGES
-from testbed import cpuaccount, cpubudget, drivers, emulation, linkcap, linkdelay, netcounters
+from testbed import cpuaccount, cpubudget, drivers, emulation, linkdelay, netcounters
 from testbed.drivers import Target
-from testbed.hosts import Host, HostError, LocalHost, NamespaceHost, Proc, SshHost, port_free
-from testbed.inventory import load_inventory
+from testbed.hosts import Host, HostError, LocalHost, NamespaceHost, Proc, SshHost
 from testbed.manifest import build_manifest, now, write_manifest
-from testbed.point import MiddlewareSettings, Point
+from testbed.point import Point
+from testbed.services.memcached import stats_on, wait_ready
+from testbed.services.middleware import middleware_command, middleware_flags
 from testbed.signals import Interrupted, SignalRecorder, exit_code
+from testbed.stages import (
+    BudgetStage,
+    ClientStage,
+    CollectStage,
+    Layout,
+    LayoutStage,
+    LinkCapStage,
+    LinkDelayStage,
+    MiddlewareStage,
+    PopulateStage,
+    RunError,
+    ServerStage,
+    Stage,
+    Stages,
+    StopStage,
+)
 from testbed.tools import TOOLS, tool_version
 
 REPO = Path(__file__).resolve().parent.parent
@@ -44,10 +59,16 @@ GATE_TIMEOUT_S = 120.0
 # of a few hundredths of a core that takes minutes of wall time, while the study's JVMs ran
 # warm: a middleware first serves an unmeasured warm-up launch this long, without budgets.
 WARMUP_LAUNCH_S = 3.0
-
-
-class RunError(RuntimeError):
-    """The run cannot go on; the message says why."""
+# The stages of every run up to its measurement, and those of one measurement of its point.
+SETUP_STAGES: tuple[Stage, ...] = (
+    LayoutStage(),
+    LinkCapStage(),
+    BudgetStage(),
+    LinkDelayStage(),
+    ServerStage(),
+    PopulateStage(),
+)
+MEASURE_STAGES: tuple[Stage, ...] = (MiddlewareStage(), ClientStage(), StopStage())
 
 
 @dataclass
@@ -73,22 +94,11 @@ class RunOptions:
             raise ValueError("a run cannot fail at teardown; pause there instead")
 
 
-@dataclass
-class Layout:
-    kind: str
-    servers: list[Host]
-    middlewares: list[Host]
-    clients: list[Host]
-    emulation: emulation.Emulation | None = None
-    warnings: list[str] = field(default_factory=list)
-
-    @property
-    def all(self) -> list[Host]:
-        return [*self.servers, *self.middlewares, *self.clients]
-
-
 class Runner:
     """One run of one point. `run()` always tears down and always writes run.json.
+
+    The run's stages (testbed.stages) set it up and tear it down; the Runner is their
+    context: the layout, options, processes, marks and what run.json records.
 
     SIGINT, SIGTERM and SIGHUP are recorded by `signals` (a recorder of the run's own when
     none is given); the run stops at its next check, tears down and fails with the reason.
@@ -100,7 +110,10 @@ class Runner:
         options: RunOptions,
         console: Console | None = None,
         signals: SignalRecorder | None = None,
+        measure: Sequence[Stage] | None = None,
     ) -> None:
+        """`measure`: the stages once the servers are up and populated (default: one
+        measurement of `point`, MEASURE_STAGES)."""
         self.point = point
         self.opt = options
         self.out = options.out.resolve()
@@ -123,17 +136,23 @@ class Runner:
         self.net_marks: dict[str, dict[str, dict[str, int]]] = {}
         self._stage_since: tuple[str, float] | None = None
         self._exited: dict[int, float] = {}  # client process -> when it was seen to exit
+        self.epoch: dict[str, float] = {}  # mark -> when it was taken (epoch s)
+        self.servers: list[Target] = []  # memcached, once up
+        self.frontends: list[Target] = []  # what the clients load: middlewares or servers
+        self.stages = Stages([*SETUP_STAGES, *(MEASURE_STAGES if measure is None else measure)])
+        self.collect = CollectStage()
+        self.manifest: dict[str, Any] | None = None  # once written
 
     # --- stages ---------------------------------------------------------------------------
 
-    def _stage(self, name: str) -> None:
+    def enter(self, name: str) -> None:
         """Enters a stage: logged, timed, and the run stops here if a signal has arrived."""
-        self._time_stage(name)
+        self.time_stage(name)
         self.signals.stage = name
-        self._log(f"stage {name}")
+        self.log(f"stage {name}")
         self.signals.check()
 
-    def _time_stage(self, name: str | None) -> None:
+    def time_stage(self, name: str | None) -> None:
         """Closes the timing of the current stage and opens `name`'s (None: just closes)."""
         if name is not None and name not in TIMED_STAGES:
             raise ValueError(f"stage {name!r} is not one of common.stages.TIMED_STAGES")
@@ -143,7 +162,7 @@ class Runner:
             self.stage_s[prev] = self.stage_s.get(prev, 0.0) + t - since
         self._stage_since = (name, t) if name is not None else None
 
-    def _hook(self, name: str) -> None:
+    def hook(self, name: str) -> None:
         """The test hooks of a stage, once its processes have started."""
         if self.opt.fail_at == name:
             raise RunError(f"injected failure at stage {name}")
@@ -154,182 +173,61 @@ class Runner:
     def _pause(self, name: str) -> None:
         """Waits until a further signal arrives (or PAUSE_LIMIT_S passes)."""
         seen = len(self.signals.received)
-        self._log(f"paused at {name}")
+        self.log(f"paused at {name}")
         deadline = time.monotonic() + PAUSE_LIMIT_S
         while len(self.signals.received) == seen and time.monotonic() < deadline:
             time.sleep(0.05)
 
-    def _wait(self, proc: Proc, timeout: float) -> int | None:
+    def wait(self, proc: Proc, timeout: float) -> int | None:
         """Like `proc.wait`, checking for signals meanwhile."""
         deadline = time.monotonic() + timeout
         while True:
             self.signals.check()
-            self._check_link_delay()
+            self.check_link_delay()
             code = proc.wait(min(0.2, max(0.0, deadline - time.monotonic())))
             if code is not None or time.monotonic() >= deadline:
                 return code
 
-    def _log(self, msg: str) -> None:
+    def log(self, msg: str) -> None:
         self.console.print(f"[dim]{self.point.name}[/dim] {msg}")
 
-    def _layout(self) -> Layout:
-        p = self.point
-        kind = p.hosts
-        if kind == "emulated":
-            reason = emulation.available()
-            if reason is not None:
-                warning = f"emulated hosts unavailable ({reason}); running on local hosts instead"
-                self.console.print(f"[yellow]warning:[/yellow] {warning}")
-                self.warnings.append(warning)
-                kind = "local"
-        if kind == "ssh":
-            assert p.inventory is not None
-            inv = load_inventory(p.inventory)
-            need = {"server": p.servers, "middleware": p.middlewares, "client": p.client_machines}
-            picked: dict[str, list[Host]] = {}
-            for role, n in need.items():
-                machines = inv.of_role(role)
-                if len(machines) < n:
-                    raise RunError(
-                        f"inventory {p.inventory} has {len(machines)} {role} machines,"
-                        f" the point needs {n}"
-                    )
-                picked[role] = [inv.ssh_host(m, self.run_id) for m in machines[:n]]
-            return Layout(kind, picked["server"], picked["middleware"], picked["client"])
-        names = (
-            [(f"server{i + 1}", "server") for i in range(p.servers)]
-            + [(f"middleware{i + 1}", "middleware") for i in range(p.middlewares)]
-            + [(f"client{i + 1}", "client") for i in range(p.client_machines)]
-        )
-        if kind == "emulated":
-            prefix = self.opt.netns_prefix or f"mw{secrets.token_hex(2)}"
-            emu = emulation.Emulation(prefix, p.caps_mbit.model_dump(), scale=p.scale)
-            layout = Layout(kind, [], [], [], emulation=emu)
-            # Registered before anything is created, so teardown sees partial setups too.
-            self.layout = layout
-            for name, role in names:
-                host = emu.add_host(name, role, self.out)
-                getattr(layout, role + "s").append(host)
-            return layout
-        hosts = [LocalHost(name=n, role=r, address="127.0.0.1", base=self.out) for n, r in names]
-        return Layout(
-            kind,
-            [h for h in hosts if h.role == "server"],
-            [h for h in hosts if h.role == "middleware"],
-            [h for h in hosts if h.role == "client"],
-        )
-
-    def _server_port(self, i: int) -> int:
+    def server_port(self, i: int) -> int:
         return self.opt.base_port + i
 
-    def _middleware_port(self, i: int) -> int:
+    def middleware_port(self, i: int) -> int:
         return self.opt.base_port + 100 + i
 
-    def _jar(self, name: str) -> Path:
+    def jar(self, name: str) -> Path:
         jar = self.opt.build_dir / name
         if not jar.is_file():
             raise RunError(f"{jar} is missing: run `make build` first")
         return jar
 
-    def _check(self, layout: Layout) -> None:
-        needed: dict[str, list[Host]] = {"memcached": layout.servers}
-        if self.point.workload.populate and self.driver != "memaslap":
-            needed["java"] = list(layout.servers)
-        if layout.middlewares:
-            needed.setdefault("java", []).extend(layout.middlewares)
-        client_tool = {
-            "memtier": "memtier_benchmark",
-            "builtin": "java",
-            "memaslap": drivers.memaslap_binary(),
-        }[self.driver]
-        needed.setdefault(client_tool, []).extend(layout.clients)
-        if layout.kind != "local":
-            needed["iperf3"] = layout.all
-        missing = [
-            f"{tool} on {h.name}"
-            for tool, hosts in needed.items()
-            for h in hosts
-            if not h.has(tool)
-        ]
-        if missing:
-            raise RunError("missing tools: " + ", ".join(missing))
-        if "java" in needed:
-            self._jar("loadgen.jar")
-        if layout.middlewares:
-            self._jar("middleware.jar")
-        if layout.kind == "local":
-            ports = [self._server_port(i) for i in range(len(layout.servers))]
-            ports += [self._middleware_port(i) for i in range(len(layout.middlewares))]
-            busy = [str(port) for port in ports if not port_free("127.0.0.1", port)]
-            if busy:
-                raise RunError(f"ports already in use on 127.0.0.1: {', '.join(busy)}")
-
-    def _start(
-        self, host: Host, command: list[str], rel: str, role: str, instance: int = 0
-    ) -> Proc:
+    def start(self, host: Host, command: list[str], rel: str, role: str, instance: int = 0) -> Proc:
         proc = host.start(command, rel, role, instance)
         self.processes.append(proc)
         return proc
 
-    def _start_servers(self, layout: Layout) -> list[Target]:
-        targets = []
-        user = ["-u", "root"] if os.geteuid() == 0 else []
-        procs = []
-        for i, host in enumerate(layout.servers):
-            port = self._server_port(i)
-            cmd = ["memcached", "-l", host.address, "-p", str(port), "-t", "1", "-m", "1024"]
-            cmd += ["-U", "0", "-c", "4096", *user]
-            procs.append(self._start(host, cmd, f"servers/{host.name}", "server", i))
-            targets.append(Target(host.address, port))
-        self._hook("servers")
-        for host, proc, t in zip(layout.servers, procs, targets, strict=True):
-            host.wait_memcached(t.address, t.port, 30.0, proc, self.signals.check)
-        return targets
-
-    def _populate(self, layout: Layout, targets: list[Target]) -> None:
-        w = self.point.workload
-        if not w.populate or w.gets == 0 or self.driver == "memaslap":
-            self._hook("populate")
-            return
-        procs = []
-        for i, (host, t) in enumerate(zip(layout.servers, targets, strict=True)):
-            jar = host.stage(self._jar("loadgen.jar"))
-            cmd = ["java", "-jar", jar, *drivers.populate_flags(self.point, t, "result.json")]
-            # Harness work, not the server machine's: outside its CPU budget.
-            with _outside_budget(host):
-                procs.append(self._start(host, cmd, f"servers/{host.name}/populate", "populate", i))
-        self._hook("populate")
-        for proc in procs:
-            if self._wait(proc, 180.0) is None:
-                raise RunError(f"populating {proc.host.name} did not finish in 180 s")
-            if proc.exit_code != 0:
-                raise RunError(
-                    f"populating {proc.host.name} failed with exit code {proc.exit_code}"
-                    f" (see servers/{proc.host.name}/populate/stderr.log)"
-                )
-
-    def _start_middlewares(
+    def start_middlewares(
         self, layout: Layout, servers: list[Target], point: Point | None = None, prefix: str = ""
     ) -> list[Target]:
         m = (point or self.point).middleware
         budgeted = (point or self.point).budgets_cores.middleware is not None
         jvm = list(cpubudget.BUDGETED_JVM_FLAGS) if budgeted else []
-        jar_path = self._jar("middleware.jar")
+        jar_path = self.jar("middleware.jar")
         procs, targets = [], []
         for i, host in enumerate(layout.middlewares):
-            port = self._middleware_port(i)
-            cmd = ["java", *jvm, "-jar", host.stage(jar_path), "-l", host.address, "-p", str(port)]
-            cmd += middleware_flags(m, [f"{s.address}:{s.port}" for s in servers])
-            procs.append(
-                self._start(host, cmd, f"{prefix}middlewares/{host.name}", "middleware", i)
-            )
+            port = self.middleware_port(i)
+            flags = middleware_flags(m, [f"{s.address}:{s.port}" for s in servers])
+            cmd = middleware_command(host.stage(jar_path), host.address, port, flags, jvm)
+            procs.append(self.start(host, cmd, f"{prefix}middlewares/{host.name}", "middleware", i))
             targets.append(Target(host.address, port))
-        self._hook("middlewares")
+        self.hook("middlewares")
         for host, proc, t in zip(layout.middlewares, procs, targets, strict=True):
-            host.wait_memcached(t.address, t.port, 60.0, proc, self.signals.check)
+            wait_ready(host, t.address, t.port, 60.0, proc, self.signals.check)
         return targets
 
-    def _run_clients(
+    def run_clients(
         self,
         layout: Layout,
         frontends: list[Target],
@@ -355,7 +253,7 @@ class Runner:
         procs = []
         launched = time.time()
         for host in layout.clients:
-            jar = host.stage(self._jar("loadgen.jar")) if self.driver == "builtin" else ""
+            jar = host.stage(self.jar("loadgen.jar")) if self.driver == "builtin" else ""
             for i in range(p.instances_per_client):
                 rel = f"{prefix}clients/{host.name}.{i}"
                 cfg = ""
@@ -367,21 +265,21 @@ class Runner:
                     cmd = drivers.stepped(cmd, steps, p.duration_s)
                 if gated:
                     cmd += ["--start-gate", START_GATE]
-                procs.append(self._start(host, cmd, rel, "client", i))
+                procs.append(self.start(host, cmd, rel, "client", i))
         write_launch(procs, launched)
         if gated:
             assert self.cgroups is not None
             self._await_gates(procs)
             self.cgroups.bind()
-            self._mark(marks[0])
+            self.mark(marks[0])
             for q in procs:
                 assert isinstance(q.host, LocalHost)
                 (q.host.base / q.rel / START_GATE).touch()
         else:
-            self._mark(marks[0])
-        self._hook("clients")
+            self.mark(marks[0])
+        self.hook("clients")
         self._wait_clients(procs, p.duration_s, marks[1:-1])
-        self._mark(marks[-1])
+        self.mark(marks[-1])
         record_exits(procs, self._exited)
         if budgeted:
             assert self.cgroups is not None
@@ -395,17 +293,17 @@ class Runner:
             )
         return procs
 
-    def _warm_up(
+    def warm_up(
         self, layout: Layout, frontends: list[Target], point: Point, prefix: str = ""
     ) -> None:
         """An unmeasured launch of `point`'s clients, WARMUP_LAUNCH_S long and without
         budgets, so that a middleware that has just started runs compiled code when it is
         measured. Its output stays under `<prefix>warmup/`, outside what is parsed."""
         short = point.model_copy(update={"duration_s": min(point.duration_s, WARMUP_LAUNCH_S)})
-        self._log(f"warm-up: {point.virtual_clients} virtual clients per thread,"
+        self.log(f"warm-up: {point.virtual_clients} virtual clients per thread,"
                   f" {short.duration_s:g} s without budgets")  # fmt: skip
         marks = (f"{prefix}warmup:0", f"{prefix}warmup:1")
-        self._run_clients(layout, frontends, short, f"{prefix}warmup/", (), marks, budgets=False)
+        self.run_clients(layout, frontends, short, f"{prefix}warmup/", (), marks, budgets=False)
 
     def _await_gates(self, procs: list[Proc]) -> None:
         """Waits until every gated client is connected and waiting at its gate."""
@@ -415,7 +313,7 @@ class Runner:
             ready = q.host.base / q.rel / f"{START_GATE}.ready"
             while not ready.exists():
                 self.signals.check()
-                self._check_link_delay()  # without it, no client could ever connect
+                self.check_link_delay()  # without it, no client could ever connect
                 if q.poll() is not None:
                     raise RunError(
                         f"client {q.host.name}.{q.instance} exited with {q.exit_code} before"
@@ -454,10 +352,10 @@ class Runner:
                     if q.exit_code is not None:
                         self._exited.setdefault(id(q), time.time())
                 self.signals.check()
-                self._check_link_delay()
+                self.check_link_delay()
                 now_ = time.monotonic()
                 while boundaries and now_ >= boundaries[0][0]:
-                    self._mark(boundaries.pop(0)[1])
+                    self.mark(boundaries.pop(0)[1])
                 if now_ > deadline:
                     raise RunError(
                         f"clients still running {self.opt.client_timeout_s:.0f} s after the"
@@ -467,14 +365,14 @@ class Runner:
                 wait = 0.05 if not boundaries else min(0.05, max(0.005, boundaries[0][0] - now_))
                 time.sleep(wait)
         for _, name in boundaries:  # clients that ended early: the marks still exist
-            self._mark(name)
+            self.mark(name)
 
-    def _stop_middlewares(self, layout: Layout) -> None:
+    def stop_middlewares(self, layout: Layout) -> None:
         procs = [q for q in self.processes if q.role == "middleware"]
         for q in procs:
             q.signal(signal.SIGTERM)
         for q in procs:
-            if self._wait(q, 20.0) is None:
+            if self.wait(q, 20.0) is None:
                 q.signal(signal.SIGKILL)
                 q.wait(5.0)
                 raise RunError(f"middleware on {q.host.name} ignored SIGTERM for 20 s")
@@ -484,31 +382,16 @@ class Runner:
                     f" (see middlewares/{q.host.name}/stderr.log)"
                 )
 
-    def _server_stats(self, layout: Layout, targets: list[Target]) -> None:
+    def server_stats(self, layout: Layout, targets: list[Target]) -> None:
         for host, t in zip(layout.servers, targets, strict=True):
             d = self.out / "servers" / host.name
             d.mkdir(parents=True, exist_ok=True)
             try:
-                (d / "stats.txt").write_text(host.memcached_stats(t.address, t.port))
+                (d / "stats.txt").write_text(stats_on(host, t.address, t.port))
             except (OSError, HostError) as e:
                 self.warnings.append(f"no memcached stats from {host.name}: {e}")
 
-    def _start_link_delay(self, layout: Layout) -> None:
-        delays = self.point.delays_ms
-        if not linkdelay.wanted(delays):
-            return
-        if layout.emulation is None:
-            self.warnings.append(f"delays_ms ignored: {layout.kind} hosts have no emulated links")
-            return
-        self.link_delay = linkdelay.LinkDelay(
-            list(layout.emulation.hosts), delays, self.opt.build_dir, self.out / "linkdelay"
-        )
-        try:
-            self.link_delay.start(self.signals.check)
-        except linkdelay.LinkDelayError as e:
-            raise RunError(str(e)) from e
-
-    def _check_link_delay(self) -> None:
+    def check_link_delay(self) -> None:
         """Fails the run once the delay process is gone (its queues then drop packets)."""
         if self.link_delay is not None:
             try:
@@ -516,8 +399,8 @@ class Runner:
             except linkdelay.LinkDelayError as e:
                 raise RunError(str(e)) from e
 
-    def _stop_link_delay(self) -> None:
-        self._check_link_delay()
+    def stop_link_delay(self) -> None:
+        self.check_link_delay()
         if self.link_delay is not None:
             self.link_delay.stop()
 
@@ -533,59 +416,16 @@ class Runner:
             return {"applied": True, "running": True, "delays_ms": delays}
         return self.link_delay.record
 
-    def _collect(self, layout: Layout) -> None:
-        for q in self.processes:
-            with contextlib.suppress(HostError, OSError):
-                q.host.fetch(q.rel, self.out / q.rel)
-        if self.driver == "memaslap":
-            for d in (self.out / "clients").glob("*"):
-                if (d / "stdout.log").exists():
-                    shutil.copyfile(d / "stdout.log", d / "memaslap.txt")
-
     def _teardown(self) -> list[str]:
-        """Stops and removes everything the run started. Never checks for signals: one that
-        arrives now is recorded and teardown goes on."""
+        """Stops and removes everything the run started: every process and its output first,
+        then the stages entered, in reverse. Never checks for signals: one that arrives now
+        is recorded and teardown goes on."""
         self.signals.stage = "teardown"
-        problems: list[str] = []
-        layout = self.layout
-        if layout is None:
-            return problems
+        if self.layout is None:
+            return []
         if "teardown" in self.opt.pause_at:
             self._pause("teardown")
-        for host in layout.all:
-            try:
-                host.stop_all()
-            except Exception as e:  # teardown must go on
-                problems.append(f"{host.name}: {e}")
-        self._mark("end")
-        self._time_stage("collect")
-        try:
-            self._collect(layout)
-        except Exception as e:
-            problems.append(f"collecting logs: {e}")
-        self._time_stage("teardown")
-        for host in layout.all:
-            if layout.kind == "ssh":
-                try:
-                    host.cleanup()
-                except Exception as e:
-                    problems.append(f"{host.name}: {e}")
-        if self.link_delay is not None:
-            try:
-                self.link_delay.stop()
-            except Exception as e:
-                problems.append(f"link delay: {e}")
-        if layout.emulation is not None:
-            try:
-                problems += layout.emulation.teardown()
-            except Exception as e:
-                problems.append(f"emulation: {e}")
-        if self.cgroups is not None:
-            try:
-                problems += self.cgroups.teardown()
-            except Exception as e:
-                problems.append(f"cgroups: {e}")
-        return problems
+        return self.collect.teardown(self) + self.stages.teardown(self)
 
     # --- the run --------------------------------------------------------------------------
 
@@ -626,61 +466,13 @@ class Runner:
         (self.out / "point.yaml").write_text(
             yaml.safe_dump(self.point.model_dump(mode="json"), sort_keys=False)
         )
-        self._stage("layout")
-        self.layout = self._layout()
-        layout = self.layout
-        self._log(f"{layout.kind} hosts, driver {self.driver}")
-        self._hook("layout")
-        self._check(layout)
-        if layout.kind != "local":
-            self._stage("linkcap")
-            self._hook("linkcap")
-            self.link_capacity = linkcap.measure(
-                layout.kind,
-                layout.all,
-                self.point.caps_mbit.model_dump(),
-                self.opt.base_port + 200,
-                self.out,
-                self.opt.linkcap_cache,
-                self.signals.check,
-            )
-        # After the link capacities: those are the links', not what a host's budget lets
-        # iperf3 send.
-        self._apply_budgets(layout)
-        self._mark("start")
-        self._stage("linkdelay")
-        self._start_link_delay(layout)
-        self._hook("linkdelay")
-        self._stage("servers")
-        servers = self._start_servers(layout)
-        self._stage("populate")
-        self._populate(layout, servers)
-        self._measure(layout, servers)
-
-    def _measure(self, layout: Layout, servers: list[Target]) -> None:
-        """Middlewares, clients and stop, once the servers are up and populated."""
-        self._stage("middlewares")
-        frontends = servers
-        if layout.middlewares:
-            frontends = self._start_middlewares(layout, servers)
-        else:
-            self._hook("middlewares")
-        self._stage("clients")
-        if layout.middlewares and cpubudget.budget_of(self.point, "middleware") is not None:
-            self._warm_up(layout, frontends, self.point)
-        self._log(f"{self.point.clients_total} virtual clients for {self.point.duration_s} s")
-        self._run_clients(layout, frontends)
-        self._stage("stop")
-        self._hook("stop")
-        self._stop_middlewares(layout)
-        self._server_stats(layout, servers)
-        self._stop_link_delay()
+        self.stages.setup(self)
 
     def _finish(self, started: str, t0: float, error: str | None) -> dict[str, Any]:
         """Teardown, then run.json; signals arriving meanwhile are recorded, not obeyed."""
-        self._time_stage("teardown")
+        self.time_stage("teardown")
         problems = self._teardown()
-        self._time_stage(None)
+        self.time_stage(None)
         first = self.signals.first
         if first is not None:
             # Also when the run had finished its stages: a signal during teardown fails it.
@@ -695,6 +487,7 @@ class Runner:
             write_manifest(self.out / "run.json", manifest)
         except OSError as e:
             raise RunError(f"cannot write {self.out / 'run.json'}: {e} (the run: {error})") from e
+        self.manifest = manifest
         return manifest
 
     def _manifest(self, started: str, elapsed: float, error: str | None) -> dict[str, Any]:
@@ -719,23 +512,10 @@ class Runner:
             host_kind=layout.kind if layout else self.point.hosts,
             driver=self.driver,
             clients_total=self.point.clients_total,
-            hosts=[
-                {"name": h.name, "role": h.role, "address": h.address}
-                for h in (layout.all if layout else [])
-            ],
+            hosts=self._host_records(),
             link_capacity_mbit=self.link_capacity,
             tools=tools,
-            processes=[
-                {
-                    "role": q.role,
-                    "host": q.host.name,
-                    "instance": q.instance,
-                    "command": q.command,
-                    "exit_code": q.exit_code,
-                    "dir": q.rel,
-                }
-                for q in self.processes
-            ],
+            processes=self._process_records(self.processes),
             warnings=self.warnings,
             # Copied: signals may still arrive while the manifest is written.
             signals=[r.as_json() for r in list(self.signals.received)],
@@ -746,6 +526,26 @@ class Runner:
             link_settings=self._link_settings(),
         )
 
+    def _host_records(self) -> list[dict[str, Any]]:
+        """The layout's hosts as run.json lists them (none before the layout is up)."""
+        hosts = self.layout.all if self.layout else []
+        return [{"name": h.name, "role": h.role, "address": h.address} for h in hosts]
+
+    @staticmethod
+    def _process_records(procs: Sequence[Proc]) -> list[dict[str, Any]]:
+        """The processes as run.json lists them."""
+        return [
+            {
+                "role": q.role,
+                "host": q.host.name,
+                "instance": q.instance,
+                "command": q.command,
+                "exit_code": q.exit_code,
+                "dir": q.rel,
+            }
+            for q in procs
+        ]
+
     def _link_settings(self) -> dict[str, Any] | None:
         """The emulated hosts' route and cap settings (run.json `link_settings`); None: not
         emulated."""
@@ -754,55 +554,15 @@ class Runner:
 
     # --- CPU budgets and accounting -------------------------------------------------------
 
-    def _warn(self, warning: str) -> None:
+    def warn(self, warning: str) -> None:
         self.console.print(f"[yellow]warning:[/yellow] {warning}")
         self.warnings.append(warning)
 
-    def _apply_budgets(self, layout: Layout) -> None:
-        """Puts every emulated host in a cgroup of its own, with its role's budget."""
-        budgets = {r: cpubudget.budget_of(self.point, r) for r in cpubudget.ROLES}
-        if layout.emulation is None:
-            if any(b is not None for b in budgets.values()):
-                self._warn(
-                    f"CPU budgets apply to emulated hosts only; these {layout.kind} hosts run"
-                    " without them"
-                )
-            self.cpu_accounting = "ssh" if layout.kind == "ssh" else "machine"
-            return
-        found = cpubudget.detect(self.opt.cgroup_root or cpubudget.root_from_env())
-        if isinstance(found, str):
-            self._warn(
-                f"no CPU budgets nor per-host CPU accounting ({found}); the emulated hosts run"
-                " without them"
-            )
-            self.cpu_accounting = "machine"
-            return
-        self.cgroups = cpubudget.RunCgroups(found, layout.emulation.prefix)
-        try:
-            for host in layout.all:
-                assert isinstance(host, NamespaceHost)
-                host.cgroup = self.cgroups.add(host.name, host.role, budgets[host.role])
-                self.host_cgroups.append(host.cgroup)
-        except cpubudget.CgroupError as e:
-            # Like having no cgroups at all: what was made goes, the hosts run without.
-            for host in layout.all:
-                if isinstance(host, NamespaceHost):
-                    host.cgroup = None
-            self.host_cgroups.clear()
-            problems = self.cgroups.teardown()
-            self.cgroups = None
-            if problems:
-                raise RunError("; ".join(problems)) from e
-            self._warn(f"no CPU budgets nor per-host CPU accounting ({e}); the emulated hosts"
-                       " run without them")  # fmt: skip
-            self.cpu_accounting = "machine"
-            return
-        self.cpu_accounting = found.name
-
-    def _mark(self, name: str) -> None:
+    def mark(self, name: str) -> None:
         """Samples every CPU counter, then the network counters of emulated hosts (which take
         a few subprocesses, so the CPU's mark stays at the step's boundary); a counter that
         cannot be read costs a warning, never the run."""
+        self.epoch[name] = time.time()
         layout = self.layout
         if layout is None:
             return
@@ -841,38 +601,6 @@ class Runner:
             else None
         )  # fmt: skip
         return cpuaccount.section(self.cpu_accounting, self.host_cgroups, self.cpu_marks, remote)
-
-
-def middleware_flags(m: MiddlewareSettings, servers: list[str]) -> list[str]:
-    """The middleware's flags for a point's settings and its servers (HOST:PORT). The worker
-    count is always passed, under the name the point gives it: the middleware's own default
-    never decides a run."""
-    flags = ["--workers", str(m.workers), "-s", "true" if m.sharded else "false"]
-    flags += ["-m", *servers]
-    flags += ["--stats-dir", "stats", "--read-balance", m.read_balance]
-    flags += ["--stats-window-ms", str(m.window_ms)]
-    if m.design != "2018":  # the middleware's default design
-        flags += ["--design", m.design]
-    if m.replication is not None:
-        flags += ["--replication", str(m.replication)]
-    if m.server_timeout_ms is not None:
-        flags += ["--server-timeout-ms", str(m.server_timeout_ms)]
-    if m.max_batch != 1:
-        flags += ["--max-batch", str(m.max_batch)]
-    return flags
-
-
-@contextlib.contextmanager
-def _outside_budget(host: Host) -> Iterator[None]:
-    """Processes started meanwhile on `host` stay out of its cgroup (in the testbed's own)."""
-    cgroup = host.cgroup if isinstance(host, NamespaceHost) else None
-    if isinstance(host, NamespaceHost):
-        host.cgroup = None
-    try:
-        yield
-    finally:
-        if isinstance(host, NamespaceHost):
-            host.cgroup = cgroup
 
 
 _RUN_TOOLS = {"java", "memcached", "memcaslap", "memtier_benchmark", "iperf3", "ip", "tc"}

@@ -36,6 +36,7 @@ from testbed.manifest import build_manifest, now, write_manifest
 from testbed.point import Point
 from testbed.run import Layout, RunError, Runner, RunOptions
 from testbed.signals import SignalRecorder
+from testbed.stages import Stage
 
 # The stability check of a step's run directory, after its warm-up and cool-down (seconds).
 StabilityCheck = Callable[[Path, float, float], Stability]
@@ -181,6 +182,55 @@ class SeriesOptions(RunOptions):
             raise ValueError(f"longest_rerun must be at least 1, not {self.longest_rerun}")
 
 
+class SeriesStage(Stage):
+    """The measurement of a series, once the servers are up and populated: per segment, its
+    middlewares (stage `middlewares`), its launches and reruns (`clients`), their stop
+    (`stop`) and the steps' middleware windows (`split`); then the servers' statistics."""
+
+    name = None  # it enters its stages, once per segment or launch
+
+    def setup(self, ctx: Runner) -> None:
+        assert isinstance(ctx, SeriesRunner)
+        layout, servers = ctx.layout, ctx.servers
+        assert layout is not None
+        for j, seg in enumerate(ctx.segments):
+            seg_point = ctx.steps[seg.launches[0].steps[0]].point
+            prefix = f"seg{j + 1}/"
+            ctx.enter("middlewares")
+            frontends = servers
+            if layout.middlewares:
+                frontends = ctx.start_middlewares(layout, servers, seg_point, prefix)
+            else:
+                ctx.hook("middlewares")
+            try:
+                for n, launch in enumerate(seg.launches):
+                    if n == 0 and layout.middlewares:
+                        ctx.warm_up(layout, frontends, ctx.steps[launch.steps[0]].point, prefix)
+                    ctx._launch(layout, frontends, launch, prefix)
+                    for i in launch.steps:
+                        ctx._remeasure(layout, frontends, i, prefix)
+            except RunError as e:
+                for launch in seg.launches:
+                    for i in launch.steps:
+                        if ctx.steps[i].marks is None:
+                            ctx.steps[i].error = f"segment {j + 1}: {e}"
+                ctx.warn(f"segment {j + 1} ended early: {e}")
+            ctx.enter("stop")
+            ctx.hook("stop")
+            try:
+                ctx.stop_middlewares(layout)
+            except RunError as e:
+                ctx.warn(f"segment {j + 1}: {e}")
+            ctx.time_stage("split")
+            for launch in seg.launches:
+                for i in launch.steps:
+                    if ctx.steps[i].error is None:
+                        ctx._split_middlewares(layout, ctx.steps[i])
+        ctx.enter("stop")
+        ctx.server_stats(layout, servers)
+        ctx.stop_link_delay()
+
+
 class SeriesRunner(Runner):
     """Runs a series; `run()` writes the series' own run.json in `options.out` and one
     run.json per point in its directory."""
@@ -198,57 +248,26 @@ class SeriesRunner(Runner):
         # The topology's point: populate whenever any step reads.
         base = max(pts, key=lambda p: (p.workload.gets > 0, -pts.index(p)))
         super().__init__(base.model_copy(update={"name": f"series:{base.name}"}), options,
-                         console, signals)  # fmt: skip
+                         console, signals, measure=(SeriesStage(),))  # fmt: skip
         self.sopt = options
         self.steps = [Step(p, out.resolve()) for p, out in points]
         self.segments = plan(pts, self.driver)
-        self.epoch: dict[str, float] = {}
         self._launches = 0
         self._stability = stability
 
-    def _mark(self, name: str) -> None:
-        self.epoch[name] = time.time()
-        super()._mark(name)
+    def run(self) -> dict[str, Any]:
+        """The series' run.json, then each step's; a failure to write the series' leaves the
+        steps' unwritten."""
+        try:
+            return super().run()
+        finally:
+            if self.manifest is not None:
+                for step in self.steps:
+                    # A step still unstable after its reruns stands: validation flags it.
+                    why = self.manifest["error"] or step.error if step.marks is None else step.error
+                    self._write_step(step, error=why)
 
     # --- measuring ------------------------------------------------------------------------
-
-    def _measure(self, layout: Layout, servers: list[Target]) -> None:
-        for j, seg in enumerate(self.segments):
-            seg_point = self.steps[seg.launches[0].steps[0]].point
-            prefix = f"seg{j + 1}/"
-            self._stage("middlewares")
-            frontends = servers
-            if layout.middlewares:
-                frontends = self._start_middlewares(layout, servers, seg_point, prefix)
-            else:
-                self._hook("middlewares")
-            try:
-                for n, launch in enumerate(seg.launches):
-                    if n == 0 and layout.middlewares:
-                        self._warm_up(layout, frontends, self.steps[launch.steps[0]].point, prefix)
-                    self._launch(layout, frontends, launch, prefix)
-                    for i in launch.steps:
-                        self._remeasure(layout, frontends, i, prefix)
-            except RunError as e:
-                for launch in seg.launches:
-                    for i in launch.steps:
-                        if self.steps[i].marks is None:
-                            self.steps[i].error = f"segment {j + 1}: {e}"
-                self._warn(f"segment {j + 1} ended early: {e}")
-            self._stage("stop")
-            self._hook("stop")
-            try:
-                self._stop_middlewares(layout)
-            except RunError as e:
-                self._warn(f"segment {j + 1}: {e}")
-            self._time_stage("split")
-            for launch in seg.launches:
-                for i in launch.steps:
-                    if self.steps[i].error is None:
-                        self._split_middlewares(layout, self.steps[i])
-        self._stage("stop")
-        self._server_stats(layout, servers)
-        self._stop_link_delay()
 
     def _launch(
         self,
@@ -264,16 +283,14 @@ class SeriesRunner(Runner):
         first = self.steps[launch.steps[0]].point
         levels = tuple(self.steps[i].point.virtual_clients for i in launch.steps)
         marks = tuple(f"{label}:{k}" for k in range(len(levels) + 1))
-        self._stage("clients")
+        self.enter("clients")
         names = ", ".join(str(v) for v in levels)
-        self._log(
-            f"launch {label}: {names} virtual clients per thread, {first.duration_s:g} s each"
-        )
+        self.log(f"launch {label}: {names} virtual clients per thread, {first.duration_s:g} s each")
         t0 = time.monotonic()
         procs: list[Proc] = []
         error: str | None = None
         try:
-            procs = self._run_clients(
+            procs = self.run_clients(
                 layout, frontends, first, prefix, levels if launch.stepped else (), marks
             )
         except RunError as e:
@@ -283,7 +300,7 @@ class SeriesRunner(Runner):
                 q.signal(signal.SIGKILL)
                 q.wait(5.0)
         wall = time.monotonic() - t0
-        self._time_stage("split")
+        self.time_stage("split")
         for k, i in enumerate(launch.steps):
             step = self.steps[i]
             step.marks = (marks[k], marks[k + 1])
@@ -296,24 +313,24 @@ class SeriesRunner(Runner):
             step.stage_s = {"clients": wall / len(launch.steps)}
             self._place_clients(step, procs, k + 1 if launch.stepped else None)
             self._record_attempt(step, label, error)
-        self._time_stage("clients")
+        self.time_stage("clients")
 
     def _remeasure(self, layout: Layout, frontends: list[Target], i: int, seg: str) -> None:
         """Measures step `i` again on its own while it failed or was unstable."""
         step = self.steps[i]
         while (step.error or step.unstable) and len(step.attempts) <= self.sopt.reruns:
             if step.error is None and step.beyond_reach:
-                self._log(f"{step.point.name}: not measured again ({step.beyond_reach})")
+                self.log(f"{step.point.name}: not measured again ({step.beyond_reach})")
                 break
             dead = [q for q in self.processes if q.role == "middleware" and q.poll() is not None]
             dead = [q for q in dead if q.rel.startswith(seg)]
             if dead:
                 raise RunError(f"middleware on {dead[0].host.name} exited with {dead[0].exit_code}")
-            self._log(f"{step.point.name}: measuring again ({step.error or step.unstable})")
+            self.log(f"{step.point.name}: measuring again ({step.error or step.unstable})")
             self._keep_attempt(step)
             if step.longer > 1:
                 step.point = lengthened(step.planned, step.longer)
-                self._log(f"{step.point.name}: {step.point.duration_s:g} s this time")
+                self.log(f"{step.point.name}: {step.point.duration_s:g} s this time")
             self._launch(layout, frontends, Launch((i,), stepped=False), seg)
 
     def _record_attempt(self, step: Step, label: str, error: str | None) -> None:
@@ -474,22 +491,9 @@ class SeriesRunner(Runner):
             host_kind=layout.kind if layout else self.point.hosts,
             driver=self.driver,
             clients_total=step.point.clients_total,
-            hosts=[
-                {"name": h.name, "role": h.role, "address": h.address}
-                for h in (layout.all if layout else [])
-            ],
+            hosts=self._host_records(),
             link_capacity_mbit=self.link_capacity,
-            processes=[
-                {
-                    "role": q.role,
-                    "host": q.host.name,
-                    "instance": q.instance,
-                    "command": q.command,
-                    "exit_code": q.exit_code,
-                    "dir": q.rel,
-                }
-                for q in procs
-            ],
+            processes=self._process_records(procs),
             warnings=warnings,
             signals=[r.as_json() for r in list(self.signals.received)],
             link_delay=self._link_delay_record(),
@@ -511,14 +515,6 @@ class SeriesRunner(Runner):
         (step.out / "point.yaml").write_text(json.dumps(step.point.model_dump(mode="json")))
         why = error if not provisional else None
         write_manifest(step.out / "run.json", self._step_manifest(step, why))
-
-    def _finish(self, started: str, t0: float, error: str | None) -> dict[str, Any]:
-        manifest = super()._finish(started, t0, error)
-        for step in self.steps:
-            # A step still unstable after its reruns stands: validation flags it.
-            why = manifest["error"] or step.error if step.marks is None else step.error
-            self._write_step(step, error=why)
-        return manifest
 
 
 def _iso(epoch_ms: int) -> str:

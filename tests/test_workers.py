@@ -12,9 +12,8 @@ import pytest
 import yaml
 
 from mwlab.catalogue import Family, expand, load_catalogue, load_profile
-from testbed.mqsoak import DEFAULT_MQ_WORKERS
 from testbed.point import DEFAULT_WORKERS, Point
-from testbed.run import middleware_flags
+from testbed.services.middleware import DEFAULT_MQ_WORKERS, middleware_flags
 
 ROOT = Path(__file__).resolve().parents[1]
 MIDDLEWARE_MAIN = ROOT / "middleware/core/src/main/java/org/mwlab/middleware/Main.java"

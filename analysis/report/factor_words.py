@@ -1,5 +1,6 @@
-"""Sentences about a 2^k r design's allocation of variation that read as prose whatever the
-data: factors named in words with their letter beside, "most" only for a majority share."""
+"""Words for the report's tables and texts: a 2^k r design's terms named in words with their
+letter beside, whether a share is most of the variation (only a majority is), and the
+experiment families, calibration targets and study numbers as the tables name them."""
 
 from __future__ import annotations
 
@@ -25,52 +26,9 @@ def term_words(term: str, words: Mapping[str, str], letter: Callable[[str], str]
     return f"{text} ($q_{{{letter(term)}}}$)"
 
 
-def share_phrase(share: float) -> str:
-    return "most of" if share > MAJORITY else "the largest share of"
-
-
-def summary(
-    replications: int,
-    throughput: tuple[str, float],
-    response: tuple[str, float],
-    error: float,
-    describe: Callable[[str], str],
-    pct: Callable[[float], str],
-) -> str:
-    """Which term explains the largest share of the throughput and of the response-time
-    variation, and how much the experimental error explains."""
-    (x_term, x_share), (r_term, r_share) = throughput, response
-    reps = f"{replications} repetition" + ("" if replications == 1 else "s")
-    first = (
-        f"With {reps}, {describe(x_term)} explains {share_phrase(x_share)} the throughput "
-        f"variation ({pct(x_share)})"
-    )
-    if r_term == x_term:
-        second = f" and also {share_phrase(r_share)} the response-time variation ({pct(r_share)})"
-    else:
-        second = (
-            f", and {describe(r_term)} {share_phrase(r_share)} the response-time variation "
-            f"({pct(r_share)})"
-        )
-    if replications < 2:
-        return (
-            f"{first}{second}; with one repetition the design has no error term (its "
-            "``error'' is zero by construction, not a finding), so its effects have no "
-            "intervals here."
-        )
-    return (
-        f"{first}{second}; the experimental error explains {pct(error)} of the throughput "
-        "variation."
-    )
-
-
-def study_summary(
-    term: str, share: float, describe: Callable[[str], str], pct: Callable[[float], str]
-) -> str:
-    return (
-        f"In the study, {describe(term)} explained {share_phrase(share)} the throughput "
-        f"variation ({pct(share)})."
-    )
+def share_case(share: float) -> str:
+    """`most` for a majority share of the variation, else `largest` (the largest share)."""
+    return "most" if share > MAJORITY else "largest"
 
 
 # The report's tables name experiment families, calibration targets and study numbers in these

@@ -94,7 +94,7 @@ def validation_table(cal: dict[str, Any] | None) -> str:
     for v in cal["validation"]:
         path = v.get("reference", "").partition(":")[2].split(".")
         table = REFERENCE_TABLES.get(path[0])
-        where = f"Table~\\ref{{{table}}}" if table else "--"
+        where = f"\\ScaleOursIn{{{table}}}" if table else "--"
         lines.append(
             f"{escape(fw.reference_words(path) if path[0] else v['name'])} & {escape(v['source'])}"
             f" & {_f(v['value'], 0 if float(v['value']).is_integer() else 2)}"
@@ -134,13 +134,6 @@ def check_table(table: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-# Why a fit's intercept has its sign, per role (a negative one is a fixed cost).
-FIXED_COST = {
-    "middleware": " (the JVM's compilation, collection and wake-ups take a larger share of a"
-    " small budget)",
-}
-
-
 def _gain(runs: list[dict[str, Any]]) -> tuple[float, float] | None:
     """The largest over the smallest speed of a target's completed runs, and the throughput
     ratio between them; None without two speeds."""
@@ -154,44 +147,51 @@ def _signed(values: list[float]) -> str:
     return " and ".join(f"{v:+,.0f}".replace(",", "{,}").replace("-", "$-$") for v in values)
 
 
-def intercept_words(cal: dict[str, Any]) -> str:
-    """What the affine fits' intercepts say, per budgeted role, in words that follow their
-    signs (a negative intercept is the sign of a fixed cost), with what a larger budget gave
-    in the calibration's own runs."""
-    parts = []
+def _sign(values: list[float]) -> str:
+    """`negative` or `positive` when every value is, else `mixed`."""
+    if all(v < 0 for v in values):
+        return "negative"
+    return "positive" if all(v > 0 for v in values) else "mixed"
+
+
+def intercept_items(cal: dict[str, Any]) -> list[str]:
+    """What the affine fits' intercepts say, per budgeted role with such fits, as the
+    section's items: `\\ScaleIntercept{role}{count}{sign}{intercepts}{budget}{factor}{ratios}
+    {proportion}`. Count is `one` or `many` fits; sign `negative` (the sign of a fixed cost),
+    `positive` or `mixed`; budget what the calibration's own runs compared, the largest speed
+    over the smallest: `twice` the budget, `times` (`factor` times it), `larger` (budgets that
+    differ between fits) or `none` (no fit with two completed speeds); ratios the throughput
+    gained; proportion `more` or `less` than the budget for every fit, else `mixed`."""
+    items = []
     for role in ("middleware", "server"):
         fits = [t for t in cal["targets"] if t["role"] == role and t["fit"]["model"] == "affine"]
         if not fits:
             continue
         intercepts = [float(t["fit"]["intercept"]) for t in fits]
-        if all(a < 0 for a in intercepts):
-            sign = "a negative intercept"
-        elif all(a > 0 for a in intercepts):
-            sign = "a positive intercept"
-        else:
-            sign = "intercepts of both signs"
-        words = f"the {role}'s fit{'s have' if len(fits) > 1 else ' has'} {sign}"
-        words += f" ({_signed(intercepts)}~ops/s)"
-        if all(a < 0 for a in intercepts):
-            words += ", the sign of a fixed cost" + FIXED_COST.get(role, "")
         gains = [g for t in fits if (g := _gain(t["runs"])) is not None]
-        if gains:
-            budgets = {b for b, _ in gains}
-            budget = (
-                ("twice the budget" if budgets == {2.0} else f"{budgets.pop():g} times the budget")
-                if len(budgets) == 1
-                else "a larger budget"
-            )
-            ratios = " and ".join(f"{x:.2f}" for _, x in gains)
-            if all(x > b for b, x in gains):
-                how = ", more than in proportion"
-            elif all(x < b for b, x in gains):
-                how = ", less than in proportion"
-            else:
-                how = ""
-            words += f": {budget} gave {ratios} times the throughput{how}"
-        parts.append(words)
-    return "; ".join(parts) if parts else "the calibration has no affine fit"
+        budgets = {b for b, _ in gains}
+        factor = ""
+        if not gains:
+            budget = "none"
+        elif len(budgets) > 1:
+            budget = "larger"
+        elif budgets == {2.0}:
+            budget = "twice"
+        else:
+            budget, factor = "times", f"{budgets.pop():g}"
+        if gains and all(x > b for b, x in gains):
+            proportion = "more"
+        elif gains and all(x < b for b, x in gains):
+            proportion = "less"
+        else:
+            proportion = "mixed"
+        ratios = " and ".join(f"{x:.2f}" for _, x in gains)
+        count = "one" if len(fits) == 1 else "many"
+        items.append(
+            rf"\ScaleIntercept{{{role}}}{{{count}}}{{{_sign(intercepts)}}}{{{_signed(intercepts)}}}"
+            f"{{{budget}}}{{{factor}}}{{{ratios}}}{{{proportion}}}"
+        )
+    return items
 
 
 def numbers(cal: dict[str, Any] | None, table: pd.DataFrame, profile_scale: float) -> str:
@@ -201,10 +201,12 @@ def numbers(cal: dict[str, Any] | None, table: pd.DataFrame, profile_scale: floa
               for role in ("server", "middleware", "client")]  # fmt: skip
     for name in ("ScaleCalibrationFactor", *speeds, "ScaleCalibrationTargets",
                  "ScaleValidationNumbers", "ScaleCheckOther", "ScaleCheckWorstThroughputPercent",
-                 "ScaleCheckWorstResponsePercent", "ScaleCalibrationQuiet",
-                 "ScaleInterceptWords"):  # fmt: skip
+                 "ScaleCheckWorstResponsePercent", "ScaleCalibrationDisturbed",
+                 "ScaleIntercepts"):  # fmt: skip
         out[name] = "--"
-    out["ScaleCalibrationQuiet"] = ""  # a sentence: none without a calibration
+    # The text's cases: without a calibration there are neither fits nor calibration runs.
+    out["ScaleInterceptCase"] = "none"
+    out["ScaleCalibrationCase"] = "none"
     if cal is not None:
         out["ScaleCalibrationFactor"] = f"{cal['scale']:g}"
         for study, factors in cal["speed_factors"].items():
@@ -213,14 +215,12 @@ def numbers(cal: dict[str, Any] | None, table: pd.DataFrame, profile_scale: floa
                 out[name] = "none (unbudgeted)" if f is None else f"{f:.3f}"
         out["ScaleCalibrationTargets"] = str(len(cal["targets"]))
         out["ScaleValidationNumbers"] = str(len(cal["validation"]))
-        out["ScaleInterceptWords"] = intercept_words(cal)
+        items = intercept_items(cal)
+        out["ScaleInterceptCase"] = "fits" if items else "nofit"
+        out["ScaleIntercepts"] = "; ".join(items) or "--"
         disturbed = len(cal.get("warnings", []))
-        out["ScaleCalibrationQuiet"] = (
-            "Every calibration run had a quiet machine (steal and idle within bounds)."
-            if disturbed == 0
-            else f"{disturbed} calibration runs had a disturbed machine (too much steal, or"
-            " saturated): their fits may not hold."
-        )
+        out["ScaleCalibrationCase"] = "quiet" if disturbed == 0 else "disturbed"
+        out["ScaleCalibrationDisturbed"] = str(disturbed)
     if not table.empty:
         out["ScaleCheckOther"] = f"{table['other_scale'].iloc[0]:g}"
         worst = (table["throughput_study_ratio"] - 1).abs().max()

@@ -1,4 +1,4 @@
-"""The design comparison's sentences read as prose whatever the counts: none, some, all."""
+"""The design comparison's counts and cases, which the section words for none, some and all."""
 
 from __future__ import annotations
 
@@ -18,18 +18,19 @@ def grid(ratios: list[float], busiest: list[str]) -> pd.DataFrame:
     )  # fmt: skip
 
 
-def test_counts_of_none_and_all_are_words() -> None:
-    text = designs2016.sentences(grid([0.5, 0.6], ["write 0", "write 1"]))
-    assert "it is the faster one in none of the 2 configurations." in text["Throughput"]
-    assert "write thread in every configuration;" in text["BottleneckSixteen"]
-    assert "read pool in 0" not in text["BottleneckSixteen"]
-    # The configuration in words: servers, replication, writes.
-    assert r"at $S=5$ with no replication and 10\,\% writes, busy 51" in text["BottleneckSixteen"]
+def test_counts_of_none_and_all() -> None:
+    n = designs2016.comparison_numbers(grid([0.5, 0.6], ["write 0", "write 1"]))
+    # Faster in none of the 2 configurations; a write thread the busiest in every one.
+    assert (n["SixteenDesignsFaster"], n["SixteenDesignsBoth"]) == ("0", "2")
+    assert n["SixteenDesignsSixteenCase"] == "write"
+    # The busiest configuration: servers, replication, writes, busy 51 %.
+    assert n["SixteenDesignsSixteenTopConfig"] == r"\SixteenConfig{5}{none}{10}"
+    assert n["SixteenDesignsSixteenTopBusy"] == r"51\,\%"
 
 
 def test_a_mixed_count_names_both_kinds() -> None:
-    text = designs2016.sentences(grid([1.2, 0.6, 0.7], ["write 0", "read 1", "read 0"]))
-    assert "it is the faster one in 1 of 3 configurations." in text["Throughput"]
-    assert (
-        "write thread in 1 of 3 configurations and a read pool in 2;" in text["BottleneckSixteen"]
-    )
+    n = designs2016.comparison_numbers(grid([1.2, 0.6, 0.7], ["write 0", "read 1", "read 0"]))
+    assert (n["SixteenDesignsFaster"], n["SixteenDesignsBoth"]) == ("1", "3")
+    # A write thread in 1 of 3 configurations and a read pool in 2.
+    assert n["SixteenDesignsSixteenCase"] == "mixed"
+    assert (n["SixteenDesignsSixteenWrites"], n["SixteenDesignsSixteenReads"]) == ("1", "2")

@@ -1,4 +1,5 @@
-"""2^k r summaries read as prose: factors in words, "most" only for a majority."""
+"""The report's words: a 2^k r design's terms, "most" only for a majority, families and
+study numbers."""
 
 import pytest
 
@@ -16,10 +17,6 @@ def describe(term: str) -> str:
     return fw.term_words(term, WORDS, letter)
 
 
-def pct(x: float) -> str:
-    return f"{100 * x:.1f} %"
-
-
 def test_terms_in_words() -> None:
     assert describe("servers") == "the number of servers ($q_{A}$)"
     assert describe("servers:workers") == (
@@ -29,26 +26,11 @@ def test_terms_in_words() -> None:
         describe("clients")
 
 
-def test_same_term_on_both_responses_is_not_named_twice() -> None:
-    text = fw.summary(2, ("servers", 0.97), ("servers", 0.95), 0.01, describe, pct)
-    assert text.count("the number of servers") == 1
-    assert "and also most of the response-time variation (95.0 %)" in text
-
-
-def test_minority_share_is_not_called_most() -> None:
-    text = fw.summary(1, ("workers", 0.28), ("servers", 0.6), 0.17, describe, pct)
-    assert text.startswith("With 1 repetition, the number of workers ($q_{C}$) explains the ")
-    assert "largest share of the throughput variation (28.0 %)" in text
-    assert "the number of servers ($q_{A}$) most of the response-time" in text
-
-
-def test_one_repetition_has_no_error_share_to_report() -> None:
-    text = fw.summary(1, ("workers", 0.6), ("workers", 0.5), 0.0, describe, pct)
-    assert "zero by construction" in text
-    assert "error explains" not in text
-    assert "error explains 1" in fw.summary(
-        3, ("workers", 0.6), ("workers", 0.5), 0.01, describe, pct
-    )
+def test_only_a_majority_share_is_most_of_the_variation() -> None:
+    assert fw.share_case(0.97) == "most"
+    assert fw.share_case(0.51) == "most"
+    assert fw.share_case(0.5) == "largest"
+    assert fw.share_case(0.28) == "largest"
 
 
 def test_tables_name_families_and_study_numbers_in_words() -> None:

@@ -355,7 +355,8 @@ def test_testbed_numbers_without_budgets_or_delay_check(tmp_path: Path) -> None:
     assert r"\newcommand{\TestbedScale}{0.05}" in text
     assert r"\newcommand{\TestbedBudgetServer}{none}" in text
     assert r"\newcommand{\TestbedCapServer}{100}" in text
-    assert "No delay check" in text
+    assert r"\newcommand{\TestbedDelayCheckCase}{none}" in text
+    assert r"\newcommand{\TestbedDelayCheckLevels}{--}" in text
     check = {
         "levels": [
             {
@@ -366,9 +367,16 @@ def test_testbed_numbers_without_budgets_or_delay_check(tmp_path: Path) -> None:
             }
         ]
     }
-    sentence = testbed_summary.delay_accuracy(check)
-    assert "2.04" in sentence and "+0.31" in sentence
-    assert "no delays" in testbed_summary.delay_accuracy({"levels": []})
+    assert testbed_summary.delay_case(check) == "measured"
+    assert testbed_summary.delay_items(check) == [r"\TestbedDelayLevel{1}{2.04}{2}{+0.31}"]
+    # A level without its load measurement keeps the idle one; one without a round trip goes.
+    del check["levels"][0]["loaded"]
+    check["levels"].append({"one_way_ms": 3, "target_rtt_ms": 6})
+    assert testbed_summary.delay_items(check) == [r"\TestbedDelayLevel{1}{2.04}{2}{}"]
+    del check["levels"][0]
+    assert testbed_summary.delay_case(check) == "unmeasured"
+    assert testbed_summary.delay_case({"levels": []}) == "empty"
+    assert testbed_summary.delay_case(None) == "none"
     assert r"\newcommand{\TestbedExemptRuns}{0}" in text
 
 

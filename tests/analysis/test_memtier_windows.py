@@ -14,6 +14,8 @@ import pytest
 
 from analysis import parse
 from analysis.parse import ParseError
+from testbed.services.memcached import memcached_command
+from testbed.services.ports import LOOPBACK
 from tests.analysis.conftest import DATA
 from tests.analysis.test_parse import LOADGEN, _wait_port
 from tests.capabilities import provided
@@ -95,7 +97,7 @@ def test_bad_window_ms(bad: object, tmp_path: Path) -> None:
 @pytest.fixture
 def memcached() -> Iterator[int]:
     proc = subprocess.Popen(
-        ["memcached", "-u", "root", "-l", "127.0.0.1", "-p", str(PORT), "-U", "0", "-t", "1"],
+        memcached_command(LOOPBACK, PORT, memory_mib=None, connections=None),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -62,7 +62,22 @@ def test_time_split_shares_add_up_and_name_the_servers() -> None:
     assert shares.tolist() == pytest.approx([1.0] * 4)
     six = split[(split["sharding"] == "non-sharded") & (split["size"] == 6)].iloc[0]
     assert six["server_us_mean"] == 5500.0
-    assert "servers take most" in mg.split_sentence(split)
+    # The servers take 83 % or more of every point's time and the queue 3.3 % at most.
+    assert mg.split_case(split) == "holds"
+
+
+def test_split_case_against_the_studys_reading() -> None:
+    split = mg.time_split(_points())
+    assert mg.split_case(split.iloc[0:0]) == "none"
+    queued = split.assign(queue_us_mean_share=[0.02, 0.02, 0.2, 0.02])
+    assert mg.split_case(queued) == "queue"
+    low = split.assign(server_us_mean_share=[0.9, 0.9, 0.4, 0.6])
+    assert mg.split_case(low) == "fails"
+    least = mg.least_server_share(low)
+    assert (least["sharding"], least["size"]) == (split.iloc[2]["sharding"], split.iloc[2]["size"])
+    # The thresholds hold at their values: half the time at the servers is most of it.
+    edge = split.assign(server_us_mean_share=[0.5] * 4, queue_us_mean_share=[0.1] * 4)
+    assert mg.split_case(edge) == "holds"
 
 
 def test_comparison_and_verdicts_per_metric() -> None:
@@ -82,36 +97,42 @@ def test_comparison_and_verdicts_per_metric() -> None:
     assert six["keys_per_s_gain"] == pytest.approx(0.25)
     v = {x.metric: x for x in mg.verdicts(table)}
     assert v["mean"].pays == (6,) and v["mean"].even == (1,)
-    assert v["p99"].costs == (6,)
-    assert mg.verdict_sentence(v["p99"]) == (
-        "Sharding worsens the 99th percentile at 6 keys and leaves it within the margin at 1 key."
-    )
+    assert v["p99"].costs == (6,) and v["p99"].even == (1,)
+    p99 = next(g for g in mg.verdict_groups(list(v.values())) if "the 99th percentile" in g.words)
+    assert (p99.shape, p99.costs, p99.even) == ("mixed", (6,), (1,))
 
 
 @pytest.mark.parametrize(
-    ("pays", "costs", "even", "expected"),
+    ("pays", "costs", "even", "shape"),
     [
-        ((1, 3), (), (), "Sharding improves the median at every size."),
-        ((), (1,), (), "Sharding worsens the median at every size."),
-        ((), (), (1, 3), "Sharding leaves the median within the margin at every size."),
-        (
-            (3,),
-            (6, 9),
-            (1,),
-            "Sharding improves the median at 3 keys, worsens it at 6 and 9 keys and leaves "
-            "it within the margin at 1 key.",
-        ),
+        ((1, 3), (), (), "improves"),
+        ((), (1,), (), "worsens"),
+        ((), (), (1, 3), "even"),
+        ((), (), (), "even"),
+        ((3,), (6, 9), (1,), "mixed"),
+        ((3,), (), (1,), "mixed"),
+        ((), (6,), (1,), "mixed"),
+        ((3,), (6,), (), "mixed"),
     ],
 )
-def test_verdict_sentences_read_as_prose_for_any_split(pays, costs, even, expected) -> None:
-    assert mg.verdict_sentence(mg.Verdict("p50", "the median", pays, costs, even)) == expected
+def test_a_verdicts_shape_follows_its_split_of_sizes(pays, costs, even, shape) -> None:
+    (group,) = mg.verdict_groups([mg.Verdict("p50", "the median", pays, costs, even)])
+    assert group.shape == shape and (group.pays, group.costs, group.even) == (pays, costs, even)
 
 
-def test_tail_sentence_names_the_longer_tail() -> None:
-    assert "sharded requests have the longer tail" in mg.tail_sentence(6, 8.0, 1.5)
-    assert "non-sharded requests have the longer tail" in mg.tail_sentence(6, 1.5, 8.0)
-    assert "equally far" in mg.tail_sentence(6, 2.0, 2.02)
-    assert "cannot be compared" in mg.tail_sentence(6, math.nan, 2.0)
+def test_a_list_reads_as_one() -> None:
+    assert mg.listed([]) == ""
+    assert mg.listed([6]) == "6"
+    assert mg.listed([3, 6]) == "3 and 6"
+    assert mg.listed([1, 3, 9]) == "1, 3 and 9"
+
+
+def test_tail_case_names_the_longer_tail() -> None:
+    assert mg.tail_case(8.0, 1.5) == "sharded"
+    assert mg.tail_case(1.5, 8.0) == "nonsharded"
+    assert mg.tail_case(2.0, 2.02) == "even"  # within the margin
+    assert mg.tail_case(2.0, 2.2) == "nonsharded"  # beyond it
+    assert mg.tail_case(math.nan, 2.0) == "none"
 
 
 def test_token_bucket_queue_in_values() -> None:
@@ -163,27 +184,37 @@ def test_loss_rates_count_timeouts_per_1000_client_requests() -> None:
     assert list(mg.loss_rates(manifests, runs)["sharding"]) == ["non-sharded"]
 
 
-def test_rto_sentence_weighs_the_timeouts_against_the_tail() -> None:
-    def sentence(sharded: int, non_sharded: int) -> str:
+def test_rto_case_weighs_the_timeouts_against_the_tail() -> None:
+    def case(sharded: int, non_sharded: int, size: int = 9) -> str:
         m, r = _loss_tables({(True, 9): (1000, sharded), (False, 9): (1000, non_sharded)})
-        return mg.rto_sentence(9, mg.loss_rates(m, r))
+        return mg.rto_case(mg.rates_at(size, mg.loss_rates(m, r)))
 
-    assert "supports this explanation" in sentence(15, 2)
-    assert "15.0 times per 1000 sharded requests" in sentence(15, 2)
-    assert "do not explain the sharded tail" in sentence(3, 1)
-    assert "no more for sharded requests" in sentence(15, 20)
+    assert case(15, 2) == "supports"
+    assert case(3, 1) == "few"  # fewer than the 10 requests per 1000 beyond the 99th percentile
+    assert case(10, 1) == "supports"
+    assert case(15, 20) == "unsupported"
+    assert case(15, 15) == "unsupported"
+    assert case(15, 2, size=6) == "uncounted"  # no counted run at that size
     empty = mg.loss_rates(pd.DataFrame(), pd.DataFrame())
-    assert "did not count retransmissions" in mg.rto_sentence(9, empty)
+    assert mg.rates_at(9, empty) is None and mg.rto_case(None) == "uncounted"
 
 
-def test_metrics_with_the_same_split_share_one_sentence() -> None:
+def test_rates_at_a_size_need_both_sharding_levels() -> None:
+    m, r = _loss_tables({(True, 9): (1000, 15), (False, 9): (1000, 2), (True, 6): (1000, 1)})
+    at = mg.rates_at(9, mg.loss_rates(m, r))
+    assert at is not None and at.loc["sharded", "rto_per_1k"] == pytest.approx(15.0)
+    assert mg.rates_at(6, mg.loss_rates(m, r)) is None
+
+
+def test_metrics_with_the_same_split_share_one_group() -> None:
     verdicts = [
         mg.Verdict("mean", "the mean response time", (3, 6), (), (1,)),
-        mg.Verdict("p50", "the median", (3, 6), (), (1,)),
         mg.Verdict("p99", "the 99th percentile", (3,), (6,), (1,)),
+        mg.Verdict("p50", "the median", (3, 6), (), (1,)),
     ]
-    assert mg.verdicts_paragraph(verdicts) == (
-        "Sharding improves the mean response time and the median at 3 and 6 keys and leaves "
-        "them within the margin at 1 key. It improves the 99th percentile at 3 keys, worsens "
-        "it at 6 keys and leaves it within the margin at 1 key."
-    )
+    groups = mg.verdict_groups(verdicts)
+    assert [g.words for g in groups] == [
+        ("the mean response time", "the median"),
+        ("the 99th percentile",),
+    ]
+    assert [(g.pays, g.costs, g.even) for g in groups] == [((3, 6), (), (1,)), ((3,), (6,), (1,))]

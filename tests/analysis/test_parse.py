@@ -17,7 +17,8 @@ import pytest
 from analysis import parse
 from analysis.parse import ParseError
 from analysis.parse.middleware import COLUMNS
-from testbed.hosts import wait_for_memcached
+from testbed.services.memcached import memcached_command, wait_for_memcached
+from testbed.services.ports import LOOPBACK
 from tests.analysis.conftest import DATA
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,14 +27,14 @@ LOADGEN = ROOT / "build" / "loadgen.jar"
 
 def _wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
     """Ready means: our process runs, owns the listener and answers the memcached protocol."""
-    wait_for_memcached("127.0.0.1", port, timeout, proc)
+    wait_for_memcached(LOOPBACK, port, timeout, proc)
 
 
 @pytest.fixture
 def memcached(request) -> Iterator[int]:
     port = 24010 + request.node.name.__hash__() % 50
     proc = subprocess.Popen(
-        ["memcached", "-u", "root", "-l", "127.0.0.1", "-p", str(port), "-U", "0", "-t", "1"],
+        memcached_command(LOOPBACK, port, memory_mib=None, connections=None),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from analysis.studies.s2016 import mva as mva2016
-from analysis.studies.s2016.queueing import BEYOND_POOL, beyond_sentence, mmm_table, predicted_busy
+from analysis.studies.s2016.queueing import BEYOND_POOL, beyond_numbers, mmm_table, predicted_busy
 
 
 def test_design_of_a_point_reads_replication_and_write_share() -> None:
@@ -63,5 +63,9 @@ def test_a_predicted_busy_fraction_above_one_is_marked() -> None:
     assert predicted_busy(0.6) == "60\\,\\%"
     assert predicted_busy(1.0) == "100\\,\\%"
     assert predicted_busy(9.72) == "972\\,\\%" + BEYOND_POOL
-    assert "none of its points" in beyond_sentence(0, 8)
-    assert beyond_sentence(5, 8).startswith("At 5 of its 8 points")
+    assert beyond_numbers(0, 8)["SixteenMVABeyondCase"] == "within"
+    assert beyond_numbers(5, 8) == {
+        "SixteenMVABeyondCase": "beyond",
+        "SixteenMVABeyond": "5",
+        "SixteenMVAPoints": "8",
+    }

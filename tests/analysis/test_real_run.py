@@ -7,6 +7,9 @@ import subprocess
 from pathlib import Path
 
 from analysis import aggregate, parse
+from testbed.services.memcached import memcached_command
+from testbed.services.middleware import command_flags, middleware_command
+from testbed.services.ports import LOOPBACK
 from tests.analysis.test_parse import LOADGEN, ROOT, _wait_port
 
 
@@ -24,28 +27,17 @@ def _middleware_jar() -> Path:
 
 
 def test_middleware_and_client_sides_agree(tmp_path: Path) -> None:
-    mc = subprocess.Popen(["memcached", "-u", "root", "-l", "127.0.0.1", "-p", "24030", "-U", "0"])
+    mc = subprocess.Popen(
+        memcached_command(LOOPBACK, 24030, threads=None, memory_mib=None, connections=None)
+    )
     mw = None
     try:
         _wait_port(24030, mc)
+        flags = command_flags(
+            [f"{LOOPBACK}:24030"], workers=4, sharded=False, stats_dir=str(tmp_path / "stats")
+        )
         mw = subprocess.Popen(
-            [
-                "java",
-                "-jar",
-                str(_middleware_jar()),
-                "-l",
-                "127.0.0.1",
-                "-p",
-                "24031",
-                "-t",
-                "4",
-                "-s",
-                "false",
-                "-m",
-                "127.0.0.1:24030",
-                "--stats-dir",
-                str(tmp_path / "stats"),
-            ],
+            middleware_command(_middleware_jar(), LOOPBACK, 24031, flags),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from analysis import parse, pools
-from testbed.hosts import wait_for_memcached
+from testbed.services.memcached import memcached_command, wait_for_memcached
+from testbed.services.middleware import command_flags, middleware_command
+from testbed.services.ports import LOOPBACK
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,9 +30,7 @@ def middleware_jar() -> Path:
 
 def run_middleware(tmp_path: Path, design: str, workers: int) -> parse.MiddlewareStats:
     servers = [
-        subprocess.Popen(
-            ["memcached", "-u", "root", "-l", "127.0.0.1", "-p", str(p), "-U", "0", "-t", "1"]
-        )
+        subprocess.Popen(memcached_command(LOOPBACK, p, memory_mib=None, connections=None))
         for p in SERVERS
     ]
     mw = None
@@ -38,17 +38,23 @@ def run_middleware(tmp_path: Path, design: str, workers: int) -> parse.Middlewar
     try:
         for p, proc in zip(SERVERS, servers, strict=True):
             # Ready: our process owns the listener and answers the memcached protocol.
-            wait_for_memcached("127.0.0.1", p, 30.0, proc)
+            wait_for_memcached(LOOPBACK, p, 30.0, proc)
+        flags = command_flags(
+            [f"{LOOPBACK}:{p}" for p in SERVERS],
+            workers=workers,
+            sharded=False,
+            stats_dir=str(stats),
+            design=design,
+            replication=2,
+            # A server that stalls with the machine must not count as failed here.
+            server_timeout_ms=30000,
+        )
         mw = subprocess.Popen(
-            ["java", "-jar", str(middleware_jar()), "-l", "127.0.0.1", "-p", str(MIDDLEWARE),
-             "-t", str(workers), "-s", "false", "--design", design, "--replication", "2",
-             # A server that stalls with the machine must not count as failed here.
-             "--server-timeout-ms", "30000",
-             "-m", *[f"127.0.0.1:{p}" for p in SERVERS], "--stats-dir", str(stats)],
+            middleware_command(middleware_jar(), LOOPBACK, MIDDLEWARE, flags),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        wait_for_memcached("127.0.0.1", MIDDLEWARE, 60.0, mw)
+        )
+        wait_for_memcached(LOOPBACK, MIDDLEWARE, 60.0, mw)
         cfg = tmp_path / "workload.cfg"
         cfg.write_text("key\n16 16 1\nvalue\n128 128 1\ncmd\n0 0.1\n1 0.9\n")
         subprocess.run(

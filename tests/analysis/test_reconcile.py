@@ -18,6 +18,9 @@ import pytest
 
 from analysis import aggregate, parse
 from analysis.parse import ParseError
+from testbed.services.memcached import memcached_command
+from testbed.services.middleware import command_flags, middleware_command
+from testbed.services.ports import LOOPBACK
 from tests.analysis.conftest import DATA
 from tests.analysis.test_parse import _wait_port
 from tests.analysis.test_real_run import _middleware_jar
@@ -165,20 +168,26 @@ def test_memaslap_through_the_middleware(tmp_path: Path) -> None:
     client = tmp_path / "client1.0"
     client.mkdir()
     mc = subprocess.Popen(
-        ["memcached", "-u", "root", "-l", "127.0.0.1", "-p", str(MEMCACHED_PORT), "-U", "0"],
+        memcached_command(
+            LOOPBACK, MEMCACHED_PORT, threads=None, memory_mib=None, connections=None
+        ),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     mw = None
     try:
         _wait_port(MEMCACHED_PORT, mc)
+        flags = command_flags(
+            [f"{LOOPBACK}:{MEMCACHED_PORT}"],
+            workers=4,
+            sharded=False,
+            stats_dir=str(tmp_path / "stats"),
+        )
         mw = subprocess.Popen(
-            ["java", "-jar", str(_middleware_jar()), "-l", "127.0.0.1",
-             "-p", str(MIDDLEWARE_PORT), "-t", "4", "-s", "false",
-             "-m", f"127.0.0.1:{MEMCACHED_PORT}", "--stats-dir", str(tmp_path / "stats")],
+            middleware_command(_middleware_jar(), LOOPBACK, MIDDLEWARE_PORT, flags),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+        )
         _wait_port(MIDDLEWARE_PORT, mw, timeout=60)
         start_ms = time.time() * 1000
         out = subprocess.run(

@@ -18,7 +18,7 @@ def _target(role: str, intercept: float, low: float, high: float) -> dict[str, A
     return {"role": role, "fit": {"model": "affine", "intercept": intercept}, "runs": runs}
 
 
-def test_words_follow_the_sign_of_each_roles_intercepts() -> None:
+def test_items_follow_the_sign_of_each_roles_intercepts() -> None:
     cal = {
         "targets": [
             _target("server", 148.3, 2957.0, 5766.0),
@@ -26,26 +26,82 @@ def test_words_follow_the_sign_of_each_roles_intercepts() -> None:
             _target("middleware", -3684.0, 2281.0, 8246.0),
         ]
     }
-    words = scale_model.intercept_words(cal)
-    middleware, server = words.split("; ")
-    assert middleware.startswith("the middleware's fits have a negative intercept")
-    assert "$-$3{,}036 and $-$3{,}684" in middleware and "fixed cost" in middleware
-    assert "twice the budget gave 2.94 and 3.62 times the throughput, more than" in middleware
-    assert server.startswith("the server's fit has a positive intercept (+148~ops/s)")
-    assert "fixed cost" not in server
-    assert server.endswith("1.95 times the throughput, less than in proportion")
+    middleware, server = scale_model.intercept_items(cal)
+    # Twice the budget (speed 0.2 against 0.1) gave 2.94 and 3.62 times the throughput.
+    assert middleware == (
+        r"\ScaleIntercept{middleware}{many}{negative}{$-$3{,}036 and $-$3{,}684}{twice}{}"
+        "{2.94 and 3.62}{more}"
+    )
+    assert server == r"\ScaleIntercept{server}{one}{positive}{+148}{twice}{}{1.95}{less}"
 
 
-def test_intercepts_of_both_signs_are_named_so() -> None:
+def test_intercepts_of_both_signs_and_other_budgets() -> None:
     cal = {
         "targets": [
             _target("middleware", -10.0, 100.0, 210.0),
             _target("middleware", 5.0, 100.0, 190.0),
         ]
     }
-    words = scale_model.intercept_words(cal)
-    assert "intercepts of both signs" in words and "fixed cost" not in words
-    assert words.endswith("2.10 and 1.90 times the throughput")
+    (item,) = scale_model.intercept_items(cal)
+    assert item == (
+        r"\ScaleIntercept{middleware}{many}{mixed}{$-$10 and +5}{twice}{}{2.10 and 1.90}{mixed}"
+    )
+    # Three times the budget, and budgets that differ between the fits.
+    three = _target("server", -1.0, 100.0, 250.0)
+    three["runs"][1]["speed"] = 0.3
+    (item,) = scale_model.intercept_items({"targets": [three]})
+    assert item == r"\ScaleIntercept{server}{one}{negative}{$-$1}{times}{3}{2.50}{less}"
+    both = [three, _target("server", 2.0, 100.0, 150.0)]
+    (item,) = scale_model.intercept_items({"targets": both})
+    assert "{mixed}{$-$1 and +2}{larger}{}{2.50 and 1.50}{less}" in item
+    # A fit without two completed speeds has nothing to compare.
+    failed = _target("server", 2.0, 100.0, 150.0)
+    failed["runs"][1]["status"] = "failed"
+    (item,) = scale_model.intercept_items({"targets": [failed]})
+    assert item == r"\ScaleIntercept{server}{one}{positive}{+2}{none}{}{}{mixed}"
+
+
+def _calibration(targets: list[dict[str, Any]], warnings: int) -> dict[str, Any]:
+    return {
+        "scale": 0.05, "speed_factors": {"2018": {"server": 0.5, "middleware": None}},
+        "targets": targets, "validation": [], "warnings": ["steal"] * warnings,
+    }  # fmt: skip
+
+
+def _macros(numbers: str) -> dict[str, str]:
+    return dict(
+        line.removeprefix("\\newcommand{\\").removesuffix("}").split("}{", 1)
+        for line in numbers.splitlines()
+    )
+
+
+def test_numbers_give_the_texts_cases() -> None:
+    empty = pd.DataFrame()
+    cal = _calibration([_target("server", 1.0, 1.0, 2.0)], 0)
+    fits = _macros(scale_model.numbers(cal, empty, 0.05))
+    assert fits["ScaleInterceptCase"] == "fits" and fits["ScaleCalibrationCase"] == "quiet"
+    assert fits["ScaleIntercepts"].startswith(r"\ScaleIntercept{server}{one}{positive}")
+    assert fits["ScaleSpeedMiddlewareEighteen"] == "none (unbudgeted)"
+    linear = {"role": "server", "fit": {"model": "linear"}, "runs": []}
+    none = _macros(scale_model.numbers(_calibration([linear], 2), empty, 0.05))
+    assert none["ScaleInterceptCase"] == "nofit" and none["ScaleIntercepts"] == "--"
+    assert none["ScaleCalibrationCase"] == "disturbed" and none["ScaleCalibrationDisturbed"] == "2"
+    without = _macros(scale_model.numbers(None, empty, 0.05))
+    assert without["ScaleInterceptCase"] == "none" and without["ScaleCalibrationCase"] == "none"
+
+
+def test_the_validation_table_names_the_table_holding_ours() -> None:
+    cal = {
+        "validation": [
+            {"name": "x", "source": "seed 004", "value": 8634.0,
+             "reference": "reference2018.yaml:multiget.keys_per_s.sharded.6"},
+            {"name": "other number", "source": "seed 002", "value": 1.5, "reference": ""},
+        ]
+    }  # fmt: skip
+    tex = scale_model.validation_table(cal)
+    assert r"multi-GET, keys per second, sharded, 6 keys & seed 004 & 8{,}634 & keys/s" in tex
+    assert r"& \ScaleOursIn{tab:mget} \\" in tex
+    assert r"other number & seed 002 & 1.50 & ops/s & -- \\" in tex
 
 
 def _check_row(workload: str, side: str, x_ratio: float, r_ratio: float) -> dict[str, Any]:

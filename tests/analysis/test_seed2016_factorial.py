@@ -1,5 +1,5 @@
 """Seed 001's factorial design (Table 4) recomputed from its printed runs (Appendix A) by
-our 2^k·r code, and the comparison's table rows and sentence on small designs."""
+our 2^k·r code, and the comparison's table rows and numbers on small designs."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def test_factorial_data_rejects_bad_blocks() -> None:
         )
 
 
-def test_comparison_rows_and_sentence() -> None:
+def test_comparison_rows_and_numbers() -> None:
     seed, check = seed2016.recompute(BLOCK)
     data = small_design()
     ours = factorial.analyse(data, "throughput", ["S", "Rep", "w"],
@@ -89,17 +89,22 @@ def test_comparison_rows_and_sentence() -> None:
     assert seed2016.top_term(ours.variation) == "S"
     runs = data.assign(cpu_util_middleware=[0.5 if s == "3" else 0.9 for s in data["S"]],
                        cpu_util_server=0.2)  # fmt: skip
-    text = seed2016.compare_sentence(
+    n = seed2016.compare_numbers(
         ours,
         seed,
         seed2016.cpu_by_servers(runs, "cpu_util_middleware"),
         seed2016.cpu_by_servers(runs, "cpu_util_server"),
         {"3": 75, "7": 175},
     )
-    assert "varies most with w (24.6\\,\\% recomputed), ours with S" in text
-    assert "50\\,\\% of its CPU budget with 3 servers and 90\\,\\% with 7" in text
-    assert "(75 and 175 read and write threads)" in text
-    unknown = seed2016.compare_sentence(ours, seed, {}, {}, {})
-    assert "did not account CPU" in unknown
-    same = seed2016.compare_sentence(seed, seed, {}, {}, {})
-    assert same.startswith("Both analyses find w")
+    # The study's throughput varies most with w, ours with S; our middleware used 50 % of
+    # its CPU budget with 3 servers and 90 % with 7 (75 and 175 read and write threads).
+    assert (n["SixteenFactCompareCase"], n["SixteenFactCpuCase"]) == ("different", "more")
+    assert (n["SixteenFactCpuLow"], n["SixteenFactCpuHigh"]) == ("50\\,\\%", "90\\,\\%")
+    assert (n["SixteenFactThreadsLow"], n["SixteenFactThreadsHigh"]) == ("75", "175")
+    unknown = seed2016.compare_numbers(ours, seed, {}, {}, {})
+    assert (unknown["SixteenFactCpuCase"], unknown["SixteenFactThreadsCase"]) == (
+        "unknown",
+        "unknown",
+    )
+    same = seed2016.compare_numbers(seed, seed, {}, {}, {})
+    assert same["SixteenFactCompareCase"] == "same"

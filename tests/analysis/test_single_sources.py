@@ -55,21 +55,24 @@ def busy(fraction: float) -> pd.DataFrame:
 
 
 def test_a_pool_is_saturated_where_the_bottleneck_analysis_says_so() -> None:
-    below = bottleneck.SATURATED - 0.05
-    assert "No pool is busy" in designs2016.sentences(busy(below))["BottleneckSixteen"]
-    assert "never saturated" in designs2016.sentences(busy(below))["BottleneckEighteen"]
-    at = designs2016.sentences(busy(bottleneck.SATURATED))
-    assert "a pool is saturated" in at["BottleneckSixteen"]
-    assert "it is saturated in the one configuration" in at["BottleneckEighteen"]
+    below = designs2016.comparison_numbers(busy(bottleneck.SATURATED - 0.05))
+    assert below["SixteenDesignsSaturatedCase"] == "none"
+    assert below["SixteenDesignsEighteenCase"] == "unsaturated"
+    at = designs2016.comparison_numbers(busy(bottleneck.SATURATED))
+    assert at["SixteenDesignsSaturatedCase"] == "read"
+    assert (at["SixteenDesignsEighteenCase"], at["SixteenDesignsEighteenSaturated"]) == (
+        "saturated",
+        "1",
+    )
 
 
 def test_saturation_follows_the_one_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
     # With the threshold lowered where it is defined, a pool 60 % busy counts as saturated.
-    assert "No pool is busy" in designs2016.sentences(busy(0.6))["BottleneckSixteen"]
+    assert designs2016.comparison_numbers(busy(0.6))["SixteenDesignsSaturatedCase"] == "none"
     monkeypatch.setattr(bottleneck, "SATURATED", 0.5)
-    sixty = designs2016.sentences(busy(0.6))
-    assert "a pool is saturated" in sixty["BottleneckSixteen"]
-    assert "50\\,\\%" in sixty["BottleneckSixteen"]
+    sixty = designs2016.comparison_numbers(busy(0.6))
+    assert sixty["SixteenDesignsSaturatedCase"] == "read"
+    assert sixty["SixteenDesignsSaturated"] == "50\\,\\%"
 
 
 def test_the_findings_catalogue_has_no_confidence_level_of_its_own(tmp_path: Path) -> None:

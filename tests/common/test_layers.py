@@ -1,5 +1,6 @@
 """The layers run one way: common imports no other package of the project, the testbed and
-the analysis import common but not each other, and only the front end (mwlab) imports all."""
+the analysis import common but not each other, the soaks (soak) import the testbed and common
+but never the analysis, and only the front end (mwlab) imports all."""
 
 from __future__ import annotations
 
@@ -9,13 +10,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("common", "testbed", "analysis", "mwlab")
+PACKAGES = ("common", "testbed", "analysis", "soak", "mwlab")
 # What each package may import of the others.
 ALLOWED = {
     "common": set(),
     "testbed": {"common"},
     "analysis": {"common"},
-    "mwlab": {"common", "testbed", "analysis"},
+    "soak": {"common", "testbed"},
+    "mwlab": {"common", "testbed", "analysis", "soak"},
 }
 
 

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import shutil
-import signal
-import socket
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -13,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from testbed.hosts import wait_for_memcached
+from testbed.services.local import spawn, terminate
+from testbed.services.memcached import memcached_command, wait_for_memcached
+from testbed.services.middleware import MIDDLEWARE_JAR as JAR
+from testbed.services.middleware import command_flags, middleware_command
+from testbed.services.ports import LOOPBACK, port_free
 
-ROOT = Path(__file__).resolve().parents[2]
-JAR = ROOT / "build" / "middleware.jar"
 PORTS = range(25000, 25500)
 _next_port = iter(PORTS)
 # Healthy paths only here: a slow moment of a loaded machine must not look like a failed
@@ -35,24 +34,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def free_port() -> int:
     for port in _next_port:
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
+        if port_free(LOOPBACK, port):
             return port
     raise RuntimeError(f"port range {PORTS.start}-{PORTS.stop - 1} exhausted")
 
 
 def stop(p: subprocess.Popen[bytes]) -> int:
-    if p.poll() is None:
-        p.send_signal(signal.SIGTERM)
-        try:
-            p.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
-    return p.returncode
+    return terminate(p, 60)
 
 
 @dataclass
@@ -64,7 +52,7 @@ class Deployment:
 
     @property
     def address(self) -> str:
-        return f"127.0.0.1:{self.port}"
+        return f"{LOOPBACK}:{self.port}"
 
     def terminate(self) -> int:
         """SIGTERM the middleware; returns its exit status."""
@@ -82,28 +70,29 @@ def deployment(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Deplo
         if shutil.which(tool) is None:
             pytest.fail(f"{tool} is not installed")
     servers = [free_port(), free_port()]
-    procs = []
-    for port in servers:
-        cmd = ["memcached", "-p", str(port), "-U", "0", "-t", "1", "-l", "127.0.0.1"]
-        if os.geteuid() == 0:
-            cmd += ["-u", "root"]
-        procs.append(subprocess.Popen(cmd))
+    procs = [
+        spawn(memcached_command(LOOPBACK, port, memory_mib=None, connections=None))
+        for port in servers
+    ]
     mw = None
     try:
         # Ready means: our process runs and answers the memcached protocol.
         for port, proc in zip(servers, procs, strict=True):
-            wait_for_memcached("127.0.0.1", port, 60.0, proc)
+            wait_for_memcached(LOOPBACK, port, 60.0, proc)
         port = free_port()
         stats = tmp_path / "stats"
-        cmd = ["java", "-jar", str(JAR), "-l", "127.0.0.1", "-p", str(port), "-t", "4"]
-        cmd += ["-s", "true", "--design", design]
         max_batch: int = request.config.getoption("--mw-max-batch")
-        if max_batch > 1 and design == "2018":
-            cmd += ["--max-batch", str(max_batch)]
-        cmd += ["--server-timeout-ms", str(SERVER_TIMEOUT_MS)]
-        cmd += ["--stats-dir", str(stats), "-m", *[f"127.0.0.1:{p}" for p in servers]]
-        mw = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
-        wait_for_memcached("127.0.0.1", port, 60.0, mw)
+        flags = command_flags(
+            [f"{LOOPBACK}:{p}" for p in servers],
+            workers=4,
+            sharded=True,
+            stats_dir=str(stats),
+            design=design,
+            server_timeout_ms=SERVER_TIMEOUT_MS,
+            max_batch=max_batch if max_batch > 1 and design == "2018" else None,
+        )
+        mw = spawn(middleware_command(JAR, LOOPBACK, port, flags))
+        wait_for_memcached(LOOPBACK, port, 60.0, mw)
         yield Deployment(port, servers, stats, mw)
     finally:
         if mw is not None:

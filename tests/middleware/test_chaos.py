@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from testbed.chaos import (
+from soak.chaos import (
     ChaosError,
     FaultEvent,
     MiddlewareProcess,
@@ -28,12 +28,12 @@ from testbed.chaos import (
     plan_faults,
     verify_placement,
 )
-from testbed.chaos_client import Client, ClientContext
-from testbed.chaos_oracle import FaultLog, LatencyBound, StallProbe, Tally
-from testbed.hashring import HashRing
+from soak.chaos_client import Client, ClientContext
+from soak.chaos_oracle import FaultLog, LatencyBound, StallProbe, Tally
+from soak.hashring import HashRing
+from testbed.services.middleware import MIDDLEWARE_JAR as JAR
 
 ROOT = Path(__file__).resolve().parents[2]
-JAR = ROOT / "build" / "middleware.jar"
 
 
 def soak(*args: str, hang_guard_s: float) -> tuple[int, dict[str, object], str]:

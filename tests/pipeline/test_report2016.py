@@ -18,7 +18,7 @@ import yaml
 from snakemake.io import Namedlist
 
 from analysis import pools
-from analysis.studies.s2016.max_sentences import cpu_sentence, like_sentence, threads_sentence
+from analysis.studies.s2016.max_findings import cpu_numbers, like_numbers, threads_numbers
 from analysis.studies.s2016.tables import highest_per_pool
 from mwlab import plan_tables
 from mwlab.catalogue import expand, family_settings, load_catalogue, load_profile
@@ -229,7 +229,7 @@ def test_gamma_fit_and_both_sides_at_the_chosen_point(built: dict[str, Path]) ->
             assert float(shape) > 0 and float(n[f"SixteenGamma{name}Scale"]) > 0
         else:
             assert shape == "--"
-    assert "prints no parameters" in n["SixteenOrigGammaSentence"]
+    assert n["SixteenOrigGammaCase"] == "unprinted"  # its Figure 1 prints no parameters
     # The gap is the clients' mean minus the middleware's at the chosen point, study time.
     client = at[(at["side"] == "client") & (at["type"] == "all")].iloc[0]
     mw = at[(at["side"] == "middleware") & (at["type"] == "get")].iloc[0]
@@ -244,7 +244,10 @@ def test_writes_scaling_against_the_ideal(built: dict[str, Path]) -> None:
     # Without replication at the fewest servers the system is its own ideal.
     rows = [line for line in table.splitlines() if line.startswith("3 & none")]
     assert rows and all(line.count(r"100\,\%") == 2 for line in rows)
-    assert "ideal" in numbers(built, "writes")["SixteenScalingSentence"]
+    # Smoke runs S = 3 without replication only: that is its own ideal.
+    writes = numbers(built, "writes")
+    assert (writes["SixteenScalingCase"], writes["SixteenScalingServersLow"]) == ("single", "3")
+    assert writes["SixteenScalingItems"] == r"\SixteenScalingItem{100\,\%}{none}"
 
 
 def test_writes_times_include_the_response_time(built: dict[str, Path]) -> None:
@@ -273,9 +276,9 @@ def test_design_comparison_names_the_busiest_pools(built: dict[str, Path]) -> No
     table = built["designs.tex"].read_text()
     assert f"& {name} & {100 * top['busy_fraction']:.0f}\\,\\%" in table
     n = numbers(built, "designs")
-    assert f"\\emph{{{name}}}" in n["SixteenDesignsBottleneckSixteen"]
+    assert n["SixteenDesignsSixteenTop"] == name
     shared = load.loc[load["pool"] == "shared", "busy_fraction"].mean()
-    assert f"busy {100 * shared:.0f}\\,\\%" in n["SixteenDesignsBottleneckEighteen"]
+    assert n["SixteenDesignsEighteenMean"] == f"{100 * shared:.0f}\\,\\%"
     assert n["SixteenDesignsReadThreads"] == "72" and n["SixteenDesignsWriteThreads"] == "3"
 
 
@@ -313,17 +316,18 @@ def max_script_points(highest: dict[int, tuple[int, float]]) -> pd.DataFrame:
 def test_the_number_of_threads_against_the_original() -> None:
     mx = yaml.safe_load(REFERENCE.read_text())["max_throughput"]
     faster = highest_per_pool(max_script_points({8: (200, 14000.0), 24: (400, 13000.0)}))
-    text = threads_sentence(faster, mx, 0.05)
-    assert "does not reproduce" in text and "13{,}000 ops/s with $T = 24$" in text
-    assert "14{,}000 ops/s with $T = 8$ (108\\,\\% of that" in text
+    n = threads_numbers(faster, mx, 0.05)
+    # 14,000 ops/s with T = 8 is 108 % of the 13,000 with T = 24: the finding does not hold.
+    assert n["SixteenMaxThreadsCase"] == "fails"
+    assert n["SixteenMaxThreadsItems"].startswith(r"\SixteenThreadsItem{14{,}000}{8}{108\,\%}")
     slower = highest_per_pool(max_script_points({8: (200, 8000.0), 24: (400, 13000.0)}))
-    assert "agrees with the original" in threads_sentence(slower, mx, 0.05)
+    assert threads_numbers(slower, mx, 0.05)["SixteenMaxThreadsCase"] == "holds"
     # Like with like: our highest with the original's pool size against its maximum.
-    like = like_sentence(faster, mx)
-    assert "ours reaches at most 13{,}000 ops/s (at 400 clients), 96.5\\,\\%" in like
+    like = like_numbers(faster, mx)
+    assert (like["SixteenMaxLikeThroughput"], like["SixteenMaxLikeClients"]) == ("13{,}000", "400")
     only_eight = highest_per_pool(max_script_points({8: (200, 14000.0)}))
-    assert "did not run" in like_sentence(only_eight, mx)
-    assert "not tested" in threads_sentence(only_eight, mx, 0.05)
+    assert like_numbers(only_eight, mx)["SixteenMaxLikeCase"] == "untested"
+    assert threads_numbers(only_eight, mx, 0.05)["SixteenMaxThreadsCase"] == "untested"
 
 
 def test_the_middlewares_cpu_budget_is_named() -> None:
@@ -332,13 +336,15 @@ def test_the_middlewares_cpu_budget_is_named() -> None:
          "budgets_cores.middleware": 0.115, "cpu_util_middleware_mean": [0.91, 0.99],
          "throttled_share_middleware_mean": [0.7, 1.0], "cpu_util_server_mean": [0.1, 0.15]}
     )  # fmt: skip
-    text = cpu_sentence(points)
-    assert "0.115 cores" in text and "$1/s = 20$" in text and "46 to 126 threads" in text
-    assert "91\\,\\% to 99\\,\\% of that budget" in text
-    assert "the middleware's CPU, not memcached" in text
+    n = cpu_numbers(points)
+    assert (n["SixteenMaxCpuBudget"], n["SixteenMaxCpuSlowdown"]) == ("0.115", "20")
+    assert (n["SixteenMaxCpuThreadsLow"], n["SixteenMaxCpuThreadsHigh"]) == ("46", "126")
+    assert (n["SixteenMaxCpuUsedLow"], n["SixteenMaxCpuUsedHigh"]) == ("91\\,\\%", "99\\,\\%")
+    # The middleware's CPU, not memcached, is the resource at its limit.
+    assert n["SixteenMaxCpuCase"] == "cpu"
     # A middleware far from its budget is not called the limit.
-    idle = cpu_sentence(points.assign(cpu_util_middleware_mean=[0.3, 0.4]))
-    assert "not memcached" not in idle
+    idle = cpu_numbers(points.assign(cpu_util_middleware_mean=[0.3, 0.4]))
+    assert idle["SixteenMaxCpuCase"] == "other"
     unbudgeted = points.assign(**{"budgets_cores.middleware": None,
                                   "cpu_util_middleware_mean": None})  # fmt: skip
-    assert "without a CPU budget" in cpu_sentence(unbudgeted)
+    assert cpu_numbers(unbudgeted)["SixteenMaxCpuCase"] == "unbudgeted"

@@ -1,4 +1,5 @@
-"""SimpleMQ's tests run a real PostgreSQL (testbed/postgres.py) and the real middleware jar."""
+"""SimpleMQ's tests run a real PostgreSQL (testbed/services/postgres.py) and the real
+middleware jar."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from testbed.hosts import LocalHost, Proc, wait_for_port
-from testbed.mqsoak import JAR, free_port
-from testbed.postgres import PostgresServer
+from testbed.hosts import LocalHost, Proc
+from testbed.services.middleware import SIMPLEMQ_JAR as JAR
+from testbed.services.middleware import start_simplemq, wait_simplemq
+from testbed.services.ports import LOOPBACK, free_port
+from testbed.services.postgres import PostgresServer
 
 StartPostgres = Callable[..., PostgresServer]
 StartMiddleware = Callable[..., tuple[Proc, int]]
@@ -22,7 +25,7 @@ def start_postgres(tmp_path: Path) -> Iterator[StartPostgres]:
 
     def start(strategy: str = "skip_locked", connections: int = 40) -> PostgresServer:
         base = tmp_path / f"db{len(started) + 1}"
-        host = LocalHost(name="db", role="server", address="127.0.0.1", base=base)
+        host = LocalHost(name="db", role="server", address=LOOPBACK, base=base)
         db = PostgresServer(host, "postgres", free_port(), connections, strategy)
         started.append(db)
         db.start()
@@ -48,13 +51,11 @@ def start_middleware(tmp_path: Path) -> Iterator[StartMiddleware]:
         if not JAR.exists():
             pytest.fail(f"{JAR} missing: `make build` builds it")
         base = tmp_path / f"middleware{len(hosts) + 1}"
-        host = LocalHost(name="mw", role="middleware", address="127.0.0.1", base=base)
+        host = LocalHost(name="mw", role="middleware", address=LOOPBACK, base=base)
         hosts.append(host)
         port = free_port()
-        command = ["java", "-jar", str(JAR), "middleware", "-p", str(port), "-t", str(workers),
-                   "--db", db.url, "--stats-dir", "stats"]  # fmt: skip
-        proc = host.start(command, ".", "middleware")
-        wait_for_port("127.0.0.1", port, 60.0, proc)
+        proc = start_simplemq(host, port, workers, db.url, ".")
+        wait_simplemq(port, proc)
         return proc, port
 
     yield start

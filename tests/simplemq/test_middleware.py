@@ -15,7 +15,7 @@ import pandas as pd
 
 from testbed.hosts import Proc
 from testbed.mqwire import Connection, frame, request
-from testbed.postgres import PostgresServer
+from testbed.services.postgres import PostgresServer
 
 
 def test_every_operation_through_the_middleware(

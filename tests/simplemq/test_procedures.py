@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from testbed.hosts import LocalHost
-from testbed.postgres import PostgresError, PostgresServer
+from testbed.services.postgres import PostgresError, PostgresServer
 
 
 def _send(db: PostgresServer, sender: int, receiver: int, queue: int, body: str) -> int:

@@ -1,4 +1,4 @@
-"""`mwlab mq soak` (testbed/mqsoak.py): both pop strategies exactly-once under 64 clients
+"""`mwlab mq soak` (soak/mqsoak.py): both pop strategies exactly-once under 64 clients
 popping one receiver, an oracle that catches a broken pop, and a middleware killed mid-soak."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pandas as pd
 
 from analysis.parse import read_memtier
 from analysis.parse.middleware import read_stats_dir
-from testbed.mqsoak import oracle, soak
+from soak.mqsoak import oracle, soak
 
 ROOT = Path(__file__).resolve().parents[2]
 MESSAGES = 64 * 40

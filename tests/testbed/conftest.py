@@ -9,7 +9,6 @@ import queue
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -20,7 +19,10 @@ import pytest
 
 from analysis.parse.manifest import read_manifest
 from testbed import emulation
-from testbed.hosts import wait_for_memcached
+from testbed.services.local import spawn, terminate
+from testbed.services.memcached import memcached_command, wait_for_memcached
+from testbed.services.memcached import memcached_stats as read_stats
+from testbed.services.ports import LOOPBACK
 from tests.capabilities import need
 
 REPO = Path(__file__).resolve().parents[2]
@@ -50,27 +52,19 @@ def loadgen_jar() -> Path:
 def memcached(base_port: int) -> Iterator[int]:
     """A memcached server on 127.0.0.1; yields its port."""
     port = base_port
-    proc = subprocess.Popen(
-        ["memcached", "-l", "127.0.0.1", "-p", str(port), "-t", "1", "-m", "256", "-u", "root"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+    proc = spawn(
+        memcached_command(LOOPBACK, port, memory_mib=256, disable_udp=False, connections=None)
     )
     try:
         # Our memcached, answering the protocol: not whatever else may hold the port.
-        wait_for_memcached("127.0.0.1", port, 60.0, proc)
+        wait_for_memcached(LOOPBACK, port, 60.0, proc)
         yield port
     finally:
-        proc.terminate()
-        proc.wait(60)
+        terminate(proc, 60)
 
 
 def memcached_stats(port: int) -> dict[str, int]:
-    data = b""
-    with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
-        s.sendall(b"stats\r\n")
-        while not data.endswith(b"END\r\n"):
-            data += s.recv(65536)
-    return parse_stats(data.decode())
+    return parse_stats(read_stats(LOOPBACK, port, timeout=60))
 
 
 def parse_stats(text: str) -> dict[str, int]:

@@ -18,9 +18,10 @@ import pytest
 from analysis.parse.manifest import read_manifest
 from testbed import emulation, linkdelay
 from testbed.delaycheck import summarize
-from testbed.hosts import NamespaceHost, wait_for_memcached
+from testbed.hosts import NamespaceHost
 from testbed.point import Caps, Delays, Point
 from testbed.run import RunOptions, run_point
+from testbed.services.memcached import memcached_command, wait_for_memcached
 from tests.capabilities import provided
 
 from .conftest import REPO, no_leftovers, processes_matching
@@ -114,9 +115,10 @@ def test_round_trips_take_at_least_each_pairs_delay_and_pairs_differ(
         client = emu.add_host("client1", "client", tmp_path)
         middleware = emu.add_host("middleware1", "middleware", tmp_path)
         server = emu.add_host("server1", "server", tmp_path)
-        user = ["-u", "root"] if os.geteuid() == 0 else []
         for host, port in ((server, base_port), (middleware, base_port + 1)):
-            cmd = ["memcached", "-l", host.address, "-p", str(port), "-t", "1", *user]
+            cmd = memcached_command(
+                host.address, port, memory_mib=None, disable_udp=False, connections=None
+            )
             wait_for_memcached(host.address, port, 30.0, host.start(cmd, host.name, "mc"))
         delays = Delays(client_middleware=1.0, middleware_server=5.0, client_server=0.5)
         delay = linkdelay.LinkDelay(emu.hosts, delays, BUILD, tmp_path / "linkdelay")

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from testbed.hosts import port_free
 from testbed.point import Point
 from testbed.run import RunOptions, run_point
+from testbed.services.ports import port_free
 
 from .conftest import REPO, parse_stats, processes_in, processes_matching
 

@@ -13,10 +13,11 @@ import pytest
 import yaml
 
 from testbed.emulation import Emulation
-from testbed.hosts import memcached_answers, wait_for_port
 from testbed.inventory import load_inventory
 from testbed.point import Point
 from testbed.run import RunOptions, run_point
+from testbed.services.memcached import memcached_answers
+from testbed.services.ports import wait_for_port
 from tests.capabilities import provided
 
 from .conftest import have, no_leftovers

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from testbed.hosts import port_free
 from testbed.point import Point
 from testbed.run import RunOptions, run_point
+from testbed.services.ports import port_free
 
 from .conftest import assert_interrupted, processes_in, processes_matching
 
@@ -105,11 +105,11 @@ def test_sigint_ignored_by_the_caller_still_stops_a_running_point(
 def test_an_unexpected_exception_still_tears_down_and_writes_run_json(
     tmp_path, base_port, loadgen_jar, monkeypatch
 ):
-    def broken(self, layout, targets) -> None:
+    def broken(self, ctx) -> None:
         raise LookupError("no such table")
 
     # Servers are up when the failure comes.
-    monkeypatch.setattr("testbed.run.Runner._populate", broken)
+    monkeypatch.setattr("testbed.stages.services.PopulateStage.setup", broken)
     out = tmp_path / "run"
     point = Point.model_validate({"name": "broken", "hosts": "local", "driver": "builtin"})
     opts = RunOptions(out=out, base_port=base_port, progress=False, linkcap_cache=None)

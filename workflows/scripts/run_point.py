@@ -58,6 +58,14 @@ def ensure_manifest(
     write_manifest(manifest, never_started(spec, error, started_at))
 
 
+def keep_attempt(out: Path, kept: Path) -> None:
+    """A copy of a failed attempt's output at `kept`, replacing an older copy there."""
+    if kept.exists():
+        shutil.rmtree(kept)
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(out, kept)
+
+
 def run_measurement(command: list[str], log: Path, label: str) -> tuple[int, int]:
     """Runs a measurement command holding the machine's measurement slot, its output appended
     to `log`; returns its exit code and where its output starts in the log."""
@@ -122,11 +130,7 @@ def run(
             out.write(f"measuring again: {why}\n")
     else:
         ensure_manifest(manifest, spec, code, started_at, _last_line(log, offset))
-    kept = failures / run_key / f"attempt-{attempt}"
-    if kept.exists():
-        shutil.rmtree(kept)
-    kept.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(run_dir, kept)
+    keep_attempt(run_dir, failures / run_key / f"attempt-{attempt}")
     if attempt > retries:
         return 0  # Last attempt: the failed run stands, flagged by validation.
     manifest.unlink()

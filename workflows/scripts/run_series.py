@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run_point import _last_line, _status, ensure_manifest, run_measurement
+from run_point import _last_line, _status, ensure_manifest, keep_attempt, run_measurement
 
 from testbed.manifest import now
 from testbed.scaledpoint import calibrated
@@ -65,11 +65,7 @@ def run(
     why = _last_line(log, offset)
     for spec, m in zip(specs, manifests, strict=True):
         ensure_manifest(m, spec, code, started_at, why)
-    kept = failures / "series" / key / f"attempt-{attempt}"
-    if kept.exists():
-        shutil.rmtree(kept)
-    kept.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(series_dir, kept)
+    keep_attempt(series_dir, failures / "series" / key / f"attempt-{attempt}")
     if attempt > retries:
         return 0  # Last attempt: the failed points stand, flagged by validation.
     for m in manifests:

@@ -1,6 +1,6 @@
 """The 2016 grid on both middleware designs: throughput, response time and the busiest pool
-of each configuration, their figure and table, and sentences that say where each design's
-bottleneck sits."""
+of each configuration, their figure and table, and the numbers and cases the section's
+prose reads to say where each design's bottleneck sits."""
 
 from __future__ import annotations
 
@@ -82,110 +82,72 @@ def wide(cmp: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _count(n: int, noun: str) -> str:
-    """`1 configuration`, `3 configurations`."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+def comparison_numbers(w: pd.DataFrame) -> dict[str, str]:
+    """The comparison's numbers and cases for the section's prose: throughput of one design
+    against the other, and where each design's bottleneck sits (a pool busy
+    `SixteenDesignsSaturated` of the time or more is saturated). `SixteenDesignsCase`:
+    `compared`, or `uncompared` where no configuration ran on both designs."""
+    saturated = {"SixteenDesignsSaturated": fg.pct(bottleneck.SATURATED, 0)}
+    both = w.dropna(subset=["ratio"])
+    if both.empty:
+        return saturated | {"SixteenDesignsCase": "uncompared"}
+    return saturated | {
+        "SixteenDesignsCase": "compared",
+        "SixteenDesignsBoth": str(len(both)),
+        "SixteenDesignsFaster": str(int((both["ratio"] > 1).sum())),
+        "SixteenDesignsRatioMean": fg.pct(both["ratio"].mean(), 0),
+        "SixteenDesignsRatioLow": fg.pct(both["ratio"].min(), 0),
+        "SixteenDesignsRatioHigh": fg.pct(both["ratio"].max(), 0),
+        **_sixteen(w.dropna(subset=["busiest_fraction_2016"])),
+        **_eighteen(w.dropna(subset=["busy_shared_2018"])),
+    }
 
 
 def _config(row: pd.Series) -> str:
-    """A configuration in words: servers, replication level and share of writes."""
-    level = str(row["level_replication"])
-    replication = "no replication" if level == "none" else f"{level} replication"
-    return (
-        f"$S={int(row['servers'])}$ with {fg.escape(replication)} and "
-        f"{row['level_writes']}\\,\\% writes"
-    )
+    """A configuration as an item `\\SixteenConfig{servers}{replication}{writes}`."""
+    level = fg.escape(str(row["level_replication"]))
+    return f"\\SixteenConfig{{{int(row['servers'])}}}{{{level}}}{{{row['level_writes']}}}"
 
 
-def _share(count: int, total: int, what: str) -> str:
-    """`what` holds in `count` of `total` configurations, in words for none and all."""
-    if count == total:
-        return f"{what} in every configuration" if total > 1 else f"{what} in the one configuration"
-    if count == 0:
-        return f"{what} in none of the {_count(total, 'configuration')}"
-    return f"{what} in {count} of {_count(total, 'configuration')}"
-
-
-def sentences(w: pd.DataFrame) -> dict[str, str]:
-    """The comparison as prose, from the numbers: throughput of one design against the
-    other, and where each design's bottleneck sits."""
-    out: dict[str, str] = {}
-    both = w.dropna(subset=["ratio"])
-    if both.empty:
-        none = "No configuration ran on both designs, so there is nothing to compare."
-        return {"Throughput": none, "BottleneckSixteen": "", "BottleneckEighteen": ""}
-    faster = int((both["ratio"] > 1).sum())
-    spread = (
-        f" on average (from {fg.pct(both['ratio'].min(), 0)} to {fg.pct(both['ratio'].max(), 0)})"
-        if len(both) > 1
-        else ""
-    )
-    out["Throughput"] = (
-        f"Over {_count(len(both), 'configuration')} run on both designs, the 2016 design "
-        f"reaches {fg.pct(both['ratio'].mean(), 0)} of the 2018 design's throughput{spread}; "
-        f"{_share(faster, len(both), 'it is the faster one')}."
-    )
-    d16 = w.dropna(subset=["busiest_fraction_2016"])
+def _sixteen(d16: pd.DataFrame) -> dict[str, str]:
+    """The 2016 design's busiest pools. `SixteenDesignsSixteenCase`: the busiest pool is a
+    `read` pool or a `write` thread in every configuration, `mixed`, or `unmeasured`;
+    `SixteenDesignsSaturatedCase`: the kinds of pools saturated somewhere, `read`, `write`,
+    `both`, or `none`."""
     if d16.empty:
-        out["BottleneckSixteen"] = "The 2016 design's runs wrote no pool statistics."
-    else:
-        write_top = d16["busiest_2016"].str.startswith("write")
-        top = d16.loc[d16["busiest_fraction_2016"].idxmax()]
-        writes, n = int(write_top.sum()), len(d16)
-        if writes in (0, n):
-            where = _share(n, n, "a server's write thread" if writes else "a read pool")
-        else:
-            where = (
-                f"a server's write thread in {writes} of {_count(n, 'configuration')} and a "
-                f"read pool in {n - writes}"
-            )
-        text = (
-            f"In the 2016 design the busiest pool is {where}; the busiest of all is the pool "
-            f"\\emph{{{top['busiest_2016']}}} (pools are named by kind and server, from 0) "
-            f"at {_config(top)}, busy {fg.pct(top['busiest_fraction_2016'], 0)} of the time."
-        )
-        saturated = d16[d16["busiest_fraction_2016"] >= bottleneck.SATURATED]
-        if len(saturated):
-            kinds = sorted({b.split()[0] for b in saturated["busiest_2016"]})
-            text += (
-                f" In {_count(len(saturated), 'configuration')} a pool is saturated (busy at least "
-                f"{fg.pct(bottleneck.SATURATED, 0)}): there the bottleneck is the "
-                + " and the ".join(
-                    "single write thread of a server" if k == "write" else "read pool"
-                    for k in kinds
-                )
-                + "."
-            )
-        else:
-            text += (
-                f" No pool is busy {fg.pct(bottleneck.SATURATED, 0)} of the time, so the"
-                " bottleneck lies outside the pools: in the net-thread, the servers or the"
-                " clients."
-            )
-        out["BottleneckSixteen"] = text
-    d18 = w.dropna(subset=["busy_shared_2018"])
+        return {"SixteenDesignsSixteenCase": "unmeasured"}
+    writes, n = int(d16["busiest_2016"].str.startswith("write").sum()), len(d16)
+    top = d16.loc[d16["busiest_fraction_2016"].idxmax()]
+    saturated = d16[d16["busiest_fraction_2016"] >= bottleneck.SATURATED]
+    kinds = {"write" if b.startswith("write") else "read" for b in saturated["busiest_2016"]}
+    return {
+        "SixteenDesignsSixteenCase": "write" if writes == n else "read" if not writes else "mixed",
+        "SixteenDesignsSixteenConfigs": str(n),
+        "SixteenDesignsSixteenWrites": str(writes),
+        "SixteenDesignsSixteenReads": str(n - writes),
+        "SixteenDesignsSixteenTop": str(top["busiest_2016"]),
+        "SixteenDesignsSixteenTopConfig": _config(top),
+        "SixteenDesignsSixteenTopBusy": fg.pct(top["busiest_fraction_2016"], 0),
+        "SixteenDesignsSaturatedCase": "both" if len(kinds) == 2 else min(kinds, default="none"),
+        "SixteenDesignsSaturatedConfigs": str(len(saturated)),
+    }
+
+
+def _eighteen(d18: pd.DataFrame) -> dict[str, str]:
+    """The 2018 design's shared pool. `SixteenDesignsEighteenCase`: `saturated` in some
+    configuration, `unsaturated`, or `unmeasured`."""
     if d18.empty:
-        out["BottleneckEighteen"] = "The 2018 design's runs wrote no pool statistics."
-    else:
-        top = d18.loc[d18["busy_shared_2018"].idxmax()]
-        text = (
-            f"The 2018 design's shared pool is busy {fg.pct(d18['busy_shared_2018'].mean(), 0)} "
-            f"of the time on average, at most {fg.pct(top['busy_shared_2018'], 0)} "
-            f"({_config(top)})"
-        )
-        saturated = int((d18["busy_shared_2018"] >= bottleneck.SATURATED).sum())
-        if saturated:
-            text += (
-                f"; {_share(saturated, len(d18), 'it is saturated')}, and there its workers "
-                "are the bottleneck."
-            )
-        else:
-            text += (
-                "; it is never saturated, so its bottleneck lies outside the pool: in the "
-                "net-thread, the servers or the clients."
-            )
-        out["BottleneckEighteen"] = text
-    return out
+        return {"SixteenDesignsEighteenCase": "unmeasured"}
+    top = d18.loc[d18["busy_shared_2018"].idxmax()]
+    saturated = int((d18["busy_shared_2018"] >= bottleneck.SATURATED).sum())
+    return {
+        "SixteenDesignsEighteenCase": "saturated" if saturated else "unsaturated",
+        "SixteenDesignsEighteenConfigs": str(len(d18)),
+        "SixteenDesignsEighteenSaturated": str(saturated),
+        "SixteenDesignsEighteenMean": fg.pct(d18["busy_shared_2018"].mean(), 0),
+        "SixteenDesignsEighteenTop": fg.pct(top["busy_shared_2018"], 0),
+        "SixteenDesignsEighteenTopConfig": _config(top),
+    }
 
 
 def figure(cmp: pd.DataFrame, path: str) -> None:
@@ -257,14 +219,10 @@ def design_threads(middlewares: pd.DataFrame, ok: Iterable[str]) -> pd.DataFrame
 
 
 def numbers(points: pd.DataFrame, w: pd.DataFrame, threads: pd.DataFrame) -> dict[str, str]:
-    """The comparison's sentences, the pool size and the 2016 design's threads."""
-    text = sentences(w)
+    """The comparison's numbers and cases, the pool size and the 2016 design's threads."""
     return {
         "SixteenDesignsConfigs": fg.num(len(w)),
-        "SixteenDesignsThroughputSentence": text["Throughput"],
-        "SixteenDesignsBottleneckSixteen": text["BottleneckSixteen"],
-        "SixteenDesignsBottleneckEighteen": text["BottleneckEighteen"],
-        "SixteenDesignsSaturated": fg.pct(bottleneck.SATURATED, 0),
+        **comparison_numbers(w),
         "SixteenDesignsWorkers": fg.num(points["middleware.workers"].iloc[0])
         if len(points)
         else fg.MISSING,

@@ -22,11 +22,11 @@ HIGH = {"S": "7", "Rep": "full", "w": "10"}
 ALPHA = 1 - CI_LEVEL
 
 
-def placeholder(path: str, text: str) -> None:
-    """A figure that only says `text`, in place of residual checks that cannot be drawn."""
+def blank(path: str) -> None:
+    """An empty figure in place of residual checks that cannot be drawn (the section says
+    why instead of showing it)."""
     fig, axes = fg.figure(height=1.2)
     axes[0][0].axis("off")
-    axes[0][0].text(0.5, 0.5, text, ha="center", va="center")
     fg.save(fig, path)
 
 
@@ -65,7 +65,6 @@ def seed_comparison(
         SixteenSeedFactErrorRecomputed=fg.pct(check.recomputed["error"]),
     )
     if ours is None:
-        numbers["SixteenFactCompareSentence"] = "Our design is incomplete in this run."
         return tabular, numbers
     runs = data.assign(S=data["S"].astype(str))
     workers = runs["middleware.workers"] if "middleware.workers" in runs else pd.Series()
@@ -79,12 +78,12 @@ def seed_comparison(
         SixteenFactServersShare=fg.pct(ours.variation["S"]),
         SixteenFactWritesShare=fg.pct(ours.variation["w"]),
         SixteenFactWritesEffect=fg.num(ours.effects["w"]),
-        SixteenFactWritesSignificance=(
-            "significant" if ours.significant()["w"] else "not significant"
-        )
-        if not math.isnan(ci[0])
-        else "without a confidence interval",
-        SixteenFactCompareSentence=seed2016.compare_sentence(
+        SixteenFactWritesCase=(
+            ("significant" if ours.significant()["w"] else "insignificant")
+            if not math.isnan(ci[0])
+            else "untested"
+        ),
+        **seed2016.compare_numbers(
             ours,
             seed,
             seed2016.cpu_by_servers(runs, "cpu_util_middleware"),
@@ -169,6 +168,17 @@ def effects_tabular(
     return fg.tabular(header, rows, "l" + "r" * (len(header) - 1)), no_intervals
 
 
+def levels(tp: factorial.FactorialResult | None) -> dict[str, str]:
+    """The factors' low and high levels, which the table's caption names (dashes without a
+    design)."""
+    out = {}
+    for factor, name in (("S", "Servers"), ("Rep", "Replication"), ("w", "Writes")):
+        for end in ("low", "high"):
+            value = str(tp.levels[factor][end]) if tp else fg.MISSING
+            out[f"SixteenFact{end.capitalize()}{name}"] = value
+    return out
+
+
 @dataclass(frozen=True)
 class Report:
     table: str
@@ -178,61 +188,39 @@ class Report:
 
 def report(runs: pd.DataFrame, block: Mapping, diagnostics_path: str) -> Report:
     """Our design from the family's raw runs beside seed 001's (`block`: models.factorial of
-    reference2016.yaml); draws the residual checks at `diagnostics_path`."""
+    reference2016.yaml); draws the residual checks at `diagnostics_path`. `SixteenFactCase`:
+    `replicated`, `single` (one repetition: no error term), or `incomplete` (not analysed,
+    for the reason `SixteenFactProblem`; the table is then empty and the figure blank)."""
     data = design_data(runs)
     results, problem = analyse(data)
     numbers: dict[str, str] = {"SixteenFactAlpha": fg.num(100 * (1 - ALPHA))}
     if problem:
-        table = "\\emph{not analysed: not enough levels or repetitions}\n"
-        numbers["SixteenFactReplications"] = fg.MISSING
-        numbers["SixteenFactLevels"] = ""
-        placeholder(diagnostics_path, "not enough levels or repetitions")
-        numbers["SixteenFactSentence"] = (
-            "The design is incomplete in this run (" + fg.escape(problem) + "), so it is "
-            "not analysed: not enough levels or repetitions."
+        numbers.update(
+            SixteenFactCase="incomplete",
+            SixteenFactProblem=fg.escape(problem),
+            SixteenFactReplications=fg.MISSING,
+            SixteenFactIntervalsCase="none",
+            **levels(None),
         )
+        blank(diagnostics_path)
         seed_table, seed_numbers = seed_comparison(block, None, data)
         numbers.update(seed_numbers)
-        numbers["SixteenFactErrorSentence"] = ""
-        return Report(table, seed_table, numbers)
+        return Report("% not analysed (SixteenFactCase: incomplete)\n", seed_table, numbers)
     tp, rt = results["throughput_ops"], results["response_ms"]
     table, no_intervals = effects_tabular(tp, rt)
-    err_x = error_share(tp, estimable(tp))
-    lv = tp.levels
-    # The caption (in the section) names the design and its levels.
-    numbers["SixteenFactLevels"] = (
-        f"Factors at $-1$/$+1$: $S$ = {lv['S']['low']}/{lv['S']['high']} servers,"
-        f" Rep = {lv['Rep']['low']}/{lv['Rep']['high']} replication,"
-        f" $w$ = {lv['w']['low']}/{lv['w']['high']}\\,\\% writes."
-    ) + (" With one repetition the effects have no confidence intervals." if no_intervals else "")
+    numbers.update(
+        SixteenFactCase="replicated" if estimable(tp) else "single",
+        SixteenFactIntervalsCase="none" if no_intervals else "given",
+        **levels(tp),
+    )
     factorial.plot_diagnostics(tp, diagnostics_path)
     top = max(tp.terms, key=lambda t: tp.variation[t])
     numbers.update(
         SixteenFactReplications=fg.num(tp.replications),
         SixteenFactTopTerm=fg.escape(top),
         SixteenFactTopShare=fg.pct(tp.variation[top]),
-        SixteenFactErrorShare=err_x,
-        SixteenFactSentence=(
-            f"Table~\\ref{{tab:sixteen-factorial}} gives the effects; the term that explains "
-            f"most of the throughput's variation is {fg.escape(top)} "
-            f"({fg.pct(tp.variation[top])}), and "
-            + (
-                f"the experimental error explains {err_x}."
-                if estimable(tp)
-                else "with one repetition the design has no error term (zero by "
-                "construction, so not comparable with the seed's), and its effects have no "
-                "intervals."
-            )
-        ),
+        SixteenFactErrorShare=error_share(tp, estimable(tp)),
     )
     seed_table, seed_numbers = seed_comparison(block, tp, data)
     numbers.update(seed_numbers)
-    theirs = numbers.get("SixteenSeedFactErrorRecomputed", fg.MISSING)
-    numbers["SixteenFactErrorSentence"] = (
-        f"The experimental error explains {err_x} of our variation and {theirs} of the "
-        "original's, which its report traces to differences between its deployments."
-        if estimable(tp)
-        else f"With one repetition our design has no error term to set beside the original's "
-        f"{theirs}, which its report traces to differences between its deployments."
-    )
     return Report(table, seed_table, numbers)

@@ -1,10 +1,13 @@
 """Formats the 2016 section's families share beyond analysis.report.figures: a time in µs
-printed in ms, a range of values, and the original's design of a family as macros."""
+printed in ms, the ends of a range of values, and the original's design of a family as
+macros."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from typing import Any
+
+import pandas as pd
 
 from analysis.report import figures as fg
 
@@ -14,10 +17,10 @@ def ms(us: object) -> str:
     return fg.num(float(us) / 1e3 if us is not None else float("nan"), 3)  # type: ignore[arg-type]
 
 
-def value_range(lo: object, hi: object, fmt: Callable[..., str], *args: object) -> str:
-    """`lo` to `hi` formatted, or one value where they print alike."""
-    a, b = fmt(lo, *args), fmt(hi, *args)
-    return a if a == b else f"{a} to {b}"
+def bounds(name: str, values: pd.Series, fmt: Callable[..., str], *args: object) -> dict[str, str]:
+    """The lowest and highest of `values` formatted, as `<name>Low` and `<name>High` (the
+    section prints a range as one value where its ends print alike)."""
+    return {f"{name}Low": fmt(values.min(), *args), f"{name}High": fmt(values.max(), *args)}
 
 
 def design_numbers(prefix: str, design: Mapping[str, Any]) -> dict[str, str]:

@@ -85,8 +85,8 @@ def gamma_figure(
 
 
 def gamma_numbers(fits: dict[str, GammaFit | None], ref: dict) -> dict[str, str]:
-    """Fitted shape and scale per side; the original's, or a dash, beside (it plots its fits
-    but prints no parameters)."""
+    """Fitted shape and scale per side, and the original's beside (`SixteenOrigGammaCase`:
+    `printed`, or `unprinted` where it plots its fits but prints no parameters)."""
     out = {}
     for side, name in (("client", "Client"), ("middleware", "Middleware")):
         fit = fits.get(side)
@@ -96,10 +96,7 @@ def gamma_numbers(fits: dict[str, GammaFit | None], ref: dict) -> dict[str, str]
     g = ref["gamma"]
     printed = g.get("parameters")
     out["SixteenOrigGammaFigure"] = g["figure"]
-    out["SixteenOrigGammaSentence"] = (
-        f"The original's {g['figure']} fits shape {printed['shape']} and scale "
-        f"{printed['scale']}\\,ms."
-        if printed
-        else f"The original's {g['figure']} draws its fits but prints no parameters."
-    )
+    out["SixteenOrigGammaCase"] = "printed" if printed else "unprinted"
+    out["SixteenOrigGammaShape"] = str(printed["shape"]) if printed else fg.MISSING
+    out["SixteenOrigGammaScale"] = str(printed["scale"]) if printed else fg.MISSING
     return out

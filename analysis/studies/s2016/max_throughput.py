@@ -17,11 +17,11 @@ from analysis.report import figures as fg
 from analysis.scaling import in_study_time
 from analysis.studies.s2016 import gamma, max_figures, sides
 from analysis.studies.s2016.formats import ms
-from analysis.studies.s2016.max_sentences import (
-    cpu_sentence,
-    like_sentence,
-    threads_sentence,
-    wait_sentence,
+from analysis.studies.s2016.max_findings import (
+    cpu_numbers,
+    like_numbers,
+    threads_numbers,
+    wait_numbers,
 )
 from analysis.studies.s2016.study_time import by_points
 from analysis.studies.s2016.tables import (
@@ -254,14 +254,14 @@ def report(tables: Mapping[str, pd.DataFrame], ref: Mapping, figures: Mapping[st
             if at_ref is not None
             else math.nan
         ),
-        "SixteenMaxLikeSentence": like_sentence(best, mx),
+        **like_numbers(best, mx),
         "SixteenMaxPeakWorkers": fg.num(peak_t),
         "SixteenMaxPeakThroughput": fg.num(peak["throughput_ops_mean"]),
         "SixteenMaxPeakClients": fg.num(peak["clients_total"]),
         "SixteenMaxPeakRatio": fg.pct(peak["throughput_ops_mean"] / mx["throughput_ops"]),
-        "SixteenMaxThreadsSentence": threads_sentence(best, mx, MAX_TOLERANCE),
-        "SixteenMaxCpuSentence": cpu_sentence(raw_points),
-        "SixteenMaxWaitSentence": wait_sentence(pct, pool_requests, ok, client, mx, b),
+        **threads_numbers(best, mx, MAX_TOLERANCE),
+        **cpu_numbers(raw_points),
+        **wait_numbers(pct, pool_requests, ok, client, mx, b),
         "SixteenOrigMaxThroughput": fg.num(mx["throughput_ops"]),
         "SixteenOrigMaxClients": fg.num(mx["clients"]),
         "SixteenOrigMaxThreads": fg.num(mx["threads_per_pool"]),
@@ -271,11 +271,9 @@ def report(tables: Mapping[str, pd.DataFrame], ref: Mapping, figures: Mapping[st
         "SixteenMaxQueueNinety": ms(part["queue"].get("p90")),
         "SixteenMaxServerMedian": ms(part["server"].get("p50")),
         "SixteenMaxServerNinety": ms(part["server"].get("p90")),
-        "SixteenMaxGrid": (
-            f"{fg.counted(client['workers'].nunique(), 'pool size')} and"
-            f" {fg.counted(client['clients_total'].nunique(), 'client count')},"
-            f" {fg.counted(client['point'].nunique(), 'point')} in all"
-        ),
+        "SixteenMaxPoolSizes": str(client["workers"].nunique()),
+        "SixteenMaxClientCounts": str(client["clients_total"].nunique()),
+        "SixteenMaxPoints": str(client["point"].nunique()),
         **gamma.gamma_numbers(fits, ref["figures"]),
         **side_numbers,
     }

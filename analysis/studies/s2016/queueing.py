@@ -235,10 +235,9 @@ def open_models(d: Frames, seed: dict) -> Part:
         "SixteenMeasuredResponse": fg.num(measured["mean_response_time"] * 1e3, 3),
         "SixteenMeasuredWaiting": fg.num(measured["mean_waiting_time"] * 1e3, 3),
         "SixteenOpenUnstable": fg.num(len(unstable)),
-        # A sentence for the caption: which model has no steady state, if any.
-        "SixteenOpenUnstableNote": (
-            "" if not unstable else " Unstable: " + fg.escape("; ".join(unstable)) + "."
-        ),
+        # For the caption: which model has no steady state, if any, and why.
+        "SixteenOpenCase": "unstable" if unstable else "stable",
+        "SixteenOpenUnstableModels": fg.escape("; ".join(unstable)),
         "SixteenSeedMMOneTable": fg.escape(seed["table"]),
         "SixteenSeedMMOneRatio": fg.num(
             seed["actual"]["mean_response_time"] / seed["predicted"]["mean_response_time"], 0
@@ -470,7 +469,7 @@ def mva_models(d: Frames) -> tuple[list[MVACurve], Part]:
         "SixteenMVAMeanError": fg.pct(float(np.mean(errs)) if errs else math.nan),
         "SixteenMVAMaxError": fg.pct(float(np.max(errs)) if errs else math.nan),
         "SixteenMVABottlenecks": fg.escape(", ".join(sorted(bottlenecks))) or fg.MISSING,
-        "SixteenMVABeyondSentence": beyond_sentence(beyond, len(rows)),
+        **beyond_numbers(beyond, len(rows)),
     }
     return curves, Part(tabular, numbers)
 
@@ -484,17 +483,14 @@ def predicted_busy(fraction: float) -> str:
     return fg.pct(fraction, 0) + (BEYOND_POOL if fraction > 1 else "")
 
 
-def beyond_sentence(beyond: int, points: int) -> str:
-    """How many of the MVA's points imply a read pool busier than all of the time."""
-    if not beyond:
-        return "At none of its points does the model imply a read pool busy over 100\\,\\%."
-    return (
-        f"At {beyond} of its {points} points the read pools' busy fraction the model implies"
-        " exceeds 100\\,\\% (marked in the table): the network lets parts queue at memcached"
-        " without bound, while a real read thread holds its part through that wait, so at most"
-        " $T$ parts per server can be there; at those points the model is outside its"
-        " validity."
-    )
+def beyond_numbers(beyond: int, points: int) -> dict[str, str]:
+    """How many of the MVA's points imply a read pool busier than all of the time
+    (`SixteenMVABeyondCase`: `beyond` at some, else `within`)."""
+    return {
+        "SixteenMVABeyondCase": "beyond" if beyond else "within",
+        "SixteenMVABeyond": str(beyond),
+        "SixteenMVAPoints": str(points),
+    }
 
 
 def mva_seed(d: Frames, seed: dict) -> Part:

@@ -14,7 +14,7 @@ import pandas as pd
 
 from analysis.report import figures as fg
 from analysis.scaling import in_study_time
-from analysis.studies.s2016.formats import design_numbers, value_range
+from analysis.studies.s2016.formats import bounds, design_numbers
 from analysis.studies.s2016.study_time import by_points
 from analysis.studies.s2016.times import grid_tabular, ok_runs, point_times
 from analysis.validate import set_share
@@ -98,32 +98,25 @@ def times_tables(
     return out
 
 
-def set_queue_sentence(
+def set_queue_numbers(
     points: pd.DataFrame, runs: pd.DataFrame, pool_requests: pd.DataFrame, ref: dict
-) -> str:
+) -> dict[str, str]:
     """The sets' median time in the write queue over our points against the original's
-    (its Table 2), and how much of its CPU budget our middleware used meanwhile."""
+    (its Table 2), and how much of its CPU budget our middleware used meanwhile, each range
+    as its `Low` and `High`. `SixteenReplSetQueueCase`: `timed`, or `untimed` where no set
+    was timed; `SixteenReplCpuCase`: `known`, or `unknown` where no run accounted CPU."""
     t = point_times(pool_requests, ok_runs(runs), "queue")
     ours = t.loc[t["type"] == "set", "p50"].astype(float) / 1e3
     orig = ref["replication_queue_median_ms"]["set"]
-    theirs = [float(v) for row in orig["values"].values() for v in row.values()]
-    if ours.empty:
-        return "No set was timed in this family's write queues."
-    cpu = points.drop_duplicates("point")["cpu_util_middleware_mean"].astype(float)
-    text = (
-        f"A \\texttt{{set}} waits {_span(ours, 3)}\\,ms in its write queue at the median over"
-        f" our points, against {_span(pd.Series(theirs), 3)}\\,ms in the original's"
-        f" {fg.escape(orig['table'])}: its write thread took a set almost as soon as it"
-        " arrived, ours leaves it waiting"
-    )
-    if cpu.notna().any():
-        text += f", in a middleware that used {_span(100 * cpu, 0)}\\,\\% of its CPU budget"
-    return text + "."
-
-
-def _span(values: pd.Series, digits: int) -> str:
-    """`lo` to `hi` of `values`, or one value where they print alike."""
-    return value_range(values.min(), values.max(), fg.num, digits)
+    theirs = pd.Series([float(v) for row in orig["values"].values() for v in row.values()])
+    cpu = 100 * points.drop_duplicates("point")["cpu_util_middleware_mean"].astype(float)
+    return {
+        "SixteenReplSetQueueCase": "untimed" if ours.empty else "timed",
+        "SixteenReplCpuCase": "known" if cpu.notna().any() else "unknown",
+        **bounds("SixteenReplSetQueue", ours, fg.num, 3),
+        **bounds("SixteenOrigReplSetQueue", theirs, fg.num, 3),
+        **bounds("SixteenReplCpu", cpu, fg.num, 0),
+    }
 
 
 def tabular(points: pd.DataFrame) -> str:
@@ -182,7 +175,7 @@ def numbers(
     by_level = sets.groupby("level_replication")["response_us_mean_mean"].mean()
     orig = reference["replication_queue_median_ms"]
     return {
-        "SixteenReplSetQueueSentence": set_queue_sentence(points, runs, pool_requests, reference),
+        **set_queue_numbers(points, runs, pool_requests, reference),
         "SixteenOrigReplTableSet": fg.escape(orig["set"]["table"]),
         "SixteenOrigReplTableGet": fg.escape(orig["get"]["table"]),
         **design_numbers("SixteenOrigRepl", design),

@@ -1,6 +1,6 @@
 """Seed 001's factorial design (reference2016.yaml, models.factorial) beside ours: its
 printed data as a frame, its allocation of variation recomputed, and the comparison table's
-rows and sentences."""
+rows and the numbers the section's prose reads."""
 
 from __future__ import annotations
 
@@ -84,42 +84,35 @@ def cpu_by_servers(runs: pd.DataFrame, column: str) -> dict[str, float]:
     return {str(k): float(v) for k, v in known.groupby("S")[column].mean().items()}
 
 
-def compare_sentence(
+def compare_numbers(
     ours: factorial.FactorialResult,
     seed: factorial.FactorialResult,
     middleware_cpu: Mapping[str, float],
     server_cpu: Mapping[str, float],
     threads: Mapping[str, int],
-) -> str:
-    """Which term dominates each design, and what our runs' CPU use says about servers."""
-    mine, theirs = top_term(ours.variation), top_term(seed.variation)
-    head = (
-        f"Both analyses find {fg.escape(mine)} the term that explains most of the "
-        "throughput's variation."
-        if mine == theirs
-        else f"The study's throughput varies most with {fg.escape(theirs)} "
-        f"({fg.pct(seed.variation[theirs])} recomputed), ours with {fg.escape(mine)} "
-        f"({fg.pct(ours.variation[mine])})."
-    )
+) -> dict[str, str]:
+    """Whether one term dominates both designs, and our runs' CPU use at the low and high
+    level of servers (`SixteenFactCompareCase`: `same` or `different` top term;
+    `SixteenFactCpuCase`: `more` where the middleware used more of its budget with more
+    servers, `other`, or `unknown` where the runs accounted no CPU per host;
+    `SixteenFactThreadsCase`: `known` or `unknown` threads per level)."""
     low, high = str(ours.levels["S"]["low"]), str(ours.levels["S"]["high"])
     lo_cpu, hi_cpu = middleware_cpu.get(low, math.nan), middleware_cpu.get(high, math.nan)
     if not (math.isfinite(lo_cpu) and math.isfinite(hi_cpu)):
-        return head + " Our runs did not account CPU use per host, so they cannot say why."
-    thread_text = (
-        f" ({threads[low]} and {threads[high]} read and write threads)"
-        if low in threads and high in threads
-        else ""
-    )
-    used = (
-        f" Our middleware used {fg.pct(lo_cpu, 0)} of its CPU budget with {low} servers and "
-        f"{fg.pct(hi_cpu, 0)} with {high}{thread_text}, its memcached servers "
-        f"{fg.pct(server_cpu.get(low, math.nan), 0)} and "
-        f"{fg.pct(server_cpu.get(high, math.nan), 0)} of theirs"
-    )
-    if hi_cpu > lo_cpu:
-        return (
-            head + used + ": in the scale model more servers mean more threads in a "
-            "middleware whose CPU budget is nearly spent, not more capacity; the study's "
-            "middleware ran on an eight-core machine."
-        )
-    return head + used + "."
+        cpu = "unknown"
+    else:
+        cpu = "more" if hi_cpu > lo_cpu else "other"
+    known = low in threads and high in threads
+    return {
+        "SixteenFactCompareCase": (
+            "same" if top_term(ours.variation) == top_term(seed.variation) else "different"
+        ),
+        "SixteenFactCpuCase": cpu,
+        "SixteenFactCpuLow": fg.pct(lo_cpu, 0),
+        "SixteenFactCpuHigh": fg.pct(hi_cpu, 0),
+        "SixteenFactServerCpuLow": fg.pct(server_cpu.get(low, math.nan), 0),
+        "SixteenFactServerCpuHigh": fg.pct(server_cpu.get(high, math.nan), 0),
+        "SixteenFactThreadsCase": "known" if known else "unknown",
+        "SixteenFactThreadsLow": str(threads[low]) if known else fg.MISSING,
+        "SixteenFactThreadsHigh": str(threads[high]) if known else fg.MISSING,
+    }

@@ -184,9 +184,12 @@ def sides_figure(side_pct: pd.DataFrame, means: pd.DataFrame, path: str) -> None
 
 
 def sides_numbers(pct: pd.DataFrame, means: pd.DataFrame, chosen: pd.Series) -> dict[str, str]:
-    """At the chosen point: the gap between the sides' means against the round trip, in a
-    sentence that says what the rest is (or that the delay did not act), and both sides'
-    percentiles (ms)."""
+    """At the chosen point: the gap between the sides' means against the round trip and both
+    sides' percentiles (ms). `SixteenSidesCase`: `outside` (the round trip leaves a rest of
+    the gap outside the middleware's clock), `short` (the gap is shorter than the round
+    trip) or `untested` (a side's mean is missing); `SixteenSidesDelayCase`: `fails` where at
+    some client counts of the chosen pool size the gap is below the configured round trip,
+    else `holds`."""
     here = means[means["point"] == chosen["point"]].set_index("side")
     gap = (
         here["mean_mean"].get("client", math.nan) - here["mean_mean"].get("middleware", math.nan)
@@ -201,39 +204,26 @@ def sides_numbers(pct: pd.DataFrame, means: pd.DataFrame, chosen: pd.Series) -> 
     )
     below = int((per_clients < means["round_trip_ms"].max()).sum())
     if not (math.isfinite(gap) and math.isfinite(rtt)):
-        sentence = "Without both sides' means at this point there is no gap to compare."
-    elif rest >= 0:
-        sentence = (
-            f"The round trip accounts for {fg.pct(rtt / gap, 0)} of the gap; the remaining "
-            f"{fg.num(rest, 3)}\\,ms is time outside the middleware's clock: a request "
-            "waiting in the socket buffers before the net-thread reads it, a reply on its way "
-            "out of the middleware's socket, and the load generator's own processing."
-        )
+        case = "untested"
     else:
-        sentence = (
-            f"Here the gap is {fg.num(-rest, 3)}\\,ms smaller than the round trip, which no "
-            "request can beat: the emulated delay did not act on every request of this run."
-        )
-    if below:
-        sentence += (
-            f" At {below} of {len(per_clients)} client counts with $T = {int(chosen['workers'])}$"
-            " the clients' mean exceeds the middleware's by less than the configured round trip"
-            " (Figure~\\ref{fig:sixteen-max-sides}, right: the dotted line lies above the"
-            " clients' line), so these runs' delays need checking before their absolute times"
-            " are compared with the original's."
-        )
+        case = "outside" if rest >= 0 else "short"
     q = pct[pct["point"] == chosen["point"]].set_index("side") if len(pct) else pd.DataFrame()
 
     def p(side: str, name: str) -> float:
         return float(q[f"{name}_mean"].get(side, math.nan)) / 1e3 if len(q) else math.nan
 
-    sides = {
+    return {
         "SixteenSidesGap": fg.num(gap, 3),
         "SixteenSidesRoundTrip": fg.num(rtt, 3),
-        "SixteenSidesSentence": sentence,
+        "SixteenSidesCase": case,
+        "SixteenSidesRoundTripOfGap": fg.pct(rtt / gap if gap else math.nan, 0),
+        "SixteenSidesRest": fg.num(rest, 3),
+        "SixteenSidesShortfall": fg.num(-rest, 3),
+        "SixteenSidesDelayCase": "fails" if below else "holds",
+        "SixteenSidesBelow": str(below),
+        "SixteenSidesClientCounts": str(len(per_clients)),
         "SixteenSidesClientMedian": fg.num(p("client", "p50"), 3),
         "SixteenSidesClientNinety": fg.num(p("client", "p90"), 3),
         "SixteenSidesMiddlewareMedian": fg.num(p("middleware", "p50"), 3),
         "SixteenSidesMiddlewareNinety": fg.num(p("middleware", "p90"), 3),
     }
-    return sides

@@ -159,7 +159,8 @@ def times_tables(
 
 def type_numbers(client: pd.DataFrame) -> dict[str, str]:
     """How set and get throughput move from the lowest to the highest share of writes, per
-    S and R (the original: sets rise, gets fall)."""
+    S and R (the original: sets rise, gets fall). `SixteenWritesTypeCase`: `tested`, or
+    `untested` with a single share of writes."""
     levels = fg.levels_sorted(client["level_writes"])
     moves = {"set": [0, 0], "get": [0, 0]}  # [rises, configurations]
     for kind in moves:
@@ -170,53 +171,48 @@ def type_numbers(client: pd.DataFrame) -> dict[str, str]:
             if len(levels) > 1 and lo is not None and hi is not None:
                 moves[kind][0] += int(hi > lo)
                 moves[kind][1] += 1
-    n = moves["set"][1]
-    if len(levels) < 2 or n == 0:
-        sentence = "With a single share of writes there is no trend per request type."
-    else:
-        sentence = (
-            f"From {levels[0]}\\,\\% to {levels[-1]}\\,\\% writes, set throughput rises "
-            f"in {moves['set'][0]} of {n} configurations of $S$ and $R$ and get throughput "
-            f"falls in {moves['get'][1] - moves['get'][0]} of {moves['get'][1]}."
-        )
-    return {"SixteenWritesTypeSentence": sentence}
+    tested = len(levels) > 1 and moves["set"][1] > 0
+    return {
+        "SixteenWritesTypeCase": "tested" if tested else "untested",
+        "SixteenWritesTypeLow": str(levels[0]) if levels else fg.MISSING,
+        "SixteenWritesTypeHigh": str(levels[-1]) if levels else fg.MISSING,
+        "SixteenWritesSetRises": str(moves["set"][0]),
+        "SixteenWritesSetConfigs": str(moves["set"][1]),
+        "SixteenWritesGetFalls": str(moves["get"][1] - moves["get"][0]),
+        "SixteenWritesGetConfigs": str(moves["get"][1]),
+    }
 
 
 def scaling_numbers(scaled: pd.DataFrame, ref: dict) -> dict[str, str]:
     """Measured against ideal throughput at the most servers, per replication level (mean
-    over the shares of writes and over sets and gets)."""
+    over the shares of writes and over sets and gets), an item
+    `\\SixteenScalingItem{share}{level}` each, joined by " and ". `SixteenScalingCase`:
+    `several` server counts, a `single` one, or `empty` (no throughput per type);
+    `SixteenScalingAboveCase`: `above` where a share exceeds the ideal, else `within`."""
     out = {"SixteenOrigScalingSection": ref["section"]}
     if scaled.empty:
-        return out | {"SixteenScalingSentence": "There is no throughput per type to compare."}
+        return out | {
+            "SixteenScalingCase": "empty",
+            "SixteenScalingAboveCase": "within",
+            "SixteenScalingServersLow": fg.MISSING,
+            "SixteenScalingServersHigh": fg.MISSING,
+            "SixteenScalingItems": "",
+        }
     servers = sorted({int(v) for v in scaled["servers"]})
     top = scaled[scaled["servers"].astype(int) == servers[-1]]
     share = top.groupby("level_replication")["efficiency"].mean()
-    parts = [
-        f"{fg.pct(share[r], 0)} of the ideal with {REPLICATION.get(r, r)}"
+    items = [
+        f"\\SixteenScalingItem{{{fg.pct(share[r], 0)}}}{{{fg.escape(r)}}}"
         for r in REPLICATION
         if r in share.index
     ]
-    above = (
-        " Shares above 100\\,\\% mean that the base point itself (fewest servers, no "
-        "replication) delivered less than the configuration compared with it."
-        if (share > 1).any()
-        else ""
-    )
-    if len(servers) < 2:
-        sentence = (
-            f"This run has a single server count ($S = {servers[0]}$), so the ideal's "
-            "growth with $S$ is not tested; only replication's cost shows: throughput "
-            "reaches " + " and ".join(parts) + "." + above
-        )
-    else:
-        sentence = (
-            f"At $S = {servers[-1]}$ (ideal: {servers[-1]}/{servers[0]} times the "
-            f"throughput at $S = {servers[0]}$ without replication) ours reaches "
-            + " and ".join(parts)
-            + "."
-            + above
-        )
-    return out | {"SixteenScalingSentence": sentence}
+    return out | {
+        "SixteenScalingCase": "single" if len(servers) < 2 else "several",
+        "SixteenScalingAboveCase": "above" if (share > 1).any() else "within",
+        "SixteenScalingServersLow": str(servers[0]),
+        "SixteenScalingServersHigh": str(servers[-1]),
+        "SixteenScalingItems": " and ".join(items),
+    }
 
 
 def changes(points: pd.DataFrame, ref: Mapping) -> tuple[pd.DataFrame, str]:
@@ -271,17 +267,24 @@ def change_table(client: pd.DataFrame, ref: Mapping) -> str:
     return fg.grouped_tabular(["", ""], groups, 3, sub, rows, spec)
 
 
-def worst_sentence(client: pd.DataFrame, lowest: str) -> str:
-    """The change furthest from zero against the same configuration's base case."""
+def worst_numbers(client: pd.DataFrame, lowest: str) -> dict[str, str]:
+    """The change furthest from zero against the same configuration's base case, and its
+    configuration (`SixteenWritesWorstCase`: `changed`, or `untested` without a second
+    share of writes)."""
     changed = client[client["level_writes"] != lowest]
-    if changed["same"].notna().any():
-        worst = changed.loc[changed["same"].abs().idxmax()]
-        return (
-            f"The change furthest from zero against the same configuration's base case is "
-            f"{fg.num(worst['same'], 1)}\\,\\% ($S={int(worst['servers'])}$, "
-            f"replication {worst['level_replication']}, {worst['level_writes']}\\,\\% writes)."
-        )
-    return "There are not enough levels of the share of writes for a change."
+    if not changed["same"].notna().any():
+        missing = ("Change", "Servers", "Replication", "Writes")
+        return {"SixteenWritesWorstCase": "untested"} | {
+            f"SixteenWritesWorst{name}": fg.MISSING for name in missing
+        }
+    worst = changed.loc[changed["same"].abs().idxmax()]
+    return {
+        "SixteenWritesWorstCase": "changed",
+        "SixteenWritesWorstChange": fg.num(worst["same"], 1),
+        "SixteenWritesWorstServers": str(int(worst["servers"])),
+        "SixteenWritesWorstReplication": str(worst["level_replication"]),
+        "SixteenWritesWorstWrites": str(worst["level_writes"]),
+    }
 
 
 def numbers(
@@ -299,7 +302,7 @@ def numbers(
         "SixteenWritesLevels": ", ".join(fg.levels_sorted(client["level_writes"])),
         "SixteenWritesServers": ", ".join(str(v) for v in fg.levels_sorted(client["servers"])),
         "SixteenWritesBase": fg.num(float(lowest)),
-        "SixteenWritesWorstSentence": worst_sentence(client, lowest),
+        **worst_numbers(client, lowest),
         "SixteenWritesWorkers": fg.num(client["middleware.workers"].iloc[0]),
         "SixteenWritesClients": fg.num(client["clients_total"].iloc[0]),
         "SixteenOrigWritesTable": ref["table"],

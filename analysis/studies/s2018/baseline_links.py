@@ -46,19 +46,18 @@ def _bound_at_best(d: pd.DataFrame) -> tuple[pd.Series | None, validate.Bandwidt
     return b, (None if b is None else validate.run_bandwidth_bound(b))
 
 
-def _bound_words(b: pd.Series, bound: validate.BandwidthBound, scale: float) -> str:
-    """Whether a maximum is held by a link: at NEAR_BOUND of its bound or more it is."""
-    share = b["throughput_ops_mean"] / bound.bound
-    link = f"{ROLE_UPLOAD[bound.binding]} upload bound ({rf.num(bound.bound / scale)}~ops/s)"
-    if share >= validate.NEAR_BOUND:
-        return f"is held by a link, at {rf.num(share, 2)} of {link}"
-    return f"stays below every link's bound, at {rf.num(share, 2)} of {link}"
+def _bound_case(b: pd.Series, bound: validate.BandwidthBound) -> str:
+    """Whether a maximum is `held` by a link (at NEAR_BOUND of its bound or more) or stays
+    `below` every link's bound."""
+    return "held" if b["throughput_ops_mean"] / bound.bound >= validate.NEAR_BOUND else "below"
 
 
 def bandwidth_bound(direct: pd.DataFrame, mw: pd.DataFrame) -> list[str]:
     """The link bounds of the baselines' maxima in the study's time: one server's reads
     (its upload over GET replies) and the writes without and with two middlewares (the
-    binding role's upload), with the share of its bound each maximum reached."""
+    binding role's upload), with the share of its bound each maximum reached and whether the
+    bound holds it (`...Case`: held, below, or none where nothing was measured); whether the
+    bounds apply at all (`BaseBoundCase`: capped links, or local processes without caps)."""
     numbers: list[str] = []
     cases = [
         ("BaseBoundOneServerRead", direct, "one_server", "read-only"),
@@ -77,17 +76,12 @@ def bandwidth_bound(direct: pd.DataFrame, mw: pd.DataFrame) -> list[str]:
                 rf.num(b["throughput_ops_mean"] / bound.bound, 2) if ok else rf.MISSING,
             ),
             rf.macro(f"{key}Role", ROLE_UPLOAD[bound.binding] if ok else rf.MISSING),
-            rf.macro(f"{key}Words", _bound_words(b, bound, scale) if ok else "is not measured"),
+            rf.macro(f"{key}Case", _bound_case(b, bound) if ok else "none"),
         ]
     src = direct.iloc[0] if not direct.empty else mw.iloc[0]
     numbers += [
         rf.macro("BaseHostKind", str(src["host_kind"])),
-        rf.macro(
-            "BaseBoundNote",
-            "applies (capped links)"
-            if str(src["host_kind"]) != "local"
-            else "does not apply (local processes, no capped links)",
-        ),
+        rf.macro("BaseBoundCase", "local" if str(src["host_kind"]) == "local" else "capped"),
     ]
     return numbers
 

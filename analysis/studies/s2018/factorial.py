@@ -66,34 +66,35 @@ def study_runs(runs: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def study_words(theirs: Mapping) -> str:
-    """The study's largest share of throughput variation, in words."""
+def share_macros(key: str, term: str, share: float) -> list[str]:
+    """A term that explains the largest share of a variation: `<key>Term` in words,
+    `<key>Share` and `<key>ShareCase` (factor_words.share_case: most or largest)."""
+    return [
+        rf.macro(f"{key}Term", describe(term)),
+        rf.macro(f"{key}Share", rf.pct(share)),
+        rf.macro(f"{key}ShareCase", factor_words.share_case(share)),
+    ]
+
+
+def study_macros(theirs: Mapping, key: str) -> list[str]:
+    """The term that explains the study's largest share of throughput variation."""
     study_var = theirs["throughput"]["variation"]
     study_top = max((t for t in study_var if t != "error"), key=study_var.get)
     ours = {v: k for k, v in FACTORS.items()}
-    return factor_words.study_summary(
-        ":".join(ours[f] for f in study_top.split(":")),
-        study_var[study_top],
-        describe,
-        rf.pct,
-    )
+    term = ":".join(ours[f] for f in study_top.split(":"))
+    return share_macros(f"{key}Study", term, study_var[study_top])
 
 
-def analyse(d: pd.DataFrame) -> tuple[dict[str, factorial.FactorialResult], str]:
-    """Both responses' analyses of one workload's runs, or none with a note saying why."""
+def analyse(d: pd.DataFrame) -> tuple[dict[str, factorial.FactorialResult], str | None]:
+    """Both responses' analyses of one workload's runs, or none with the reason why."""
     try:
         results = {
             name: factorial.analyse(d, col, list(FACTORS), alpha=ALPHA, order="started_at")
             for col, _, name, _ in RESPONSES
         }
-        note = ""
     except factorial.DesignError as err:
-        results = {}
-        note = (
-            f" Not enough levels or repetitions for this design in the profile "
-            f"({rf.escape(str(err))}, {len(d)} runs): only the study's values are shown."
-        )
-    return results, note
+        return {}, str(err)
+    return results, None
 
 
 def effect_rows(results: dict[str, factorial.FactorialResult], theirs: Mapping) -> list[list[str]]:
@@ -155,44 +156,48 @@ def workload_report(
     d: pd.DataFrame, theirs: Mapping, source: str, key: str, fig_path: str
 ) -> tuple[str, list[str]]:
     """One workload's table and macros (named `key`...), and its diagnostics figure (saved at
-    `fig_path`); `theirs`: the study's values of the workload, `source` where they are from."""
-    numbers = [rf.macro(f"{key}StudySummary", study_words(theirs))]
-    results, note = analyse(d)
+    `fig_path`); `theirs`: the study's values of the workload, `source` where they are from.
+    The text's cases: `<key>NoteCase` (the caption: `incomplete` design, `nointervals` with one
+    repetition, else `none`) and `<key>DesignCase` (`incomplete`, `single` repetition or
+    `repeated`), with the terms that explain the largest shares of the variations."""
+    numbers = study_macros(theirs, key)
+    results, error = analyse(d)
     rows = effect_rows(results, theirs)
     reps = results["throughput"].replications if results else d["repetition"].nunique()
     head = header()
+    note = "none" if results else "incomplete"
     # One repetition gives no intervals: a column of dashes says less than the caption.
     if results and all(r[c] in (rf.MISSING, "") for r in rows for c in CI_COLUMNS):
         rows = [[x for i, x in enumerate(r) if i not in CI_COLUMNS] for r in rows]
         head = [x for i, x in enumerate(head) if i not in CI_COLUMNS]
-        note += " With one repetition the effects have no confidence intervals."
+        note = "nointervals"
     table = rf.tabular(head, rows, "l" + "r" * (len(head) - 1))
     # The caption (in the section) names these.
     numbers += [
         rf.macro(f"{key}Repetitions", rf.counted(int(reps), "repetition")),
         rf.macro(f"{key}Source", rf.escape(source)),
-        rf.macro(f"{key}Note", note),
+        rf.macro(f"{key}NoteCase", note),
+        rf.macro(f"{key}DesignError", rf.MISSING if error is None else rf.escape(error)),
+        rf.macro(f"{key}Runs", str(len(d))),
     ]
     if not results:
         fig, axes = rf.figure(width=4, height=1.2)
         axes[0][0].text(0.5, 0.5, "not enough levels", ha="center", va="center")
         axes[0][0].set_axis_off()
         rf.save(fig, fig_path)
-        numbers.append(rf.macro(f"{key}Summary", "The design is incomplete in this profile."))
+        numbers.append(rf.macro(f"{key}DesignCase", "incomplete"))
         return table, numbers
     x, r = results["throughput"], results["response"]
     factorial.plot_diagnostics(x, fig_path)
     top = max(x.terms, key=lambda t: x.variation[t])
     top_r = max(r.terms, key=lambda t: r.variation[t])
-    summary = factor_words.summary(
-        x.replications,
-        (top, x.variation[top]),
-        (top_r, r.variation[top_r]),
-        x.variation["error"],
-        describe,
-        rf.pct,
-    )
-    numbers.append(rf.macro(f"{key}Summary", summary))
+    numbers += [
+        rf.macro(f"{key}DesignCase", "single" if x.replications < 2 else "repeated"),
+        *share_macros(f"{key}Throughput", top, x.variation[top]),
+        *share_macros(f"{key}Response", top_r, r.variation[top_r]),
+        rf.macro(f"{key}TermCase", "same" if top_r == top else "different"),
+        rf.macro(f"{key}ErrorShare", rf.pct(x.variation["error"])),
+    ]
     return table, numbers
 
 

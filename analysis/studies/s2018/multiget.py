@@ -141,52 +141,44 @@ def verdicts(table: pd.DataFrame, margin: float = MARGIN) -> list[Verdict]:
     return out
 
 
-def sizes_words(sizes: Sequence[int]) -> str:
-    """`1, 3 and 6 keys` in words (`1 key` alone)."""
-    s = [str(x) for x in sizes]
-    if not s:
-        return "no size"
-    listed = s[0] if len(s) == 1 else ", ".join(s[:-1]) + " and " + s[-1]
-    return f"{listed} key" + ("" if s == ["1"] else "s")
+def listed(items: Sequence[object]) -> str:
+    """`1, 3 and 6`: the items of a list the text reads as one (one alone as it is)."""
+    s = [str(x) for x in items]
+    if len(s) < 2:
+        return "".join(s)
+    return ", ".join(s[:-1]) + " and " + s[-1]
 
 
-def verdict_sentence(v: Verdict, subject: str = "Sharding", pronoun: str = "it") -> str:
-    """One sentence on where sharding pays in a metric, whatever the split of sizes."""
-    if v.pays and not v.costs and not v.even:
-        return f"{subject} improves {v.words} at every size."
-    if v.costs and not v.pays and not v.even:
-        return f"{subject} worsens {v.words} at every size."
-    if not v.pays and not v.costs:
-        return f"{subject} leaves {v.words} within the margin at every size."
-    parts = []
-    if v.pays:
-        parts.append(f"improves {v.words} at {sizes_words(v.pays)}")
-    if v.costs:
-        parts.append(
-            f"worsens {pronoun} at {sizes_words(v.costs)}"
-            if v.pays
-            else (f"worsens {v.words} at {sizes_words(v.costs)}")
-        )
-    if v.even:
-        parts.append(f"leaves {pronoun} within the margin at {sizes_words(v.even)}")
-    if len(parts) == 1:
-        return f"{subject} {parts[0]}."
-    return f"{subject} " + ", ".join(parts[:-1]) + " and " + parts[-1] + "."
+@dataclass(frozen=True)
+class VerdictGroup:
+    """Metrics (in words) that share one split of sizes: where sharding pays in them, where
+    it costs and where the two are within `MARGIN`."""
+
+    words: tuple[str, ...]
+    pays: tuple[int, ...]
+    costs: tuple[int, ...]
+    even: tuple[int, ...]
+
+    @property
+    def shape(self) -> str:
+        """`improves` (pays at every size), `worsens` (costs at every size), `even` (within
+        the margin at every size) or `mixed`."""
+        if self.pays and not self.costs and not self.even:
+            return "improves"
+        if self.costs and not self.pays and not self.even:
+            return "worsens"
+        if not self.pays and not self.costs:
+            return "even"
+        return "mixed"
 
 
-def verdicts_paragraph(verdicts: Sequence[Verdict]) -> str:
-    """The verdicts as prose: metrics with the same split of sizes share one sentence, so no
-    sentence is said twice, and sentences after the first go on with "it"."""
+def verdict_groups(verdicts: Sequence[Verdict]) -> list[VerdictGroup]:
+    """The verdicts with metrics of the same split of sizes together, in the order of their
+    first metric, so that the text says each split once."""
     groups: dict[tuple[tuple[int, ...], ...], list[str]] = {}
     for v in verdicts:
         groups.setdefault((v.pays, v.costs, v.even), []).append(v.words)
-    sentences = []
-    for i, ((pays, costs, even), names) in enumerate(groups.items()):
-        listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-        merged = Verdict("", listed, pays, costs, even)
-        pronoun = "it" if len(names) == 1 else "them"
-        sentences.append(verdict_sentence(merged, "Sharding" if i == 0 else "It", pronoun))
-    return " ".join(sentences)
+    return [VerdictGroup(tuple(names), *split) for split, names in groups.items()]
 
 
 def tail_ratio(percentiles: pd.DataFrame, high: str = "p99", low: str = "p50") -> pd.Series:
@@ -202,42 +194,32 @@ SERVER_DOMINANT = 0.5
 QUEUE_NEGLIGIBLE = 0.1
 
 
-def split_sentence(split: pd.DataFrame) -> str:
+def split_case(split: pd.DataFrame) -> str:
     """How the middleware's time divides, against seed 004's reading of its Figs. 9 and 11
-    (the queue almost empty, the time spent communicating with memcached)."""
+    (the queue almost empty, the time spent communicating with memcached): `none` without a
+    split, `holds` (the servers take most of it and the queue is negligible at every size),
+    `queue` (the servers take most of it, the queue is not negligible everywhere) or `fails`
+    (somewhere the servers do not take most of it: `least_server_share` is the point)."""
     if split.empty:
-        return "The middlewares reported no time split in this profile."
-    server = split["server_us_mean_share"]
-    queue = split["queue_us_mean_share"]
-    if server.min() >= SERVER_DOMINANT and queue.max() <= QUEUE_NEGLIGIBLE:
-        return (
-            "As in the study, the queue is almost empty and the servers take most of the "
-            "middleware's time at every size."
-        )
-    if server.min() >= SERVER_DOMINANT:
-        return (
-            "As in the study, the servers take most of the middleware's time at every size, "
-            "but unlike the study the queue is not negligible at every size."
-        )
-    low = split.loc[server.idxmin()]
-    return (
-        "Unlike the study, the servers do not take most of the middleware's time at every "
-        f"size ({low['sharding']}, {int(low['size'])} keys is the exception)."
-    )
+        return "none"
+    if not split["server_us_mean_share"].min() >= SERVER_DOMINANT:  # unknown shares too
+        return "fails"
+    return "holds" if split["queue_us_mean_share"].max() <= QUEUE_NEGLIGIBLE else "queue"
 
 
-def tail_sentence(size: int, sharded: float, non_sharded: float) -> str:
-    """Which side's tail reaches further beyond its median (ratios p99 / p50)."""
+def least_server_share(split: pd.DataFrame) -> pd.Series:
+    """The row of a (non-empty) time split where the servers take the smallest share."""
+    return split.loc[split["server_us_mean_share"].idxmin()]
+
+
+def tail_case(sharded: float, non_sharded: float) -> str:
+    """Which side's tail reaches further beyond its median (ratios p99 / p50): `sharded`,
+    `nonsharded`, `even` (within `MARGIN` of each other) or `none` (a ratio is unknown)."""
     if not (math.isfinite(sharded) and math.isfinite(non_sharded)):
-        return f"The tails at {sizes_words([size])} cannot be compared in this profile."
+        return "none"
     if abs(sharded - non_sharded) <= MARGIN * max(sharded, non_sharded):
-        return f"At {sizes_words([size])} both tails reach equally far beyond their medians."
-    longer = SHARDED if sharded > non_sharded else NON_SHARDED
-    other = NON_SHARDED if longer == SHARDED else SHARDED
-    return (
-        f"At {sizes_words([size])} the {longer} requests have the longer tail: their 99th "
-        f"percentile lies further beyond their median than the {other} requests' does."
-    )
+        return "even"
+    return "sharded" if sharded > non_sharded else "nonsharded"
 
 
 # Linux's minimum TCP retransmission timeout (TCP_RTO_MIN). Emulated hosts under the scale
@@ -289,34 +271,21 @@ def loss_rates(manifests: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
 TAIL_SHARE = 0.01
 
 
-def rto_sentence(size: int, rates: pd.DataFrame) -> str:
-    """What the counted retransmission timeouts say about the tails at `size` keys."""
+def rates_at(size: int, rates: pd.DataFrame) -> pd.DataFrame | None:
+    """The loss rates (`loss_rates`) at `size` keys by sharding, or None unless both sharding
+    levels were counted there."""
     at = rates[rates["size"] == size].set_index("sharding") if not rates.empty else rates
-    if any(k not in at.index for k in SHARDING):
-        return (
-            "These runs did not count retransmissions, so this explanation remains to be confirmed."
-        )
+    return None if any(k not in at.index for k in SHARDING) else at
+
+
+def rto_case(at: pd.DataFrame | None) -> str:
+    """What the counted retransmission timeouts (`rates_at`) say about the tails: `uncounted`
+    (no counters), `few` (fewer sharded timeouts than requests beyond the 99th percentile),
+    `supports` (as many or more, and more sharded than non-sharded ones) or `unsupported` (as
+    many or more, but no more sharded ones)."""
+    if at is None:
+        return "uncounted"
     s, n = (float(at.loc[k, "rto_per_1k"]) for k in SHARDING)
-    ss, sn = (float(at.loc[k, "spurious_per_1k"]) for k in SHARDING)
-    ds, dn = (float(at.loc[k, "drops_per_1k"]) for k in SHARDING)
-    counted = (
-        f"Counted over the measured windows at {sizes_words([size])}, TCP's retransmission"
-        f" timer expired {s:.1f} times per 1000 {SHARDED} requests and {n:.1f} times per 1000"
-        f" {NON_SHARDED} ones ({ss:.1f} and {sn:.1f} of them found needless afterwards), while"
-        f" the link caps dropped {ds:.1f} and {dn:.1f} packets per 1000 requests"
-    )
     if s < TAIL_SHARE * 1000:
-        return (
-            f"{counted}: fewer timeouts than the 10 requests per 1000 beyond the 99th"
-            " percentile, so timeouts alone do not explain the sharded tail."
-        )
-    if s > n:
-        return (
-            f"{counted}: as many as the 10 requests per 1000 beyond the 99th percentile or"
-            f" more, and more for {SHARDED} requests, which supports this explanation."
-        )
-    return (
-        f"{counted}: as many as the 10 requests per 1000 beyond the 99th percentile or"
-        f" more, but no more for {SHARDED} requests, so they do not explain why the sharded"
-        " tail differs."
-    )
+        return "few"
+    return "supports" if s > n else "unsupported"

@@ -71,8 +71,16 @@ RtoMin = Callable[[float], float | None]
 
 
 def split_macros(split: pd.DataFrame, sizes: list[int]) -> list[str]:
-    """Where the middleware's time goes (`split`: mg.time_split), at the largest size too."""
-    numbers = [rf.macro("MgetSplitSentence", mg.split_sentence(split))]
+    """Where the middleware's time goes (`split`: mg.time_split), at the largest size too;
+    how that compares with the study (mg.split_case) and where the servers take the least."""
+    case = mg.split_case(split)
+    low = mg.least_server_share(split) if case == "fails" else None
+    sharding = rf.MISSING if low is None else rf.escape(low["sharding"])
+    numbers = [
+        rf.macro("MgetSplitCase", case),
+        rf.macro("MgetSplitLeastSharding", sharding),
+        rf.macro("MgetSplitLeastSize", rf.MISSING if low is None else str(int(low["size"]))),
+    ]
     if not split.empty:
         s_share = split["server_us_mean_share"]
         numbers.append(rf.macro("MgetServerShareMin", rf.pct(s_share.min())))
@@ -104,13 +112,20 @@ def histogram_macros(hist_size: int, h: Histograms) -> list[str]:
 
 def tail_macros(six_pct: pd.DataFrame, hist_size: int, rates: pd.DataFrame) -> list[str]:
     """Tails at the histogram size, client side (`six_pct`: percentiles per side and
-    sharding), and the retransmissions behind them (`rates`: mg.loss_rates)."""
+    sharding), and the retransmissions behind them (`rates`: mg.loss_rates) per 1000 requests;
+    which tail is longer (mg.tail_case) and what the timeouts say about it (mg.rto_case)."""
     numbers = []
     cl = six_pct[six_pct["side"] == "client"].set_index("sharding")
     ratio = mg.tail_ratio(cl)
     r_s, r_n = (float(ratio.get(k, math.nan)) for k in mg.SHARDING)
-    numbers.append(rf.macro("MgetTailSentence", mg.tail_sentence(hist_size, r_s, r_n)))
-    numbers.append(rf.macro("MgetRtoSentence", mg.rto_sentence(hist_size, rates)))
+    numbers.append(rf.macro("MgetTailCase", mg.tail_case(r_s, r_n)))
+    at = mg.rates_at(hist_size, rates)
+    numbers.append(rf.macro("MgetRtoCase", mg.rto_case(at)))
+    numbers.append(rf.macro("MgetTailPerThousand", rf.num(mg.TAIL_SHARE * 1000)))
+    for k in mg.SHARDING:
+        for short, word in (("rto", "Rto"), ("spurious", "Spurious"), ("drops", "Drops")):
+            v = math.nan if at is None else float(at.loc[k, f"{short}_per_1k"])
+            numbers.append(rf.macro(camel("Mget", k, word, "Per", "Thousand"), rf.num(v, 1)))
     for k, r in zip(mg.SHARDING, (r_s, r_n), strict=True):
         numbers.append(rf.macro(camel("Mget", k, "Tail", "Ratio"), rf.num(r, 1)))
         for q, word in (("p50", "Median"), ("p99", "NinetyNinth")):
@@ -135,8 +150,21 @@ def gap_macros(pts: pd.DataFrame, agg: pd.DataFrame, ref: Mapping) -> list[str]:
             row = by_size.loc[int(size)]
             ours = (row[f"mean_{mg.SHARDED}"] - row[f"mean_{mg.NON_SHARDED}"]) / 1e3
         numbers.append(rf.macro(f"MgetGap{word}Ms", rf.num(ours, 2)))
-    numbers.append(rf.macro("MgetVerdicts", mg.verdicts_paragraph(mg.verdicts(table))))
+    numbers.append(rf.macro("MgetVerdicts", verdict_items(mg.verdicts(table))))
     return numbers
+
+
+def verdict_items(verdicts: list[mg.Verdict]) -> str:
+    """Where sharding pays, as the section's items, one per group of metrics with the same
+    split of sizes (mg.verdict_groups): `\\MgetVerdict{position}{number}{shape}{metrics}{pays}
+    {costs}{even}`, position `first` or `next`, number `one` or `many` metrics, shape as
+    mg.VerdictGroup.shape, and the metrics and the sizes of each kind as lists."""
+    return " ".join(
+        rf"\MgetVerdict{{{'first' if i == 0 else 'next'}}}"
+        f"{{{'one' if len(g.words) == 1 else 'many'}}}{{{g.shape}}}{{{mg.listed(g.words)}}}"
+        f"{{{mg.listed(g.pays)}}}{{{mg.listed(g.costs)}}}{{{mg.listed(g.even)}}}"
+        for i, g in enumerate(mg.verdict_groups(verdicts))
+    )
 
 
 def link_macros(raw_pts: pd.DataFrame, tbf_args: TbfArgs, rto_min_ms: RtoMin) -> list[str]:

@@ -78,9 +78,65 @@ def test_the_table_sets_both_designs_side_by_side(saved: dict) -> None:
         "48",
         "3",
     )
-    assert numbers["SixteenDesignsThroughputSentence"].startswith(
-        r"Over 1 configuration run on both designs, the 2016 design reaches 50\,\%"
+    # One configuration on both designs: the 2016 design reaches 50 % of the 2018 design's
+    # throughput; its busiest pool is read pool 0, 80 % busy, and the shared pool 60 %.
+    assert (numbers["SixteenDesignsCase"], numbers["SixteenDesignsBoth"]) == ("compared", "1")
+    assert (numbers["SixteenDesignsRatioMean"], numbers["SixteenDesignsFaster"]) == (
+        r"50\,\%",
+        "0",
     )
+    assert numbers["SixteenDesignsSixteenCase"] == "read"
+    assert (numbers["SixteenDesignsSixteenTop"], numbers["SixteenDesignsSixteenTopBusy"]) == (
+        "read 0",
+        r"80\,\%",
+    )
+    assert numbers["SixteenDesignsSixteenTopConfig"] == r"\SixteenConfig{3}{none}{10}"
+    assert numbers["SixteenDesignsSaturatedCase"] == "none"
+    assert numbers["SixteenDesignsEighteenCase"] == "unsaturated"
+    assert numbers["SixteenDesignsEighteenMean"] == r"60\,\%"
+
+
+def grid(ratios: list[float], busiest: list[str | None], busy: list[float]) -> pd.DataFrame:
+    """Configurations on both designs: the throughput ratio, the 2016 design's busiest pool
+    and its busy fraction, which the 2018 design's shared pool shares."""
+    return pd.DataFrame(
+        [
+            {"servers": 3 + 2 * i, "level_replication": "none" if i % 2 else "full",
+             "level_writes": "10", "ratio": r, "busiest_2016": b,
+             "busiest_fraction_2016": f, "busy_shared_2018": f}
+            for i, (r, b, f) in enumerate(zip(ratios, busiest, busy, strict=True))
+        ]
+    )  # fmt: skip
+
+
+def test_where_each_designs_bottleneck_sits() -> None:
+    n = designs.comparison_numbers(grid([0.5, 1.6, 0.7], ["write 0", "read 1", "read 0"],
+                                        [0.95, 0.5, 0.91]))  # fmt: skip
+    assert (n["SixteenDesignsBoth"], n["SixteenDesignsFaster"]) == ("3", "1")
+    assert (n["SixteenDesignsRatioLow"], n["SixteenDesignsRatioHigh"]) == (r"50\,\%", r"160\,\%")
+    # A write thread is the busiest pool in 1 of 3 configurations and a read pool in 2.
+    assert n["SixteenDesignsSixteenCase"] == "mixed"
+    assert (n["SixteenDesignsSixteenWrites"], n["SixteenDesignsSixteenReads"]) == ("1", "2")
+    assert n["SixteenDesignsSixteenTopConfig"] == r"\SixteenConfig{3}{full}{10}"
+    # Saturated in two configurations: a write thread in one, a read pool in the other.
+    assert (n["SixteenDesignsSaturatedCase"], n["SixteenDesignsSaturatedConfigs"]) == ("both", "2")
+    assert (n["SixteenDesignsEighteenCase"], n["SixteenDesignsEighteenSaturated"]) == (
+        "saturated",
+        "2",
+    )
+    writes = designs.comparison_numbers(grid([0.5], ["write 2"], [0.95]))
+    assert (writes["SixteenDesignsSixteenCase"], writes["SixteenDesignsSaturatedCase"]) == (
+        "write",
+        "write",
+    )
+
+
+def test_without_a_configuration_on_both_designs_nothing_is_compared() -> None:
+    n = designs.comparison_numbers(grid([float("nan")], ["read 0"], [0.5]))
+    assert n["SixteenDesignsCase"] == "uncompared"
+    unmeasured = designs.comparison_numbers(grid([0.9], [None], [float("nan")]))
+    assert unmeasured["SixteenDesignsSixteenCase"] == "unmeasured"
+    assert unmeasured["SixteenDesignsEighteenCase"] == "unmeasured"
 
 
 def test_threads_come_from_each_designs_first_ok_run() -> None:

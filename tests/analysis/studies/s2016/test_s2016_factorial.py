@@ -62,14 +62,20 @@ def test_the_report_on_a_replicated_design(ref: dict, tmp_path: Path) -> None:
     report = factorial.report(raw_runs(), block, str(tmp_path / "diag.pdf"))
     n = report.numbers
     assert (n["SixteenFactTopTerm"], n["SixteenFactReplications"]) == ("S", "2")
-    assert n["SixteenFactLevels"] == (
-        r"Factors at $-1$/$+1$: $S$ = 3/7 servers, Rep = none/full replication, $w$ = 1/10\,\%"
-        " writes."
-    )
+    # Factors at -1/+1: S = 3/7 servers, Rep = none/full replication, w = 1/10 % writes.
+    assert [n[f"SixteenFact{end}{name}"] for name in ("Servers", "Replication", "Writes")
+            for end in ("Low", "High")] == ["3", "7", "none", "full", "1", "10"]  # fmt: skip
+    assert (n["SixteenFactCase"], n["SixteenFactIntervalsCase"]) == ("replicated", "given")
     assert n["SixteenFactWritesEffect"] == "-200"  # −100 raw, doubled in the study's time
-    error = n["SixteenFactErrorShare"]
-    assert n["SixteenFactSentence"].endswith(f"the experimental error explains {error}.")
-    assert n["SixteenFactErrorSentence"].startswith("The experimental error explains")
+    assert n["SixteenFactWritesCase"] == "significant"
+    assert n["SixteenFactErrorShare"].endswith(r"\,\%")
+    # Servers explain most of ours, writes most of the seed's; the middleware's CPU (0.5 at
+    # both server counts) does not grow with the servers.
+    assert (n["SixteenFactCompareCase"], n["SixteenFactCpuCase"]) == ("different", "other")
+    assert (n["SixteenFactCpuLow"], n["SixteenFactServerCpuHigh"]) == (r"50\,\%", r"20\,\%")
+    # S·(T+1) read and write threads: 3·9 and 7·9.
+    assert (n["SixteenFactThreadsCase"], n["SixteenFactThreadsLow"]) == ("known", "27")
+    assert n["SixteenFactThreadsHigh"] == "63"
     assert n["SixteenSeedFactTable"] == block["table"]
     lines = report.table.splitlines()
     assert lines[2].startswith(r"Term & $q$ ($X$, ops/s) & CI 95\,\% & Var.")
@@ -87,26 +93,30 @@ def test_one_repetition_drops_the_interval_columns(ref: dict, tmp_path: Path) ->
     cells = next(ln for ln in lines if ln.startswith("S & ")).split(" & ")
     assert len(cells) == 5 and cells[1] == "600" and not any("[" in c for c in cells)
     n = report.numbers
-    assert n["SixteenFactLevels"].endswith(
-        "With one repetition the effects have no confidence intervals."
-    )
-    assert n["SixteenFactErrorSentence"].startswith("With one repetition our design has no error")
+    # One repetition: no error term and no confidence intervals.
+    assert (n["SixteenFactCase"], n["SixteenFactIntervalsCase"]) == ("single", "none")
+    assert (n["SixteenFactWritesCase"], n["SixteenFactErrorShare"]) == ("untested", "n/a")
+
+
+def test_more_middleware_cpu_with_more_servers_is_named(ref: dict, tmp_path: Path) -> None:
+    runs = raw_runs(2)
+    runs["cpu_util_middleware"] = runs["level_servers"].map({"3": 0.5, "7": 0.9})
+    n = factorial.report(runs, ref["models"]["factorial"], str(tmp_path / "d.pdf")).numbers
+    assert (n["SixteenFactCpuCase"], n["SixteenFactCpuHigh"]) == ("more", r"90\,\%")
+    unknown = raw_runs(2).assign(cpu_util_middleware=float("nan"))
+    n = factorial.report(unknown, ref["models"]["factorial"], str(tmp_path / "d.pdf")).numbers
+    assert n["SixteenFactCpuCase"] == "unknown"
 
 
 def test_an_incomplete_design_is_not_analysed(ref: dict, saved: dict) -> None:
     report = factorial.report(raw_runs(servers=("3",)), ref["models"]["factorial"], "d.pdf")
-    assert report.table == "\\emph{not analysed: not enough levels or repetitions}\n"
+    # The section says why; the table is only a comment and the figure is blank.
+    assert report.table.startswith("%") and report.table.count("\n") == 1
     n = report.numbers
-    assert n["SixteenFactSentence"].startswith("The design is incomplete in this run (")
-    assert n["SixteenFactCompareSentence"] == "Our design is incomplete in this run."
-    assert (n["SixteenFactReplications"], n["SixteenFactErrorSentence"]) == ("--", "")
-    assert list(n)[:4] == [
-        "SixteenFactAlpha",
-        "SixteenFactReplications",
-        "SixteenFactLevels",
-        "SixteenFactSentence",
-    ]
+    assert (n["SixteenFactCase"], n["SixteenFactReplications"]) == ("incomplete", "--")
+    assert n["SixteenFactProblem"] == "factor 'S' must have exactly two values, found ['3']"
+    assert n["SixteenFactLowServers"] == "--"
+    assert "SixteenFactCompareCase" not in n
     # The seed's design is still set out beside ours.
     assert "S & -- & -- &" in report.seed_table
-    text = saved["d.pdf"].axes[0].texts[0].get_text()
-    assert text == "not enough levels or repetitions"
+    assert len(saved["d.pdf"].axes[0].texts) == 0

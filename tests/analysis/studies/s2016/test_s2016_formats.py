@@ -1,9 +1,11 @@
-"""Formats the 2016 families share: ms from µs, ranges, the original's design."""
+"""Formats the 2016 families share: ms from µs, the ends of ranges, the original's design."""
 
 from __future__ import annotations
 
+import pandas as pd
+
 from analysis.report import figures as fg
-from analysis.studies.s2016.formats import design_numbers, ms, value_range
+from analysis.studies.s2016.formats import bounds, design_numbers, ms
 
 
 def test_microseconds_print_as_milliseconds_and_a_missing_value_as_a_dash() -> None:
@@ -12,10 +14,11 @@ def test_microseconds_print_as_milliseconds_and_a_missing_value_as_a_dash() -> N
     assert ms(float("nan")) == fg.MISSING
 
 
-def test_a_range_prints_once_where_both_ends_print_alike() -> None:
-    assert value_range(0.501, 0.504, fg.pct, 0) == r"50\,\%"
-    assert value_range(0.2, 0.9, fg.pct, 0) == r"20\,\% to 90\,\%"
-    assert value_range(3, 7, str) == "3 to 7"
+def test_a_range_gives_its_ends_formatted() -> None:
+    shares = pd.Series([0.9, 0.2, float("nan"), 0.5])
+    assert bounds("X", shares, fg.pct, 0) == {"XLow": r"20\,\%", "XHigh": r"90\,\%"}
+    assert bounds("Y", pd.Series([3.0, 7.0]), fg.num) == {"YLow": "3", "YHigh": "7"}
+    assert bounds("Z", pd.Series([], dtype=float), fg.num) == {"ZLow": "--", "ZHigh": "--"}
 
 
 def test_design_numbers_name_every_setting_under_the_prefix(ref: dict) -> None:

@@ -58,16 +58,16 @@ def test_the_fit_recovers_a_gamma_and_a_side_without_samples_has_none(saved: dic
     assert titles == ["measured at the client", "measured at the middleware"]
 
 
-def test_gamma_numbers_per_side_and_the_originals_sentence(ref: dict) -> None:
+def test_gamma_numbers_per_side_and_the_originals(ref: dict) -> None:
     fits = {"client": GammaFit(shape=2.0, scale=0.5, n=10), "middleware": None}
     n = gamma.gamma_numbers(fits, ref["figures"])
     assert (n["SixteenGammaClientShape"], n["SixteenGammaClientScale"]) == ("2.00", "0.500")
     assert n["SixteenGammaClientMean"] == "1.000"
     assert n["SixteenGammaMiddlewareShape"] == "--"
-    assert n["SixteenOrigGammaSentence"] == (
-        "The original's Figure 1 draws its fits but prints no parameters."
-    )
+    # The original's Figure 1 draws its fits but prints no parameters.
+    assert (n["SixteenOrigGammaFigure"], n["SixteenOrigGammaCase"]) == ("Figure 1", "unprinted")
+    assert n["SixteenOrigGammaShape"] == "--"
     printed = {"gamma": {"figure": "Figure 1", "parameters": {"shape": 2.1, "scale": 4.5}}}
-    assert gamma.gamma_numbers(fits, printed)["SixteenOrigGammaSentence"] == (
-        r"The original's Figure 1 fits shape 2.1 and scale 4.5\,ms."
-    )
+    theirs = gamma.gamma_numbers(fits, printed)
+    assert theirs["SixteenOrigGammaCase"] == "printed"
+    assert (theirs["SixteenOrigGammaShape"], theirs["SixteenOrigGammaScale"]) == ("2.1", "4.5")

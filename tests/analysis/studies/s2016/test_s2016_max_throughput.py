@@ -97,8 +97,17 @@ def test_the_report_chooses_the_cheapest_near_the_highest_and_says_so(
     assert n["SixteenMaxRatio"] == r"46.0\,\%"  # 6,200 of the original's 13,467 at T = 24
     assert n["SixteenMaxQueueShare"] == r"20.0\,\%"  # 200 of 1000 µs in the middleware
     assert (n["SixteenMaxResponseMedian"], n["SixteenMaxQueueMedian"]) == ("1.250", "1.500")
-    assert n["SixteenMaxGrid"] == "2 pool sizes and 2 client counts, 4 points in all"
-    assert n["SixteenSidesSentence"].startswith(r"The round trip accounts for 67\,\% of the gap")
+    assert (n["SixteenMaxPoolSizes"], n["SixteenMaxClientCounts"], n["SixteenMaxPoints"]) == (
+        "2",
+        "2",
+        "4",
+    )
+    # Our highest at the original's T = 24; T = 8 is within 5 % of it, so not slower: the
+    # original's finding on the number of threads fails here.
+    assert (n["SixteenMaxLikeCase"], n["SixteenMaxLikeThroughput"]) == ("compared", "6{,}200")
+    assert n["SixteenMaxThreadsCase"] == "fails"
+    assert (n["SixteenMaxCpuCase"], n["SixteenMaxWaitCase"]) == ("cpu", "cpu")
+    assert (n["SixteenSidesCase"], n["SixteenSidesRoundTripOfGap"]) == ("outside", r"67\,\%")
     assert n["SixteenOrigReadThreads"] == "120"
     assert n["SixteenGammaClientShape"] != fg.MISSING
     assert r"Threads per read pool & 8 &  & 24" in report.config

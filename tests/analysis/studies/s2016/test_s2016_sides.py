@@ -60,23 +60,24 @@ CHOSEN = pd.Series({"point": "p", "workers": 8})
 def test_the_round_trip_explains_part_of_the_gap_and_the_rest_is_named() -> None:
     n = sides.sides_numbers(PCT, means(2500.0, 1000.0, 1.0), CHOSEN)
     assert (n["SixteenSidesGap"], n["SixteenSidesRoundTrip"]) == ("1.500", "1.000")
-    assert n["SixteenSidesSentence"].startswith(
-        r"The round trip accounts for 67\,\% of the gap; the remaining 0.500\,ms is time outside"
-    )
-    assert "client counts" not in n["SixteenSidesSentence"]
+    assert n["SixteenSidesCase"] == "outside"
+    assert (n["SixteenSidesRoundTripOfGap"], n["SixteenSidesRest"]) == (r"67\,\%", "0.500")
+    assert n["SixteenSidesDelayCase"] == "holds"
     assert n["SixteenSidesClientMedian"] == "2.000"
     assert n["SixteenSidesMiddlewareNinety"] == "1.500"
 
 
 def test_a_gap_below_the_round_trip_is_reported_as_a_delay_to_check() -> None:
-    text = sides.sides_numbers(PCT, means(2500.0, 1000.0, 2.0), CHOSEN)["SixteenSidesSentence"]
-    assert text.startswith(r"Here the gap is 0.500\,ms smaller than the round trip")
-    assert "At 1 of 1 client counts with $T = 8$ the clients' mean exceeds" in text
+    n = sides.sides_numbers(PCT, means(2500.0, 1000.0, 2.0), CHOSEN)
+    assert (n["SixteenSidesCase"], n["SixteenSidesShortfall"]) == ("short", "0.500")
+    # At 1 of 1 client counts the clients' mean exceeds the middleware's by less.
+    assert n["SixteenSidesDelayCase"] == "fails"
+    assert (n["SixteenSidesBelow"], n["SixteenSidesClientCounts"]) == ("1", "1")
 
 
 def test_without_the_middleware_there_is_no_gap() -> None:
     n = sides.sides_numbers(pd.DataFrame(), means(2500.0, None, 1.0), CHOSEN)
-    assert n["SixteenSidesSentence"].startswith("Without both sides' means")
+    assert n["SixteenSidesCase"] == "untested"
     assert n["SixteenSidesGap"] == "--" and n["SixteenSidesClientMedian"] == "--"
 
 

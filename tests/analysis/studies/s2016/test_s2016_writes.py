@@ -65,12 +65,15 @@ def test_the_change_table_keeps_the_originals_rows(ref: dict) -> None:
 
 def test_the_change_furthest_from_zero(ref: dict) -> None:
     client, lowest = writes.changes(client_all(), ref["writes_change_percent"])
-    assert writes.worst_sentence(client, lowest) == (
-        "The change furthest from zero against the same configuration's base case is"
-        r" -25.0\,\% ($S=3$, replication full, 10\,\% writes)."
-    )
+    assert writes.worst_numbers(client, lowest) == {
+        "SixteenWritesWorstCase": "changed",
+        "SixteenWritesWorstChange": "-25.0",
+        "SixteenWritesWorstServers": "3",
+        "SixteenWritesWorstReplication": "full",
+        "SixteenWritesWorstWrites": "10",
+    }
     one = client[client["level_writes"] == "1"]
-    assert writes.worst_sentence(one, "1").startswith("There are not enough levels")
+    assert writes.worst_numbers(one, "1")["SixteenWritesWorstCase"] == "untested"
 
 
 SCALED = pd.DataFrame(
@@ -92,34 +95,51 @@ def test_scaling_against_the_ideal_linear_in_servers(ref: dict) -> None:
     assert r"6 & full & 1 & 100 & 200 & 50\,\% & -- & -- & -- \\" in text
     n = writes.scaling_numbers(scaled, ref["scalability"])
     assert n["SixteenOrigScalingSection"] == "§2.3"
-    assert n["SixteenScalingSentence"] == (
-        "At $S = 6$ (ideal: 6/3 times the throughput at $S = 3$ without replication) ours"
-        r" reaches 80\,\% of the ideal with no replication and 50\,\% of the ideal with full"
-        " replication."
+    # At S = 6 (ideal: 6/3 times the throughput at S = 3 without replication), 80 % of the
+    # ideal without replication and 50 % with full replication.
+    assert (n["SixteenScalingCase"], n["SixteenScalingAboveCase"]) == ("several", "within")
+    assert (n["SixteenScalingServersLow"], n["SixteenScalingServersHigh"]) == ("3", "6")
+    assert n["SixteenScalingItems"] == (
+        r"\SixteenScalingItem{80\,\%}{none} and \SixteenScalingItem{50\,\%}{full}"
     )
     empty_text, empty = writes.scaling_table(SCALED.iloc[0:0])
     assert "no data" in empty_text and empty.empty
-    assert writes.scaling_numbers(empty, ref["scalability"])["SixteenScalingSentence"] == (
-        "There is no throughput per type to compare."
-    )
+    nothing = writes.scaling_numbers(empty, ref["scalability"])
+    assert (nothing["SixteenScalingCase"], nothing["SixteenScalingItems"]) == ("empty", "")
+
+
+def test_a_share_above_the_ideal_is_explained(ref: dict) -> None:
+    above = SCALED.copy()
+    above.loc[above["level_replication"] == "full", "throughput_ops_mean"] = 400.0
+    _, scaled = writes.scaling_table(above)
+    n = writes.scaling_numbers(scaled, ref["scalability"])
+    assert n["SixteenScalingAboveCase"] == "above"
+    assert n["SixteenScalingItems"].endswith(r"\SixteenScalingItem{200\,\%}{full}")
 
 
 def test_a_single_server_count_tests_only_replications_cost(ref: dict) -> None:
     _, scaled = writes.scaling_table(SCALED[SCALED["servers"] == 3])
-    text = writes.scaling_numbers(scaled, ref["scalability"])["SixteenScalingSentence"]
-    assert text.startswith("This run has a single server count ($S = 3$)")
-    assert text.endswith(r"throughput reaches 100\,\% of the ideal with no replication.")
+    n = writes.scaling_numbers(scaled, ref["scalability"])
+    assert (n["SixteenScalingCase"], n["SixteenScalingServersLow"]) == ("single", "3")
+    assert n["SixteenScalingItems"] == r"\SixteenScalingItem{100\,\%}{none}"
 
 
 def test_sets_rise_and_gets_fall_with_the_share_of_writes() -> None:
     p = raw_points()
     n = writes.type_numbers(p[p["type"] != "all"])
-    assert n["SixteenWritesTypeSentence"] == (
-        r"From 1\,\% to 10\,\% writes, set throughput rises in 2 of 2 configurations of $S$ and"
-        " $R$ and get throughput falls in 2 of 2."
-    )
+    # From 1 % to 10 % writes, set throughput rises in 2 of 2 configurations of S and R and
+    # get throughput falls in 2 of 2.
+    assert n == {
+        "SixteenWritesTypeCase": "tested",
+        "SixteenWritesTypeLow": "1",
+        "SixteenWritesTypeHigh": "10",
+        "SixteenWritesSetRises": "2",
+        "SixteenWritesSetConfigs": "2",
+        "SixteenWritesGetFalls": "2",
+        "SixteenWritesGetConfigs": "2",
+    }
     single = writes.type_numbers(p[(p["type"] != "all") & (p["level_writes"] == "1")])
-    assert single["SixteenWritesTypeSentence"].startswith("With a single share of writes")
+    assert single["SixteenWritesTypeCase"] == "untested"
 
 
 def requests_and_runs(p: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -171,7 +191,7 @@ def test_the_report_numbers(ref: dict, saved: dict) -> None:
         "1",
         "4",
     )
-    assert n["SixteenWritesWorstSentence"].endswith("replication full, 10\\,\\% writes).")
+    assert (n["SixteenWritesWorstReplication"], n["SixteenWritesWorstWrites"]) == ("full", "10")
     assert n["SixteenOrigWritesTable"] == "Table 4"
     assert "3 & none & 0.0" in report.table and "3 & full & 1" in report.scaling
     # The sets' 100 µs in the study's time (s = 0.5).

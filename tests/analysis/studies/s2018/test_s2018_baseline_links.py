@@ -14,15 +14,12 @@ from analysis.studies.s2018 import baseline_links as links
 Baselines = tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]
 
 
-def test_bound_words_say_whether_a_link_holds_the_maximum() -> None:
+def test_bound_case_says_whether_a_link_holds_the_maximum() -> None:
     bound = validate.BandwidthBound({"server": 1000.0}, 1000.0, "server")
     held = pd.Series({"throughput_ops_mean": 1000.0 * validate.NEAR_BOUND})
-    assert links._bound_words(held, bound, 0.5).startswith("is held by a link, at ")
-    below = pd.Series({"throughput_ops_mean": 500.0})
-    words = links._bound_words(below, bound, 0.5)
-    assert words == (
-        "stays below every link's bound, at 0.50 of the server's upload bound (2{,}000~ops/s)"
-    )
+    assert links._bound_case(held, bound) == "held"
+    below = pd.Series({"throughput_ops_mean": 1000.0 * validate.NEAR_BOUND - 1})
+    assert links._bound_case(below, bound) == "below"
 
 
 def test_bandwidth_bound_of_each_maximum_in_the_study_time(baselines: Baselines) -> None:
@@ -38,7 +35,10 @@ def test_bandwidth_bound_of_each_maximum_in_the_study_time(baselines: Baselines)
     share = rf.num(2000 / bound.bound, 2)
     assert f"\\newcommand{{\\BaseBoundOneServerReadShare}}{{{share}}}" in text
     assert "\\newcommand{\\BaseBoundOneServerReadRole}{the server's}" in text
-    assert "\\newcommand{\\BaseBoundNote}{applies (capped links)}" in text
+    # 2000 ops/s reach the server's bound: the link holds the maximum.
+    assert 2000 / bound.bound >= validate.NEAR_BOUND
+    assert "\\newcommand{\\BaseBoundOneServerReadCase}{held}" in text
+    assert "\\newcommand{\\BaseBoundCase}{capped}" in text
 
 
 def test_link_bounds_table_rescales_the_measured_capacities(

@@ -37,6 +37,6 @@ def test_report_writes_every_figure_and_table(
     assert names[0] == "\\newcommand{\\BaseDirectSourceSeedFour"
     assert names[-1] == "\\newcommand{\\ModLawNetShare"
     order = ["BaseDirectCiNote", "BaseMwOneMiddlewareReadOnlyX", "SeedsLaw", "BaseLawPoints",
-             "BaseBoundNote", "LinkScale", "MwStatsWorkersLow", "ModLawPoints"]  # fmt: skip
+             "BaseBoundCase", "LinkScale", "MwStatsWorkersLow", "ModLawPoints"]  # fmt: skip
     at = [section.numbers.index(name) for name in order]
     assert at == sorted(at)

@@ -57,16 +57,17 @@ def test_study_runs_keeps_completed_client_runs_in_the_study_time() -> None:
     assert set(runs["workers"]) == {8, 32}
 
 
-def test_study_words_name_the_studys_largest_share(reference2018: dict) -> None:
-    words = factorial.study_words(reference2018["factorial"]["write-only"])
-    assert "the number of workers per middleware ($q_{C}$)" in words
-    assert rf.pct(0.5593) in words
+def test_study_macros_name_the_studys_largest_share(reference2018: dict) -> None:
+    text = "".join(factorial.study_macros(reference2018["factorial"]["write-only"], "Fact"))
+    assert "\\newcommand{\\FactStudyTerm}{the number of workers per middleware ($q_{C}$)}" in text
+    assert f"\\newcommand{{\\FactStudyShare}}{{{rf.pct(0.5593)}}}" in text
+    assert "\\newcommand{\\FactStudyShareCase}{most}" in text  # 55.9 % is a majority
 
 
 def test_effect_rows_mark_significant_effects_beside_the_study(reference2018: dict) -> None:
     d = factorial.study_runs(design_runs())
-    results, note = factorial.analyse(d)
-    assert note == ""
+    results, error = factorial.analyse(d)
+    assert error is None
     rows = factorial.effect_rows(results, reference2018["factorial"]["write-only"])
     by_label = {r[0]: r for r in rows}
     assert list(by_label) == ["$q_0$", "$q_{A}$", "$q_{B}$", "$q_{C}$", "$q_{AB}$",
@@ -90,10 +91,36 @@ def test_workload_report_without_a_complete_design_shows_the_study_only(
     )
     text = "".join(numbers)
     assert fig.stat().st_size > 0
-    assert "Not enough levels or repetitions" in text
+    assert "\\newcommand{\\FactWriteOnlyNoteCase}{incomplete}" in text
+    assert "\\newcommand{\\FactWriteOnlyDesignError}{factor" in text
+    assert "\\newcommand{\\FactWriteOnlyRuns}{8}" in text
     assert "\\newcommand{\\FactWriteOnlyRepetitions}{2 repetitions}" in text
-    assert "The design is incomplete in this profile." in text
+    assert "\\newcommand{\\FactWriteOnlyDesignCase}{incomplete}" in text
     assert "$q_{A}$ & -- & -- & -- & -574" in table
+
+
+def test_one_repetition_drops_the_intervals_and_the_error_term(
+    reference2018: dict, tmp_path: Path
+) -> None:
+    runs = design_runs()
+    runs = runs[runs["repetition"] == 0]
+    # The response time now varies with the workers (C) alone, 20 % of the throughput's.
+    workers = runs["middleware.workers"].map({8: -1, 32: 1})
+    runs = runs.assign(response_us_mean=(10 + workers) * 1e3)
+    d = factorial.study_runs(runs)
+    ref = reference2018["factorial"]
+    table, numbers = factorial.workload_report(
+        d, ref["read-only"], ref["source"], "FactReadOnly", str(tmp_path / "fact.pdf")
+    )
+    text = "".join(numbers)
+    assert "CI" not in table
+    assert "\\newcommand{\\FactReadOnlyNoteCase}{nointervals}" in text
+    assert "\\newcommand{\\FactReadOnlyDesignCase}{single}" in text
+    assert "\\newcommand{\\FactReadOnlyTermCase}{different}" in text
+    # 400^2 against 100^2: A explains 94 % of the throughput's variation.
+    assert f"\\newcommand{{\\FactReadOnlyThroughputShare}}{{{rf.pct(16 / 17)}}}" in text
+    term = "the number of workers per middleware ($q_{C}$)"
+    assert f"\\newcommand{{\\FactReadOnlyResponseTerm}}{{{term}}}" in text
 
 
 def test_report_writes_both_workloads(reference2018: dict, tmp_path: Path) -> None:
@@ -103,7 +130,13 @@ def test_report_writes_both_workloads(reference2018: dict, tmp_path: Path) -> No
     assert section._fields == ("table_read", "table_write", "numbers")
     assert all(Path(p).stat().st_size > 0 for p in paths)
     assert "95\\,\\% CI" in section.table_read
-    assert "\\newcommand{\\FactReadOnlySummary}{With 2 repetitions, the number of servers" in (
-        section.numbers
-    )
-    assert "\\FactWriteOnlyNote}{}" in section.numbers
+    # Throughput 1000 + 400 A + 100 C: A explains most of it, and all of the response time.
+    n = section.numbers
+    assert "\\newcommand{\\FactReadOnlyDesignCase}{repeated}" in n
+    assert "\\newcommand{\\FactReadOnlyThroughputTerm}{the number of servers ($q_{A}$)}" in n
+    assert "\\newcommand{\\FactReadOnlyThroughputShareCase}{most}" in n
+    assert "\\newcommand{\\FactReadOnlyTermCase}{same}" in n
+    assert "\\newcommand{\\FactReadOnlyResponseShare}{100.0\\,\\%}" in n
+    # Two repetitions: the intervals stay and the caption needs no note.
+    assert "\\newcommand{\\FactWriteOnlyNoteCase}{none}" in n
+    assert "\\newcommand{\\FactWriteOnlyDesignError}{--}" in n

@@ -50,10 +50,33 @@ def test_split_macros_at_the_largest_size() -> None:
     assert m["MgetServerShareMin"] == "80.0\\,\\%" and m["MgetQueueShareMax"] == "2.0\\,\\%"
     assert m["MgetShardedLargestServerMs"] == "4.80"
     assert m["MgetLargestSize"] == "6"
+    # As the study reads it: the servers take most of the time, the queue next to none.
+    assert m["MgetSplitCase"] == "holds" and m["MgetSplitLeastSharding"] == rf.MISSING
+    # Where the servers do not take most of it, the text names the point.
+    low = macros(mr.split_macros(split.assign(server_us_mean_share=[0.8, 0.3]), [1, 6]))
+    assert low["MgetSplitCase"] == "fails"
+    assert (low["MgetSplitLeastSharding"], low["MgetSplitLeastSize"]) == ("sharded", "6")
     assert list(macros(mr.split_macros(split.iloc[0:0], [1]))) == [
-        "MgetSplitSentence",
+        "MgetSplitCase",
+        "MgetSplitLeastSharding",
+        "MgetSplitLeastSize",
         "MgetLargestSize",
     ]
+    assert macros(mr.split_macros(split.iloc[0:0], [1]))["MgetSplitCase"] == "none"
+
+
+def test_verdict_items_one_per_split_of_sizes() -> None:
+    verdicts = [
+        mg.Verdict("mean", "the mean response time", (3, 6), (), (1,)),
+        mg.Verdict("p50", "the median", (3, 6), (), (1,)),
+        mg.Verdict("p99", "the 99th percentile", (3,), (6,), (1,)),
+        mg.Verdict("keys_per_s", "the keys per second", (1, 3, 6), (), ()),
+    ]
+    assert mr.verdict_items(verdicts) == (
+        "\\MgetVerdict{first}{many}{mixed}{the mean response time and the median}{3 and 6}{}{1} "
+        "\\MgetVerdict{next}{one}{mixed}{the 99th percentile}{3}{6}{1} "
+        "\\MgetVerdict{next}{one}{improves}{the keys per second}{1, 3 and 6}{}{}"
+    )
 
 
 def test_link_macros_from_the_emulations_queue_and_rto(multiget_family: Family) -> None:
@@ -98,8 +121,15 @@ def test_report_macros_and_table(section: mr.Multiget, tmp_path: Path) -> None:
     # Six keys: sharded 3.0 ms, non-sharded 3.6 ms; the study saw non-sharded 1 ms lower.
     assert m["MgetGapSixMs"] == "-0.60" and m["MgetStudyGapSixMs"] == "1"
     assert m["MgetRtoMs"] == "400" and m["MgetRtoStudyMs"] == "200.0"
-    assert "2.0 times per 1000 sharded requests" in m["MgetRtoSentence"]
+    # The manifests' retransmission timeouts at six keys, per 1000 client requests.
+    assert m["MgetShardedRtoPerThousand"] == "2.0" and m["MgetNonShardedRtoPerThousand"] == "0.5"
+    assert m["MgetShardedDropsPerThousand"] == "4.0"
+    # Fewer than the 10 requests per 1000 beyond the 99th percentile.
+    assert m["MgetRtoCase"] == "few"
+    assert m["MgetTailPerThousand"] == "10"
+    # p99 / p50 is 4 sharded and 8 non-sharded: the non-sharded tail is the longer.
+    assert m["MgetTailCase"] == "nonsharded"
     assert m["MgetHistOverflowMax"] == "0.0\\,\\%"
     assert "sharded & 6 & 3.00 & " in section.table
     names = list(m)
-    assert names[0] == "MgetSplitSentence" and names[-2:] == ["MgetStudySource", "MgetSizes"]
+    assert names[0] == "MgetSplitCase" and names[-2:] == ["MgetStudySource", "MgetSizes"]

@@ -38,7 +38,7 @@ public final class MiddlewareCommand implements Callable<Integer> {
   @Mixin private ListenOptions listen;
 
   // The testbed always passes the count; this default, for standalone use, is
-  // testbed.mqsoak.DEFAULT_MQ_WORKERS (tests/test_workers.py checks it).
+  // testbed.services.middleware.DEFAULT_MQ_WORKERS (tests/test_workers.py checks it).
   @Option(names = {"-t", "--workers"}, paramLabel = "WORKERS", defaultValue = "16",
       description = "Worker threads, each with one database connection (default: ${DEFAULT-VALUE}).")
   private int workers;

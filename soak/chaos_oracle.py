@@ -18,7 +18,7 @@ A reply is judged on four counts:
   its replicas that is alive now (running, not stopped) and is the same process as when the
   request was sent (its *epoch*, bumped before every kill and after every restart, has not
   changed). A replica without the value is a *false STORED*.
-  The replicas come from `testbed.hashring`, a second implementation of the middleware's ring,
+  The replicas come from `soak.hashring`, a second implementation of the middleware's ring,
   not from "present on R servers": the exact replica set catches a SET that went to the wrong
   server, which a count would miss, and a GET that reads from a non-replica (below). The soak
   checks the ring against placement it observes on the real servers before it starts, so the

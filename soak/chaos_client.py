@@ -5,7 +5,7 @@ of keys written earlier (its own and other clients'; a tenth never written) and 
 requests that the middleware answers itself (`ERROR`, `CLIENT_ERROR`), which must still come in
 their place. It reads the replies in order, and after the batch reads every STORED key from its
 live replicas
-(`testbed.chaos_oracle` says what counts as a violation and why).
+(`soak.chaos_oracle` says what counts as a violation and why).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from testbed.chaos_oracle import (
+from soak.chaos_oracle import (
     MUST_HIT_S,
     FaultLog,
     LatencyBound,
@@ -36,7 +36,7 @@ from testbed.chaos_oracle import (
     set_request,
     value_for,
 )
-from testbed.hashring import HashRing
+from soak.hashring import HashRing
 
 
 @dataclass(frozen=True)

@@ -24,13 +24,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from testbed.hosts import HostError, LocalHost, Proc, wait_for_port
+from testbed.hosts import HostError, LocalHost, Proc
+from testbed.services.ports import wait_for_port
 from testbed.tools import TOOLS, tool_path
 
 USER = "mwlab-pg"
 DATABASE = "simplemq"
 # SimpleMQ's SQL: the schema, the procedures and one pop strategy each (the module's README).
-SQL = Path(__file__).resolve().parents[1] / "middleware" / "simplemq" / "sql"
+SQL = Path(__file__).resolve().parents[2] / "middleware" / "simplemq" / "sql"
 STRATEGIES = ("skip_locked", "naive", "broken")
 # Connections the harness itself may hold at once (psql for the schema, snapshots, sampling).
 HARNESS_CONNECTIONS = 4

@@ -8,9 +8,19 @@ import sys
 
 import pytest
 
-from testbed.hosts import HostError, memcached_answers, wait_for_memcached
+from testbed.hosts import HostError
+from testbed.services.memcached import memcached_answers, memcached_command, wait_for_memcached
+from testbed.services.ports import LOOPBACK
 
 pytestmark = pytest.mark.timeout(120)
+
+
+def plain_memcached(port: int) -> list[str]:
+    """memcached on loopback, every other setting left to its own default."""
+    return memcached_command(
+        LOOPBACK, port, threads=None, memory_mib=None, disable_udp=False, connections=None
+    )
+
 
 # Listens on the port given and answers every connection with a line that is not memcached's.
 NOT_MEMCACHED = """
@@ -29,14 +39,14 @@ def test_another_server_on_the_port_is_not_our_memcached(memcached):
     # A second memcached on the fixture's port cannot bind it and exits; the first one's
     # answers must not make it look ready meanwhile.
     ours = subprocess.Popen(
-        ["memcached", "-l", "127.0.0.1", "-p", str(memcached), "-u", "root"],
+        plain_memcached(memcached),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     try:
-        assert memcached_answers("127.0.0.1", memcached)
+        assert memcached_answers(LOOPBACK, memcached)
         with pytest.raises(HostError, match="exited with"):
-            wait_for_memcached("127.0.0.1", memcached, 60.0, ours)
+            wait_for_memcached(LOOPBACK, memcached, 60.0, ours)
     finally:
         ours.kill()
         ours.wait(30)
@@ -50,10 +60,10 @@ def test_a_listener_that_does_not_speak_memcached_is_not_ready(base_port):
     )
     try:
         assert ours.stdout is not None and ours.stdout.readline() == "listening\n"
-        assert not memcached_answers("127.0.0.1", base_port)
+        assert not memcached_answers(LOOPBACK, base_port)
         # It accepts connections, but never answers `version` as memcached does.
         with pytest.raises(HostError, match="not answering memcached"):
-            wait_for_memcached("127.0.0.1", base_port, 2.0, ours)
+            wait_for_memcached(LOOPBACK, base_port, 2.0, ours)
         assert ours.poll() is None
     finally:
         ours.kill()
@@ -62,13 +72,13 @@ def test_a_listener_that_does_not_speak_memcached_is_not_ready(base_port):
 
 def test_our_memcached_is_ready(base_port):
     ours = subprocess.Popen(
-        ["memcached", "-l", "127.0.0.1", "-p", str(base_port), "-u", "root"],
+        plain_memcached(base_port),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     try:
-        wait_for_memcached("127.0.0.1", base_port, 60.0, ours)
-        assert memcached_answers("127.0.0.1", base_port)
+        wait_for_memcached(LOOPBACK, base_port, 60.0, ours)
+        assert memcached_answers(LOOPBACK, base_port)
     finally:
         ours.terminate()
         ours.wait(30)

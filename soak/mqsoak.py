@@ -16,7 +16,6 @@ import csv
 import itertools
 import json
 import signal
-import socket
 import sys
 import time
 from collections import Counter
@@ -25,14 +24,16 @@ from pathlib import Path
 
 import click
 
-from testbed.hosts import HostError, LocalHost, wait_for_port
-from testbed.postgres import STRATEGIES, PostgresServer
-
-JAR = Path(__file__).resolve().parents[1] / "build" / "simplemq.jar"
-# SimpleMQ's one default worker count (per middleware): the soak and scripts/bench_mq.py take
-# it from here and always pass it as --workers; SimpleMQ's own default for standalone use is
-# the same number (tests/test_workers.py).
-DEFAULT_MQ_WORKERS = 16
+from testbed.hosts import HostError, LocalHost
+from testbed.services.middleware import (
+    DEFAULT_MQ_WORKERS,
+    SIMPLEMQ_JAR,
+    simplemq_client_command,
+    start_simplemq,
+    wait_simplemq,
+)
+from testbed.services.ports import LOOPBACK, free_port
+from testbed.services.postgres import STRATEGIES, PostgresServer
 
 
 @dataclass(frozen=True)
@@ -103,12 +104,6 @@ def oracle(
     )
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _remaining(db: PostgresServer) -> list[tuple[int, int, int]]:
     """(sender, sequence, id) of every message left; the sequence is read from the body's tag."""
     out = []
@@ -132,11 +127,11 @@ def soak(
     timeout_s: float = 600.0,
 ) -> Verdict:
     """Runs one soak in `out` and returns the oracle's verdict."""
-    if not JAR.exists():
-        raise HostError(f"{JAR} missing: `make build` builds it")
+    if not SIMPLEMQ_JAR.exists():
+        raise HostError(f"{SIMPLEMQ_JAR} missing: `make build` builds it")
     if clients % processes or messages % clients:
         raise ValueError("clients must split evenly over the processes, messages over clients")
-    host = LocalHost(name="mq", role="server", address="127.0.0.1", base=out)
+    host = LocalHost(name="mq", role="server", address=LOOPBACK, base=out)
     db = PostgresServer(host, "postgres", free_port(), middlewares * workers + 10, strategy)
     db.admit(middlewares * workers)
     db.start()
@@ -144,23 +139,24 @@ def soak(
     try:
         db.psql("SELECT add_queue()")
         ports = [free_port() for _ in range(middlewares)]
-        mws = []
-        for i, port in enumerate(ports):
-            cmd = ["java", "-jar", str(JAR), "middleware", "-p", str(port),
-                   "--workers", str(workers), "--db", db.url, "--stats-dir", "stats"]  # fmt: skip
-            mws.append(host.start(cmd, f"middlewares/mw{i + 1}", "middleware", i))
+        mws = [
+            start_simplemq(host, port, workers, db.url, f"middlewares/mw{i + 1}", i)
+            for i, port in enumerate(ports)
+        ]
         for port, mw in zip(ports, mws, strict=True):
-            wait_for_port("127.0.0.1", port, 60.0, mw)
+            wait_simplemq(port, mw)
         per = clients // processes
-        targets = ",".join(f"127.0.0.1:{p}" for p in ports)
+        targets = ",".join(f"{LOOPBACK}:{p}" for p in ports)
         for k in range(processes):
             rel = f"clients/c{k + 1}"
-            cmd = ["java", "-jar", str(JAR), "client", "--middleware", targets,
-                   "--first-client", str(1 + k * per), "--clients", str(per),
-                   "--all-clients", str(clients), "--workload", "shared-receiver",
-                   "--receiver", "1", "--messages", str(messages // clients),
-                   "--test-time", "0", "--start-gate", "gate", "--message-log", ".",
-                   "--json-out-file", "result.json"]  # fmt: skip
+            cmd = simplemq_client_command(
+                SIMPLEMQ_JAR,
+                ["--middleware", targets, "--first-client", str(1 + k * per),
+                 "--clients", str(per), "--all-clients", str(clients),
+                 "--workload", "shared-receiver", "--receiver", "1",
+                 "--messages", str(messages // clients), "--test-time", "0",
+                 "--start-gate", "gate", "--message-log", ".", "--json-out-file", "result.json"],
+            )  # fmt: skip
             procs.append(host.start(cmd, rel, "client", k))
         deadline = time.monotonic() + 120.0
         for p in procs:

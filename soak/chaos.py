@@ -5,8 +5,8 @@ middleware (`build/middleware.jar`, replication R), then runs client connections
 some send one request at a time, some pipeline batches of up to `--max-depth` requests; the
 requests are SETs, GETs and multi-GETs. After a warm-up, a fault plan drawn from the seed kills,
 restarts, SIGSTOPs and SIGCONTs servers, at most `--max-faulty` at once, and every fault ends
-before a quiet cool-down. Each connection is a `testbed.chaos_client.Client`, and
-`testbed.chaos_oracle` judges every reply (one reply per request, in order; no false STORED; no
+before a quiet cool-down. Each connection is a `soak.chaos_client.Client`, and
+`soak.chaos_oracle` judges every reply (one reply per request, in order; no false STORED; no
 missing read; none late); a monitor samples the middleware's RSS, threads and file descriptors.
 
 The fault plan and each client's choice of requests follow from the seed alone (`--seed`
@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-import os
 import random
 import shutil
 import signal
@@ -35,20 +34,18 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Literal
+from typing import Literal
 
 import click
 from rich.console import Console
 
-from testbed.chaos_client import Client, ClientContext
-from testbed.chaos_oracle import (
+from soak.chaos_client import Client, ClientContext
+from soak.chaos_oracle import (
     VIOLATIONS,
     FaultLog,
     LatencyBound,
     Probe,
-    ReplyClosedError,
     ReplyStream,
-    ReplyTimeoutError,
     ResourceBounds,
     ResourceMonitor,
     StallProbe,
@@ -57,11 +54,15 @@ from testbed.chaos_oracle import (
     set_key,
     set_request,
 )
-from testbed.hashring import HashRing
+from soak.hashring import HashRing
+from testbed.hosts import HostError
 from testbed.point import DEFAULT_WORKERS
+from testbed.services.local import spawn, terminate
+from testbed.services.memcached import memcached_command, memcached_stats
+from testbed.services.middleware import MIDDLEWARE_JAR, command_flags, middleware_command
+from testbed.services.ports import LOOPBACK, free_ports, wait_for_port
 
-REPO = Path(__file__).resolve().parent.parent
-HOST = "127.0.0.1"
+HOST = LOOPBACK
 FAULT_KINDS = ("stop", "kill", "stop-kill")
 HANDLED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -90,7 +91,7 @@ class SoakConfig:
     fault_gap_s: float = 2.0
     max_faulty: int = 2
     base_port: int = 25500
-    jar: Path = REPO / "build" / "middleware.jar"
+    jar: Path = MIDDLEWARE_JAR
     heap_mib: int = 256
     virtual_nodes: int = 160
     log_dir: Path | None = None
@@ -219,35 +220,12 @@ def plan_faults(
 # --- processes ---------------------------------------------------------------------------------
 
 
-def port_free(port: int) -> bool:
-    with socket.socket() as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind((HOST, port))
-        except OSError:
-            return False
-    return True
-
-
 def pick_ports(base: int, n: int, span: int = 100) -> list[int]:
     """`n` free ports from [base, base + span)."""
-    ports = [p for p in range(base, base + span) if port_free(p)][:n]
-    if len(ports) < n:
-        raise ChaosError(f"fewer than {n} free ports in {base}..{base + span - 1}")
-    return ports
-
-
-def wait_listening(port: int, proc: subprocess.Popen[bytes], what: str, timeout_s: float) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise ChaosError(f"{what} exited with status {proc.returncode} before listening")
-        try:
-            with socket.create_connection((HOST, port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.02)
-    raise ChaosError(f"{what} did not listen on port {port} within {timeout_s:.0f} s")
+    try:
+        return free_ports(base, n, span, HOST)
+    except HostError as e:
+        raise ChaosError(str(e)) from None
 
 
 class Servers:
@@ -257,25 +235,26 @@ class Servers:
         self.ports = ports
         self.log_dir = log_dir
         self.procs: list[subprocess.Popen[bytes] | None] = [None] * len(ports)
-        self._logs: list[IO[bytes]] = []
         self._lock = threading.Lock()
 
     def names(self) -> list[str]:
         return [f"{HOST}:{p}" for p in self.ports]
 
     def start(self, s: int) -> None:
-        cmd = ["memcached", "-l", HOST, "-p", str(self.ports[s]), "-U", "0", "-t", "1"]
-        cmd += ["-m", "1024", "-c", "4096"]
-        if os.geteuid() == 0:
-            cmd += ["-u", "root"]
-        log = (self.log_dir / f"memcached-{s}.log").open("ab")
-        proc = subprocess.Popen(
-            cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True
+        port = self.ports[s]
+        # Appended to: a restarted server's log follows the one it replaces.
+        proc = spawn(
+            memcached_command(HOST, port),
+            self.log_dir / f"memcached-{s}.log",
+            append=True,
+            new_session=True,
         )
         with self._lock:
-            self._logs.append(log)
             self.procs[s] = proc
-        wait_listening(self.ports[s], proc, f"memcached on port {self.ports[s]}", 10.0)
+        try:
+            wait_for_port(HOST, port, 10.0, proc)
+        except HostError as e:
+            raise ChaosError(str(e)) from None
 
     def signal(self, s: int, sig: int) -> None:
         proc = self.procs[s]
@@ -293,13 +272,12 @@ class Servers:
         """Items the running servers evicted for room (a missing read could be one)."""
         total = 0
         for port in self.ports:
-            with socket.create_connection((HOST, port), timeout=5) as sock:
-                sock.sendall(b"stats\r\n")
-                stream = ReplyStream(sock)
-                deadline = time.monotonic() + 5
-                while (line := stream.line(deadline)) != b"END":
-                    if line.startswith(b"STAT evictions "):
-                        total += int(line.split()[2])
+            stats = memcached_stats(HOST, port, timeout=5)
+            if not stats.endswith("END\r\n"):
+                raise ConnectionError(f"memcached on port {port} closed before its stats' END")
+            for line in stats.splitlines():
+                if line.startswith("STAT evictions "):
+                    total += int(line.split()[2])
         return total
 
     def close(self) -> None:
@@ -312,8 +290,6 @@ class Servers:
             if proc is not None:
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(timeout=10)
-        for log in self._logs:
-            log.close()
 
 
 TRIM_FLAGS = ("-XX:+UnlockExperimentalVMOptions", "-XX:TrimNativeHeapInterval=1000")
@@ -332,36 +308,36 @@ class MiddlewareProcess:
     def __init__(self, cfg: SoakConfig, port: int, servers: list[str], log_dir: Path) -> None:
         self.port = port
         self.cfg = cfg
-        cmd = ["java", f"-Xms{cfg.heap_mib}m", f"-Xmx{cfg.heap_mib}m", "-XX:+AlwaysPreTouch"]
-        if native_trim_supported():
-            cmd += [*TRIM_FLAGS]
-        cmd += ["-jar", str(cfg.jar), "-l", HOST, "-p", str(port), "--workers", str(cfg.workers)]
-        cmd += ["-s", "true" if cfg.sharded else "false", "-m", *servers]
-        cmd += ["--replication", str(cfg.replication)]
-        cmd += ["--server-timeout-ms", str(cfg.server_timeout_ms)]
-        cmd += ["--virtual-nodes", str(cfg.virtual_nodes)]
-        cmd += ["--stats-dir", str(log_dir / "stats")]
         # GC and safepoint pauses, to tell a slow middleware from a stalled machine.
-        cmd[1:1] = [f'-Xlog:gc,safepoint:file="{log_dir / "jvm.log"}":time,uptime,tags']
-        self.log = (log_dir / "middleware.log").open("ab")
-        self.proc = subprocess.Popen(
-            cmd, stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log, start_new_session=True
+        jvm = [f'-Xlog:gc,safepoint:file="{log_dir / "jvm.log"}":time,uptime,tags']
+        jvm += [f"-Xms{cfg.heap_mib}m", f"-Xmx{cfg.heap_mib}m", "-XX:+AlwaysPreTouch"]
+        if native_trim_supported():
+            jvm += [*TRIM_FLAGS]
+        flags = command_flags(
+            servers,
+            workers=cfg.workers,
+            sharded=cfg.sharded,
+            stats_dir=str(log_dir / "stats"),
+            replication=cfg.replication,
+            server_timeout_ms=cfg.server_timeout_ms,
+            virtual_nodes=cfg.virtual_nodes,
+        )
+        self.proc = spawn(
+            middleware_command(cfg.jar, HOST, port, flags, jvm),
+            log_dir / "middleware.log",
+            append=True,
+            new_session=True,
         )
 
     def wait_ready(self) -> None:
-        wait_listening(self.port, self.proc, "the middleware", 60.0)
+        try:
+            wait_for_port(HOST, self.port, 60.0, self.proc, name="the middleware")
+        except HostError as e:
+            raise ChaosError(str(e)) from None
 
     def stop(self) -> int:
         """SIGTERM, as a user stops it; SIGKILL if it does not exit. Returns its exit status."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=2 * self.cfg.server_timeout_ms / 1000 + 20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
-        return self.proc.returncode
+        return terminate(self.proc, 2 * self.cfg.server_timeout_ms / 1000 + 20)
 
 
 class Chaos(threading.Thread):
@@ -456,7 +432,7 @@ def verify_placement(
     if wrong:
         key, predicted, found = wrong[0]
         raise ChaosError(
-            f"testbed/hashring.py disagrees with the middleware's placement on {len(wrong)} of"
+            f"soak/hashring.py disagrees with the middleware's placement on {len(wrong)} of"
             f" {keys} keys, e.g. {key}: predicted on servers {predicted}, found on {found}"
         )
 
@@ -573,7 +549,7 @@ def run_soak(cfg: SoakConfig, interrupt: Interrupt, console: Console) -> dict[st
         stalls.write_csv(log_dir / "stalls.csv", t0)
         pressure_at_end = cpu_pressure_total_us()
         monitor.write_csv(log_dir / "resources.csv")
-        with contextlib.suppress(OSError, ReplyTimeoutError, ReplyClosedError):
+        with contextlib.suppress(OSError):
             evictions = servers.evictions()
     finally:
         interrupt.halt.set()
@@ -765,7 +741,7 @@ def _join(threads: list[Client], timeout_s: float, interrupt: Interrupt) -> None
 @click.option(
     "--jar",
     type=click.Path(path_type=Path),
-    default=REPO / "build" / "middleware.jar",
+    default=MIDDLEWARE_JAR,
     show_default=True,
 )
 @click.option("--heap-mib", type=int, default=256, show_default=True, help="Middleware heap.")

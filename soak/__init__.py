@@ -1,0 +1,4 @@
+"""Soaks: long checks that the systems stay right under failure, each judged by an oracle.
+`mwlab chaos` (`soak.chaos`) drives the memcached middleware while its servers fail; `mwlab mq
+soak` (`soak.mqsoak`) checks SimpleMQ's exactly-once pops. They start their services with
+`testbed.services` and measure nothing: the testbed never imports them."""
