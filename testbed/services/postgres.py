@@ -132,6 +132,19 @@ class PostgresServer:
             raise PostgresError(f"{what} failed ({done.returncode}): {done.stderr.strip()[-800:]}")
         return done.stdout
 
+    def _wait_accepting(self, deadline: float) -> None:
+        """Blocks until the server accepts sessions: it listens before its startup ends and
+        refuses sessions until then ("the database system is starting up"), for longer on a
+        loaded machine. pg_isready exits 0 once sessions are accepted, 1 while refused."""
+        command = [*_as_user(), str(bindir() / "pg_isready"), "-q", "-h", str(self.socket_dir),
+                   "-p", str(self.port), "-t", "2"]  # fmt: skip
+        while subprocess.run(command, check=False, timeout=30).returncode != 0:
+            if self.proc is not None and self.proc.poll() is not None:
+                raise PostgresError(f"postgres exited with {self.proc.poll()} during its startup")
+            if time.monotonic() > deadline:
+                raise PostgresError(f"postgres: not accepting sessions on port {self.port}")
+            time.sleep(0.1)
+
     def _psql(self) -> list[str]:
         """psql on the run's database over its socket: unaligned rows, tab-separated."""
         return [str(bindir() / "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-A", "-t",
@@ -198,6 +211,7 @@ class PostgresServer:
         ]
         self.proc = self.host.start(command, self.rel, "postgres")
         wait_for_port(self.host.address, self.port, timeout, self.proc)
+        self._wait_accepting(time.monotonic() + timeout)
         self.timings["start_s"] = time.monotonic() - t0 - self.timings["initdb_s"]
         t1 = time.monotonic()
         self._run(
