@@ -5,19 +5,13 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from analysis.report import figures as fg
 from analysis.studies.s2016 import macros, writes
 
 
 def main(sm) -> None:  # noqa: ANN001
     reference = yaml.safe_load(Path(sm.input.reference).read_text())
-    tables = [pd.read_parquet(sm.input[t]) for t in ("points", "runs", "pool_requests")]
-    report = writes.report(*tables, reference, sm.output.figure)
-    fg.write(sm.output.table, report.table)
-    fg.write(sm.output.times_set, report.times_set)
-    fg.write(sm.output.times_get, report.times_get)
-    fg.write(sm.output.scaling, report.scaling)
-    macros.write_json(sm.output.numbers, report.numbers)
+    tables = {t: pd.read_parquet(sm.input[t]) for t in writes.TABLES}
+    macros.write_report(sm.output, writes.report(tables, reference, sm.output.figure))
 
 
 if __name__ == "__main__":

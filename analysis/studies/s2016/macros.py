@@ -8,12 +8,20 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from analysis.report.figures import macro
+from analysis.report.figures import macro, write
 
 
 def write_json(path: str | Path, values: dict[str, Any]) -> None:
     """Values by name, in the order they were made."""
     Path(path).write_text(json.dumps(values, indent=1))
+
+
+def write_report(outputs: Mapping[str, Any], report: Any) -> None:
+    """A family's report: each LaTeX part (`report.tex`, by output name) to that rule output,
+    its numbers to the output `numbers`."""
+    for name, text in report.tex.items():
+        write(outputs[name], text)
+    write_json(outputs["numbers"], report.numbers)
 
 
 def read_json(path: str | Path) -> dict[str, str]:

@@ -19,6 +19,9 @@ from analysis.studies.s2016.study_time import by_points
 from analysis.studies.s2016.times import grid_tabular, ok_runs, point_times
 from analysis.validate import set_share
 
+# The raw tables report() reads, by their rule input names.
+TABLES = ("points", "runs", "pool_requests")
+
 ORDER = {"none": 0, "half": 1, "full": 2}
 REPLICAS = {"none": "1", "half": r"$\lceil S/2 \rceil$", "full": "$S$"}
 
@@ -193,21 +196,15 @@ def numbers(
 
 @dataclass(frozen=True)
 class Report:
-    table: str
-    times_set: str
-    times_get: str
+    tex: dict[str, str]  # LaTeX by the rule's output name
     numbers: dict[str, str]
 
 
-def report(
-    raw_points: pd.DataFrame,
-    runs: pd.DataFrame,
-    raw_pool_requests: pd.DataFrame,
-    reference: Mapping,
-    figure_path: str,
-) -> Report:
-    """The family's tables and numbers from its raw tables and reference2016.yaml; draws its
-    figure at `figure_path`."""
+def report(tables: Mapping[str, pd.DataFrame], reference: Mapping, figure_path: str) -> Report:
+    """The family's tables and numbers from its raw `tables` (TABLES) and reference2016.yaml;
+    draws its figure at `figure_path`."""
+    raw_points, runs = tables["points"], tables["runs"]
+    raw_pool_requests = tables["pool_requests"]
     # Every throughput and time in the study's time, each row by its runs' scale.
     points = in_study_time(raw_points)
     points = points[points["type"].isin(["set", "get"])].copy()
@@ -215,8 +212,6 @@ def report(
     figure(points, figure_path)
     times = times_tables(points, runs, pool_requests, reference)
     return Report(
-        tabular(points),
-        times["set"],
-        times["get"],
+        {"table": tabular(points), "times_set": times["set"], "times_get": times["get"]},
         numbers(points, runs, pool_requests, reference),
     )

@@ -21,6 +21,8 @@ from analysis.studies.s2016.study_time import by_points
 from analysis.studies.s2016.tables import relative_change
 from analysis.studies.s2016.times import grid_tabular, ok_runs, point_times
 
+# The raw tables report() reads, by their rule input names.
+TABLES = ("points", "runs", "pool_requests")
 KEYS = ["servers", "level_replication", "level_writes"]
 
 
@@ -313,22 +315,15 @@ def numbers(
 
 @dataclass(frozen=True)
 class Report:
-    table: str
-    times_set: str
-    times_get: str
-    scaling: str
+    tex: dict[str, str]  # LaTeX by the rule's output name
     numbers: dict[str, str]
 
 
-def report(
-    raw_points: pd.DataFrame,
-    runs: pd.DataFrame,
-    raw_pool_requests: pd.DataFrame,
-    reference: Mapping,
-    figure_path: str,
-) -> Report:
-    """The family's tables and numbers from its raw tables and reference2016.yaml; draws its
-    figure at `figure_path`."""
+def report(tables: Mapping[str, pd.DataFrame], reference: Mapping, figure_path: str) -> Report:
+    """The family's tables and numbers from its raw `tables` (TABLES) and reference2016.yaml;
+    draws its figure at `figure_path`."""
+    raw_points, runs = tables["points"], tables["runs"]
+    raw_pool_requests = tables["pool_requests"]
     # Every throughput and time in the study's time, each row by its runs' scale.
     points = in_study_time(raw_points)
     pool_requests = by_points(raw_pool_requests, raw_points)
@@ -340,9 +335,6 @@ def report(
     client, lowest = changes(points, reference["writes_change_percent"])
     table = change_table(client, reference["writes_change_percent"])
     return Report(
-        table,
-        times["set"],
-        times["get"],
-        scaling,
+        {"table": table, "times_set": times["set"], "times_get": times["get"], "scaling": scaling},
         numbers(client, lowest, scaled, points_by_type, reference),
     )

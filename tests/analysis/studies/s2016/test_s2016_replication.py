@@ -142,7 +142,8 @@ def test_the_sets_wait_against_the_originals(ref: dict) -> None:
 
 
 def test_the_report_numbers_and_figure(ref: dict, saved: dict) -> None:
-    report = replication.report(raw_points(), RUNS, pool_requests(), ref, "repl.pdf")
+    tables = {"points": raw_points(), "runs": RUNS, "pool_requests": pool_requests()}
+    report = replication.report(tables, ref, "repl.pdf")
     n = report.numbers
     assert list(n)[:2] == ["SixteenReplSetQueueCase", "SixteenReplCpuCase"]
     assert n["SixteenOrigReplTableSet"] == "Table 2"
@@ -153,6 +154,6 @@ def test_the_report_numbers_and_figure(ref: dict, saved: dict) -> None:
         "2",
         "5",
     )
-    assert "3 & full (3)" in report.table and "orig." in report.times_set
+    assert "3 & full (3)" in report.tex["table"] and "orig." in report.tex["times_set"]
     labels = legend_texts(saved["repl.pdf"])
     assert {"replication none, client", "replication full, middleware"} <= set(labels)

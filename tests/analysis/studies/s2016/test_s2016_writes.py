@@ -183,7 +183,8 @@ def test_queue_times_per_type_beside_the_originals_tables(ref: dict) -> None:
 def test_the_report_numbers(ref: dict, saved: dict) -> None:
     p = raw_points()
     requests, runs = requests_and_runs(p)
-    report = writes.report(p, runs, requests, ref, "writes.pdf")
+    tables = {"points": p, "runs": runs, "pool_requests": requests}
+    report = writes.report(tables, ref, "writes.pdf")
     n = report.numbers
     assert list(n)[:2] == ["SixteenOrigWritesServers", "SixteenOrigWritesWrites"]
     assert (n["SixteenWritesLevels"], n["SixteenWritesBase"], n["SixteenWritesPoints"]) == (
@@ -193,7 +194,7 @@ def test_the_report_numbers(ref: dict, saved: dict) -> None:
     )
     assert (n["SixteenWritesWorstReplication"], n["SixteenWritesWorstWrites"]) == ("full", "10")
     assert n["SixteenOrigWritesTable"] == "Table 4"
-    assert "3 & none & 0.0" in report.table and "3 & full & 1" in report.scaling
+    assert "3 & none & 0.0" in report.tex["table"] and "3 & full & 1" in report.tex["scaling"]
     # The sets' 100 µs in the study's time (s = 0.5).
-    assert r"3 & 0.050 & 0.050 & 0.020" in report.times_set
+    assert r"3 & 0.050 & 0.050 & 0.020" in report.tex["times_set"]
     assert [ax.get_title() for ax in saved["writes.pdf"].axes] == ["all requests", "sets", "gets"]
