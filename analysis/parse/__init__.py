@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from analysis.parse.columns import PERCENTILES, RUN, WINDOW
 from analysis.parse.cpu import cpu_columns
 from analysis.parse.errors import ParseError
 from analysis.parse.manifest import read_manifest
@@ -37,23 +38,12 @@ __all__ = [
 ]
 
 WINDOW_COLUMNS = [
-    "run",
-    "point",
-    "repetition",
-    "side",
+    *RUN,
     "source",
-    "window",
-    "start_ms",
-    "end_ms",
-    "type",
-    "keys",
-    "count",
-    "throughput_ops",
+    *WINDOW,
     "response_us_mean",
     "response_us_std",
-    "response_us_p50",
-    "response_us_p90",
-    "response_us_p99",
+    *PERCENTILES,
     "net_us_mean",
     "queue_us_mean",
     "worker_us_mean",
@@ -62,10 +52,7 @@ WINDOW_COLUMNS = [
     "errors",
 ]
 TIDY_COLUMNS = [
-    "run",
-    "point",
-    "repetition",
-    "side",
+    *RUN,
     "window",
     "start_ms",
     "end_ms",

@@ -28,6 +28,7 @@ import pandas as pd
 from hdrh.codec import HdrCookieException, HdrHistogramSettingsException, HdrLengthException
 from hdrh.histogram import HdrHistogram
 
+from analysis.parse.columns import PERCENTILES, WINDOW
 from analysis.parse.errors import ParseError
 
 CACHE_BLOCKS = {"Sets": "set", "Gets": "get"}
@@ -53,21 +54,7 @@ class MemtierResult:
     window_ms: int = 1000  # length of each window of `windows`
 
 
-WINDOW_COLUMNS = [
-    "window",
-    "start_ms",
-    "end_ms",
-    "type",
-    "keys",
-    "count",
-    "throughput_ops",
-    "response_us_mean",
-    "response_us_min",
-    "response_us_max",
-    "response_us_p50",
-    "response_us_p90",
-    "response_us_p99",
-]
+WINDOW_COLUMNS = [*WINDOW, "response_us_mean", "response_us_min", "response_us_max", *PERCENTILES]
 # One row per recorded HdrHistogram bucket: bucket_us is the bucket's highest equivalent value,
 # so a percentile taken over the rows is the one HdrHistogram (and memtier) reports.
 HISTOGRAM_COLUMNS = ["type", "keys", "bucket_us", "count"]

@@ -14,17 +14,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis.parse.columns import PERCENTILES, WINDOW
 from analysis.parse.errors import ParseError
 
 COLUMNS = {
     "windows.csv": [
-        "window",
-        "start_ms",
-        "end_ms",
-        "type",
-        "keys",
-        "count",
-        "throughput_ops",
+        *WINDOW,
         "net_us_mean",
         "net_us_var",
         "queue_us_mean",
@@ -35,9 +30,7 @@ COLUMNS = {
         "server_us_var",
         "response_us_mean",
         "response_us_var",
-        "response_us_p50",
-        "response_us_p90",
-        "response_us_p99",
+        *PERCENTILES,
         "keys_requested",
         "values_returned",
         "misses",
