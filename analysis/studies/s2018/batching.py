@@ -63,11 +63,11 @@ def batch_bars(ax: plt.Axes, d: pd.DataFrame, batches: list[int]) -> list[str]:
             label=f"batch {batch}",
         )
         labels = ["" if math.isnan(v) else f"{v:,.0f}" for v in y]
-        ax.bar_label(bars, labels=labels, fontsize=6, padding=1)
+        ax.bar_label(bars, labels=labels, fontsize=6, padding=1, rotation=90)
         shown += labels
     ax.set_xticks(np.arange(len(counts)), [str(c) for c in counts])
     top = np.nanmax(d["throughput_ops_ci_high"].fillna(d["throughput_ops_mean"]).to_numpy(float))
-    ax.set_ylim(0, top * 1.15 if np.isfinite(top) and top > 0 else 1)  # room for the labels
+    ax.set_ylim(0, top * 1.3 if np.isfinite(top) and top > 0 else 1)  # room for the labels
     return shown
 
 

@@ -86,7 +86,7 @@ def mm_figure(tables: dict[str, pd.DataFrame], seeds: dict[str, pd.DataFrame], p
                 alpha=0.8,
                 label=f"seed 004: {label}",
             )
-        ax.set(title=f"{workers} workers per middleware", xlabel="clients (virtual)")
+        ax.set(title=f"{workers} workers", xlabel="clients (virtual)")
         ax.set_yscale("log")
     axes[0][0].set_ylabel("response time [ms], study time")
     handles, labels = axes[0][0].get_legend_handles_labels()
