@@ -5,9 +5,9 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import picocli.CommandLine;
 import org.mwlab.common.cli.ListenOptions;
+import org.mwlab.common.cli.Termination;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -165,27 +165,13 @@ public final class Main implements Callable<Integer> {
       err.flush();
       return 1;
     }
-    final CountDownLatch done = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  m.shutdown(true);
-                  done.countDown();
-                  // SIGTERM is a normal end of a run: report success.
-                  Runtime.getRuntime().halt(0);
-                },
-                "shutdown"));
+    final Termination end = Termination.onSignal(() -> m.shutdown(true));
     System.out.println(
         "middleware: listening on " + config.listenAddress() + ":" + m.port() + ", "
             + m.describe() + ", " + config.servers().size() + " servers, replication "
             + config.replication() + ", sharded " + config.sharded());
     System.out.flush();
-    try {
-      done.await();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    end.await();
     return 0;
   }
 

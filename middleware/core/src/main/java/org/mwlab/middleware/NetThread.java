@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.mwlab.common.Ascii;
+import org.mwlab.common.nio.ReadyKeys;
 import org.mwlab.middleware.stats.Recorder;
 import org.mwlab.middleware.stats.StatsClock;
 import org.mwlab.middleware.stats.StatsCollector;
@@ -48,6 +49,7 @@ final class NetThread implements Runnable {
   private final ConcurrentLinkedQueue<ClientConnection> resumes = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<Request> dispatches = new ConcurrentLinkedQueue<>();
   private final int initialBuffer;
+  private final ReadyKeys<ClientConnection, RuntimeException> readyKeys;
   private volatile boolean running = true;
   private long ticket;
   private long nextId;
@@ -71,6 +73,8 @@ final class NetThread implements Runnable {
     server.bind(new InetSocketAddress(config.listenAddress(), config.port()), 1024);
     server.configureBlocking(false);
     server.register(selector, SelectionKey.OP_ACCEPT);
+    readyKeys = new ReadyKeys<>(selector, ClientConnection.class, () -> running, this::accept,
+        this::onReady);
   }
 
   int localPort() {
@@ -102,6 +106,16 @@ final class NetThread implements Runnable {
     connections.decrementAndGet();
   }
 
+  private void onReady(final SelectionKey key, final ClientConnection c) {
+    if (key.isValid() && key.isWritable()) {
+      c.onWritable();
+    }
+    if (key.isValid() && key.isReadable()) {
+      read(c);
+      track(c);
+    }
+  }
+
   @Override
   public void run() {
     try {
@@ -109,26 +123,7 @@ final class NetThread implements Runnable {
         net.idleFrom(oldestPartial());
         selector.select(100);
         net.hold();
-        final Iterator<SelectionKey> it = selector.selectedKeys().iterator();
-        while (it.hasNext() && running) {
-          final SelectionKey key = it.next();
-          it.remove();
-          if (!key.isValid()) {
-            continue;
-          }
-          if (key.isAcceptable()) {
-            accept();
-            continue;
-          }
-          final ClientConnection c = (ClientConnection) key.attachment();
-          if (key.isValid() && key.isWritable()) {
-            c.onWritable();
-          }
-          if (key.isValid() && key.isReadable()) {
-            read(c);
-            track(c);
-          }
-        }
+        readyKeys.handle();
         Request next;
         while ((next = dispatches.poll()) != null) {
           enqueue(next);

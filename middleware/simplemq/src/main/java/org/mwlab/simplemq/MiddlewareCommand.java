@@ -6,15 +6,15 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import org.mwlab.common.cli.ListenOptions;
+import org.mwlab.common.cli.Termination;
+import org.mwlab.common.cli.Usage;
 import org.mwlab.simplemq.server.Middleware;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** `simplemq middleware`: runs one SimpleMQ middleware. */
@@ -69,20 +69,13 @@ public final class MiddlewareCommand implements Callable<Integer> {
   private long drainMs;
 
   Middleware.Config config() {
-    if (workers < 1) {
-      throw new ParameterException(spec.commandLine(), "--workers: at least one worker");
-    }
-    if (maxBody < 1 || maxFrame < maxBody + 64) {
-      throw new ParameterException(spec.commandLine(),
-          "--max-frame must hold a send of --max-body bytes and its 29 header bytes"
-              + " (at least --max-body + 64)");
-    }
-    if (statsWindowMs < 1) {
-      throw new ParameterException(spec.commandLine(), "--stats-window-ms: at least 1");
-    }
-    if (listen.port() < 0 || listen.port() > 65535) {
-      throw new ParameterException(spec.commandLine(), "-p: a port from 0 to 65535");
-    }
+    final Usage usage = new Usage(spec);
+    usage.refuseIf(workers < 1, "--workers: at least one worker");
+    usage.refuseIf(maxBody < 1 || maxFrame < maxBody + 64,
+        "--max-frame must hold a send of --max-body bytes and its 29 header bytes"
+            + " (at least --max-body + 64)");
+    usage.refuseIf(statsWindowMs < 1, "--stats-window-ms: at least 1");
+    usage.refuseIf(listen.port() < 0 || listen.port() > 65535, "-p: a port from 0 to 65535");
     return new Middleware.Config(new InetSocketAddress(listen.address(), listen.port()),
         databaseUrl, workers, maxFrame, maxBody, statsDir, statsWindowMs);
   }
@@ -99,21 +92,15 @@ public final class MiddlewareCommand implements Callable<Integer> {
       err.flush();
       return 1;
     }
-    final CountDownLatch done = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  try {
-                    m.stop(drainMs);
-                  } catch (IOException | InterruptedException e) {
-                    System.err.println("simplemq: stopping: " + e);
-                  }
-                  done.countDown();
-                  // SIGTERM is a normal end of a run: report success.
-                  Runtime.getRuntime().halt(0);
-                },
-                "shutdown"));
+    final Termination end =
+        Termination.onSignal(
+            () -> {
+              try {
+                m.stop(drainMs);
+              } catch (IOException | InterruptedException e) {
+                System.err.println("simplemq: stopping: " + e);
+              }
+            });
     try {
       System.out.println("simplemq: listening on " + config.listen().getHostString() + ":"
           + m.address().getPort() + ", " + config.workers() + " workers");
@@ -121,11 +108,7 @@ public final class MiddlewareCommand implements Callable<Integer> {
       err.println("simplemq: " + e.getMessage());
     }
     System.out.flush();
-    try {
-      done.await();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    end.await();
     return 0;
   }
 }

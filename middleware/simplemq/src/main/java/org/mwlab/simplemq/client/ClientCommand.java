@@ -13,6 +13,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.mwlab.common.Json;
+import org.mwlab.common.cli.Usage;
 import org.mwlab.common.load.MemtierReport;
 import org.mwlab.common.load.StartGate;
 import org.mwlab.common.load.TypeStats;
@@ -21,7 +22,6 @@ import org.mwlab.simplemq.protocol.Status;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** `simplemq client`: closed-loop clients of a middleware, or of the database directly. */
@@ -127,34 +127,26 @@ public final class ClientCommand implements Callable<Integer> {
   private Path messageLog;
 
   private ClientRun.Config config() {
+    final Usage usage = new Usage(spec);
     final List<ClientRun.Endpoint> targets = new ArrayList<>();
     for (final String m : middlewares) {
       final int colon = m.lastIndexOf(':');
-      if (colon <= 0) {
-        throw new ParameterException(spec.commandLine(), "--middleware: HOST:PORT, not " + m);
-      }
+      usage.refuseIf(colon <= 0, "--middleware: HOST:PORT, not " + m);
       try {
         targets.add(new ClientRun.Middleware(new InetSocketAddress(m.substring(0, colon),
             Integer.parseInt(m.substring(colon + 1)))));
       } catch (final IllegalArgumentException e) {
-        throw new ParameterException(spec.commandLine(), "--middleware " + m + ": "
-            + e.getMessage());
+        throw usage.error("--middleware " + m + ": " + e.getMessage());
       }
     }
     if (databaseUrl != null) {
       targets.add(new ClientRun.Database(databaseUrl));
     }
-    if (targets.isEmpty() || (databaseUrl != null && !middlewares.isEmpty())) {
-      throw new ParameterException(spec.commandLine(),
-          "give either --middleware (one or more) or --db");
-    }
-    if (clients < 1 || testTime < 0 || messages < 0 || windowMs < 1) {
-      throw new ParameterException(spec.commandLine(),
-          "--clients and --window-ms must be positive, --test-time and --messages not negative");
-    }
-    if (testTime == 0 && messages == 0) {
-      throw new ParameterException(spec.commandLine(), "give --test-time or --messages");
-    }
+    usage.refuseIf(targets.isEmpty() || (databaseUrl != null && !middlewares.isEmpty()),
+        "give either --middleware (one or more) or --db");
+    usage.refuseIf(clients < 1 || testTime < 0 || messages < 0 || windowMs < 1,
+        "--clients and --window-ms must be positive, --test-time and --messages not negative");
+    usage.refuseIf(testTime == 0 && messages == 0, "give --test-time or --messages");
     final int all = allClients == null ? clients : allClients;
     final int bytes;
     final Workload w;
@@ -171,7 +163,7 @@ public final class ClientCommand implements Callable<Integer> {
         bytes = size == null ? 200 : size;
         w = new Workload.SharedReceiver(queue, bytes, receiver);
       }
-      default -> throw new ParameterException(spec.commandLine(),
+      default -> throw usage.error(
           "--workload: staticsmall, staticlarge or shared-receiver, not " + workload);
     }
     return new ClientRun.Config(targets, firstClient, clients, w, bytes,

@@ -20,7 +20,10 @@ public sealed interface Reply {
 
   int requestId();
 
-  Status status();
+  /** OK, but for the kinds that say otherwise: {@link Empty} and {@link Failure}. */
+  default Status status() {
+    return Status.OK;
+  }
 
   /** Bytes of the result after the status byte. */
   int resultBytes();
@@ -29,11 +32,6 @@ public sealed interface Reply {
 
   /** Done, with nothing to return (create or delete a client, delete a queue). */
   record Done(int requestId) implements Reply {
-    @Override
-    public Status status() {
-      return Status.OK;
-    }
-
     @Override
     public int resultBytes() {
       return 1;
@@ -48,11 +46,6 @@ public sealed interface Reply {
   /** The id the database gave: a new queue's, or a sent message's. */
   record Created(int requestId, long id) implements Reply {
     @Override
-    public Status status() {
-      return Status.OK;
-    }
-
-    @Override
     public int resultBytes() {
       return 1 + 8;
     }
@@ -65,11 +58,6 @@ public sealed interface Reply {
 
   /** The message a peek read or a pop removed. */
   record Delivered(int requestId, Message message) implements Reply {
-    @Override
-    public Status status() {
-      return Status.OK;
-    }
-
     @Override
     public int resultBytes() {
       return 1 + 8 + 4 + 4 + 4 + 8 + 4 + message.body().length;
@@ -101,11 +89,6 @@ public sealed interface Reply {
 
   /** The queues holding messages for the client, in id order. */
   record Queues(int requestId, int[] queues) implements Reply {
-    @Override
-    public Status status() {
-      return Status.OK;
-    }
-
     @Override
     public int resultBytes() {
       return 1 + 4 + 4 * queues.length;

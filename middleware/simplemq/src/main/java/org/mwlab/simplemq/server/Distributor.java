@@ -8,10 +8,10 @@ import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import org.mwlab.common.nio.ReadyKeys;
 import org.mwlab.simplemq.protocol.Codec;
 import org.mwlab.simplemq.protocol.FrameReader;
 import org.mwlab.simplemq.protocol.Reply;
@@ -32,6 +32,7 @@ final class Distributor implements Runnable {
   private final Stats stats;
   /** Connections whose request a worker finished, with whether output was left unwritten. */
   private final ConcurrentLinkedQueue<Finished> finished = new ConcurrentLinkedQueue<>();
+  private final ReadyKeys<ClientConnection, InterruptedException> readyKeys;
   private final ByteBuffer readBuffer = ByteBuffer.allocateDirect(64 * 1024);
   private final List<ClientConnection> connections = new ArrayList<>();
   private volatile boolean draining;
@@ -51,6 +52,8 @@ final class Distributor implements Runnable {
     server.bind(listen, 1024);
     server.configureBlocking(false);
     server.register(selector, SelectionKey.OP_ACCEPT);
+    this.readyKeys =
+        new ReadyKeys<>(selector, ClientConnection.class, () -> true, this::accept, this::onReady);
     this.idle = idle;
     this.maxFrame = maxFrame;
     this.maxBody = maxBody;
@@ -92,25 +95,7 @@ final class Distributor implements Runnable {
           }
           dispatch(f.connection());
         }
-        final Iterator<SelectionKey> keys = selector.selectedKeys().iterator();
-        while (keys.hasNext()) {
-          final SelectionKey key = keys.next();
-          keys.remove();
-          if (!key.isValid()) {
-            continue;
-          }
-          if (key.isAcceptable()) {
-            accept();
-            continue;
-          }
-          final ClientConnection c = (ClientConnection) key.attachment();
-          if (key.isWritable() && c.flush()) {
-            key.interestOps(key.interestOps() & ~SelectionKey.OP_WRITE);
-          }
-          if (key.isValid() && key.isReadable()) {
-            read(key, c);
-          }
-        }
+        readyKeys.handle();
         if (draining && quiet()) {
           break;
         }
@@ -129,6 +114,16 @@ final class Distributor implements Runnable {
       } catch (final IOException ignored) {
         // Shutting down.
       }
+    }
+  }
+
+  private void onReady(final SelectionKey key, final ClientConnection c)
+      throws InterruptedException {
+    if (key.isWritable() && c.flush()) {
+      key.interestOps(key.interestOps() & ~SelectionKey.OP_WRITE);
+    }
+    if (key.isValid() && key.isReadable()) {
+      read(key, c);
     }
   }
 
