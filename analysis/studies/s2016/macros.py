@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,15 @@ def write_json(path: str | Path, values: dict[str, Any]) -> None:
     Path(path).write_text(json.dumps(values, indent=1))
 
 
-def write_report(outputs: Mapping[str, Any], report: Any) -> None:
+@dataclass(frozen=True)
+class Report:
+    """A family's report: LaTeX parts by the rule's output name, and its numbers."""
+
+    tex: dict[str, str]
+    numbers: dict[str, str]
+
+
+def write_report(outputs: Mapping[str, Any], report: Report) -> None:
     """A family's report: each LaTeX part (`report.tex`, by output name) to that rule output,
     its numbers to the output `numbers`."""
     for name, text in report.tex.items():

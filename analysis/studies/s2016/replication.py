@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import pandas as pd
 
 from analysis.report import figures as fg
-from analysis.scaling import in_study_time
 from analysis.studies.s2016.formats import bounds, design_numbers
-from analysis.studies.s2016.study_time import by_points
+from analysis.studies.s2016.macros import Report
+from analysis.studies.s2016.study_time import family_tables
 from analysis.studies.s2016.times import grid_tabular, ok_runs, point_times
 from analysis.validate import set_share
 
@@ -194,21 +193,13 @@ def numbers(
     }
 
 
-@dataclass(frozen=True)
-class Report:
-    tex: dict[str, str]  # LaTeX by the rule's output name
-    numbers: dict[str, str]
-
-
 def report(tables: Mapping[str, pd.DataFrame], reference: Mapping, figure_path: str) -> Report:
     """The family's tables and numbers from its raw `tables` (TABLES) and reference2016.yaml;
     draws its figure at `figure_path`."""
-    raw_points, runs = tables["points"], tables["runs"]
-    raw_pool_requests = tables["pool_requests"]
     # Every throughput and time in the study's time, each row by its runs' scale.
-    points = in_study_time(raw_points)
+    study = family_tables({t: tables[t] for t in ("points", "pool_requests")})
+    points, pool_requests, runs = study["points"], study["pool_requests"], tables["runs"]
     points = points[points["type"].isin(["set", "get"])].copy()
-    pool_requests = by_points(raw_pool_requests, raw_points)
     figure(points, figure_path)
     times = times_tables(points, runs, pool_requests, reference)
     return Report(

@@ -8,16 +8,15 @@ constant s."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import pandas as pd
 
 from analysis.models.scalability import ideal_linear
 from analysis.report import figures as fg
 from analysis.report import series_plot as sp
-from analysis.scaling import in_study_time
 from analysis.studies.s2016.formats import design_numbers
-from analysis.studies.s2016.study_time import by_points
+from analysis.studies.s2016.macros import Report
+from analysis.studies.s2016.study_time import family_tables
 from analysis.studies.s2016.tables import relative_change
 from analysis.studies.s2016.times import grid_tabular, ok_runs, point_times
 from analysis.validate import set_share
@@ -341,20 +340,12 @@ def numbers(
     }
 
 
-@dataclass(frozen=True)
-class Report:
-    tex: dict[str, str]  # LaTeX by the rule's output name
-    numbers: dict[str, str]
-
-
 def report(tables: Mapping[str, pd.DataFrame], reference: Mapping, figure_path: str) -> Report:
     """The family's tables and numbers from its raw `tables` (TABLES) and reference2016.yaml;
     draws its figure at `figure_path`."""
-    raw_points, runs = tables["points"], tables["runs"]
-    raw_pool_requests = tables["pool_requests"]
     # Every throughput and time in the study's time, each row by its runs' scale.
-    points = in_study_time(raw_points)
-    pool_requests = by_points(raw_pool_requests, raw_points)
+    study = family_tables({t: tables[t] for t in ("points", "pool_requests")})
+    points, pool_requests, runs = study["points"], study["pool_requests"], tables["runs"]
     times = times_tables(points, runs, pool_requests, reference)
     figure(points, figure_path)
     points_by_type = points[points["side"] == "client"]
