@@ -37,6 +37,8 @@ __all__ = [
     "tidy",
 ]
 
+# The middleware's mean time per part of a request.
+_PARTS = ["net_us_mean", "queue_us_mean", "worker_us_mean", "server_us_mean"]
 WINDOW_COLUMNS = [
     *RUN,
     "source",
@@ -44,10 +46,7 @@ WINDOW_COLUMNS = [
     "response_us_mean",
     "response_us_std",
     *PERCENTILES,
-    "net_us_mean",
-    "queue_us_mean",
-    "worker_us_mean",
-    "server_us_mean",
+    *_PARTS,
     "misses",
     "errors",
 ]
@@ -63,20 +62,11 @@ TIDY_COLUMNS = [
     "throughput_ops",
     "response_us_mean",
     "response_us_std",
-    "net_us_mean",
-    "queue_us_mean",
-    "worker_us_mean",
-    "server_us_mean",
+    *_PARTS,
     "misses",
     "errors",
 ]
-_MEAN_COLUMNS = [
-    "response_us_mean",
-    "net_us_mean",
-    "queue_us_mean",
-    "worker_us_mean",
-    "server_us_mean",
-]
+_MEAN_COLUMNS = ["response_us_mean", *_PARTS]
 
 
 @dataclass(frozen=True)
