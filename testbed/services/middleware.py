@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from testbed.hosts import Host, Proc
+
 # SimpleMQ's default worker count is a point's: defined in testbed.point, named here too.
 from testbed.point import DEFAULT_MQ_WORKERS as DEFAULT_MQ_WORKERS
 from testbed.point import MiddlewareSettings

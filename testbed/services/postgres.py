@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from testbed.hosts import HostError, LocalHost, Proc
+from testbed.point import HARNESS_CONNECTIONS
 from testbed.services.ports import wait_for_port
 from testbed.tools import TOOLS, tool_path
 
@@ -33,8 +34,6 @@ DATABASE = "simplemq"
 # SimpleMQ's SQL: the schema, the procedures and one pop strategy each (the module's README).
 SQL = Path(__file__).resolve().parents[2] / "middleware" / "simplemq" / "sql"
 STRATEGIES = ("skip_locked", "naive", "broken")
-# Connections the harness itself may hold at once (psql for the schema, snapshots, sampling).
-HARNESS_CONNECTIONS = 4
 # What a run keeps of the server's statistics (pg_stat_* views), one TSV each.
 SNAPSHOTS = {
     "pg_stat_database": f"SELECT * FROM pg_stat_database WHERE datname = '{DATABASE}'",
@@ -245,6 +244,27 @@ class PostgresServer:
             (out / f"{name}.tsv").write_text(
                 self.psql(f"COPY ({query}) TO STDOUT WITH CSV HEADER DELIMITER E'\\t'")
             )
+
+    def counters(self) -> dict[str, dict[str, int]]:
+        """The run's counters now: the database's transactions, deadlocks and block reads
+        (pg_stat_database), and each table's live and dead rows, inserts, deletes and
+        vacuums (pg_stat_user_tables). Backends flush their counts when their transaction
+        ends and at exit, so counters read after the clients are gone are complete."""
+        db_columns = ("xact_commit", "xact_rollback", "deadlocks", "blks_read", "blks_hit",
+                      "tup_inserted", "tup_deleted", "conflicts", "temp_files")  # fmt: skip
+        table_columns = ("n_live_tup", "n_dead_tup", "n_tup_ins", "n_tup_del",
+                         "vacuum_count", "autovacuum_count")  # fmt: skip
+        # A new session per call (psql), so no statistics snapshot of an earlier read.
+        row = self.rows(
+            f"SELECT {', '.join(db_columns)} FROM pg_stat_database WHERE datname = '{DATABASE}'"
+        )[0]
+        out: dict[str, dict[str, int]] = {
+            "database": {c: int(v or 0) for c, v in zip(db_columns, row, strict=True)}
+        }
+        query = f"SELECT relname, {', '.join(table_columns)} FROM pg_stat_user_tables"
+        for relname, *values in self.rows(query):
+            out[relname] = {c: int(v or 0) for c, v in zip(table_columns, values, strict=True)}
+        return out
 
     def sample_waits(self) -> subprocess.Popen[str]:
         """Starts sampling what the database's backends wait on, every 50 ms (psql's \\watch),
