@@ -266,6 +266,19 @@ class PostgresServer:
             out[relname] = {c: int(v or 0) for c, v in zip(table_columns, values, strict=True)}
         return out
 
+    def wait_sessions_gone(self, timeout: float) -> None:
+        """Blocks until no other session is connected to the run's database: a backend adds
+        its last counts to the statistics as it exits, after its client has gone."""
+        query = (
+            f"SELECT count(*) FROM pg_stat_activity WHERE datname = '{DATABASE}'"
+            " AND pid <> pg_backend_pid()"
+        )
+        deadline = time.monotonic() + timeout
+        while (left := int(self.rows(query)[0][0])) > 0:
+            if time.monotonic() > deadline:
+                raise PostgresError(f"{left} database sessions still open after {timeout:g} s")
+            time.sleep(0.1)
+
     def sample_waits(self) -> subprocess.Popen[str]:
         """Starts sampling what the database's backends wait on, every 50 ms (psql's \\watch),
         until `waits` reads and stops it."""
