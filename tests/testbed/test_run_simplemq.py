@@ -1,0 +1,146 @@
+"""SimpleMQ points (system: simplemq) run end to end on emulated hosts: a real PostgreSQL on
+the server host, the real SimpleMQ middleware and clients (build/simplemq.jar), network
+namespaces in 198.18.0.0/15. What a user relies on: every message sent is in the database or
+was popped once, the run directory parses into the tidy tables, and the database's counters
+account for every operation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from analysis.parse import load_run
+from testbed.point import Point
+from testbed.run import RunOptions, run_point
+from testbed.services.middleware import SIMPLEMQ_JAR
+
+from .conftest import no_leftovers, processes_in
+
+pytestmark = [pytest.mark.netns, pytest.mark.timeout(300)]
+
+PRELOAD = 40
+
+
+@pytest.fixture(scope="module")
+def simplemq_jar() -> Path:
+    if not SIMPLEMQ_JAR.is_file():
+        pytest.fail(f"{SIMPLEMQ_JAR} is missing: run `make build` first")
+    return SIMPLEMQ_JAR
+
+
+def mq_point(**kw: Any) -> Point:
+    spec: dict[str, Any] = {
+        "name": "mq",
+        "hosts": "emulated",
+        "system": "simplemq",
+        "servers": 1,
+        "client_machines": 1,
+        "virtual_clients": 4,
+        "duration_s": 3,
+        "client_window_ms": 500,
+        "middleware": {"window_ms": 500},
+    }
+    spec.update(kw)
+    return Point.model_validate(spec)
+
+
+def run(tmp_path: Path, base_port: int, prefix: str, point: Point) -> tuple[Path, dict]:
+    out = tmp_path / point.name
+    opts = RunOptions(
+        out=out,
+        base_port=base_port,
+        progress=False,
+        netns_prefix=prefix,
+        linkcap_cache=tmp_path / "linkcap.json",
+    )
+    manifest = run_point(point, opts)
+    no_leftovers(prefix)
+    assert processes_in(out) == [], "processes of the run outlived it"
+    assert manifest["status"] == "ok", manifest["error"]
+    return out, manifest
+
+
+def replies(out: Path) -> dict[str, dict[str, int]]:
+    """The clients' replies by operation and status, over every client process."""
+    total: dict[str, dict[str, int]] = {}
+    for result in sorted((out / "clients").glob("*/result.json")):
+        doc = json.loads(result.read_text())
+        assert doc["mwlab"]["mismatches"] == 0
+        assert doc["mwlab"]["connection_losses"] == 0
+        for op, by_status in doc["mwlab"]["replies"].items():
+            for status, n in by_status.items():
+                total.setdefault(op, {}).setdefault(status, 0)
+                total[op][status] += n
+    return total
+
+
+def check_counters(out: Path, got: dict[str, dict[str, int]]) -> dict[str, Any]:
+    """The database's counters account for the clients' operations: each send inserted one
+    message and each delivered pop deleted one (so none was popped twice), and every
+    operation committed a transaction of its own."""
+    counters = json.loads((out / "servers/server1/counters.json").read_text())
+    delta = counters["delta"]
+    assert delta["messages"]["n_tup_ins"] == got["send"]["ok"]
+    assert delta["messages"]["n_tup_del"] == got["pop_queue"].get("ok", 0)
+    ops = sum(n for by_status in got.values() for n in by_status.values())
+    assert delta["database"]["xact_commit"] >= ops
+    assert delta["database"]["deadlocks"] == 0
+    assert (
+        counters["after"]["database"]["xact_commit"] > counters["before"]["database"]["xact_commit"]
+    )
+    # Debian's defaults, recorded: commits wait for their WAL flush.
+    settings = (out / "servers/server1/stats/settings.tsv").read_text().splitlines()
+    assert any(line.startswith("synchronous_commit\ton") for line in settings)
+    return counters
+
+
+def check_tidy(out: Path, sides: set[str]) -> None:
+    tables = load_run(out)
+    tidy = tables.tidy()
+    assert set(tidy["side"]) == sides
+    client = tidy[tidy["side"] == "client"]
+    assert {"send", "pop_queue"} <= set(client["type"])
+    assert client[client["type"] == "send"]["count"].sum() > 0
+    assert tables.runs.loc[0, "system"] == "simplemq"
+
+
+def test_a_simplemq_point_through_one_middleware(tmp_path, base_port, netns_prefix, simplemq_jar):
+    """Shared-receiver clients (every client pops one receiver's messages) over a preloaded
+    queue: the load under which a pop could hand a message out twice."""
+    point = mq_point(
+        name="through-middleware",
+        middlewares=1,
+        queue={"workers": 3, "mix": "shared_receiver", "preload": PRELOAD},
+    )
+    out, manifest = run(tmp_path, base_port, netns_prefix, point)
+    assert manifest["driver"] == "simplemq"
+    assert {p["role"] for p in manifest["processes"]} == {"postgres", "middleware", "client"}
+    assert yaml.safe_load((out / "point.yaml").read_text())["queue"]["preload"] == PRELOAD
+    got = replies(out)
+    assert got["send"]["ok"] > 0
+    # A pop finds a message or reports empty; only sent or preloaded messages come back.
+    assert got["pop_queue"].get("ok", 0) <= got["send"]["ok"] + PRELOAD
+    check_counters(out, got)
+    summary = json.loads((out / "middlewares/middleware1/stats/summary.json").read_text())
+    assert summary  # written on SIGTERM
+    check_tidy(out, {"client", "middleware"})
+
+
+def test_the_database_baseline_point(tmp_path, base_port, netns_prefix, simplemq_jar):
+    """No middleware: each client holds its own database connection (seed 003's baseline),
+    here with the naive pop of 2015's PostgreSQL."""
+    point = mq_point(name="db-baseline", middlewares=0, queue={"pop": "naive"})
+    out, _ = run(tmp_path, base_port, netns_prefix, point)
+    assert not (out / "middlewares").exists()
+    got = replies(out)
+    # staticsmall: send, peek, pop in turn, so each client sent about a third of its turns.
+    assert got["send"]["ok"] > 0
+    assert set(got) == {"send", "peek_queue", "pop_queue"}
+    counters = check_counters(out, got)
+    assert counters["pop"] == "naive"
+    assert counters["max_connections"] == point.db_max_connections
+    check_tidy(out, {"client"})
