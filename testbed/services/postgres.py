@@ -271,7 +271,7 @@ class PostgresServer:
         its last counts to the statistics as it exits, after its client has gone."""
         query = (
             f"SELECT count(*) FROM pg_stat_activity WHERE datname = '{DATABASE}'"
-            " AND pid <> pg_backend_pid()"
+            " AND backend_type = 'client backend' AND pid <> pg_backend_pid()"
         )
         deadline = time.monotonic() + timeout
         while (left := int(self.rows(query)[0][0])) > 0:
@@ -311,8 +311,17 @@ class PostgresServer:
     def stop(self, keep_data: bool = False, timeout: float = 30.0) -> None:
         """Snapshots the statistics, stops the server (fast shutdown: SIGINT) and removes its
         cluster unless `keep_data`."""
-        if self.proc is None:
-            return
+        try:
+            if self.proc is not None:
+                self._shut_down(timeout)
+        finally:
+            # Also when the server never started: initdb may have written the cluster.
+            if self.cluster is not None and not keep_data:
+                with contextlib.suppress(OSError):
+                    shutil.rmtree(self.cluster)
+
+    def _shut_down(self, timeout: float) -> None:
+        assert self.proc is not None
         try:
             if self.proc.poll() is None:
                 self.snapshot()
@@ -321,6 +330,3 @@ class PostgresServer:
             if self.proc.wait(timeout) is None:
                 self.proc.signal(signal.SIGKILL)
                 self.proc.wait(5.0)
-            if self.cluster is not None and not keep_data:
-                with contextlib.suppress(OSError):
-                    shutil.rmtree(self.cluster)

@@ -125,8 +125,12 @@ def test_a_simplemq_point_through_one_middleware(tmp_path, base_port, netns_pref
     # A pop finds a message or reports empty; only sent or preloaded messages come back.
     assert got["pop_queue"].get("ok", 0) <= got["send"]["ok"] + PRELOAD
     check_counters(out, got)
+    # Written on SIGTERM: the middleware answered every send the clients counted, and lost
+    # no reply of a pop.
     summary = json.loads((out / "middlewares/middleware1/stats/summary.json").read_text())
-    assert summary  # written on SIGTERM
+    operations = summary["operations"]
+    assert operations["send"]["replies"]["ok"] == got["send"]["ok"]
+    assert all(op["lost_replies"] == 0 for op in operations.values())
     check_tidy(out, {"client", "middleware"})
 
 
