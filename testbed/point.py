@@ -219,6 +219,8 @@ class Point(BaseModel):
             raise ValueError(f"system simplemq runs one database server, not {self.servers}")
         if self.hosts == "ssh":
             raise ValueError("system simplemq runs on local or emulated hosts, not ssh")
+        if self.driver != "auto":
+            raise ValueError(f"driver {self.driver} loads memcached; simplemq has its own clients")
         limit = self.queue.max_connections
         if limit is not None and self.db_connections + HARNESS_CONNECTIONS > limit:
             raise ValueError(
