@@ -194,8 +194,10 @@ class QueueStopStage(Stage):
 
 def write_counters(db: Database, max_connections: int) -> None:
     """`counters.json`: the counters before the clients started and after the stop, what
-    the clients' run added (`delta`, by table), and what active backends were seen waiting
-    on (`waits`, samples every 50 ms)."""
+    the clients' run added (`delta`, by part: `database`, each table, and `queue`, the exact
+    messages held and sent), and what active backends were seen waiting on (`waits`,
+    samples every 50 ms). After a warm-up, the pg_stat_* parts of `before` may miss its
+    last second (PostgresServer.counters), so their deltas may hold it; `queue`'s never."""
     after = db.server.counters()
     before = db.before or {}
     delta = {
