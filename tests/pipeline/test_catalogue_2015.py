@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from mwlab.catalogue import CatalogueError, PlannedRun, expand, load_catalogue
+from mwlab.plan_tables import catalogue_macros, render
 from testbed.point import HARNESS_CONNECTIONS, Point
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -93,3 +94,16 @@ def test_the_pending_file_is_in_the_catalogues_format() -> None:
     current = yaml.safe_load((ROOT / "workflows" / "catalogue.yaml").read_text())
     assert not set(pending["families"]) & set(current["families"])
     assert {f["study"] for f in pending["families"].values()} == {2015}
+
+
+def test_the_setup_tables_describe_the_2015_families() -> None:
+    families = load_catalogue(PENDING)
+    runs = planned()
+    rows = render(families, runs, LOCAL)
+    assert "200-byte messages, static mix, pop skip locked" in rows
+    assert "none: each client calls the database" in rows
+    assert "SimpleMQ, 30 workers per middleware" in rows
+    macros = catalogue_macros(families, runs, LOCAL)
+    assert r"\newcommand{\CatMqThroughputWorkers}{30}" in macros
+    assert r"\newcommand{\CatMqStabilityDataSize}{200}" in macros
+    assert r"\newcommand{\CatMqDbBaselineWorkers}{--}" in macros
