@@ -221,6 +221,12 @@ class Point(BaseModel):
             raise ValueError("system simplemq runs on local or emulated hosts, not ssh")
         if self.driver != "auto":
             raise ValueError(f"driver {self.driver} loads memcached; simplemq has its own clients")
+        # Compared with the default, not asked whether it was set: a dumped point holds it.
+        if self.middleware.workers != DEFAULT_WORKERS:
+            raise ValueError(
+                "middleware.workers counts the memcached middleware's workers; SimpleMQ's are"
+                " queue.workers"
+            )
         limit = self.queue.max_connections
         if limit is not None and self.db_connections + HARNESS_CONNECTIONS > limit:
             raise ValueError(

@@ -86,8 +86,13 @@ def test_a_simplemq_point_checks_its_connections():
     with pytest.raises(ValueError) as err:
         Point(queue={"workers": 4})
     assert "system: simplemq" in describe_error(err.value)
+    with pytest.raises(ValueError) as err:
+        Point(system="simplemq", middlewares=1, middleware={"workers": 30})
+    assert "SimpleMQ's are queue.workers" in describe_error(err.value)
     ok = Point(system="simplemq", middlewares=2, queue={"workers": 30})
     assert ok.db_max_connections == 2 * 30 + 4
+    # A point's dump is a valid point again (point.yaml, run.json).
+    assert Point.model_validate(ok.model_dump(mode="json")) == ok
 
 
 def test_a_memcached_point_dumps_as_before():
