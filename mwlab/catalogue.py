@@ -333,10 +333,12 @@ def check_point(spec: dict[str, Any], where: str, cores: float) -> Point:
 def with_workers(spec: dict[str, Any], point: Point) -> dict[str, Any]:
     """`spec` with the worker count its middlewares run (the point model's one default,
     testbed.point.DEFAULT_WORKERS, where the catalogue states none), so that the plan, its
-    tables and the launched command line carry one number. Points without a middleware stay
-    as they are."""
+    tables and the launched command line carry one number (SimpleMQ's, testbed.point's
+    DEFAULT_MQ_WORKERS, in `queue`). Points without a middleware stay as they are."""
     if point.middlewares == 0:
         return spec
+    if point.queue is not None:
+        return merge(spec, {"queue": {"workers": point.queue.workers}})
     return merge(spec, {"middleware": {"workers": point.middleware.workers}})
 
 

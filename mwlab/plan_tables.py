@@ -48,10 +48,34 @@ def _topology(spec: dict[str, Any]) -> str:
 
 
 def _workers(spec: dict[str, Any]) -> int | str:
-    """The point's worker count (the point model's default where the catalogue sets none);
-    a dash without a middleware."""
+    """The point's worker count per middleware (the point model's default where the
+    catalogue sets none; SimpleMQ's its own); a dash without a middleware."""
     point = Point.model_validate(spec)
-    return point.middleware.workers if point.middlewares else "--"
+    if not point.middlewares:
+        return "--"
+    return point.queue.workers if point.queue is not None else point.middleware.workers
+
+
+def _queue_rows(spec: dict[str, Any]) -> list[str]:
+    """A SimpleMQ family's workload and middleware rows."""
+    q = Point.model_validate(spec).queue_settings
+    preload = f", {q.preload} messages preloaded" if q.preload else ""
+    return [
+        rf"\quad Workload & {q.message_size}-byte messages, {_words(q.mix)} mix, pop"
+        rf" {_words(q.pop)}{preload} \\",
+        (
+            rf"\quad Middleware & SimpleMQ, {_workers(spec)} workers per middleware, one"
+            r" database connection each \\"
+            if spec["middlewares"]
+            else r"\quad Middleware & none: each client calls the database \\"
+        ),
+    ]
+
+
+def _data_size(spec: dict[str, Any]) -> int:
+    """The bytes of a value, or of a SimpleMQ message (which has no key)."""
+    point = Point.model_validate(spec)
+    return point.queue.message_size if point.queue is not None else point.workload.data_size
 
 
 def _threads(runs: list[PlannedRun]) -> str:
@@ -74,22 +98,28 @@ def family_rows(family: Family, runs: list[PlannedRun], profile: dict[str, Any])
         for f, chosen in zip(family.factors, levels, strict=True)
     )
     spec = runs[0].spec
-    workload = spec["workload"]
+    if spec.get("system") == "simplemq":
+        described = _queue_rows(spec)
+    else:
+        workload = spec["workload"]
+        described = [
+            rf"\quad Workload & {workload['data_size']}-byte values, keys"
+            rf" 1..{workload['key_maximum']}, driver {escape(spec['driver'])} \\",
+            (
+                rf"\quad Middleware & {_threads(runs)}, replication "
+                rf"{_fmt(spec['middleware']['replication'])}, sharded "
+                rf"{_fmt(spec['middleware']['sharded'])} \\"
+                if spec["middlewares"]
+                else r"\quad Middleware & none: clients talk to the servers \\"
+            ),
+        ]
     return [
         # A paragraph column: a long title wraps instead of running into the margin.
         # The family's identifier, where its data lie, is in the reproduction appendix.
         rf"\multicolumn{{2}}{{@{{}}p{{\linewidth}}@{{}}}}{{\textbf{{{escape(family.title)}}} "
         rf"({family.study} study)}} \\",
         rf"\quad Machines & {_topology(spec)} \\",
-        rf"\quad Workload & {workload['data_size']}-byte values, keys 1..{workload['key_maximum']},"
-        rf" driver {escape(spec['driver'])} \\",
-        (
-            rf"\quad Middleware & {_threads(runs)}, replication "
-            rf"{_fmt(spec['middleware']['replication'])}, sharded "
-            rf"{_fmt(spec['middleware']['sharded'])} \\"
-            if spec["middlewares"]
-            else r"\quad Middleware & none: clients talk to the servers \\"
-        ),
+        *described,
         rf"\quad Factors & {factors} \\",
         rf"\quad Protocol & {len(runs)} runs: {settings['repetitions']} "
         rf"repetition{'' if settings['repetitions'] == 1 else 's'} of "
@@ -150,8 +180,8 @@ def catalogue_macros(
             "Threads": spec["threads"],
             "VirtualClients": spec["virtual_clients"],
             "Workers": _workers(spec),
-            "DataSize": spec["workload"]["data_size"],
-            "KeySize": spec["workload"].get("key_size") or "--",
+            "DataSize": _data_size(spec),
+            "KeySize": spec.get("workload", {}).get("key_size") or "--",
             "Repetitions": settings["repetitions"],
             "Duration": f"{settings['duration_s']:g}",
         }

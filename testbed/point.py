@@ -11,8 +11,10 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    SerializerFunctionWrapHandler,
     ValidationError,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
@@ -26,6 +28,18 @@ DEFAULT_WORKERS = 8
 # The scale factor s of a point without the scale model, which runs in the study's own time.
 # The plan sets every point's s (mwlab.catalogue): this one where the profile sets none.
 UNSCALED = 1.0
+# SimpleMQ's one default worker count per middleware: a point, the soak and scripts take it
+# from here (testbed.services.middleware re-exports it); SimpleMQ's own default for
+# standalone use is the same number (tests/test_workers.py).
+DEFAULT_MQ_WORKERS = 16
+# Database connections the harness itself may hold at once (psql for the schema, snapshots,
+# sampling): max_connections must leave them free beside the workers and direct clients.
+HARNESS_CONNECTIONS = 4
+# A SimpleMQ body starts with its tag `<sender>:<sequence>:`; a shorter body than the tag
+# would be written longer than asked and counted as a mismatch by every client.
+MIN_MESSAGE_BYTES = 32
+# The middleware's longest body (its --max-body default).
+MAX_MESSAGE_BYTES = 4096
 
 
 class Workload(BaseModel):
@@ -102,6 +116,26 @@ class MiddlewareSettings(BaseModel):
         return None if v == "all" else v
 
 
+class QueueSettings(BaseModel):
+    """SimpleMQ (the 2015 study): its middlewares, database and clients."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    # Per middleware; each worker holds one database connection.
+    workers: int = Field(DEFAULT_MQ_WORKERS, ge=1)
+    message_size: int = Field(200, ge=MIN_MESSAGE_BYTES, le=MAX_MESSAGE_BYTES)
+    # skip_locked: DELETE of a row chosen FOR UPDATE SKIP LOCKED (PostgreSQL 9.5 on);
+    # naive: the smallest matching id, all 2015's PostgreSQL allowed.
+    pop: Literal["skip_locked", "naive"] = "skip_locked"
+    # static: the seed's send, peek, pop in turn to the next client; shared_receiver: every
+    # client sends to and pops as client 1, the load that contends for one (queue, receiver).
+    mix: Literal["static", "shared_receiver"] = "static"
+    # None: just what the workers (or direct clients) need, plus the harness's connections.
+    max_connections: int | None = Field(None, ge=1)
+    # Messages in the queue before the clients start (the seed's stability run: 5,000).
+    preload: int = Field(0, ge=0)
+
+
 class Caps(BaseModel):
     """Egress caps of emulated hosts per role, Mbit/s."""
 
@@ -152,6 +186,10 @@ class Point(BaseModel):
     client_window_ms: int = Field(1000, ge=50, le=60000)
     workload: Workload = Field(default_factory=Workload)
     middleware: MiddlewareSettings = Field(default_factory=MiddlewareSettings)
+    # What is measured: memcached behind the 2018/2016 middleware, or SimpleMQ over
+    # PostgreSQL (the 2015 study; `queue` holds its settings, `servers` its one database).
+    system: Literal["memcached", "simplemq"] = "memcached"
+    queue: QueueSettings | None = None
     duration_s: float = Field(5.0, gt=0)
     repetition: int = Field(1, ge=1)
     caps_mbit: Caps = Field(default_factory=Caps)
@@ -171,12 +209,73 @@ class Point(BaseModel):
         r = self.middleware.replication
         if r is not None and r > self.servers:
             raise ValueError(f"middleware.replication {r} exceeds servers {self.servers}")
+        if self.system == "memcached":
+            if self.queue is not None:
+                raise ValueError("queue settings need system: simplemq")
+            return self
+        if self.queue is None:
+            self.queue = QueueSettings()
+        if self.servers != 1:
+            raise ValueError(f"system simplemq runs one database server, not {self.servers}")
+        if self.hosts == "ssh":
+            raise ValueError("system simplemq runs on local or emulated hosts, not ssh")
+        if self.driver != "auto":
+            raise ValueError(f"driver {self.driver} loads memcached; simplemq has its own clients")
+        # Compared with the default, not asked whether it was set: a dumped point holds it.
+        if self.middleware.workers != DEFAULT_WORKERS:
+            raise ValueError(
+                "middleware.workers counts the memcached middleware's workers; SimpleMQ's are"
+                " queue.workers"
+            )
+        limit = self.queue.max_connections
+        if limit is not None and self.db_connections + HARNESS_CONNECTIONS > limit:
+            raise ValueError(
+                f"queue.max_connections {limit} is too small: {self.db_connections_text} need"
+                f" {self.db_connections}, and the harness {HARNESS_CONNECTIONS} more"
+            )
         return self
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A memcached point dumps as it did before SimpleMQ existed (point.yaml, run.json).
+        out: dict[str, Any] = handler(self)
+        if self.system == "memcached":
+            out.pop("system", None)
+            out.pop("queue", None)
+        return out
 
     @property
     def frontends(self) -> int:
         """How many processes clients talk to: the middlewares, else the servers."""
         return self.middlewares if self.middlewares > 0 else self.servers
+
+    @property
+    def db_connections(self) -> int:
+        """SimpleMQ's persistent database connections: every middleware's workers, or one per
+        client for the database baseline (no middleware)."""
+        if self.queue is None:
+            return 0
+        if self.middlewares > 0:
+            return self.middlewares * self.queue.workers
+        return self.clients_total
+
+    @property
+    def db_connections_text(self) -> str:
+        if self.middlewares > 0:
+            return f"{self.middlewares} middlewares x {self.queue_settings.workers} workers"
+        return f"{self.clients_total} direct clients"
+
+    @property
+    def db_max_connections(self) -> int:
+        """The database's max_connections: the point's, else what it needs."""
+        q = self.queue_settings
+        return q.max_connections or self.db_connections + HARNESS_CONNECTIONS
+
+    @property
+    def queue_settings(self) -> QueueSettings:
+        if self.queue is None:
+            raise ValueError(f"point {self.name} is not a simplemq point")
+        return self.queue
 
     @property
     def clients_total(self) -> int:

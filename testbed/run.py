@@ -8,7 +8,7 @@ import secrets
 import signal
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,14 @@ from testbed.stages import (
     Stages,
     StopStage,
 )
+from testbed.stages.simplemq import (
+    Database,
+    DatabaseStage,
+    PreloadStage,
+    QueueClientStage,
+    QueueMiddlewareStage,
+    QueueStopStage,
+)
 from testbed.tools import TOOLS, tool_version
 
 REPO = Path(__file__).resolve().parent.parent
@@ -69,6 +77,18 @@ SETUP_STAGES: tuple[Stage, ...] = (
     PopulateStage(),
 )
 MEASURE_STAGES: tuple[Stage, ...] = (MiddlewareStage(), ClientStage(), StopStage())
+# A SimpleMQ point (system: simplemq) runs PostgreSQL and SimpleMQ in the services' places.
+QUEUE_SETUP_STAGES: tuple[Stage, ...] = (*SETUP_STAGES[:4], DatabaseStage(), PreloadStage())
+QUEUE_MEASURE_STAGES: tuple[Stage, ...] = (
+    QueueMiddlewareStage(),
+    QueueClientStage(),
+    QueueStopStage(),
+)
+# Load generators that run in a JVM: they wait at a start gate while their budgets are bound.
+GATED_DRIVERS = {"builtin", "simplemq"}
+# The command of one client process, given its host, its instance there and the point it runs
+# (a driver's own command when a run's stages give none).
+ClientCommand = Callable[[Host, int, Point], list[str]]
 
 
 @dataclass
@@ -119,7 +139,8 @@ class Runner:
         self.out = options.out.resolve()
         self.console = console or Console(stderr=True)
         self.layout: Layout | None = None
-        self.driver = drivers.resolve_driver(point.driver)
+        queue = point.system == "simplemq"
+        self.driver = "simplemq" if queue else drivers.resolve_driver(point.driver)
         self.processes: list[Proc] = []
         self.link_capacity: dict[str, float] = {}
         self.link_delay: linkdelay.LinkDelay | None = None
@@ -139,7 +160,11 @@ class Runner:
         self.epoch: dict[str, float] = {}  # mark -> when it was taken (epoch s)
         self.servers: list[Target] = []  # memcached, once up
         self.frontends: list[Target] = []  # what the clients load: middlewares or servers
-        self.stages = Stages([*SETUP_STAGES, *(MEASURE_STAGES if measure is None else measure)])
+        self.database: Database | None = None  # SimpleMQ's, once up
+        setup, default = (
+            (QUEUE_SETUP_STAGES, QUEUE_MEASURE_STAGES) if queue else (SETUP_STAGES, MEASURE_STAGES)
+        )
+        self.stages = Stages([*setup, *(default if measure is None else measure)])
         self.collect = CollectStage()
         self.manifest: dict[str, Any] | None = None  # once written
 
@@ -236,17 +261,19 @@ class Runner:
         steps: tuple[int, ...] = (),
         marks: tuple[str, ...] = ("window_start", "window_end"),
         budgets: bool = True,
+        command: ClientCommand | None = None,
     ) -> list[Proc]:
         """One launch of the clients. With `steps` (built-in generator only), one launch
         steps through those virtual-client levels, `point.duration_s` each; `marks` names
         the CPU marks at the launch's boundaries (one more than its steps). Without
-        `budgets`, the hosts' quotas stay open (a warm-up)."""
+        `budgets`, the hosts' quotas stay open (a warm-up). `command`: each process's
+        command line (default: the driver's, to `frontends` in turn)."""
         p = point or self.point
         # Budgets bind over the measurement only. The built-in generator's JVM starts
         # outside them: it connects, waits at its start gate, and the quotas apply before
         # the gate opens. memtier and memaslap start in milliseconds and need no gate.
         budgeted = budgets and self.cgroups is not None
-        gated = self.driver == "builtin" and budgeted
+        gated = self.driver in GATED_DRIVERS and budgeted
         if budgeted and not gated:
             assert self.cgroups is not None
             self.cgroups.bind()
@@ -256,11 +283,14 @@ class Runner:
             jar = host.stage(self.jar("loadgen.jar")) if self.driver == "builtin" else ""
             for i in range(p.instances_per_client):
                 rel = f"{prefix}clients/{host.name}.{i}"
-                cfg = ""
-                if self.driver == "memaslap":
-                    cfg = host.put_text(rel, "memaslap.cfg", drivers.memaslap_config(p))
-                target = frontends[i % len(frontends)]
-                cmd = drivers.client_command(self.driver, p, target, jar, cfg)
+                if command is not None:
+                    cmd = command(host, i, p)
+                else:
+                    cfg = ""
+                    if self.driver == "memaslap":
+                        cfg = host.put_text(rel, "memaslap.cfg", drivers.memaslap_config(p))
+                    target = frontends[i % len(frontends)]
+                    cmd = drivers.client_command(self.driver, p, target, jar, cfg)
                 if steps:
                     cmd = drivers.stepped(cmd, steps, p.duration_s)
                 if gated:
@@ -294,7 +324,12 @@ class Runner:
         return procs
 
     def warm_up(
-        self, layout: Layout, frontends: list[Target], point: Point, prefix: str = ""
+        self,
+        layout: Layout,
+        frontends: list[Target],
+        point: Point,
+        prefix: str = "",
+        command: ClientCommand | None = None,
     ) -> None:
         """An unmeasured launch of `point`'s clients, WARMUP_LAUNCH_S long and without
         budgets, so that a middleware that has just started runs compiled code when it is
@@ -303,7 +338,9 @@ class Runner:
         self.log(f"warm-up: {point.virtual_clients} virtual clients per thread,"
                   f" {short.duration_s:g} s without budgets")  # fmt: skip
         marks = (f"{prefix}warmup:0", f"{prefix}warmup:1")
-        self.run_clients(layout, frontends, short, f"{prefix}warmup/", (), marks, budgets=False)
+        self.run_clients(
+            layout, frontends, short, f"{prefix}warmup/", (), marks, budgets=False, command=command
+        )
 
     def _await_gates(self, procs: list[Proc]) -> None:
         """Waits until every gated client is connected and waiting at its gate."""

@@ -67,6 +67,9 @@ class SeriesError(ValueError):
 
 def topology_of(point: Point) -> dict[str, Any]:
     """The fields that must be equal across a series."""
+    if point.system != "memcached":
+        # A series swaps memcached's measurement stages in; SimpleMQ has its own.
+        raise SeriesError(f"{point.name}: a series runs memcached points, not {point.system}")
     d = point.model_dump(mode="json")
     d.pop("name")
     d.pop("virtual_clients")

@@ -8,6 +8,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from testbed.hosts import Host, Proc
+
+# SimpleMQ's default worker count is a point's: defined in testbed.point, named here too.
+from testbed.point import DEFAULT_MQ_WORKERS as DEFAULT_MQ_WORKERS
 from testbed.point import MiddlewareSettings
 from testbed.services.ports import LOOPBACK, Pollable, wait_for_port
 
@@ -16,10 +19,6 @@ MIDDLEWARE_JAR = BUILD / "middleware.jar"
 SIMPLEMQ_JAR = BUILD / "simplemq.jar"
 # The design the middleware runs when given none.
 DEFAULT_DESIGN = "2018"
-# SimpleMQ's one default worker count (per middleware): the soak and scripts/bench_mq.py take
-# it from here and always pass it as --workers; SimpleMQ's own default for standalone use is
-# the same number (tests/test_workers.py).
-DEFAULT_MQ_WORKERS = 16
 
 
 def command_flags(
@@ -87,12 +86,27 @@ def middleware_command(
 
 
 def simplemq_command(
-    jar: str | Path, port: int, workers: int, db_url: str, stats_dir: str = "stats"
+    jar: str | Path,
+    port: int,
+    workers: int,
+    db_url: str,
+    stats_dir: str = "stats",
+    *,
+    address: str | None = None,
+    window_ms: int | None = None,
+    jvm: Sequence[str] = (),
 ) -> list[str]:
-    """SimpleMQ's middleware on port `port` (of loopback, its default address) over the
-    database at `db_url` (a pgjdbc URL); the worker count is always passed."""
-    return ["java", "-jar", str(jar), "middleware", "-p", str(port), "--workers", str(workers),
-            "--db", db_url, "--stats-dir", stats_dir]  # fmt: skip
+    """SimpleMQ's middleware on `address:port` (None: loopback, its default) over the
+    database at `db_url` (a pgjdbc URL); the worker count is always passed. `window_ms`: its
+    statistics' windows (None: its default); `jvm`: the JVM's options."""
+    command = ["java", *jvm, "-jar", str(jar), "middleware"]
+    if address is not None:
+        command += ["-l", address]
+    command += ["-p", str(port), "--workers", str(workers), "--db", db_url,
+                "--stats-dir", stats_dir]  # fmt: skip
+    if window_ms is not None:
+        command += ["--stats-window-ms", str(window_ms)]
+    return command
 
 
 def simplemq_client_command(jar: str | Path, flags: list[str]) -> list[str]:
@@ -109,7 +123,9 @@ def start_simplemq(
     return host.start(command, rel, "middleware", instance)
 
 
-def wait_simplemq(port: int, proc: Pollable, timeout: float = 60.0) -> None:
-    """Blocks until SimpleMQ's middleware `proc` listens on `port` of loopback: it speaks its
-    own frames, not memcached's, so listening is what ready means."""
-    wait_for_port(LOOPBACK, port, timeout, proc)
+def wait_simplemq(
+    port: int, proc: Pollable, timeout: float = 60.0, address: str = LOOPBACK
+) -> None:
+    """Blocks until SimpleMQ's middleware `proc` listens on `address:port`: it speaks its own
+    frames, not memcached's, so listening is what ready means."""
+    wait_for_port(address, port, timeout, proc)

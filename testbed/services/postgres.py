@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from testbed.hosts import HostError, LocalHost, Proc
+from testbed.point import HARNESS_CONNECTIONS
 from testbed.services.ports import wait_for_port
 from testbed.tools import TOOLS, tool_path
 
@@ -33,8 +34,6 @@ DATABASE = "simplemq"
 # SimpleMQ's SQL: the schema, the procedures and one pop strategy each (the module's README).
 SQL = Path(__file__).resolve().parents[2] / "middleware" / "simplemq" / "sql"
 STRATEGIES = ("skip_locked", "naive", "broken")
-# Connections the harness itself may hold at once (psql for the schema, snapshots, sampling).
-HARNESS_CONNECTIONS = 4
 # What a run keeps of the server's statistics (pg_stat_* views), one TSV each.
 SNAPSHOTS = {
     "pg_stat_database": f"SELECT * FROM pg_stat_database WHERE datname = '{DATABASE}'",
@@ -246,6 +245,50 @@ class PostgresServer:
                 self.psql(f"COPY ({query}) TO STDOUT WITH CSV HEADER DELIMITER E'\\t'")
             )
 
+    def counters(self) -> dict[str, dict[str, int]]:
+        """The run's counters now: the database's transactions, deadlocks and block reads
+        (pg_stat_database), each table's live and dead rows, inserts, deletes and vacuums
+        (pg_stat_user_tables), and, exact, the messages held and the messages ever sent
+        (`queue`: the table's rows and its id sequence).
+
+        A backend adds its counts to pg_stat_* at most once a second while busy, within
+        10 s once idle, and at its exit: read after the sessions have ended they are
+        complete; read while sessions idle (e.g. a middleware's after a warm-up) they may
+        miss their last second. The `queue` counts never lag."""
+        db_columns = ("xact_commit", "xact_rollback", "deadlocks", "blks_read", "blks_hit",
+                      "tup_inserted", "tup_deleted", "conflicts", "temp_files")  # fmt: skip
+        table_columns = ("n_live_tup", "n_dead_tup", "n_tup_ins", "n_tup_del",
+                         "vacuum_count", "autovacuum_count")  # fmt: skip
+        # A new session per call (psql), so no statistics snapshot of an earlier read.
+        row = self.rows(
+            f"SELECT {', '.join(db_columns)} FROM pg_stat_database WHERE datname = '{DATABASE}'"
+        )[0]
+        out: dict[str, dict[str, int]] = {
+            "database": {c: int(v or 0) for c, v in zip(db_columns, row, strict=True)}
+        }
+        query = f"SELECT relname, {', '.join(table_columns)} FROM pg_stat_user_tables"
+        for relname, *values in self.rows(query):
+            out[relname] = {c: int(v or 0) for c, v in zip(table_columns, values, strict=True)}
+        held, sent = self.rows(
+            "SELECT (SELECT count(*) FROM messages), coalesce(pg_sequence_last_value("
+            "pg_get_serial_sequence('messages', 'id')::regclass), 0)"
+        )[0]
+        out["queue"] = {"messages": int(held), "sent": int(sent)}
+        return out
+
+    def wait_sessions_gone(self, timeout: float) -> None:
+        """Blocks until no other session is connected to the run's database: a backend adds
+        its last counts to the statistics as it exits, after its client has gone."""
+        query = (
+            f"SELECT count(*) FROM pg_stat_activity WHERE datname = '{DATABASE}'"
+            " AND backend_type = 'client backend' AND pid <> pg_backend_pid()"
+        )
+        deadline = time.monotonic() + timeout
+        while (left := int(self.rows(query)[0][0])) > 0:
+            if time.monotonic() > deadline:
+                raise PostgresError(f"{left} database sessions still open after {timeout:g} s")
+            time.sleep(0.1)
+
     def sample_waits(self) -> subprocess.Popen[str]:
         """Starts sampling what the database's backends wait on, every 50 ms (psql's \\watch),
         until `waits` reads and stops it."""
@@ -278,8 +321,17 @@ class PostgresServer:
     def stop(self, keep_data: bool = False, timeout: float = 30.0) -> None:
         """Snapshots the statistics, stops the server (fast shutdown: SIGINT) and removes its
         cluster unless `keep_data`."""
-        if self.proc is None:
-            return
+        try:
+            if self.proc is not None:
+                self._shut_down(timeout)
+        finally:
+            # Also when the server never started: initdb may have written the cluster.
+            if self.cluster is not None and not keep_data:
+                with contextlib.suppress(OSError):
+                    shutil.rmtree(self.cluster)
+
+    def _shut_down(self, timeout: float) -> None:
+        assert self.proc is not None
         try:
             if self.proc.poll() is None:
                 self.snapshot()
@@ -288,6 +340,3 @@ class PostgresServer:
             if self.proc.wait(timeout) is None:
                 self.proc.signal(signal.SIGKILL)
                 self.proc.wait(5.0)
-            if self.cluster is not None and not keep_data:
-                with contextlib.suppress(OSError):
-                    shutil.rmtree(self.cluster)

@@ -2,9 +2,9 @@
 
 `base` holds the `Stage` protocol and `Stages`, the driver that sets them up in order and
 tears them down in reverse; the other modules hold one concern each: the hosts (`layout`),
-the links (`links`), the CPU budgets (`budgets`), the services (`services`) and the
-collection of every process' output (`collect`). `testbed.run.Runner` is the context every
-stage works on.
+the links (`links`), the CPU budgets (`budgets`), the services (`services`; SimpleMQ's in
+`simplemq`) and the collection of every process' output (`collect`). `testbed.run.Runner`
+is the context every stage works on.
 """
 
 from testbed.stages.base import RunError, Stage, Stages

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from testbed import drivers, emulation
 from testbed.hosts import Host, LocalHost
 from testbed.inventory import load_inventory
+from testbed.services import postgres
 from testbed.services.ports import LOOPBACK, port_free
 from testbed.stages.base import RunError, Stage, on_every_host
 from testbed.stages.budgets import remove_cgroups
@@ -106,6 +107,28 @@ def _layout(ctx: Runner) -> Layout:
 
 
 def _check(ctx: Runner, layout: Layout) -> None:
+    needed, jars = (
+        _simplemq_needs(layout) if ctx.point.system == "simplemq" else _memcached_needs(ctx, layout)
+    )
+    if layout.kind != "local":
+        needed["iperf3"] = layout.all
+    missing = [
+        f"{tool} on {h.name}" for tool, hosts in needed.items() for h in hosts if not h.has(tool)
+    ]
+    if missing:
+        raise RunError("missing tools: " + ", ".join(missing))
+    for jar in jars:
+        ctx.jar(jar)
+    if layout.kind == "local":
+        ports = [ctx.server_port(i) for i in range(len(layout.servers))]
+        ports += [ctx.middleware_port(i) for i in range(len(layout.middlewares))]
+        busy = [str(port) for port in ports if not port_free(LOOPBACK, port)]
+        if busy:
+            raise RunError(f"ports already in use on {LOOPBACK}: {', '.join(busy)}")
+
+
+def _memcached_needs(ctx: Runner, layout: Layout) -> tuple[dict[str, list[Host]], list[str]]:
+    """The tools each host needs for a memcached point, and the jars of the run."""
     needed: dict[str, list[Host]] = {"memcached": layout.servers}
     if ctx.point.workload.populate and ctx.driver != "memaslap":
         needed["java"] = list(layout.servers)
@@ -117,20 +140,15 @@ def _check(ctx: Runner, layout: Layout) -> None:
         "memaslap": drivers.memaslap_binary(),
     }[ctx.driver]
     needed.setdefault(client_tool, []).extend(layout.clients)
-    if layout.kind != "local":
-        needed["iperf3"] = layout.all
-    missing = [
-        f"{tool} on {h.name}" for tool, hosts in needed.items() for h in hosts if not h.has(tool)
-    ]
-    if missing:
-        raise RunError("missing tools: " + ", ".join(missing))
-    if "java" in needed:
-        ctx.jar("loadgen.jar")
-    if layout.middlewares:
-        ctx.jar("middleware.jar")
-    if layout.kind == "local":
-        ports = [ctx.server_port(i) for i in range(len(layout.servers))]
-        ports += [ctx.middleware_port(i) for i in range(len(layout.middlewares))]
-        busy = [str(port) for port in ports if not port_free(LOOPBACK, port)]
-        if busy:
-            raise RunError(f"ports already in use on {LOOPBACK}: {', '.join(busy)}")
+    jars = ["loadgen.jar"] if "java" in needed else []
+    return needed, jars + (["middleware.jar"] if layout.middlewares else [])
+
+
+def _simplemq_needs(layout: Layout) -> tuple[dict[str, list[Host]], list[str]]:
+    """The tools each host needs for a SimpleMQ point, and its jar. PostgreSQL runs on this
+    machine (local and emulated hosts share it): its binaries are looked up once."""
+    try:
+        postgres.bindir()
+    except postgres.PostgresError as e:
+        raise RunError(str(e)) from e
+    return {"java": [*layout.middlewares, *layout.clients]}, ["simplemq.jar"]

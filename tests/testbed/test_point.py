@@ -69,3 +69,34 @@ def test_design_is_2018_unless_asked_and_yaml_numbers_are_accepted(tmp_path):
     assert point.model_dump(mode="json")["middleware"]["design"] == "2016"
     with pytest.raises(ValidationError, match=r"middleware\.design"):
         Point.model_validate({"middleware": {"design": 2017}})
+
+
+def test_a_simplemq_point_checks_its_connections():
+    """Workers over every middleware (or direct clients) must fit max_connections with the
+    harness's own few; a point states one database."""
+    with pytest.raises(ValueError) as err:
+        Point(system="simplemq", middlewares=2, queue={"workers": 60, "max_connections": 100})
+    assert "2 middlewares x 60 workers need 120" in describe_error(err.value)
+    with pytest.raises(ValueError) as err:
+        Point(system="simplemq", virtual_clients=100, queue={"max_connections": 100})
+    assert "100 direct clients need 100" in describe_error(err.value)
+    with pytest.raises(ValueError) as err:
+        Point(system="simplemq", servers=2)
+    assert "one database server" in describe_error(err.value)
+    with pytest.raises(ValueError) as err:
+        Point(queue={"workers": 4})
+    assert "system: simplemq" in describe_error(err.value)
+    with pytest.raises(ValueError) as err:
+        Point(system="simplemq", middlewares=1, middleware={"workers": 30})
+    assert "SimpleMQ's are queue.workers" in describe_error(err.value)
+    ok = Point(system="simplemq", middlewares=2, queue={"workers": 30})
+    assert ok.db_max_connections == 2 * 30 + 4
+    # A point's dump is a valid point again (point.yaml, run.json).
+    assert Point.model_validate(ok.model_dump(mode="json")) == ok
+
+
+def test_a_memcached_point_dumps_as_before():
+    """point.yaml and run.json of memcached points carry no SimpleMQ fields."""
+    dumped = Point(middlewares=1).model_dump(mode="json")
+    assert "system" not in dumped and "queue" not in dumped
+    assert Point.model_validate(dumped) == Point(middlewares=1)

@@ -176,3 +176,34 @@ def test_memaslap_point_through_the_middleware(tmp_path, base_port, loadgen_jar)
     # Sets are replicated to both servers; gets land on one of them.
     assert all(s["cmd_set"] > 0 for s in servers)
     assert sum(s["cmd_get"] for s in servers) > 0
+
+
+def test_cli_runs_a_simplemq_point_file_on_local_hosts(tmp_path, base_port):
+    """`mwlab run --point` with a SimpleMQ point: PostgreSQL and one middleware on loopback;
+    `--workers` names the memcached middleware's count and is refused with the field to use."""
+    jar = REPO / "build" / "simplemq.jar"
+    if not jar.is_file():
+        pytest.fail(f"{jar} is missing: run `make build` first")
+    point = tmp_path / "mq.yaml"
+    spec = {"name": "mq", "hosts": "local", "system": "simplemq", "middlewares": 1,
+            "virtual_clients": 3, "queue": {"workers": 2, "message_size": 2000}}  # fmt: skip
+    point.write_text(yaml.safe_dump(spec))
+    out = tmp_path / "mq"
+    cmd = [sys.executable, "-m", "mwlab", "run", "--point", str(point), "--out", str(out),
+           "--base-port", str(base_port), "--no-progress", "--duration", "2"]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=150, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+    assert processes_in(out) == []
+    manifest = json.loads((out / "run.json").read_text())
+    assert manifest["point"]["queue"]["message_size"] == 2000
+    result = client_results(out)["client1.0"]
+    assert result["ALL STATS"]["Sends"]["Count"] > 0
+    assert result["mwlab"]["config"]["body_bytes"] == 2000
+    counters = json.loads((out / "servers/server1/counters.json").read_text())
+    assert counters["delta"]["queue"]["sent"] == result["ALL STATS"]["Sends"]["Count"]
+    refused = subprocess.run(
+        [*cmd[:6], "--out", str(tmp_path / "refused"), "--workers", "30"],
+        capture_output=True, text=True, timeout=60, cwd=REPO,
+    )  # fmt: skip
+    assert refused.returncode != 0
+    assert "queue.workers" in refused.stdout + refused.stderr

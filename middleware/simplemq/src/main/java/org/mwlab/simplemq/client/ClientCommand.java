@@ -69,8 +69,9 @@ public final class ClientCommand implements Callable<Integer> {
   private int clients;
 
   @Option(names = "--all-clients", paramLabel = "N",
-      description = "Clients of the whole run, over every process (static workloads send to"
-          + " the next id, wrapping over these; default: --clients).")
+      description = "Clients of the whole run, ids 1 to N over every process (static workloads"
+          + " send to the next id, wrapping to 1; default: this process's own, --clients from"
+          + " --first-client on).")
   private Integer allClients;
 
   @Option(names = "--workload", defaultValue = "staticsmall",
@@ -148,16 +149,23 @@ public final class ClientCommand implements Callable<Integer> {
         "--clients and --window-ms must be positive, --test-time and --messages not negative");
     usage.refuseIf(testTime == 0 && messages == 0, "give --test-time or --messages");
     final int all = allClients == null ? clients : allClients;
+    // With several processes, the run's ids start at 1, not at this process's first: the
+    // last client of the run sends to client 1, wherever that one runs.
+    final int runFirst = allClients == null ? firstClient : 1;
+    if (allClients != null && (firstClient < 1 || firstClient + clients - 1 > allClients)) {
+      throw new ParameterException(spec.commandLine(),
+          "--first-client and --clients must name ids within 1 to --all-clients");
+    }
     final int bytes;
     final Workload w;
     switch (workload.toLowerCase(Locale.ROOT)) {
       case "staticsmall" -> {
         bytes = size == null ? 200 : size;
-        w = new Workload.Static(queue, bytes, firstClient, all);
+        w = new Workload.Static(queue, bytes, runFirst, all);
       }
       case "staticlarge" -> {
         bytes = size == null ? 2000 : size;
-        w = new Workload.Static(queue, bytes, firstClient, all);
+        w = new Workload.Static(queue, bytes, runFirst, all);
       }
       case "shared-receiver" -> {
         bytes = size == null ? 200 : size;

@@ -1,0 +1,109 @@
+"""The 2015 study's families (workflows/catalogue-2015-pending.yaml) plan into valid SimpleMQ
+points at the seed's levels, and the plan refuses points whose connections do not fit."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from mwlab.catalogue import CatalogueError, PlannedRun, expand, load_catalogue
+from mwlab.plan_tables import catalogue_macros, render
+from testbed.point import HARNESS_CONNECTIONS, Point
+
+ROOT = Path(__file__).resolve().parents[2]
+PENDING = ROOT / "workflows" / "catalogue-2015-pending.yaml"
+LOCAL = {"profile": "test", "hosts": "local", "run": {"repetitions": 1}}
+
+
+def planned(profile: dict[str, Any] = LOCAL, path: Path = PENDING) -> list[PlannedRun]:
+    return expand(load_catalogue(path), profile)
+
+
+def by_point(runs: list[PlannedRun], family: str) -> dict[str, Point]:
+    return {r.point: Point.model_validate(r.spec) for r in runs if r.family == family}
+
+
+def test_every_2015_point_is_a_simplemq_point_with_one_database() -> None:
+    runs = planned()
+    assert Counter(r.family for r in runs) == {
+        "mq_db_baseline": 2 * 10,
+        "mq_throughput": 3 * 5,
+        "mq_scale_clients": 2 * 10,
+        "mq_scale_workers": 2 * 10,
+        "mq_factorial": 2**4,
+        "mq_pop_strategy": 2 * 3,
+        "mq_stability": 2,
+    }
+    for run in runs:
+        point = Point.model_validate(run.spec)
+        assert point.system == "simplemq" and point.servers == 1
+        assert point.db_max_connections == point.db_connections + HARNESS_CONNECTIONS
+        # The plan writes the worker count every middleware runs (testbed.point's default
+        # where a family states none), in `queue`, not in the memcached middleware's settings.
+        if point.middlewares:
+            assert run.spec["queue"]["workers"] == point.queue_settings.workers
+            assert "workers" not in run.spec["middleware"]
+
+
+def test_the_levels_are_the_seeds() -> None:
+    runs = planned()
+    baseline = by_point(runs, "mq_db_baseline")
+    assert baseline["size=small,clients=80"].clients_total == 80
+    assert baseline["size=large,clients=60"].queue_settings.message_size == 2000
+    assert all(p.middlewares == 0 and p.client_machines == 2 for p in baseline.values())
+    # Table 2: workers are totals over the two middlewares.
+    table2 = by_point(runs, "mq_throughput")
+    cell = table2["workers=80,clients=60"]
+    assert (cell.middlewares, cell.queue_settings.workers, cell.clients_total) == (2, 40, 60)
+    assert cell.client_machines == 3
+    factorial = by_point(runs, "mq_factorial")
+    big = factorial["workers=60,middlewares=2,clients=120,size=2000"]
+    assert big.db_connections == 120 and big.clients_total == 120
+    stability = by_point(runs, "mq_stability")["size=small"]
+    assert stability.queue_settings.preload == 5000 and stability.clients_total == 30
+    pops = by_point(runs, "mq_pop_strategy")
+    assert {p.queue_settings.pop for p in pops.values()} == {"skip_locked", "naive"}
+    assert {p.queue_settings.mix for p in pops.values()} == {"shared_receiver"}
+
+
+def test_the_plan_refuses_workers_beyond_max_connections() -> None:
+    profile = {
+        **LOCAL,
+        "families": {"mq_throughput": {"fixed": {"queue": {"max_connections": 100}}}},
+    }
+    with pytest.raises(CatalogueError) as err:
+        planned(profile)
+    # 2 x 50 workers and the harness's connections do not fit 100.
+    assert "mq_throughput" in str(err.value)
+    assert "2 middlewares x 50 workers need 100" in str(err.value)
+
+
+def test_a_series_of_simplemq_points_is_refused_with_its_reason() -> None:
+    with pytest.raises(CatalogueError, match="a series runs memcached points"):
+        planned({**LOCAL, "run": {"repetitions": 1, "protocol": "series"}})
+
+
+def test_the_pending_file_is_in_the_catalogues_format() -> None:
+    """Its families join workflows/catalogue.yaml as they are: the same schema, and names
+    that the catalogue does not use yet."""
+    pending = yaml.safe_load(PENDING.read_text())
+    current = yaml.safe_load((ROOT / "workflows" / "catalogue.yaml").read_text())
+    assert not set(pending["families"]) & set(current["families"])
+    assert {f["study"] for f in pending["families"].values()} == {2015}
+
+
+def test_the_setup_tables_describe_the_2015_families() -> None:
+    families = load_catalogue(PENDING)
+    runs = planned()
+    rows = render(families, runs, LOCAL)
+    assert "200-byte messages, static mix, pop skip locked" in rows
+    assert "none: each client calls the database" in rows
+    assert "SimpleMQ, 30 workers per middleware" in rows
+    macros = catalogue_macros(families, runs, LOCAL)
+    assert r"\newcommand{\CatMqThroughputWorkers}{30}" in macros
+    assert r"\newcommand{\CatMqStabilityDataSize}{200}" in macros
+    assert r"\newcommand{\CatMqDbBaselineWorkers}{--}" in macros
