@@ -152,10 +152,9 @@ public final class ClientCommand implements Callable<Integer> {
     // With several processes, the run's ids start at 1, not at this process's first: the
     // last client of the run sends to client 1, wherever that one runs.
     final int runFirst = allClients == null ? firstClient : 1;
-    if (allClients != null && (firstClient < 1 || firstClient + clients - 1 > allClients)) {
-      throw new ParameterException(spec.commandLine(),
-          "--first-client and --clients must name ids within 1 to --all-clients");
-    }
+    usage.refuseIf(
+        allClients != null && (firstClient < 1 || firstClient + clients - 1 > allClients),
+        "--first-client and --clients must name ids within 1 to --all-clients");
     final int bytes;
     final Workload w;
     switch (workload.toLowerCase(Locale.ROOT)) {
