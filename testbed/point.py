@@ -116,6 +116,10 @@ class MiddlewareSettings(BaseModel):
         return None if v == "all" else v
 
 
+# PostgreSQL's largest commit_delay (100,000 µs).
+MAX_COMMIT_DELAY_MS = 100.0
+
+
 class QueueSettings(BaseModel):
     """SimpleMQ (the 2015 study): its middlewares, database and clients."""
 
@@ -134,6 +138,11 @@ class QueueSettings(BaseModel):
     max_connections: int | None = Field(None, ge=1)
     # Messages in the queue before the clients start (the seed's stability run: 5,000).
     preload: int = Field(0, ge=0)
+    # What each commit waits before its WAL flush (PostgreSQL's commit_delay, its maximum
+    # 100 ms), in this machine's time: the scale model's stand-in for the study database's
+    # commit latency, which time dilation would otherwise shrink to this machine's fsync.
+    # Commits that arrive meanwhile share the flush, as on a slow disk. 0: none added.
+    commit_delay_ms: float = Field(0.0, ge=0, le=MAX_COMMIT_DELAY_MS)
 
 
 class Caps(BaseModel):

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from testbed.hosts import HostError, LocalHost, Proc
-from testbed.point import HARNESS_CONNECTIONS
+from testbed.point import HARNESS_CONNECTIONS, MAX_COMMIT_DELAY_MS
 from testbed.services.ports import wait_for_port
 from testbed.tools import TOOLS, tool_path
 
@@ -34,6 +34,7 @@ DATABASE = "simplemq"
 # SimpleMQ's SQL: the schema, the procedures and one pop strategy each (the module's README).
 SQL = Path(__file__).resolve().parents[2] / "middleware" / "simplemq" / "sql"
 STRATEGIES = ("skip_locked", "naive", "broken")
+MAX_COMMIT_DELAY_US = round(MAX_COMMIT_DELAY_MS * 1000)
 # What a run keeps of the server's statistics (pg_stat_* views), one TSV each.
 SNAPSHOTS = {
     "pg_stat_database": f"SELECT * FROM pg_stat_database WHERE datname = '{DATABASE}'",
@@ -82,6 +83,9 @@ class PostgresServer:
     port: int
     max_connections: int
     strategy: str = "skip_locked"
+    # commit_delay, µs: every commit waits this long before its WAL flush (commit_siblings 0:
+    # whatever else runs), and the commits that arrive meanwhile share that flush.
+    commit_delay_us: int = 0
     proc: Proc | None = None
     timings: dict[str, float] = field(default_factory=dict)
     cluster: Path | None = None  # the temporary directory of the data and the socket
@@ -89,6 +93,11 @@ class PostgresServer:
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:
             raise PostgresError(f"pop strategy {self.strategy!r}: one of {', '.join(STRATEGIES)}")
+        if not 0 <= self.commit_delay_us <= MAX_COMMIT_DELAY_US:
+            raise PostgresError(
+                f"commit delay {self.commit_delay_us} µs: PostgreSQL takes 0 to"
+                f" {MAX_COMMIT_DELAY_US} µs"
+            )
 
     def admit(self, connections: int) -> None:
         """Refuses a plan whose persistent connections (every middleware's workers, and the
@@ -208,6 +217,8 @@ class PostgresServer:
             "-c",
             "track_wal_io_timing=on",
         ]
+        if self.commit_delay_us:
+            command += ["-c", f"commit_delay={self.commit_delay_us}", "-c", "commit_siblings=0"]
         self.proc = self.host.start(command, self.rel, "postgres")
         wait_for_port(self.host.address, self.port, timeout, self.proc)
         self._wait_accepting(time.monotonic() + timeout)

@@ -68,9 +68,10 @@ class DatabaseStage(Stage):
         if not isinstance(host, LocalHost):
             raise RunError(f"{host.name}: PostgreSQL runs on local or emulated hosts only")
         p = ctx.point
+        q = p.queue_settings
         server = PostgresServer(
-            host, f"servers/{host.name}", ctx.server_port(0), p.db_max_connections,
-            p.queue_settings.pop,
+            host, f"servers/{host.name}", ctx.server_port(0), p.db_max_connections, q.pop,
+            commit_delay_us=round(q.commit_delay_ms * 1000),
         )  # fmt: skip
         ctx.database = Database(server)
         server.admit(p.db_connections)

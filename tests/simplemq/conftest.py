@@ -23,10 +23,12 @@ def start_postgres(tmp_path: Path) -> Iterator[StartPostgres]:
     """Starts PostgreSQL servers on loopback (a pop strategy each); stops them afterwards."""
     started: list[PostgresServer] = []
 
-    def start(strategy: str = "skip_locked", connections: int = 40) -> PostgresServer:
+    def start(
+        strategy: str = "skip_locked", connections: int = 40, commit_delay_us: int = 0
+    ) -> PostgresServer:
         base = tmp_path / f"db{len(started) + 1}"
         host = LocalHost(name="db", role="server", address=LOOPBACK, base=base)
-        db = PostgresServer(host, "postgres", free_port(), connections, strategy)
+        db = PostgresServer(host, "postgres", free_port(), connections, strategy, commit_delay_us)
         started.append(db)
         db.start()
         return db

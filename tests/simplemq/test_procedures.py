@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -100,3 +101,32 @@ def test_a_plan_whose_workers_do_not_fit_the_server_is_refused(tmp_path: Path) -
         db.admit(33)
     with pytest.raises(PostgresError, match="pop strategy 'fast'"):
         PostgresServer(host, "postgres", 5432, 10, strategy="fast")
+    with pytest.raises(PostgresError, match=r"commit delay 100001 µs: PostgreSQL takes 0 to"):
+        PostgresServer(host, "postgres", 5432, 10, commit_delay_us=100_001)
+
+
+COMMITS = 20
+
+
+def timed_commits(db: PostgresServer) -> float:
+    """Seconds for COMMITS transactions in a row, each its own commit (one psql session)."""
+    script = "\n".join(f"INSERT INTO clients (id) VALUES ({1000 + i});" for i in range(COMMITS))
+    started = time.monotonic()
+    db.psql(script)
+    return time.monotonic() - started
+
+
+def test_a_commit_delay_makes_every_commit_wait_before_its_flush(start_postgres) -> None:
+    # The scale model's stand-in for a slower disk: each commit of a lone session waits the
+    # delay (commit_siblings 0), so COMMITS commits take at least COMMITS delays. A lower
+    # bound only: a loaded machine can only make them slower.
+    delay_us = 20_000
+    db = start_postgres(commit_delay_us=delay_us)
+    names = "'commit_delay', 'commit_siblings', 'fsync'"
+    settings = dict(db.rows(f"SELECT name, setting FROM pg_settings WHERE name IN ({names})"))
+    assert settings == {"commit_delay": str(delay_us), "commit_siblings": "0", "fsync": "on"}
+    assert timed_commits(db) >= COMMITS * delay_us / 1e6
+    assert db.rows("SELECT count(*) FROM clients") == [[str(COMMITS)]]
+    # Without it the server keeps PostgreSQL's default: no delay.
+    plain = start_postgres()
+    assert plain.rows("SELECT setting FROM pg_settings WHERE name = 'commit_delay'") == [["0"]]

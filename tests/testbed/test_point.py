@@ -89,7 +89,13 @@ def test_a_simplemq_point_checks_its_connections():
     with pytest.raises(ValueError) as err:
         Point(system="simplemq", middlewares=1, middleware={"workers": 30})
     assert "SimpleMQ's are queue.workers" in describe_error(err.value)
-    ok = Point(system="simplemq", middlewares=2, queue={"workers": 30})
+    # PostgreSQL's commit_delay goes up to 100 ms.
+    with pytest.raises(ValueError) as err:
+        Point(system="simplemq", queue={"commit_delay_ms": 120})
+    assert "queue.commit_delay_ms: Input should be less than or equal to 100" in describe_error(
+        err.value
+    )
+    ok = Point(system="simplemq", middlewares=2, queue={"workers": 30, "commit_delay_ms": 20})
     assert ok.db_max_connections == 2 * 30 + 4
     # A point's dump is a valid point again (point.yaml, run.json).
     assert Point.model_validate(ok.model_dump(mode="json")) == ok

@@ -140,8 +140,11 @@ def test_a_simplemq_point_through_one_middleware(tmp_path, base_port, netns_pref
 
 def test_the_database_baseline_point(tmp_path, base_port, netns_prefix, simplemq_jar):
     """No middleware: each client holds its own database connection (seed 003's baseline),
-    here with the naive pop of 2015's PostgreSQL."""
-    point = mq_point(name="db-baseline", middlewares=0, queue={"pop": "naive"})
+    here with the naive pop of 2015's PostgreSQL and a commit delay, which the database's
+    recorded settings carry."""
+    point = mq_point(
+        name="db-baseline", middlewares=0, queue={"pop": "naive", "commit_delay_ms": 2.5}
+    )
     out, _ = run(tmp_path, base_port, netns_prefix, point)
     assert not (out / "middlewares").exists()
     got = replies(out)
@@ -151,6 +154,10 @@ def test_the_database_baseline_point(tmp_path, base_port, netns_prefix, simplemq
     counters = check_counters(out, got)
     assert counters["pop"] == "naive"
     assert counters["max_connections"] == point.db_max_connections
+    settings = (out / "servers" / "server1" / "stats" / "settings.tsv").read_text().splitlines()
+    assert {"commit_delay\t2500", "commit_siblings\t0"} <= {
+        "\t".join(line.split("\t")[:2]) for line in settings
+    }
     check_tidy(out, {"client"})
 
 
