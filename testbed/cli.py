@@ -247,6 +247,8 @@ def run_command(
     Starts the memcached servers (and populates them), the middlewares and all clients for
     the run length, stops the middlewares with SIGTERM, collects every log into OUT and
     writes OUT/run.json (status ok or failed, with the reason). Teardown always happens.
+    A point of `system: simplemq` (a --point file) runs PostgreSQL, SimpleMQ's middlewares
+    and its clients instead, and keeps the database's counters (testbed/README.md).
     SIGINT, SIGTERM and SIGHUP stop the run: it tears down, writes run.json (failed, with
     every signal received) and exits 128 + the signal's number.
     Exit code: 0 ok, 1 the run failed, 2 bad input, 130/143/129 SIGINT/SIGTERM/SIGHUP.
