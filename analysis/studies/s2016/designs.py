@@ -154,29 +154,31 @@ def figure(cmp: pd.DataFrame, path: str) -> None:
     """Throughput (left) and response time (right) at the clients per configuration, the two
     designs' bars side by side."""
     configs = cmp.drop_duplicates(CONFIG)[CONFIG]
+    # One line each, upright: 18 configurations side by side leave no room for more.
     names = [
-        f"S={int(r.servers)}\n{r.level_replication}\n{r.level_writes}%"
-        for r in configs.itertuples()
+        f"S={int(r.servers)} {r.level_replication} {r.level_writes}%" for r in configs.itertuples()
     ]
     fig, axes = fg.figure(ncols=2, height=3.0)
     x = np.arange(len(configs))
     colours = fg.plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for ax, metric, scale, label in (
-        (axes[0][0], "throughput_ops_mean", 1.0, "throughput at the clients (ops/s), study time"),
+        (axes[0][0], "throughput_ops_mean", 1.0, "throughput (ops/s), study time"),
         (
             axes[0][1],
             "response_us_mean_mean",
             1e-3,
-            "response time at the clients (ms), study time",
+            "response time (ms), study time",
         ),
     ):
         for j, design in enumerate(DESIGNS):
             d = configs.merge(cmp[cmp["level_design"] == design], on=CONFIG, how="left")
             ax.bar(x + (j - 0.5) * 0.4, d[metric].to_numpy(float) * scale, width=0.4,
                    color=colours[j], label=LABEL[design])  # fmt: skip
-        ax.set_xticks(x, names, fontsize=6)
+        ax.set_xticks(x, names, fontsize=6, rotation=90)
         ax.set_ylabel(label)
-        ax.legend(fontsize=6)
+        # Headroom above the tallest bar for the legend, which would cover bars otherwise.
+        ax.set_ylim(0, ax.get_ylim()[1] * 1.4)
+        ax.legend(fontsize=6, loc="upper left")
     fg.save(fig, path)
 
 
