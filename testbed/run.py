@@ -213,6 +213,14 @@ class Runner:
             if code is not None or time.monotonic() >= deadline:
                 return code
 
+    def sleep(self, seconds: float) -> None:
+        """Waits `seconds`, checking for signals and the link delays meanwhile."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            self.signals.check()
+            self.check_link_delay()
+            time.sleep(min(0.2, left))
+
     def log(self, msg: str) -> None:
         self.console.print(f"[dim]{self.point.name}[/dim] {msg}")
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -168,7 +167,7 @@ class QueueClientStage(Stage):
         if layout.middlewares and cpubudget.budget_of(p, "middleware") is not None:
             ctx.warm_up(layout, ctx.frontends, p, command=command)
             ctx.log(f"waiting {STATS_IDLE_FLUSH_S:g} s for the warm-up's database statistics")
-            _sleep(ctx, STATS_IDLE_FLUSH_S)
+            ctx.sleep(STATS_IDLE_FLUSH_S)
         db.before = db.server.counters()
         db.sampler = db.server.sample_waits()
         ctx.log(f"{p.clients_total} SimpleMQ clients for {p.duration_s} s")
@@ -198,15 +197,6 @@ class QueueStopStage(Stage):
         write_counters(db, ctx.point.db_max_connections)
         db.server.snapshot()
         ctx.stop_link_delay()
-
-
-def _sleep(ctx: Runner, seconds: float) -> None:
-    """Waits, checking for signals and the link delays meanwhile."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        ctx.signals.check()
-        ctx.check_link_delay()
-        time.sleep(min(0.2, max(0.0, deadline - time.monotonic())))
 
 
 def write_counters(db: Database, max_connections: int) -> None:
