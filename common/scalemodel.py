@@ -10,6 +10,7 @@ delays, speed bounds, calibration targets) live in workflows/machines.yaml.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import json
 import math
@@ -82,6 +83,13 @@ class Machines:
     client_same_as: str
     client_why: str
     validation: dict[str, Reference]
+    # study -> role -> "upper" or a fitted role: roles of a study that no study number
+    # isolates, so no target fits them (their why in `unfitted_why`).
+    unfitted: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
+    unfitted_why: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
+    # study -> one synchronous disk write of its database machine at s = 1, ms (the plan
+    # dilates it for SimpleMQ's PostgreSQL: testbed.point.QueueSettings.commit_delay_ms).
+    commit_ms: dict[str, float] = dataclasses.field(default_factory=dict)
 
     def roles(self, study: str | int) -> dict[str, MachineType]:
         key = str(study)
@@ -143,11 +151,18 @@ def load_machines(path: Path = MACHINES, root: Path = ROOT) -> Machines:
         for name, t in doc["machine_types"].items()
     }
     studies: dict[str, dict[str, MachineType]] = {}
+    unfitted: dict[str, dict[str, str]] = {}
+    unfitted_why: dict[str, dict[str, str]] = {}
+    commit_ms: dict[str, float] = {}
     for study, spec in doc["studies"].items():
         unknown = sorted(set(spec["roles"].values()) - set(types))
         if unknown:
             raise ScaleModelError(f"{path}: study {study} names unknown machine types {unknown}")
         studies[str(study)] = {role: types[t] for role, t in spec["roles"].items()}
+        unfitted[str(study)] = {r: u["same_as"] for r, u in spec.get("unfitted", {}).items()}
+        unfitted_why[str(study)] = {r: u["why"] for r, u in spec.get("unfitted", {}).items()}
+        if "commit" in spec:
+            commit_ms[str(study)] = float(spec["commit"]["ms"])
     speed = doc["speed"]
     if not speed["lower"] < speed["upper"]:
         raise ScaleModelError(f"{path}: speed.lower must be below speed.upper")
@@ -179,7 +194,18 @@ def load_machines(path: Path = MACHINES, root: Path = ROOT) -> Machines:
             )
     roles = [t.role for t in targets.values()]
     for study in studies:
-        for role in sorted(set(roles)):
+        for role, same_as in unfitted[study].items():
+            serving = sorted(n for n, t in targets.items() if t.role == role and study in t.studies)
+            if serving:
+                raise ScaleModelError(
+                    f"{path}: the {role}s of study {study} are unfitted, yet targets {serving}"
+                    " serve them"
+                )
+            if same_as != "upper" and same_as not in roles:
+                raise ScaleModelError(
+                    f"{path}: the {role}s of study {study} follow {same_as}, which no target fits"
+                )
+        for role in sorted(set(roles) - set(unfitted[study])):
             serving = sorted(n for n, t in targets.items() if t.role == role and study in t.studies)
             if len(serving) != 1:
                 raise ScaleModelError(
@@ -219,6 +245,9 @@ def load_machines(path: Path = MACHINES, root: Path = ROOT) -> Machines:
         client_same_as=same_as,
         client_why=cal["client_rule"]["why"],
         validation=validation,
+        unfitted=unfitted,
+        unfitted_why=unfitted_why,
+        commit_ms=commit_ms,
     )
 
 
@@ -238,6 +267,15 @@ def delays_ms(machines: Machines, study: str | int, scale: float) -> dict[str, f
     _check_scale(scale)
     machines.roles(study)  # a known study
     return {pair: round(d / scale, 4) for pair, d in machines.delays_ms[str(study)].items()}
+
+
+def commit_delay_ms(machines: Machines, study: str | int, scale: float) -> float | None:
+    """The commit delay that makes one synchronous disk write of the study's database last
+    its dilated time: the study's write time divided by s (None: the study states none).
+    This machine's own write (about 0.14 ms, pg_test_fsync) comes on top, small beside it."""
+    _check_scale(scale)
+    ms = machines.commit_ms.get(str(study))
+    return None if ms is None else round(ms / scale, 3)
 
 
 def client_speed(machines: Machines, fitted: dict[str, float]) -> float | None:
@@ -269,6 +307,8 @@ def speed_factors(
                 if not (math.isfinite(f) and f > 0):
                     raise ScaleModelError(f"speed factor of {name} must be positive, got {f!r}")
                 factors[target.role] = f
+        for role, same_as in machines.unfitted.get(study, {}).items():
+            factors[role] = machines.speed_upper if same_as == "upper" else factors[same_as]
         lacking = [r for r in ROLES if r != "client" and r not in factors]
         if lacking:
             raise ScaleModelError(f"no speed factor for the {lacking} of study {study}")

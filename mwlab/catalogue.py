@@ -49,6 +49,8 @@ class Family:
     measured: tuple[str, ...]
     design: str
     split: str | None
+    # "isolated" where the family's points cannot run in series; None: the profile's choice.
+    protocol: str | None
     factors: tuple[Factor, ...]
     fixed: dict[str, Any]
     repetitions: int
@@ -169,6 +171,7 @@ def load_catalogue(path: Path = CATALOGUE) -> dict[str, Family]:
             measured=tuple(raw["measured"]),
             design=raw.get("design", "sweep"),
             split=split,
+            protocol=raw.get("protocol"),
             factors=factors,
             fixed=merge(defaults["fixed"], raw.get("fixed", {})),
             repetitions=defaults["repetitions"],
@@ -232,8 +235,22 @@ def family_settings(family: Family, profile: dict[str, Any]) -> dict[str, Any]:
         "warmup_s": own.get("warmup_s", run.get("warmup_s", family.warmup_s)),
         "cooldown_s": own.get("cooldown_s", run.get("cooldown_s", family.cooldown_s)),
         # `series`: the points of one topology share one run of it; `isolated`: one run each.
-        "protocol": own.get("protocol", run.get("protocol", "isolated")),
+        "protocol": _protocol(family, own.get("protocol"), run.get("protocol", "isolated")),
     }
+
+
+def _protocol(family: Family, own: str | None, general: str) -> str:
+    """The protocol the profile asks of the family (its own entry, else the profile's), unless
+    the catalogue has the family run isolated: then a profile's general choice gives way, and
+    a profile that asks the family itself for a series is refused."""
+    if family.protocol is None:
+        return own or general
+    if own is not None and own != family.protocol:
+        raise CatalogueError(
+            f"family {family.name} runs {family.protocol} (workflows/catalogue.yaml): its points"
+            f" cannot run {own}"
+        )
+    return family.protocol
 
 
 def enabled(family: Family, profile: dict[str, Any]) -> bool:
@@ -306,6 +323,11 @@ def _apply_scale(
     # The middleware's own timeouts run on the testbed's clock: dilated like every time.
     middleware = spec.setdefault("middleware", {})
     middleware.setdefault("server_timeout_ms", scalemodel.server_timeout_ms(factor))
+    if spec.get("system") == "simplemq":
+        # This machine's disk is not dilated: PostgreSQL waits out the rest of the study's.
+        delay = scalemodel.commit_delay_ms(_machines(), study, factor)
+        if delay is not None:
+            spec.setdefault("queue", {}).setdefault("commit_delay_ms", delay)
     return {"study": str(study)}
 
 

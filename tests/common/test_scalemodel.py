@@ -64,7 +64,12 @@ def test_rescaling_undoes_the_dilation() -> None:
 
 
 def test_client_follows_its_rule() -> None:
-    fitted = {"server_write_max": 0.3, "middleware_write_plateau": 0.6, "middleware_max_2016": 0.1}
+    fitted = {
+        "server_write_max": 0.3,
+        "middleware_write_plateau": 0.6,
+        "middleware_max_2016": 0.1,
+        "database_baseline_2015": 0.2,
+    }
     factors = scalemodel.speed_factors(MACHINES, fitted)
     # Our load generator is not the study's: clients run without a budget.
     assert MACHINES.client_same_as == "unbudgeted"
@@ -73,16 +78,40 @@ def test_client_follows_its_rule() -> None:
     assert budgets == {"server": 0.012, "middleware": 0.192, "client": None}
     with pytest.raises(ScaleModelError, match="middleware_max_2016"):
         scalemodel.speed_factors(
-            MACHINES, {"server_write_max": 0.3, "middleware_write_plateau": 0.6}
+            MACHINES,
+            {"server_write_max": 0.3, "middleware_write_plateau": 0.6, "database_baseline_2015": 1},
         )
 
 
 def test_each_study_takes_the_factor_of_the_target_that_serves_it() -> None:
-    fitted = {"server_write_max": 0.3, "middleware_write_plateau": 0.6, "middleware_max_2016": 0.1}
+    fitted = {
+        "server_write_max": 0.3,
+        "middleware_write_plateau": 0.6,
+        "middleware_max_2016": 0.1,
+        "database_baseline_2015": 0.2,
+    }
     factors = scalemodel.speed_factors(MACHINES, fitted)
     # One server target serves both studies; each design's middleware has its own.
     assert factors["2016"] == {"server": 0.3, "middleware": 0.1, "client": None}
     assert scalemodel.budgets_cores(MACHINES, 2016, 0.05, factors["2016"])["middleware"] == 0.04
+    # 2015: PostgreSQL has its own target; no study number isolates SimpleMQ's middleware,
+    # which takes the upper bound.
+    assert factors["2015"] == {"server": 0.2, "middleware": MACHINES.speed_upper, "client": None}
+
+
+def test_the_2015_database_waits_out_the_study_s_disk_write() -> None:
+    # 1 ms of the study's disk lasts 20 ms at s = 0.05: PostgreSQL's commit_delay.
+    assert scalemodel.commit_delay_ms(MACHINES, 2015, 0.05) == pytest.approx(20.0)
+    assert scalemodel.commit_delay_ms(MACHINES, 2018, 0.05) is None
+
+
+def test_an_unfitted_role_served_by_a_target_is_refused(tmp_path: Path) -> None:
+    doc = yaml.safe_load(scalemodel.MACHINES.read_text())
+    doc["calibration"]["targets"]["middleware_write_plateau"]["studies"] = [2018, 2015]
+    path = tmp_path / "machines.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    with pytest.raises(ScaleModelError, match="middlewares of study 2015 are unfitted"):
+        load_machines(path)
 
 
 def test_a_role_left_without_a_target_or_with_two_is_refused(tmp_path: Path) -> None:

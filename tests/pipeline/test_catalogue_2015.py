@@ -1,26 +1,27 @@
-"""The 2015 study's families (workflows/catalogue-2015-pending.yaml) plan into valid SimpleMQ
-points at the seed's levels, and the plan refuses points whose connections do not fit."""
+"""The 2015 study's families (the `mq_` families of workflows/catalogue.yaml) plan into valid
+SimpleMQ points at the seed's levels, each run on its own, and the plan refuses points whose
+connections do not fit."""
 
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
-from mwlab.catalogue import CatalogueError, PlannedRun, expand, load_catalogue
+from mwlab.catalogue import CatalogueError, Family, PlannedRun, expand, load_catalogue
 from mwlab.plan_tables import catalogue_macros, render
 from testbed.point import HARNESS_CONNECTIONS, Point
 
-ROOT = Path(__file__).resolve().parents[2]
-PENDING = ROOT / "workflows" / "catalogue-2015-pending.yaml"
 LOCAL = {"profile": "test", "hosts": "local", "run": {"repetitions": 1}}
 
 
-def planned(profile: dict[str, Any] = LOCAL, path: Path = PENDING) -> list[PlannedRun]:
-    return expand(load_catalogue(path), profile)
+def families_2015() -> dict[str, Family]:
+    return {n: f for n, f in load_catalogue().items() if f.study == 2015}
+
+
+def planned(profile: dict[str, Any] = LOCAL) -> list[PlannedRun]:
+    return expand(families_2015(), profile)
 
 
 def by_point(runs: list[PlannedRun], family: str) -> dict[str, Point]:
@@ -82,22 +83,20 @@ def test_the_plan_refuses_workers_beyond_max_connections() -> None:
     assert "2 middlewares x 50 workers need 100" in str(err.value)
 
 
-def test_a_series_of_simplemq_points_is_refused_with_its_reason() -> None:
-    with pytest.raises(CatalogueError, match="a series runs memcached points"):
-        planned({**LOCAL, "run": {"repetitions": 1, "protocol": "series"}})
+def test_the_2015_families_run_isolated_under_a_series_profile() -> None:
+    runs = planned({**LOCAL, "run": {"repetitions": 1, "protocol": "series"}})
+    assert runs and all(r.series is None for r in runs)
+    assert {r.family for r in runs} == set(families_2015())
 
 
-def test_the_pending_file_is_in_the_catalogues_format() -> None:
-    """Its families join workflows/catalogue.yaml as they are: the same schema, and names
-    that the catalogue does not use yet."""
-    pending = yaml.safe_load(PENDING.read_text())
-    current = yaml.safe_load((ROOT / "workflows" / "catalogue.yaml").read_text())
-    assert not set(pending["families"]) & set(current["families"])
-    assert {f["study"] for f in pending["families"].values()} == {2015}
+def test_a_profile_that_asks_a_2015_family_for_a_series_is_refused() -> None:
+    profile = {**LOCAL, "families": {"mq_throughput": {"protocol": "series"}}}
+    with pytest.raises(CatalogueError, match="mq_throughput runs isolated"):
+        planned(profile)
 
 
 def test_the_setup_tables_describe_the_2015_families() -> None:
-    families = load_catalogue(PENDING)
+    families = families_2015()
     runs = planned()
     rows = render(families, runs, LOCAL)
     assert "200-byte messages, static mix, pop skip locked" in rows
