@@ -286,6 +286,9 @@ def scale_settings(family: Family | None, profile: dict[str, Any]) -> dict[str, 
     base = {"factor": UNSCALED, "model": False, **profile.get("scale", {})}
     if family is None:
         return base
+    own_study = base.get("studies", {}).get(str(family.study))
+    if own_study is not None:
+        base["factor"] = own_study
     return {**base, **profile.get("families", {}).get(family.name, {}).get("scale", {})}
 
 
@@ -469,6 +472,11 @@ def calibration_settings(profile: dict[str, Any]) -> dict[str, Any]:
     run = profile.get("run", {})
     return {
         "factor": float(own.get("factor", scale_settings(None, profile)["factor"])),
+        # A study's own factor for its targets (default: the profile's per-study factors).
+        "studies": {
+            str(k): float(v)
+            for k, v in own.get("studies", scale_settings(None, profile).get("studies", {})).items()
+        },
         "hosts": own.get("hosts", "emulated"),
         "repetitions": int(own.get("repetitions", run.get("repetitions", 1))),
         "duration_s": float(own.get("duration_s", run.get("duration_s", 5))),
@@ -504,10 +512,10 @@ def calibration_plan(
             spec = merge(defaults, target.point)
             _resolve_replication(spec, where)
             spec["hosts"] = settings["hosts"]
+            factor = settings["studies"].get(str(target.study), settings["factor"])
             _apply_scale(
-                spec, target.study, spec["hosts"], {"factor": settings["factor"], "model": True},
-                where,
-            )  # fmt: skip
+                spec, target.study, spec["hosts"], {"factor": factor, "model": True}, where
+            )
             factors: dict[str, float | None] = dict.fromkeys(scalemodel.ROLES, machines.speed_upper)
             factors["client"] = scalemodel.client_speed(machines, factors)  # type: ignore[arg-type]
             factors[target.role] = speed
