@@ -270,18 +270,24 @@ class Runner:
         marks: tuple[str, ...] = ("window_start", "window_end"),
         budgets: bool = True,
         command: ClientCommand | None = None,
+        ready: Callable[[], None] | None = None,
     ) -> list[Proc]:
         """One launch of the clients. With `steps` (built-in generator only), one launch
         steps through those virtual-client levels, `point.duration_s` each; `marks` names
         the CPU marks at the launch's boundaries (one more than its steps). Without
         `budgets`, the hosts' quotas stay open (a warm-up). `command`: each process's
-        command line (default: the driver's, to `frontends` in turn)."""
+        command line (default: the driver's, to `frontends` in turn). `ready` runs once
+        every client is connected (at its start gate, when gated), before the quotas bind."""
         p = point or self.point
         # Budgets bind over the measurement only. The built-in generator's JVM starts
         # outside them: it connects, waits at its start gate, and the quotas apply before
         # the gate opens. memtier and memaslap start in milliseconds and need no gate.
         budgeted = budgets and self.cgroups is not None
-        gated = self.driver in GATED_DRIVERS and budgeted
+        # Gated where quotas bind at the start, or where something must happen between the
+        # clients' connecting and their start (`ready`).
+        gated = self.driver in GATED_DRIVERS and (budgeted or ready is not None)
+        if ready is not None and not gated:
+            ready()
         if budgeted and not gated:
             assert self.cgroups is not None
             self.cgroups.bind()
@@ -306,9 +312,12 @@ class Runner:
                 procs.append(self.start(host, cmd, rel, "client", i))
         write_launch(procs, launched)
         if gated:
-            assert self.cgroups is not None
             self._await_gates(procs)
-            self.cgroups.bind()
+            if ready is not None:
+                ready()
+            if budgeted:
+                assert self.cgroups is not None
+                self.cgroups.bind()
             self.mark(marks[0])
             for q in procs:
                 assert isinstance(q.host, LocalHost)

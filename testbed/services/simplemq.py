@@ -50,6 +50,11 @@ def preload_sql(clients: int, q: QueueSettings) -> str:
     )
 
 
+# Priming rounds of a direct client: pgjdbc prepares a statement on the server from its fifth
+# execution (prepareThreshold 5), so six rounds run every procedure prepared at least once.
+PRIME_ROUNDS = 6
+
+
 def client_flags(
     point: Point, first_client: int, clients: int, target: list[str], out: str = "result.json"
 ) -> list[str]:
@@ -68,5 +73,8 @@ def client_flags(
         "--test-time", f"{point.duration_s:g}",
         "--window-ms", str(point.client_window_ms),
         "--no-register",
+        # Clients straight to the database prime their own connection's procedures first (the
+        # middleware's connections are primed by its warm-up).
+        "--prime", str(PRIME_ROUNDS if point.middlewares == 0 else 0),
         "--json-out-file", out,
     ]  # fmt: skip

@@ -168,14 +168,23 @@ class QueueClientStage(Stage):
             ctx.warm_up(layout, ctx.frontends, p, command=command)
             ctx.log(f"waiting {STATS_IDLE_FLUSH_S:g} s for the warm-up's database statistics")
             ctx.sleep(STATS_IDLE_FLUSH_S)
-        db.before = db.server.counters()
-        db.sampler = db.server.sample_waits()
+
+        def ready() -> None:
+            # Clients straight to the database have primed their connections at the gate:
+            # the counters start once those calls are in them.
+            if not layout.middlewares:
+                ctx.log(f"waiting {STATS_IDLE_FLUSH_S:g} s for the priming's database statistics")
+                ctx.sleep(STATS_IDLE_FLUSH_S)
+            db.before = db.server.counters()
+            db.sampler = db.server.sample_waits()
+
         ctx.log(f"{p.clients_total} SimpleMQ clients for {p.duration_s} s")
         try:
-            ctx.run_clients(layout, ctx.frontends, command=command)
+            ctx.run_clients(layout, ctx.frontends, command=command, ready=ready)
         finally:
             sampler, db.sampler = db.sampler, None
-            db.waits = PostgresServer.waits(sampler)
+            if sampler is not None:
+                db.waits = PostgresServer.waits(sampler)
 
 
 class QueueStopStage(Stage):

@@ -17,6 +17,7 @@ from analysis.parse import load_run
 from testbed.point import Point
 from testbed.run import RunOptions, run_point
 from testbed.services.middleware import SIMPLEMQ_JAR
+from testbed.services.simplemq import PRIME_ROUNDS
 
 from .conftest import no_leftovers, processes_in
 
@@ -152,6 +153,11 @@ def test_the_database_baseline_point(tmp_path, base_port, netns_prefix, simplemq
     assert got["send"]["ok"] > 0
     assert set(got) == {"send", "peek_queue", "pop_queue"}
     counters = check_counters(out, got)
+    # Each client primed its own connection before the counters started: the priming's
+    # messages are all in `before`, and its queues are gone again.
+    assert counters["before"]["messages"]["n_tup_ins"] == point.clients_total * PRIME_ROUNDS
+    assert counters["before"]["messages"]["n_tup_del"] == point.clients_total * PRIME_ROUNDS
+    assert counters["after"]["queues"]["n_live_tup"] == 1
     assert counters["pop"] == "naive"
     assert counters["max_connections"] == point.db_max_connections
     settings = (out / "servers" / "server1" / "stats" / "settings.tsv").read_text().splitlines()

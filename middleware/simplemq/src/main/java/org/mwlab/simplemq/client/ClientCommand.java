@@ -114,6 +114,12 @@ public final class ClientCommand implements Callable<Integer> {
       description = "Do not register the clients first: their ids exist already.")
   private boolean noRegister;
 
+  @Option(names = "--prime", defaultValue = "0", paramLabel = "ROUNDS",
+      description = "Before the start, each client sends, peeks and pops ROUNDS times on a queue"
+          + " of its own, then deletes it: its connection's procedures are compiled and planned"
+          + " before it is measured (default: ${DEFAULT-VALUE}).")
+  private int primeRounds;
+
   @Option(names = "--start-gate", paramLabel = "FILE",
       description = "After registering, write FILE.ready and wait until FILE exists.")
   private Path startGate;
@@ -148,6 +154,7 @@ public final class ClientCommand implements Callable<Integer> {
     usage.refuseIf(clients < 1 || testTime < 0 || messages < 0 || windowMs < 1,
         "--clients and --window-ms must be positive, --test-time and --messages not negative");
     usage.refuseIf(testTime == 0 && messages == 0, "give --test-time or --messages");
+    usage.refuseIf(primeRounds < 0, "--prime must not be negative");
     final int all = allClients == null ? clients : allClients;
     // With several processes, the run's ids start at 1, not at this process's first: the
     // last client of the run sends to client 1, wherever that one runs.
@@ -175,7 +182,8 @@ public final class ClientCommand implements Callable<Integer> {
     }
     return new ClientRun.Config(targets, firstClient, clients, w, bytes,
         Math.round(testTime * 1000), messages, thinkMs, windowMs, !noRegister,
-        startGate == null ? null : new StartGate(startGate, Duration.ofMinutes(10)), messageLog);
+        startGate == null ? null : new StartGate(startGate, Duration.ofMinutes(10)), messageLog,
+        primeRounds);
   }
 
   @Override
