@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from testbed import cpubudget
 from testbed.drivers import Target
-from testbed.hosts import Host, LocalHost
+from testbed.hosts import Host, SshHost
 from testbed.point import Point
-from testbed.services.middleware import simplemq_client_command, simplemq_command, wait_simplemq
+from testbed.services.middleware import simplemq_client_command, simplemq_command
+from testbed.services.ports import wait_listening
 from testbed.services.postgres import PostgresError, PostgresServer
 from testbed.services.simplemq import client_flags, preload_sql, prepare
 from testbed.stages.base import RunError, Stage
@@ -55,8 +56,9 @@ def _database(ctx: Runner) -> Database:
 
 
 class DatabaseStage(Stage):
-    """PostgreSQL on the one server host, as an unprivileged user, with the schema and the
-    point's pop procedure, the queue and every client registered."""
+    """PostgreSQL on the one server host (this machine's namespace, or a remote machine over
+    ssh), as an unprivileged user, with the schema and the point's pop procedure, the queue
+    and every client registered."""
 
     name = "servers"
 
@@ -64,13 +66,15 @@ class DatabaseStage(Stage):
         layout = ctx.layout
         assert layout is not None
         host = layout.servers[0]
-        if not isinstance(host, LocalHost):
-            raise RunError(f"{host.name}: PostgreSQL runs on local or emulated hosts only")
         p = ctx.point
         q = p.queue_settings
+        rel = f"servers/{host.name}"
+        # On real machines only the run's own hosts may connect; emulated and local hosts
+        # live on loopback or the project's namespaces.
+        clients = tuple(h.address for h in layout.all) if isinstance(host, SshHost) else ()
         server = PostgresServer(
-            host, f"servers/{host.name}", ctx.server_port(0), p.db_max_connections, q.pop,
-            commit_delay_us=round(q.commit_delay_ms * 1000),
+            host, rel, ctx.server_port(0), p.db_max_connections, q.pop,
+            commit_delay_us=round(q.commit_delay_ms * 1000), out=ctx.out / rel, clients=clients,
         )  # fmt: skip
         ctx.database = Database(server)
         server.admit(p.db_connections)
@@ -137,8 +141,8 @@ class QueueMiddlewareStage(Stage):
             procs.append(ctx.start(host, cmd, f"middlewares/{host.name}", "middleware", i))
             targets.append(Target(host.address, port))
         ctx.hook("middlewares")
-        for proc, t in zip(procs, targets, strict=True):
-            wait_simplemq(t.port, proc, 60.0, t.address)
+        for host, proc, t in zip(layout.middlewares, procs, targets, strict=True):
+            wait_listening(host, t.address, t.port, 60.0, proc, ctx.signals.check)
         ctx.frontends = targets
 
 
