@@ -107,6 +107,10 @@ class PgHost(ABC):
         (stopped by terminating it)."""
 
     @abstractmethod
+    def stop(self, proc: subprocess.Popen[str]) -> None:
+        """Asks a process of `popen` to end (SIGTERM); its output can then be read to EOF."""
+
+    @abstractmethod
     def new_cluster(self) -> Path:
         """An empty directory for the cluster, writable by PostgreSQL's user."""
 
@@ -186,6 +190,9 @@ class LocalPg(PgHost):
             text=True,
         )
 
+    def stop(self, proc: subprocess.Popen[str]) -> None:
+        proc.terminate()
+
     def new_cluster(self) -> Path:
         cluster = Path(tempfile.mkdtemp(prefix="mwlab-pg-"))
         (cluster / "socket").mkdir()
@@ -216,7 +223,7 @@ class RemotePg(PgHost):
     host: SshHost
     _bindir: str | None = field(default=None, repr=False)
     _root: bool | None = field(default=None, repr=False)
-    _started: int = field(default=0, repr=False)
+    _pidfiles: dict[int, str] = field(default_factory=dict, repr=False)
 
     @property
     def where(self) -> str:
@@ -261,20 +268,33 @@ class RemotePg(PgHost):
         return self.host.run(shlex.join([*self.as_user(), *command]), timeout, input=script)
 
     def popen(self, command: list[str]) -> subprocess.Popen[str]:
-        # Its pid where the host's cleanup looks for them, in case the ssh client dies first.
-        self._started += 1
-        rel = f"{self.host.remote_base}/harness/{self._started}"
+        # The remote process outlives its ssh client (no terminal, no hangup): its pid is
+        # kept where `stop` and, whatever happens, the host's cleanup find it.
+        d = f"{self.host.remote_base}/harness/{len(self._pidfiles) + 1}"
         script = (
-            f"mkdir -p {shlex.quote(rel)} && echo $$ > {shlex.quote(rel + '/pid')}"
+            f"mkdir -p {shlex.quote(d)} && echo $$ > {shlex.quote(d + '/pid')}"
             f" && exec {shlex.join([*self.as_user(), *command])}"
         )
-        return subprocess.Popen(
+        proc = subprocess.Popen(
             self.host.ssh_args(script),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
         )
+        self._pidfiles[proc.pid] = f"{d}/pid"
+        return proc
+
+    def stop(self, proc: subprocess.Popen[str]) -> None:
+        # Its ssh client then ends with it, after passing on what it wrote.
+        pidfile = shlex.quote(self._pidfiles[proc.pid])
+        done = self.host.run(
+            f"for i in $(seq 50); do [ -s {pidfile} ] && break; sleep 0.1; done;"
+            f" kill -TERM $(cat {pidfile})",
+            timeout=30,
+        )
+        if done.returncode != 0:
+            proc.terminate()
 
     def new_cluster(self) -> Path:
         cluster = f"{self.host.remote_base}/pgcluster"

@@ -272,12 +272,11 @@ class PostgresServer:
         proc.stdin.flush()
         return proc
 
-    @staticmethod
-    def waits(sampler: subprocess.Popen[str]) -> dict[str, int]:
+    def waits(self, sampler: subprocess.Popen[str]) -> dict[str, int]:
         """Stops a sampler; how often an active backend was seen in each wait (`CPU/running`
         when it waited on nothing)."""
-        sampler.terminate()
-        out, _ = sampler.communicate(timeout=10)
+        self.place.stop(sampler)
+        out, _ = sampler.communicate(timeout=30)
         counts: dict[str, int] = {}
         for line in out.splitlines():
             if "\t" in line:

@@ -10,6 +10,7 @@ settings and `pg_stat_*` views (`stats/*.tsv`) and `counters.json` (COUNTERS).""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 from dataclasses import dataclass, field
@@ -91,6 +92,8 @@ class DatabaseStage(Stage):
             return []
         problems = []
         if db.sampler is not None and db.sampler.poll() is None:
+            with contextlib.suppress(Exception):  # on an ssh host, the remote psql
+                db.server.place.stop(db.sampler)
             db.sampler.kill()
             db.sampler.wait(5)
         try:
@@ -179,7 +182,7 @@ class QueueClientStage(Stage):
             ctx.run_clients(layout, ctx.frontends, command=command)
         finally:
             sampler, db.sampler = db.sampler, None
-            db.waits = PostgresServer.waits(sampler)
+            db.waits = db.server.waits(sampler)
 
 
 class QueueStopStage(Stage):
