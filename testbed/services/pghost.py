@@ -34,10 +34,11 @@ from testbed.tools import TOOLS, tool_path
 USER = "mwlab-pg"
 # pg_stat_wal and track_wal_io_timing, which every run records, arrived in PostgreSQL 14.
 MIN_MAJOR = 14
-# Where an ssh host's PostgreSQL binaries are looked for, in order: initdb on PATH, the
-# newest /usr/lib/postgresql/<major>/bin (Debian, Ubuntu), then `pg_config --bindir`.
+# Where an ssh host's PostgreSQL binaries are looked for, in order: initdb on PATH (where
+# it links to: a link alone may sit among none of the others), the newest
+# /usr/lib/postgresql/<major>/bin (Debian, Ubuntu), then `pg_config --bindir`.
 _REMOTE_BINDIR = (
-    'p=$(command -v initdb) && { dirname "$p"; exit 0; }; '
+    'p=$(command -v initdb) && { dirname "$(readlink -f "$p")"; exit 0; }; '
     "for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r) "
     '"$(pg_config --bindir 2>/dev/null)"; do '
     '[ -n "$d" ] && [ -x "$d/initdb" ] && { echo "$d"; exit 0; }; done; exit 1'
