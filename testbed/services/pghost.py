@@ -237,7 +237,6 @@ class RemotePg(PgHost):
         return done.stdout
 
     def check(self) -> int:
-        self._bindir = None
         self.as_user()
         return _major(self._sh(shlex.join([self.bin("initdb"), "--version"])), self.where)
 
