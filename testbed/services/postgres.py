@@ -59,8 +59,8 @@ class PostgresServer:
     # whatever else runs), and the commits that arrive meanwhile share that flush.
     commit_delay_us: int = 0
     out: Path | None = None
-    # The addresses that may connect over TCP (empty: any); the harness's own, on an ssh
-    # host, come from the host's address.
+    # The addresses that may connect over TCP (empty: any). On an ssh host the harness's own
+    # sessions come from the server's address, which must then be among them.
     clients: tuple[str, ...] = ()
     proc: Proc | None = None
     timings: dict[str, float] = field(default_factory=dict)
