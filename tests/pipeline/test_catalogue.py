@@ -87,7 +87,10 @@ def test_the_2016_families_run_the_2016_design() -> None:
     runs = expand(load_catalogue(), profile("azure"))
     for run in runs:
         family = run.family
-        design = Point.model_validate(run.spec).middleware.design
+        point = Point.model_validate(run.spec)
+        if point.system == "simplemq":
+            continue  # the 2015 study: no memcached middleware
+        design = point.middleware.design
         if family.endswith("_2018") or family in {"baseline_direct", "baseline_middleware",
                                                   "write_throughput", "multiget"}:  # fmt: skip
             assert design == "2018", run.path
