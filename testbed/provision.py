@@ -33,9 +33,9 @@ _MEMCACHED_SIZES: dict[str, str] = {
     "middleware": "Standard_A8_v2",
     "server": "Standard_A1_v2",
 }
-# Seed 003 ran every role on an AWS EC2 m4.large (2 vCPU, 8 GiB, EBS SSD; its Table 1 and
-# workflows/machines.yaml): Standard_D2s_v3 is Azure's general-purpose size of 2 vCPU and
-# 8 GiB, on premium SSD disks.
+# Seed 003 ran every role on an AWS EC2 M4 with "two virtualized CPU cores, 8GB of main
+# memory" and an SSD (its §2.1: an m4.large; workflows/machines.yaml, aws_m4):
+# Standard_D2s_v3 is Azure's general-purpose size of 2 vCPU and 8 GiB, on premium SSD disks.
 _SIMPLEMQ_SIZE = "Standard_D2s_v3"
 DEFAULT_SIZES: dict[str, dict[str, str]] = {
     "2018": _MEMCACHED_SIZES,
