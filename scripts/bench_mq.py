@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
                         before = wal(db)
                         sampler = db.sample_waits()
                         result[side] = clients(target, workload, args.clients, args.seconds, out)
-                        seen = PostgresServer.waits(sampler)
+                        seen = db.waits(sampler)
                         after = wal(db)
                         for k, v in seen.items():
                             bounds.setdefault((workload, side), {}).setdefault(k, 0)

@@ -188,13 +188,23 @@ class SshHost(Host):
     remote_base: str = "/tmp/mwlab"
     _staged: dict[str, str] = field(default_factory=dict)
 
-    def _ssh(self, script: str) -> list[str]:
+    def ssh_args(self, script: str) -> list[str]:
+        """The local command line that runs the shell `script` on the machine."""
         return ["ssh", *self.ssh_options, self.target, script]
 
-    def run(self, script: str, timeout: float = 30.0) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, script: str, timeout: float = 30.0, input: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """Runs `script` on the machine (with `input` on its stdin) and waits for it."""
         try:
             return subprocess.run(
-                self._ssh(script), capture_output=True, text=True, timeout=timeout, check=False
+                self.ssh_args(script),
+                input=input,
+                stdin=None if input is not None else subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
             )
         except subprocess.TimeoutExpired as e:
             raise HostError(f"{self.name}: ssh {self.target} timed out after {timeout} s") from e
@@ -233,7 +243,7 @@ class SshHost(Host):
             f"{{ {cmd} > stdout.log 2> stderr.log < /dev/null & echo $! > pid; wait $!; }}"
         )
         popen = subprocess.Popen(
-            self._ssh(script),
+            self.ssh_args(script),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -273,7 +283,7 @@ class SshHost(Host):
     def put_text(self, rel: str, name: str, text: str) -> str:
         path = f"{self.remote_base}/{rel}/{name}"
         proc = subprocess.run(
-            self._ssh(f"mkdir -p {shlex.quote(self.remote_base + '/' + rel)} && cat > {path}"),
+            self.ssh_args(f"mkdir -p {shlex.quote(self.remote_base + '/' + rel)} && cat > {path}"),
             input=text,
             capture_output=True,
             text=True,

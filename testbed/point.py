@@ -226,8 +226,6 @@ class Point(BaseModel):
             self.queue = QueueSettings()
         if self.servers != 1:
             raise ValueError(f"system simplemq runs one database server, not {self.servers}")
-        if self.hosts == "ssh":
-            raise ValueError("system simplemq runs on local or emulated hosts, not ssh")
         if self.driver != "auto":
             raise ValueError(f"driver {self.driver} loads memcached; simplemq has its own clients")
         # Compared with the default, not asked whether it was set: a dumped point holds it.

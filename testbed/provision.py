@@ -18,25 +18,51 @@ from typing import Any, Protocol
 import yaml
 
 # Machine counts per study: the 2018 study used three client, two middleware and three
-# server VMs; the 2016 study up to five clients, one middleware and seven servers.
+# server VMs; the 2016 study up to five clients, one middleware and seven servers; the 2015
+# study (seed 003, SimpleMQ) up to three client machines, two middlewares and one database.
 TOPOLOGIES: dict[str, dict[str, int]] = {
     "2018": {"client": 3, "middleware": 2, "server": 3},
     "2016": {"client": 5, "middleware": 1, "server": 7},
+    "2015": {"client": 3, "middleware": 2, "server": 1},
 }
 
-# The original Basic A1/A2/A4 sizes are retired; these have the same cores per role.
-DEFAULT_SIZES: dict[str, str] = {
+# The memcached studies' original Basic A1/A2/A4 sizes are retired; these have the same
+# cores per role.
+_MEMCACHED_SIZES: dict[str, str] = {
     "client": "Standard_A2_v2",
     "middleware": "Standard_A8_v2",
     "server": "Standard_A1_v2",
 }
+# Seed 003 ran every role on an AWS EC2 M4 with "two virtualized CPU cores, 8GB of main
+# memory" and an SSD (its §2.1: an m4.large; workflows/machines.yaml, aws_m4):
+# Standard_D2s_v3 is Azure's general-purpose size of 2 vCPU and 8 GiB, on premium SSD disks.
+_SIMPLEMQ_SIZE = "Standard_D2s_v3"
+DEFAULT_SIZES: dict[str, dict[str, str]] = {
+    "2018": _MEMCACHED_SIZES,
+    "2016": _MEMCACHED_SIZES,
+    "2015": {role: _SIMPLEMQ_SIZE for role in TOPOLOGIES["2015"]},
+}
 
-CLOUD_INIT = """#cloud-config
+# What each study's VMs install. The packages' own services would run beside the study's
+# (which the testbed starts per run, on other ports): disabled. The 2015 study's database is
+# Ubuntu 22.04's PostgreSQL, version 14; what the runs use of it (pg_stat_wal,
+# track_wal_io_timing) arrived in 14, SKIP LOCKED in 9.5, and a run checks the version.
+_MEMCACHED_CLOUD_INIT = """#cloud-config
 package_update: true
 packages: [openjdk-17-jre-headless, memcached, libmemcached-tools, iperf3, rsync]
 runcmd:
   - [systemctl, disable, --now, memcached]
 """
+CLOUD_INIT: dict[str, str] = {
+    "2018": _MEMCACHED_CLOUD_INIT,
+    "2016": _MEMCACHED_CLOUD_INIT,
+    "2015": """#cloud-config
+package_update: true
+packages: [openjdk-17-jre-headless, postgresql, iperf3]
+runcmd:
+  - [systemctl, disable, --now, postgresql]
+""",
+}
 
 
 class ProvisionError(RuntimeError):
@@ -58,20 +84,29 @@ class Settings:
     admin_user: str = "mwlab"
     ssh_public_key: Path = Path("~/.ssh/id_ed25519.pub")
     image: str = "Ubuntu2204"
-    sizes: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_SIZES))
+    # VM size per role; None: the study's (DEFAULT_SIZES).
+    sizes: dict[str, str] | None = None
 
-    def vms(self) -> list[VmSpec]:
-        try:
-            counts = TOPOLOGIES[self.study]
-        except KeyError as err:
+    def _known(self) -> None:
+        if self.study not in TOPOLOGIES:
             raise ProvisionError(
                 f"unknown study {self.study!r}; known: {', '.join(sorted(TOPOLOGIES))}"
-            ) from err
+            )
+
+    def vms(self) -> list[VmSpec]:
+        self._known()
+        sizes = self.sizes or DEFAULT_SIZES[self.study]
         return [
-            VmSpec(f"mw{self.study}-{role}{i + 1}", role, self.sizes[role])
-            for role, count in counts.items()
+            VmSpec(f"mw{self.study}-{role}{i + 1}", role, sizes[role])
+            for role, count in TOPOLOGIES[self.study].items()
             for i in range(count)
         ]
+
+    @property
+    def cloud_init(self) -> str:
+        """The cloud-init file of the study's VMs: the packages they install."""
+        self._known()
+        return CLOUD_INIT[self.study]
 
 
 class AzureCli(Protocol):
@@ -139,10 +174,10 @@ def plan(settings: Settings) -> list[list[str]]:
 
 def provision(settings: Settings, az: AzureCli, workdir: Path) -> dict[str, Any]:
     """Creates the VMs and returns the inventory of what was created."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    (workdir / "cloud-init.yaml").write_text(CLOUD_INIT)
-    hosts: list[dict[str, Any]] = []
     vms = {vm.name: vm for vm in settings.vms()}
+    workdir.mkdir(parents=True, exist_ok=True)
+    (workdir / "cloud-init.yaml").write_text(settings.cloud_init)
+    hosts: list[dict[str, Any]] = []
     for call in plan(settings):
         call = [str(workdir / a) if a == "cloud-init.yaml" else a for a in call]
         answer = az(call)

@@ -285,7 +285,10 @@ class Runner:
         budgeted = budgets and self.cgroups is not None
         # Gated where quotas bind at the start, or where something must happen between the
         # clients' connecting and their start (`ready`).
-        gated = self.driver in GATED_DRIVERS and (budgeted or ready is not None)
+        gated = self.driver in GATED_DRIVERS and (
+            budgeted
+            or (ready is not None and all(isinstance(h, LocalHost) for h in layout.clients))
+        )
         if ready is not None and not gated:
             ready()
         if budgeted and not gated:

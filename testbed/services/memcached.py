@@ -12,11 +12,16 @@ from __future__ import annotations
 import os
 import shlex
 import socket
-import time
 from collections.abc import Callable
 
-from testbed.hosts import Host, HostError, Proc, SshHost
-from testbed.services.ports import Pollable, listening_pid, owns_listener, wait_until
+from testbed.hosts import Host, Proc, SshHost
+from testbed.services.ports import (
+    Pollable,
+    listening_pid,
+    owns_listener,
+    wait_on_ssh,
+    wait_until,
+)
 
 
 def memcached_command(
@@ -105,38 +110,11 @@ def _wait_over_ssh(
     proc: Proc,
     interrupt: Callable[[], None] | None,
 ) -> None:
-    # Probed from the remote machine, in rounds of about two seconds so `interrupt` gets its
-    # turn.
-    pidfile = shlex.quote(host.pidfile(proc))
     probe = (
         f"exec 3<>/dev/tcp/{address}/{port} && printf 'version\\r\\n' >&3"
         " && IFS= read -r -t 2 line <&3 && [[ $line == 'VERSION '* ]]"
     )
-    script = (
-        "for i in $(seq 20); do "
-        f"if [ -s {pidfile} ] && ! kill -0 $(cat {pidfile}) 2>/dev/null; then exit 3; fi; "
-        f"( {probe} ) 2>/dev/null && exit 0; sleep 0.1; done; exit 1"
-    )
-    deadline = time.monotonic() + timeout
-    while True:
-        if interrupt is not None:
-            interrupt()
-        if proc.poll() is not None:
-            raise HostError(
-                f"{host.name}: {proc.command[0]} exited with {proc.exit_code} before "
-                f"answering on {address}:{port}"
-            )
-        code = host.run(f"bash -c {shlex.quote(script)}", timeout=60).returncode
-        if code == 0:
-            return
-        if code == 3:
-            raise HostError(
-                f"{host.name}: {proc.command[0]} exited before answering on {address}:{port}"
-            )
-        if time.monotonic() > deadline:
-            raise HostError(
-                f"{host.name}: no memcached answer on {address}:{port} after {timeout} s"
-            )
+    wait_on_ssh(host, proc, probe, address, port, timeout, interrupt, "answering memcached")
 
 
 def memcached_stats(address: str, port: int, timeout: float = 30.0) -> str:

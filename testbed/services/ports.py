@@ -1,17 +1,20 @@
 """Ports: whether one is free, free ones to use, and the wait until a process we started is
 ready on its port (`wait_until`, with a probe; `wait_for_port` when accepting a connection is
-all a service shows, memcached's own probe is in `testbed.services.memcached`)."""
+all a service shows, memcached's own probe is in `testbed.services.memcached`). On an ssh
+host the probe runs on the remote machine (`wait_on_ssh`, `wait_listening`): the controller
+may not reach the addresses the machines use among themselves (an Azure VM's private one)."""
 
 from __future__ import annotations
 
 import contextlib
+import shlex
 import socket
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from testbed.hosts import HostError, LocalHost, Proc
+from testbed.hosts import Host, HostError, LocalHost, Proc, SshHost
 
 LOOPBACK = "127.0.0.1"
 
@@ -144,3 +147,59 @@ def wait_for_port(
     """Blocks until `proc` runs and `address:port` accepts TCP connections (for services that
     do not speak memcached, e.g. sshd, PostgreSQL, SimpleMQ)."""
     wait_until(address, port, timeout, proc, interrupt, accepts, "listening", name)
+
+
+def wait_on_ssh(
+    host: SshHost,
+    proc: Proc,
+    probe: str,
+    address: str,
+    port: int,
+    timeout: float,
+    interrupt: Callable[[], None] | None,
+    what: str,
+) -> None:
+    """Blocks until `proc`, started on the ssh host, runs and the bash command `probe`
+    succeeds on the remote machine; `proc` exiting fails at once. Probed in rounds of about
+    two seconds, so that `interrupt` gets its turn; `what` names the readiness in messages."""
+    pidfile = shlex.quote(host.pidfile(proc))
+    script = (
+        "for i in $(seq 20); do "
+        f"if [ -s {pidfile} ] && ! kill -0 $(cat {pidfile}) 2>/dev/null; then exit 3; fi; "
+        f"( {probe} ) 2>/dev/null && exit 0; sleep 0.1; done; exit 1"
+    )
+    deadline = time.monotonic() + timeout
+    while True:
+        if interrupt is not None:
+            interrupt()
+        if proc.poll() is not None:
+            raise HostError(
+                f"{host.name}: {proc.command[0]} exited with {proc.exit_code} before "
+                f"{what} on {address}:{port}"
+            )
+        code = host.run(f"bash -c {shlex.quote(script)}", timeout=60).returncode
+        if code == 0:
+            return
+        if code == 3:
+            raise HostError(
+                f"{host.name}: {proc.command[0]} exited before {what} on {address}:{port}"
+            )
+        if time.monotonic() > deadline:
+            raise HostError(f"{host.name}: not {what} on {address}:{port} after {timeout} s")
+
+
+def wait_listening(
+    host: Host,
+    address: str,
+    port: int,
+    timeout: float,
+    proc: Proc,
+    interrupt: Callable[[], None] | None = None,
+) -> None:
+    """Blocks until `proc`, started on `host`, runs and `address:port` accepts connections,
+    as seen from `host`'s machine (`wait_for_port` on local and emulated hosts)."""
+    if not isinstance(host, SshHost):
+        wait_for_port(address, port, timeout, proc, interrupt)
+        return
+    probe = f"exec 3<>/dev/tcp/{address}/{port}"
+    wait_on_ssh(host, proc, probe, address, port, timeout, interrupt, "listening")

@@ -1,35 +1,33 @@
 """A PostgreSQL server per run, for SimpleMQ (middleware/simplemq).
 
-`initdb` writes a throw-away cluster into a temporary directory of the unprivileged user
-that runs PostgreSQL (it refuses root: as root, every PostgreSQL process runs as `mwlab-pg`,
-which `make setup` creates, and a run's own directory may not be open to that user). The
-server listens on its host's address (an emulated host's namespace address, or loopback) and
-on a socket in that directory; its log goes to the run's directory, and when the run ends its
-settings and `pg_stat_*` snapshots are saved there, it is stopped and its cluster removed.
+`initdb` writes a throw-away cluster (where, and as which user, is `testbed.services.pghost`'s
+business: this machine or an ssh host's). The server listens on its host's address (an
+emulated host's namespace address, a remote machine's, or loopback); its log goes to the
+run's directory, and when the run ends its settings and `pg_stat_*` snapshots are saved
+there, it is stopped and its cluster removed.
 
-The cluster trusts every connection: it exists only for one run, on loopback or on the
-project's own network namespaces (198.18.0.0/15).
+The cluster trusts the connections it accepts: it exists only for one run, listens on
+loopback, the project's own network namespaces (198.18.0.0/15) or a machine's private
+address, and takes TCP connections only from the addresses it is given (default: any).
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
-import pwd
-import shutil
 import signal
 import subprocess
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from testbed.hosts import HostError, LocalHost, Proc
+from testbed.hosts import Host, HostError, LocalHost, Proc
 from testbed.point import HARNESS_CONNECTIONS, MAX_COMMIT_DELAY_MS
-from testbed.services.ports import wait_for_port
-from testbed.tools import TOOLS, tool_path
+from testbed.services.pghost import USER, PgHost, pg_host
 
-USER = "mwlab-pg"
+# Re-exported: the error and this machine's binaries, as the server's users know them.
+from testbed.services.pghost import PostgresError as PostgresError
+from testbed.services.pghost import bindir as bindir
+
 DATABASE = "simplemq"
 # SimpleMQ's SQL: the schema, the procedures and one pop strategy each (the module's README).
 SQL = Path(__file__).resolve().parents[2] / "middleware" / "simplemq" / "sql"
@@ -46,39 +44,13 @@ SNAPSHOTS = {
 }
 
 
-class PostgresError(HostError):
-    """PostgreSQL could not be set up, started or stopped."""
-
-
-def bindir() -> Path:
-    """The directory of initdb, postgres and psql (`mwlab tools` finds it: on PATH under Nix,
-    /usr/lib/postgresql/<major>/bin on Debian)."""
-    found = tool_path(next(t for t in TOOLS if t.name == "initdb"))
-    if found is None:
-        raise PostgresError("no PostgreSQL server (initdb): `make setup` installs postgresql-15")
-    return Path(found).resolve().parent
-
-
-def _as_user() -> list[str]:
-    """The prefix that runs a command as the unprivileged user when this process is root.
-    setpriv executes the command itself (runuser would wait in a parent process that signals
-    do not pass), so a signal to the process started is a signal to PostgreSQL."""
-    if os.geteuid() != 0:
-        return []
-    try:
-        pwd.getpwnam(USER)
-    except KeyError:
-        raise PostgresError(
-            f"no user {USER!r}: PostgreSQL refuses to run as root (`make setup` creates it)"
-        ) from None
-    return ["setpriv", f"--reuid={USER}", f"--regid={USER}", "--init-groups", "--"]
-
-
 @dataclass
 class PostgresServer:
-    """One server on `host`, in `<run>/<rel>` (data, socket, logs and statistics)."""
+    """One server on `host`, working in `rel` there (its log); its statistics and counters go
+    to `out` on this machine (default: that same directory, which local and emulated hosts
+    share with this machine)."""
 
-    host: LocalHost
+    host: Host
     rel: str
     port: int
     max_connections: int
@@ -86,9 +58,14 @@ class PostgresServer:
     # commit_delay, µs: every commit waits this long before its WAL flush (commit_siblings 0:
     # whatever else runs), and the commits that arrive meanwhile share that flush.
     commit_delay_us: int = 0
+    out: Path | None = None
+    # The addresses that may connect over TCP (empty: any). On an ssh host the harness's own
+    # sessions come from the server's address, which must then be among them.
+    clients: tuple[str, ...] = ()
     proc: Proc | None = None
     timings: dict[str, float] = field(default_factory=dict)
-    cluster: Path | None = None  # the temporary directory of the data and the socket
+    cluster: Path | None = None  # the directory of the data (and the socket) on the host
+    place: PgHost = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:
@@ -98,6 +75,7 @@ class PostgresServer:
                 f"commit delay {self.commit_delay_us} µs: PostgreSQL takes 0 to"
                 f" {MAX_COMMIT_DELAY_US} µs"
             )
+        self.place = pg_host(self.host)
 
     def admit(self, connections: int) -> None:
         """Refuses a plan whose persistent connections (every middleware's workers, and the
@@ -112,13 +90,24 @@ class PostgresServer:
 
     @property
     def dir(self) -> Path:
+        """Where the server's statistics and counters are written on this machine."""
+        if self.out is not None:
+            return self.out
+        if not isinstance(self.host, LocalHost):
+            raise PostgresError(f"{self.host.name}: a remote server needs a local `out`")
         return self.host.base / self.rel
 
     @property
-    def socket_dir(self) -> Path:
+    def socket_dir(self) -> Path | None:
+        """The server's socket directory on its host (None: TCP only)."""
         if self.cluster is None:
             raise PostgresError("the server has not been set up")
-        return self.cluster / "socket"
+        return self.place.socket_dir(self.cluster)
+
+    @property
+    def _connect(self) -> str:
+        """psql's -h: the socket's directory, else the server's address over TCP."""
+        return str(self.socket_dir or self.host.address)
 
     @property
     def url(self) -> str:
@@ -128,14 +117,7 @@ class PostgresServer:
     def _run(
         self, command: list[str], what: str, timeout: float = 60.0, script: str | None = None
     ) -> str:
-        done = subprocess.run(
-            [*_as_user(), *command],
-            input=script,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
+        done = self.place.run(command, timeout, script)
         if done.returncode != 0:
             raise PostgresError(f"{what} failed ({done.returncode}): {done.stderr.strip()[-800:]}")
         return done.stdout
@@ -144,9 +126,9 @@ class PostgresServer:
         """Blocks until the server accepts sessions: it listens before its startup ends and
         refuses sessions until then ("the database system is starting up"), for longer on a
         loaded machine. pg_isready exits 0 once sessions are accepted, 1 while refused."""
-        command = [*_as_user(), str(bindir() / "pg_isready"), "-q", "-h", str(self.socket_dir),
+        command = [self.place.bin("pg_isready"), "-q", "-h", self._connect,
                    "-p", str(self.port), "-t", "2"]  # fmt: skip
-        while subprocess.run(command, check=False, timeout=30).returncode != 0:
+        while self.place.run(command, 30.0).returncode != 0:
             if self.proc is not None and self.proc.poll() is not None:
                 raise PostgresError(f"postgres exited with {self.proc.poll()} during its startup")
             if time.monotonic() > deadline:
@@ -154,9 +136,9 @@ class PostgresServer:
             time.sleep(0.1)
 
     def _psql(self) -> list[str]:
-        """psql on the run's database over its socket: unaligned rows, tab-separated."""
-        return [str(bindir() / "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-A", "-t",
-                "-F", "\t", "-h", str(self.socket_dir), "-p", str(self.port), "-U", USER,
+        """psql on the run's database: unaligned rows, tab-separated."""
+        return [self.place.bin("psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-A", "-t",
+                "-F", "\t", "-h", self._connect, "-p", str(self.port), "-U", USER,
                 "-d", DATABASE]  # fmt: skip
 
     def psql(self, sql: str, *files: Path, timeout: float = 60.0) -> str:
@@ -173,71 +155,47 @@ class PostgresServer:
         """initdb, start, create the database and load SimpleMQ's schema and procedures."""
         t0 = time.monotonic()
         self.dir.mkdir(parents=True, exist_ok=True)
-        self.cluster = Path(tempfile.mkdtemp(prefix="mwlab-pg-"))
+        self.cluster = self.place.new_cluster()
         data = self.cluster / "data"
-        self.socket_dir.mkdir()
-        if os.geteuid() == 0:
-            owner = pwd.getpwnam(USER)
-            for d in (self.cluster, self.socket_dir):
-                os.chown(d, owner.pw_uid, owner.pw_gid)
         self._run(
-            [
-                str(bindir() / "initdb"),
-                "-D",
-                str(data),
-                "-U",
-                USER,
-                "--auth=trust",
-                "--no-sync",  # a throw-away cluster; the server itself keeps fsync on
-                "-E",
-                "UTF8",
-                "--locale=C",
-            ],
+            [self.place.bin("initdb"), "-D", str(data), "-U", USER, "--auth=trust",
+             "--no-sync",  # a throw-away cluster; the server itself keeps fsync on
+             "-E", "UTF8", "--locale=C"],
             "initdb",
             timeout,
+        )  # fmt: skip
+        # Clients reach the server over the host's address too (other hosts).
+        sources = [f"{a}/32" for a in self.clients] or ["0.0.0.0/0"]
+        self.place.append(
+            data / "pg_hba.conf", "".join(f"host all all {s} trust\n" for s in sources)
         )
-        # Clients reach the server over the host's address too (other namespaces).
-        with (data / "pg_hba.conf").open("a") as hba:
-            hba.write("host all all 0.0.0.0/0 trust\n")
         self.timings["initdb_s"] = time.monotonic() - t0
+        socket_dir = self.socket_dir
         command = [
-            *_as_user(),
-            str(bindir() / "postgres"),
-            "-D",
-            str(data),
-            "-p",
-            str(self.port),
-            "-c",
-            f"listen_addresses={self.host.address}",
-            "-c",
-            f"unix_socket_directories={self.socket_dir}",
-            "-c",
-            f"max_connections={self.max_connections}",
+            *self.place.as_user(),
+            self.place.bin("postgres"),
+            "-D", str(data),
+            "-p", str(self.port),
+            "-c", f"listen_addresses={self.host.address}",
+            # Empty: no socket, TCP only.
+            "-c", f"unix_socket_directories={socket_dir or ''}",
+            "-c", f"max_connections={self.max_connections}",
             # Time spent writing and syncing the WAL (pg_stat_wal): how much commits wait.
-            "-c",
-            "track_wal_io_timing=on",
-        ]
+            "-c", "track_wal_io_timing=on",
+        ]  # fmt: skip
         if self.commit_delay_us:
             command += ["-c", f"commit_delay={self.commit_delay_us}", "-c", "commit_siblings=0"]
         self.proc = self.host.start(command, self.rel, "postgres")
-        wait_for_port(self.host.address, self.port, timeout, self.proc)
+        self.place.wait_listening(self.port, timeout, self.proc)
         self._wait_accepting(time.monotonic() + timeout)
         self.timings["start_s"] = time.monotonic() - t0 - self.timings["initdb_s"]
         t1 = time.monotonic()
         self._run(
-            [
-                str(bindir() / "createdb"),
-                "-h",
-                str(self.socket_dir),
-                "-p",
-                str(self.port),
-                "-U",
-                USER,
-                DATABASE,
-            ],
+            [self.place.bin("createdb"), "-h", self._connect, "-p", str(self.port), "-U", USER,
+             DATABASE],
             "createdb",
             timeout,
-        )
+        )  # fmt: skip
         self.psql(
             "",
             SQL / "schema.sql",
@@ -303,25 +261,22 @@ class PostgresServer:
     def sample_waits(self) -> subprocess.Popen[str]:
         """Starts sampling what the database's backends wait on, every 50 ms (psql's \\watch),
         until `waits` reads and stops it."""
-        command = [*_as_user(), *self._psql()]
         query = (
             "SELECT coalesce(wait_event_type, 'CPU'), coalesce(wait_event, 'running')"
             f" FROM pg_stat_activity WHERE datname = '{DATABASE}' AND state = 'active'"
             " AND pid <> pg_backend_pid()\n\\watch 0.05\n"
         )
-        proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, text=True)  # fmt: skip
+        proc = self.place.popen(self._psql())
         assert proc.stdin is not None
         proc.stdin.write(query)
         proc.stdin.flush()
         return proc
 
-    @staticmethod
-    def waits(sampler: subprocess.Popen[str]) -> dict[str, int]:
+    def waits(self, sampler: subprocess.Popen[str]) -> dict[str, int]:
         """Stops a sampler; how often an active backend was seen in each wait (`CPU/running`
         when it waited on nothing)."""
-        sampler.terminate()
-        out, _ = sampler.communicate(timeout=10)
+        self.place.stop(sampler)
+        out, _ = sampler.communicate(timeout=30)
         counts: dict[str, int] = {}
         for line in out.splitlines():
             if "\t" in line:
@@ -338,8 +293,8 @@ class PostgresServer:
         finally:
             # Also when the server never started: initdb may have written the cluster.
             if self.cluster is not None and not keep_data:
-                with contextlib.suppress(OSError):
-                    shutil.rmtree(self.cluster)
+                with contextlib.suppress(OSError, HostError):
+                    self.place.remove(self.cluster)
 
     def _shut_down(self, timeout: float) -> None:
         assert self.proc is not None

@@ -55,6 +55,13 @@ def preload_sql(clients: int, q: QueueSettings) -> str:
 PRIME_ROUNDS = 6
 
 
+def primes(point: Point) -> bool:
+    """Whether the point's clients prime their connections at the start gate: those straight
+    to the database, on hosts of this machine (an ssh run has no start gate, and a real
+    machine no CPU budget that would stretch a connection's first calls)."""
+    return point.middlewares == 0 and point.hosts != "ssh"
+
+
 def client_flags(
     point: Point, first_client: int, clients: int, target: list[str], out: str = "result.json"
 ) -> list[str]:
@@ -75,6 +82,6 @@ def client_flags(
         "--no-register",
         # Clients straight to the database prime their own connection's procedures first (the
         # middleware's connections are primed by its warm-up).
-        "--prime", str(PRIME_ROUNDS if point.middlewares == 0 else 0),
+        "--prime", str(PRIME_ROUNDS if primes(point) else 0),
         "--json-out-file", out,
     ]  # fmt: skip

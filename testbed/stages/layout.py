@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from testbed import drivers, emulation
 from testbed.hosts import Host, LocalHost
 from testbed.inventory import load_inventory
-from testbed.services import postgres
+from testbed.services.pghost import PostgresError, pg_host
 from testbed.services.ports import LOOPBACK, port_free
 from testbed.stages.base import RunError, Stage, on_every_host
 from testbed.stages.budgets import remove_cgroups
@@ -145,10 +145,11 @@ def _memcached_needs(ctx: Runner, layout: Layout) -> tuple[dict[str, list[Host]]
 
 
 def _simplemq_needs(layout: Layout) -> tuple[dict[str, list[Host]], list[str]]:
-    """The tools each host needs for a SimpleMQ point, and its jar. PostgreSQL runs on this
-    machine (local and emulated hosts share it): its binaries are looked up once."""
+    """The tools each host needs for a SimpleMQ point, and its jar. PostgreSQL is checked on
+    the server host (this machine for local and emulated hosts): its binaries, its version
+    and, as root, the user that runs it."""
     try:
-        postgres.bindir()
-    except postgres.PostgresError as e:
+        pg_host(layout.servers[0]).check()
+    except PostgresError as e:
         raise RunError(str(e)) from e
     return {"java": [*layout.middlewares, *layout.clients]}, ["simplemq.jar"]

@@ -10,6 +10,7 @@ settings and `pg_stat_*` views (`stats/*.tsv`) and `counters.json` (COUNTERS).""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 from dataclasses import dataclass, field
@@ -17,11 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 from testbed import cpubudget
 from testbed.drivers import Target
-from testbed.hosts import Host, LocalHost
+from testbed.hosts import Host, SshHost
 from testbed.point import Point
-from testbed.services.middleware import simplemq_client_command, simplemq_command, wait_simplemq
+from testbed.services.middleware import simplemq_client_command, simplemq_command
+from testbed.services.ports import wait_listening
 from testbed.services.postgres import PostgresError, PostgresServer
-from testbed.services.simplemq import client_flags, preload_sql, prepare
+from testbed.services.simplemq import client_flags, preload_sql, prepare, primes
 from testbed.stages.base import RunError, Stage
 
 if TYPE_CHECKING:
@@ -55,8 +57,9 @@ def _database(ctx: Runner) -> Database:
 
 
 class DatabaseStage(Stage):
-    """PostgreSQL on the one server host, as an unprivileged user, with the schema and the
-    point's pop procedure, the queue and every client registered."""
+    """PostgreSQL on the one server host (this machine's namespace, or a remote machine over
+    ssh), as an unprivileged user, with the schema and the point's pop procedure, the queue
+    and every client registered."""
 
     name = "servers"
 
@@ -64,13 +67,15 @@ class DatabaseStage(Stage):
         layout = ctx.layout
         assert layout is not None
         host = layout.servers[0]
-        if not isinstance(host, LocalHost):
-            raise RunError(f"{host.name}: PostgreSQL runs on local or emulated hosts only")
         p = ctx.point
         q = p.queue_settings
+        rel = f"servers/{host.name}"
+        # On real machines only the run's own hosts may connect; emulated and local hosts
+        # live on loopback or the project's namespaces.
+        clients = tuple(h.address for h in layout.all) if isinstance(host, SshHost) else ()
         server = PostgresServer(
-            host, f"servers/{host.name}", ctx.server_port(0), p.db_max_connections, q.pop,
-            commit_delay_us=round(q.commit_delay_ms * 1000),
+            host, rel, ctx.server_port(0), p.db_max_connections, q.pop,
+            commit_delay_us=round(q.commit_delay_ms * 1000), out=ctx.out / rel, clients=clients,
         )  # fmt: skip
         ctx.database = Database(server)
         server.admit(p.db_connections)
@@ -87,6 +92,8 @@ class DatabaseStage(Stage):
             return []
         problems = []
         if db.sampler is not None and db.sampler.poll() is None:
+            with contextlib.suppress(Exception):  # on an ssh host, the remote psql
+                db.server.place.stop(db.sampler)
             db.sampler.kill()
             db.sampler.wait(5)
         try:
@@ -137,8 +144,8 @@ class QueueMiddlewareStage(Stage):
             procs.append(ctx.start(host, cmd, f"middlewares/{host.name}", "middleware", i))
             targets.append(Target(host.address, port))
         ctx.hook("middlewares")
-        for proc, t in zip(procs, targets, strict=True):
-            wait_simplemq(t.port, proc, 60.0, t.address)
+        for host, proc, t in zip(layout.middlewares, procs, targets, strict=True):
+            wait_listening(host, t.address, t.port, 60.0, proc, ctx.signals.check)
         ctx.frontends = targets
 
 
@@ -172,7 +179,7 @@ class QueueClientStage(Stage):
         def ready() -> None:
             # Clients straight to the database have primed their connections at the gate:
             # the counters start once those calls are in them.
-            if not layout.middlewares:
+            if primes(p):
                 ctx.log(f"waiting {STATS_IDLE_FLUSH_S:g} s for the priming's database statistics")
                 ctx.sleep(STATS_IDLE_FLUSH_S)
             db.before = db.server.counters()
@@ -184,7 +191,7 @@ class QueueClientStage(Stage):
         finally:
             sampler, db.sampler = db.sampler, None
             if sampler is not None:
-                db.waits = PostgresServer.waits(sampler)
+                db.waits = db.server.waits(sampler)
 
 
 class QueueStopStage(Stage):

@@ -99,6 +99,9 @@ def test_a_simplemq_point_checks_its_connections():
     assert ok.db_max_connections == 2 * 30 + 4
     # A point's dump is a valid point again (point.yaml, run.json).
     assert Point.model_validate(ok.model_dump(mode="json")) == ok
+    # The azure profile runs them on VMs: ssh hosts from an inventory.
+    remote = Point(system="simplemq", hosts="ssh", inventory="inventory-2015.yaml")
+    assert Point.model_validate(remote.model_dump(mode="json")) == remote
 
 
 def test_a_memcached_point_dumps_as_before():

@@ -4,91 +4,29 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 
-from testbed.emulation import Emulation
 from testbed.inventory import load_inventory
 from testbed.point import Point
 from testbed.run import RunOptions, run_point
 from testbed.services.memcached import memcached_answers
-from testbed.services.ports import wait_for_port
-from tests.capabilities import provided
 
-from .conftest import have, no_leftovers
+from . import sshd
 
 pytestmark = [pytest.mark.netns, pytest.mark.timeout(300)]
 
 ROLES = [("server1", "server"), ("server2", "server"), ("client1", "client")]
 
 
-def _keygen(path: Path) -> None:
-    subprocess.run(
-        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(path)], check=True, timeout=30
-    )
-
-
 @pytest.fixture
 def ssh_machines(tmp_path, netns_prefix) -> Iterator[tuple[Path, Path]]:
-    """Emulated hosts each running sshd; yields (inventory, the root of their scratch
-    directories). The namespaces share this machine's file system, so each machine gets a
-    directory of its own, as separate machines would have."""
-    provided(have("sshd") and have("ssh"), "the openssh server or client", "make setup")
-    keys = tmp_path / "keys"
-    keys.mkdir()
-    _keygen(keys / "id")
-    _keygen(keys / "host")
-    (keys / "authorized_keys").write_text((keys / "id.pub").read_text())
-    Path("/run/sshd").mkdir(exist_ok=True)  # sshd's privilege separation directory
-    emu = Emulation(netns_prefix, {"server": 100, "client": 200})
-    remote = tmp_path / "remote"
-    try:
-        machines = []
-        for name, role in ROLES:
-            host = emu.add_host(name, role, tmp_path / "sshd")
-            sshd = host.start(
-                ["/usr/sbin/sshd", "-D", "-e", "-f", "/dev/null",
-                 "-o", f"ListenAddress={host.address}", "-o", "Port=22",
-                 "-o", f"HostKey={keys / 'host'}",
-                 "-o", f"AuthorizedKeysFile={keys}/authorized_keys",
-                 "-o", "StrictModes=no", "-o", "PermitRootLogin=prohibit-password",
-                 "-o", "PasswordAuthentication=no", "-o", "KbdInteractiveAuthentication=no",
-                 "-o", "UsePAM=no", "-o", "PidFile=none",
-                 "-o", "Subsystem=sftp internal-sftp"],
-                name, "sshd",
-            )  # fmt: skip
-            wait_for_port(host.address, 22, 60.0, sshd)
-            machines.append(
-                {
-                    "name": name,
-                    "role": role,
-                    "address": host.address,
-                    "remote_dir": str(remote / name),
-                }
-            )
-        inventory = tmp_path / "inventory.yaml"
-        options = ["-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null"]
-        inventory.write_text(
-            yaml.safe_dump(
-                {
-                    "user": "root",
-                    "port": 22,
-                    "identity": str(keys / "id"),
-                    "ssh_options": [*options, "-o", "LogLevel=ERROR"],
-                    "machines": machines,
-                }
-            )
-        )
-        yield inventory, remote
-    finally:
-        problems = emu.teardown()
-        assert problems == []
-        no_leftovers(netns_prefix)
+    """(inventory, the root of the machines' scratch directories): see `sshd.ssh_machines`."""
+    with sshd.ssh_machines(tmp_path, netns_prefix, ROLES) as machines:
+        yield machines
 
 
 def test_point_over_ssh(tmp_path, base_port, ssh_machines, loadgen_jar):
