@@ -40,16 +40,29 @@ final class ClientConnection {
     this.reader = new FrameReader(maxFrame);
   }
 
+  /** What became of a reply handed to {@link #send}. */
+  enum Delivery {
+    /** Written to the socket. */
+    WRITTEN,
+    /** Partly queued: the distributor writes the rest when the socket is writable. */
+    PENDING,
+    /** The connection had closed, or closed while it was written: the reply is lost. */
+    LOST
+  }
+
   /**
-   * Queues a reply frame and writes what the socket takes now; returns whether bytes are left
-   * for the distributor to write when the socket is writable again.
+   * Queues a reply frame and writes what the socket takes now. Whether it is lost is decided
+   * here, as it is written: a client that closes right after its last reply has not lost it.
    */
-  synchronized boolean send(final byte[] frame) {
+  synchronized Delivery send(final byte[] frame) {
     if (closed) {
-      return false;
+      return Delivery.LOST;
     }
     out.add(ByteBuffer.wrap(frame));
-    return !flush();
+    if (flush()) {
+      return closed ? Delivery.LOST : Delivery.WRITTEN;
+    }
+    return Delivery.PENDING;
   }
 
   /** Writes queued bytes; returns whether everything was written. */

@@ -205,7 +205,7 @@ final class Distributor implements Runnable {
     while (!c.busy && !c.pending.isEmpty() && !c.isClosed()) {
       final ClientConnection.Item item = c.pending.poll();
       if (item instanceof ClientConnection.Immediate i) {
-        if (c.send(Codec.frame(i.reply()))) {
+        if (c.send(Codec.frame(i.reply())) == ClientConnection.Delivery.PENDING) {
           wantWrite(c);
         }
         continue;

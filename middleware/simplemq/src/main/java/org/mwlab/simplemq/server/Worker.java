@@ -62,11 +62,12 @@ final class Worker implements Runnable {
         final long start = System.nanoTime();
         final Reply reply = database.execute(job.task().request());
         final long dbEnd = System.nanoTime();
-        final boolean left = job.connection().send(Codec.frame(reply));
+        final ClientConnection.Delivery delivery = job.connection().send(Codec.frame(reply));
         final long replied = System.nanoTime();
-        if (job.connection().isClosed()) {
+        if (delivery == ClientConnection.Delivery.LOST) {
           stats.lost(job.task().request().op());
         }
+        final boolean left = delivery == ClientConnection.Delivery.PENDING;
         stats.record(index, job.task().request().op(), reply.status(),
             new Timing(job.task().arrivalNs(), job.dispatchedNs(), start, dbEnd, replied));
         distributor.finished(job.connection(), left);
