@@ -292,7 +292,7 @@ def restore(folder: Path, results: Path, names: Iterable[str]) -> None:
             shutil.copyfile(folder / name, target)
 
 
-def _later_table(name: str):  # noqa: ANN202 - the empty table's maker, or None
+def _later_table(name: str):
     """The maker of the empty table for `data/<family>/<table>.parquet` when that table is
     one of LATER_TABLES, else None."""
     parts = Path(name).parts

@@ -110,8 +110,7 @@ def build(
     # The database's counters of each run (SimpleMQ); no rows, same columns, for memcached.
     repetitions = dict(zip(tables.runs["run"], tables.runs["repetition"], strict=True))
     db = counters.table(
-        (key, key.split("/")[1], repetitions.get(key), results / "runs" / key)
-        for key in run_keys
+        (key, key.split("/")[1], repetitions.get(key), results / "runs" / key) for key in run_keys
     )
     return {
         "windows": stable,
