@@ -4,8 +4,8 @@ from pathlib import Path
 
 import yaml
 
-from analysis.report.numbers import write_report
-from analysis.studies.s2015 import baseline
+from analysis.report.numbers import Report, write_report
+from analysis.studies.s2015 import baseline, seed
 from analysis.studies.s2015.common import read_tables
 
 
@@ -14,7 +14,7 @@ def main(sm) -> None:  # noqa: ANN001
     t = read_tables(sm.input, ("mq_db_baseline_points",))
     cores = int(reference["machines"]["vcpus"])
     report = baseline.report(t["mq_db_baseline_points"], reference, sm.output.figure, cores)
-    write_report(sm.output, report)
+    write_report(sm.output, Report(report.tex, {**report.numbers, **seed.numbers(reference)}))
 
 
 if __name__ == "__main__":

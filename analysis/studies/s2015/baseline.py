@@ -108,6 +108,7 @@ def report(points: pd.DataFrame, reference: Mapping[str, Any], figure_path: str 
             ", ".join(fig.num(v) for v in levels) if levels else "none"
         )
     numbers[name("Baseline", "Cores")] = str(cores)
+    numbers |= scale_model(points)
     figure(rows, reference, knees, figure_path)
     return Report(tex={}, numbers=numbers)
 
@@ -119,3 +120,21 @@ def database_maximum(points: pd.DataFrame, size: str = "small") -> float:
         return math.nan
     g = rows[rows["size"] == size]
     return float(g[models.THROUGHPUT].max()) if not g.empty else math.nan
+
+
+def scale_model(points: pd.DataFrame) -> dict[str, str]:
+    """How the baseline's points ran under the scale model: the factor s, the commit delay
+    that stands for the study's disk write, and the database's CPU budget (cores); a dash
+    where a profile set several or none."""
+
+    def one(column: str, digits: int) -> str:
+        if points.empty or column not in points.columns:
+            return fig.MISSING
+        values = pd.to_numeric(points[column], errors="coerce").dropna().unique()
+        return fig.num(values[0], digits) if len(values) == 1 else fig.MISSING
+
+    return {
+        name("Scale"): one("scale", 2),
+        name("Commit", "Delay"): one("queue.commit_delay_ms", 1),
+        name("Server", "Budget"): one("budgets_cores.server", 2),
+    }

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from analysis.aggregate import CI_LEVEL
 from analysis.report import figures as fig
 from analysis.report.numbers import Report
 from analysis.scaling import scale_of
@@ -42,7 +43,7 @@ def trace(windows: pd.DataFrame, points: pd.DataFrame) -> pd.DataFrame:
 
 def trend(t: pd.DataFrame) -> dict[str, float]:
     """Per message size the least-squares slope of throughput on time as a share of the mean
-    per study minute, with its 95 % interval, and the windows' coefficient of variation."""
+    per study minute, with its interval (CI_LEVEL), and the windows' coefficient of variation."""
     out = {}
     for size, g in t.groupby("size"):
         mean = float(g["throughput"].mean())
@@ -51,7 +52,7 @@ def trend(t: pd.DataFrame) -> dict[str, float]:
                               "cv": math.nan, "mean": mean}  # fmt: skip
             continue
         fit = stats.linregress(g["t_s"], g["throughput"])
-        half = stats.t.ppf(0.975, len(g) - 2) * fit.stderr
+        half = stats.t.ppf(0.5 + CI_LEVEL / 2, len(g) - 2) * fit.stderr
         per_minute = 60.0 / mean
         out[str(size)] = {
             "slope": fit.slope * per_minute,
