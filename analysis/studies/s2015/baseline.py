@@ -60,7 +60,7 @@ def figure(rows: pd.DataFrame, reference: Mapping[str, Any], knees: dict[str, fl
     f, axes = fig.figure(ncols=2, width=6.4, height=2.6)
     tput, resp = axes[0]
     colours = {size: f"C{i}" for i, size in enumerate(SIZES)}
-    for size, g in rows.groupby("size"):
+    for size, g in rows.groupby("size") if not rows.empty else []:
         c = colours.get(str(size), "k")
         fig.errorbar_line(tput, g, "clients", "throughput_ops", label=f"{size}", color=c,
                           marker="o", markersize=3)  # fmt: skip
@@ -77,6 +77,8 @@ def figure(rows: pd.DataFrame, reference: Mapping[str, Any], knees: dict[str, fl
     resp.set_ylabel("response time (ms, study)")
     tput.set_ylim(bottom=0)
     resp.set_ylim(bottom=0)
+    if rows.empty:
+        resp.text(0.5, 0.5, "not measured", ha="center", va="center", transform=resp.transAxes)
     fig.legend_below(f, tput, ncols=4)
     fig.save(f, path)
 
