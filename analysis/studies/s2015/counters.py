@@ -45,19 +45,27 @@ def per_point(db: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def middleware_times(points: pd.DataFrame) -> pd.DataFrame:
-    """Per point the middleware's mean time per request (study ms): in its queue, waiting for
-    the database (the worker's call), and in all; empty where the middleware was not
-    measured (the database baseline)."""
-    columns = ["point", "queue_ms", "server_ms", "middleware_ms"]
+    """Per point where a request's time goes (study ms, means over requests of every type):
+    `outside_ms`, the client's response time minus the middleware's, which holds the network
+    and the time a request lies unread while the distributor waits for an idle worker (it
+    reads no connection meanwhile); `wait_ms`, from the distributor's read to a worker's start
+    (SimpleMQ's net and queue stages); `server_ms`, the worker's database call; and
+    `middleware_ms`, the middleware's whole time. Empty where the middleware was not measured
+    (the database baseline)."""
+    columns = ["point", "outside_ms", "wait_ms", "server_ms", "middleware_ms"]
     if points.empty:
         return pd.DataFrame(columns=columns)
     p = study_points(points)
-    mw = p[(p["side"] == "middleware") & (p["type"] == "all")]
-    return pd.DataFrame(
+    mw = p[(p["side"] == "middleware") & (p["type"] == "all")].set_index("point")
+    client = p[(p["side"] == "client") & (p["type"] == "all")].set_index("point")
+    out = pd.DataFrame(
         {
-            "point": mw["point"],
-            "queue_ms": mw["queue_us_mean_mean"] * 1e-3,
+            "wait_ms": (mw["net_us_mean_mean"] + mw["queue_us_mean_mean"]) * 1e-3,
             "server_ms": mw["server_us_mean_mean"] * 1e-3,
             "middleware_ms": mw["response_us_mean_mean"] * 1e-3,
         }
-    ).reset_index(drop=True)
+    )
+    out["outside_ms"] = (
+        client["response_us_mean_mean"].reindex(out.index) * 1e-3 - out["middleware_ms"]
+    )
+    return out.rename_axis("point").reset_index()[columns]

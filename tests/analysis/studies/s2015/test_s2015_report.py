@@ -101,10 +101,12 @@ def test_the_drop_explanation_names_what_grows() -> None:
                        counters_row("b", "workers=60,clients=141", 50, 40, 10, 100)])  # fmt: skip
     runs = pd.DataFrame({"run": ["a", "b"], "duration_s": [1.0, 1.0], "scale": [0.1, 0.1]})
     r = drop.report(p, db, runs)
-    # Queue time 100 µs per client level: 6 ms at 60, 14.1 ms at 141 (×0.1 to study ms).
-    assert r.numbers["MqWhyQueueLow"] == "0.6"
-    assert r.numbers["MqWhyQueueHigh"] == "1.4"
-    assert r.numbers["MqWhyGrows"] == "the middleware's queue"
+    # Net 10 µs plus queue 100 µs per client level: 6.01 ms at 60, 14.11 ms at 141 (×0.1 to
+    # study ms); client and middleware both answer in 1 ms, so nothing lies unread.
+    assert r.numbers["MqWhyWaitLow"] == "0.6"
+    assert r.numbers["MqWhyWaitHigh"] == "1.4"
+    assert r.numbers["MqWhyOutsideHigh"] == "0.0"
+    assert r.numbers["MqWhyGrows"] == drop.PARTS["wait"]
     assert r.numbers["MqWhyLockHigh"] == "50.0\\,\\%"
 
 
