@@ -42,8 +42,9 @@ def trace(windows: pd.DataFrame, points: pd.DataFrame) -> pd.DataFrame:
 
 
 def trend(t: pd.DataFrame) -> dict[str, float]:
-    """Per message size the least-squares slope of throughput on time as a share of the mean
-    per study minute, with its interval (CI_LEVEL), and the windows' coefficient of variation."""
+    """Per message size the least-squares trend of throughput on time: the change it makes
+    over the whole run as a share of the mean, with its interval (CI_LEVEL), and the windows'
+    coefficient of variation."""
     out = {}
     for size, g in t.groupby("size"):
         mean = float(g["throughput"].mean())
@@ -53,11 +54,11 @@ def trend(t: pd.DataFrame) -> dict[str, float]:
             continue
         fit = stats.linregress(g["t_s"], g["throughput"])
         half = stats.t.ppf(0.5 + CI_LEVEL / 2, len(g) - 2) * fit.stderr
-        per_minute = 60.0 / mean
+        over_run = float(g["t_s"].max() - g["t_s"].min()) / mean
         out[str(size)] = {
-            "slope": fit.slope * per_minute,
-            "low": (fit.slope - half) * per_minute,
-            "high": (fit.slope + half) * per_minute,
+            "slope": fit.slope * over_run,
+            "low": (fit.slope - half) * over_run,
+            "high": (fit.slope + half) * over_run,
             "cv": float(g["throughput"].std(ddof=1) / mean),
             "mean": mean,
         }

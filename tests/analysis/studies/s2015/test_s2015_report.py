@@ -141,3 +141,18 @@ def test_the_baseline_knee_is_the_response_at_few_clients_times_the_maximum() ->
                          "response_us_mean_mean": [10_000.0, 40_000.0]})  # fmt: skip
     # ΣD = R(10) = 10 ms, D_max = 1/2000 s per core: N* = 0.01 · 2000 = 20.
     assert baseline.knee(rows, cores=2) == pytest.approx(20.0)
+
+
+def test_the_stability_trend_is_the_change_over_the_run_in_study_units() -> None:
+    # 11 one-second windows at s = 0.1 (one study second in all), the throughput rising
+    # linearly from 100 to 110 ops/s measured: 1,000 to 1,100 in study units.
+    windows = pd.DataFrame({"run": "r", "point": "size=small", "side": "client", "type": "all",
+                            "window": range(11),
+                            "throughput_ops": [100.0 + i for i in range(11)]})  # fmt: skip
+    pts = pd.DataFrame({"point": ["size=small"], "scale": [0.1], "level_size": ["small"]})
+    t = stability.trace(windows, pts)
+    assert t["t_s"].max() == pytest.approx(1.0)
+    assert t["throughput"].iloc[-1] == pytest.approx(1100.0)
+    r = stability.trend(t)["small"]
+    assert r["slope"] == pytest.approx(100.0 / 1050.0)  # +100 over the run, mean 1,050
+    assert r["low"] == pytest.approx(r["slope"]) and r["high"] == pytest.approx(r["slope"])
