@@ -29,7 +29,8 @@ def points(cells: dict[tuple[str, str], float], scale: float = 0.1, reps: int = 
                 f"level_{factors[0]}": a, f"level_{factors[1]}": b,
                 "throughput_ops_mean": x, "throughput_ops_ci_low": x - 10 if reps > 1 else math.nan,
                 "throughput_ops_ci_high": x + 10 if reps > 1 else math.nan,
-                "response_us_mean_mean": 1000.0, "queue_us_mean_mean": 100.0 * int(b),
+                "response_us_mean_mean": 1000.0, "response_us_mean_ci_low": math.nan,
+                "response_us_mean_ci_high": math.nan, "queue_us_mean_mean": 100.0 * int(b),
                 "server_us_mean_mean": 500.0, "net_us_mean_mean": 10.0,
             })  # fmt: skip
     return pd.DataFrame(rows)
@@ -156,3 +157,25 @@ def test_the_stability_trend_is_the_change_over_the_run_in_study_units() -> None
     r = stability.trend(t)["small"]
     assert r["slope"] == pytest.approx(100.0 / 1050.0)  # +100 over the run, mean 1,050
     assert r["low"] == pytest.approx(r["slope"]) and r["high"] == pytest.approx(r["slope"])
+
+
+def test_scaling_draws_the_models_from_the_baseline_and_the_middlewares_times(
+    tmp_path: Path,
+) -> None:
+    from analysis.studies.s2015 import scaling
+
+    base = points({("small", "80"): 200.0}, factors=("size", "clients"))
+    base = base[base["side"] == "client"]
+    scaled = points({("small", "10"): 100.0, ("small", "60"): 180.0, ("small", "100"): 180.0},
+                    factors=("size", "clients"))  # fmt: skip
+    scaled = scaled.assign(clients_total=scaled["level_clients"].astype(int), middlewares=2,
+                           **{"queue.workers": 30})  # fmt: skip
+    n = scaling.report(scaled, pd.DataFrame(), base, tmp_path / "scaling.pdf").numbers
+    assert n["MqScaleClientsMeasured"] == "1" and n["MqScaleWorkersMeasured"] == "0"
+    # The database's demand is 2 cores / 2,000 ops/s: the MVA can never predict more.
+    rows = scaling.rows_of(scaled, "clients")
+    pred = scaling.predictions(rows, scaled, base)
+    assert pred["mva_ops"].notna().all()
+    assert (pred["mva_ops"] <= 2000.0 + 1e-6).all()
+    assert n["MqScaleClientsAtWorkers"] == "1{,}800" and n["MqScaleClientsChange"] == "0.0\\,\\%"
+    assert (tmp_path / "scaling.pdf").is_file()
