@@ -67,6 +67,11 @@ def drops(cells: pd.DataFrame, column: str) -> dict[int, float]:
     return out
 
 
+def signed_pct(value: float) -> str:
+    """A relative change in per cent with its sign (a rise and a fall read apart)."""
+    return f"{100 * value:+.1f}\\,\\%" if math.isfinite(value) else fig.MISSING
+
+
 def table(cells: pd.DataFrame) -> str:
     rows = []
     for _, r in cells.iterrows():
@@ -84,7 +89,7 @@ def table(cells: pd.DataFrame) -> str:
 def drop_table(ours_drop: Mapping[int, float], seed_drop: Mapping[int, float]) -> str:
     workers = sorted(set(ours_drop) | set(seed_drop))
     rows = [
-        [fig.num(w), fig.pct(ours_drop.get(w, math.nan)), fig.pct(seed_drop.get(w, math.nan))]
+        [fig.num(w), signed_pct(ours_drop.get(w, math.nan)), signed_pct(seed_drop.get(w, math.nan))]
         for w in workers
     ]
     return fig.tabular(["workers", "ours", "seed"], rows, "rrr")
@@ -110,11 +115,12 @@ def report(points: pd.DataFrame, reference: Mapping[str, Any], db_max: float) ->
     n[name("Ratio", "Seed", "Best")] = fig.num(seed_best, 1)
     found = [v for v in ours_drop.values() if math.isfinite(v)]
     n[name("Drop", "Measured")] = "1" if found else "0"
-    n[name("Drop", "Ours", "Low")] = fig.pct(-max(found)) if found else "--"
-    n[name("Drop", "Ours", "High")] = fig.pct(-min(found)) if found else "--"
+    # The changes' range over the worker counts, signed: the seed's are falls.
+    n[name("Drop", "Ours", "Low")] = signed_pct(min(found)) if found else "--"
+    n[name("Drop", "Ours", "High")] = signed_pct(max(found)) if found else "--"
     seed_found = [v for v in seed_drop.values() if math.isfinite(v)]
-    n[name("Drop", "Seed", "Low")] = fig.pct(-max(seed_found))
-    n[name("Drop", "Seed", "High")] = fig.pct(-min(seed_found))
+    n[name("Drop", "Seed", "Low")] = signed_pct(min(seed_found))
+    n[name("Drop", "Seed", "High")] = signed_pct(max(seed_found))
     n[name("Tabletwo", "Repetitions")] = fig.num(cells["repetitions"].min()) if measured else "0"
     return Report(
         tex={"table": table(cells), "drop_table": drop_table(ours_drop, seed_drop)},
