@@ -37,14 +37,16 @@ def percentiles(hist: pd.DataFrame, points: pd.DataFrame) -> pd.DataFrame:
 
 def table(q: pd.DataFrame) -> str:
     levels = [c for c in q.columns if c.startswith("level_")]
+    # Levels in their numeric order (as text, 120 would sort before 30).
+    order = q.assign(**{c: pd.to_numeric(q[c], errors="coerce") for c in levels})
     rows = [
-        [*(fig.escape(str(r[c])) for c in levels), fig.num(r["p50"], 1), fig.num(r["p90"], 1),
-         fig.num(r["p99"], 1)]
-        for _, r in q.sort_values(levels).iterrows()
+        [*(fig.escape(str(q.at[i, c])) for c in levels), fig.num(q.at[i, "p50"], 1),
+         fig.num(q.at[i, "p90"], 1), fig.num(q.at[i, "p99"], 1)]
+        for i in order.sort_values(levels).index
     ]  # fmt: skip
     header = [FACTOR_COLUMNS.get(c, c.removeprefix("level_")) for c in levels]
     header += ["p50 (ms)", "p90 (ms)", "p99 (ms)"]
-    return fig.tabular(header, rows, "l" * len(levels) + "rrr")
+    return fig.tabular(header, rows, "r" * len(levels) + "rrr")
 
 
 def _spread(q: pd.DataFrame, column: str) -> str:

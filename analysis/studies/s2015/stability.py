@@ -88,6 +88,7 @@ def report(points: pd.DataFrame, windows: pd.DataFrame, db: pd.DataFrame,
     for size in ("small", "large"):
         r = found.get(size, {k: math.nan for k in ("slope", "low", "high", "cv", "mean")})
         stem = name("Stability", size)
+        n[stem + "Measured"] = "1" if size in found else "0"
         n[stem + "Mean"] = fig.num(r["mean"])
         n[stem + "Slope"] = fig.pct(r["slope"], 2)
         n[stem + "SlopeLow"] = fig.pct(r["low"], 2)

@@ -69,7 +69,7 @@ def drops(cells: pd.DataFrame, column: str) -> dict[int, float]:
 
 def signed_pct(value: float) -> str:
     """A relative change in per cent with its sign (a rise and a fall read apart)."""
-    return f"{100 * value:+.1f}\\,\\%" if math.isfinite(value) else fig.MISSING
+    return f"${100 * value:+.1f}$\\,\\%" if math.isfinite(value) else fig.MISSING
 
 
 def table(cells: pd.DataFrame) -> str:
