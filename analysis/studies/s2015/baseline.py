@@ -135,8 +135,10 @@ def scale_model(points: pd.DataFrame) -> dict[str, str]:
         values = pd.to_numeric(points[column], errors="coerce").dropna().unique()
         return fig.num(values[0], digits) if len(values) == 1 else fig.MISSING
 
+    scale = one("scale", 2)
     return {
-        name("Scale"): one("scale", 2),
+        name("Scale", "Known"): "0" if scale == fig.MISSING else "1",
+        name("Scale"): scale,
         name("Commit", "Delay"): one("queue.commit_delay_ms", 1),
         name("Server", "Budget"): one("budgets_cores.server", 2),
     }
