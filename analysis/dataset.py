@@ -39,6 +39,8 @@ from typing import Any
 import pandas as pd
 import pyarrow.parquet as pq
 
+from analysis.parse import counters
+
 MANIFEST = "MANIFEST.sha256"
 PROVENANCE = "provenance.json"
 STUDY = "study.yaml"
@@ -56,7 +58,12 @@ FAMILY_TABLES = (
     "pools",
     "pool_requests",
     "middlewares",
+    "db_counters",
 )
+# Family tables added after datasets were archived without them, each with the empty table
+# that stands for it there: a dataset measured before the table existed restores it empty,
+# and its report says what that table would have shown was not measured.
+LATER_TABLES = {"db_counters": lambda: counters.table([])}
 # Per-run tables read from the runs' manifests (rule run_tables).
 RUN_TABLES = ("run_times", "testbed_runs")
 _RUN_TABLE_FILES = tuple(f"data/{t}.parquet" for t in RUN_TABLES)
@@ -270,7 +277,8 @@ def restore(folder: Path, results: Path, names: Iterable[str]) -> None:
     """Copies `names` (paths relative to the dataset) into `results`, after verifying the
     whole dataset against its manifest."""
     entries = verify(folder)
-    absent = [n for n in names if n not in entries]
+    later = {n for n in names if n not in entries and _later_table(n) is not None}
+    absent = [n for n in names if n not in entries and n not in later]
     if absent:
         raise DatasetError(
             f"{folder}: the analysis needs files the dataset lacks: " + ", ".join(absent[:5])
@@ -278,7 +286,19 @@ def restore(folder: Path, results: Path, names: Iterable[str]) -> None:
     for name in names:
         target = results / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(folder / name, target)
+        if name in later:
+            _later_table(name)().to_parquet(target, index=False)  # type: ignore[misc]
+        else:
+            shutil.copyfile(folder / name, target)
+
+
+def _later_table(name: str):
+    """The maker of the empty table for `data/<family>/<table>.parquet` when that table is
+    one of LATER_TABLES, else None."""
+    parts = Path(name).parts
+    if len(parts) == 3 and parts[0] == "data" and parts[2].endswith(".parquet"):
+        return LATER_TABLES.get(parts[2][: -len(".parquet")])
+    return None
 
 
 def candidates(root: Path = ROOT) -> list[Path]:

@@ -20,7 +20,7 @@ from analysis.aggregate import (
     summarise_runs,
     trim_to_clients,
 )
-from analysis.parse import RunTables, load_run, read_manifest, tidy
+from analysis.parse import RunTables, counters, load_run, read_manifest, tidy
 from analysis.parse.cpu import CPU_COLUMNS
 from analysis.scaling import add_study_columns
 from analysis.stability import stability_table
@@ -107,6 +107,11 @@ def build(
         summary = add_study_columns(summary)
     if not points.empty:
         points = add_study_columns(points)
+    # The database's counters of each run (SimpleMQ); no rows, same columns, for memcached.
+    repetitions = dict(zip(tables.runs["run"], tables.runs["repetition"], strict=True))
+    db = counters.table(
+        (key, key.split("/")[1], repetitions.get(key), results / "runs" / key) for key in run_keys
+    )
     return {
         "windows": stable,
         "runs": summary if not summary.empty else runs,
@@ -117,4 +122,5 @@ def build(
         "pools": tables.pools.merge(kept, on=["run", "source", "window"]),
         "pool_requests": tables.pool_requests.merge(kept, on=["run", "source", "window"]),
         "middlewares": tables.middlewares,
+        "db_counters": db,
     }

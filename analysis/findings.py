@@ -630,8 +630,22 @@ def measure_gain_per_doubling(data: Data, p: Mapping[str, Any]) -> Measure:
     return Measure(e, f"{first}; {last}", "log")
 
 
+def measure_study_ratio(data: Data, p: Mapping[str, Any]) -> Measure:
+    """The best point's throughput (in the study's time) over a value the study printed
+    (`value`, its units): whether our maximum is the study's."""
+    value = float(p["value"])
+    if not value > 0:
+        raise FindingsError(f"study_ratio needs a positive value, got {value}")
+    runs = _best_point_runs(_select(data.runs(p["family"]), p.get("where")))
+    sample = level_sample(data, p["family"], runs, "throughput_ops", "all")
+    e = mean_evidence(sample).scaled(1 / value)
+    text = f"{_fmt(sample.mean)} of {_fmt(value)} ops/s ({e.estimate:.2f})"
+    return Measure(e, text, "ratio")
+
+
 MEASURES: dict[str, Callable[[Data, Mapping[str, Any]], Measure]] = {
     "link_ratio": measure_link_ratio,
+    "study_ratio": measure_study_ratio,
     "max_throughput": measure_max_throughput,
     "response": measure_response,
     "paired": measure_paired,
@@ -735,7 +749,7 @@ def load_catalogue(path: str | Path) -> dict[str, Any]:
 
 
 # Which study a finding belongs to: the report groups its "do the conclusions hold?" tables so.
-STUDIES = ("2018", "2016")
+STUDIES = ("2018", "2016", "2015")
 
 
 @dataclass(frozen=True)

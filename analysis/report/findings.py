@@ -154,7 +154,7 @@ def findings_table(outcomes: Sequence[findings.Outcome], study: str) -> str:
     return fg.longtable_macros(f"Findings{_STUDY_NAMES[study]}", head, lines)
 
 
-_STUDY_NAMES = {"2018": "Eighteen", "2016": "Sixteen"}
+_STUDY_NAMES = {"2018": "Eighteen", "2016": "Sixteen", "2015": "Fifteen"}
 
 
 def _threshold(rule: Mapping[str, Any]) -> str:

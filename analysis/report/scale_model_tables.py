@@ -25,7 +25,7 @@ def _f(x: Any, digits: int = 0) -> str:
 
 
 # Macro names take no digits.
-STUDY_WORDS = {"2016": "Sixteen", "2018": "Eighteen"}
+STUDY_WORDS = {"2015": "Fifteen", "2016": "Sixteen", "2018": "Eighteen"}
 
 
 def calibration_table(cal: dict[str, Any] | None) -> str:

@@ -304,7 +304,7 @@ def test_catalogue_loads_and_missing_data_is_inconclusive() -> None:
     outcomes = findings.evaluate(catalogue, findings.Data(), [])
     assert all(o.verdict is Verdict.INCONCLUSIVE and o.ours == "not measured" for o in outcomes)
     assert all(o.reason.startswith("not measured") for o in outcomes)
-    assert {o.study_of for o in outcomes} == {"2016", "2018"}
+    assert {o.study_of for o in outcomes} == {"2015", "2016", "2018"}
 
 
 def test_reason_follows_the_computed_bottleneck(tmp_path: Path) -> None:

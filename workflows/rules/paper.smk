@@ -25,7 +25,7 @@ rule paper:
     input:
         tex="paper/report.tex",
         sections=sorted(glob.glob("paper/sections/*.tex")),
-        generated=PAPER_GENERATED + REPORT_2018 + REPORT_2016 + AGREEMENT,
+        generated=PAPER_GENERATED + REPORT_2018 + REPORT_2016 + REPORT_2015 + AGREEMENT,
     output:
         pdf=f"{RESULTS}/report.pdf",
     params:

@@ -38,6 +38,7 @@ def main(sm) -> None:  # noqa: ANN001
     Path(sm.output.bottlenecks).write_text(bottlenecks)
     Path(sm.output.table2018).write_text(tables.findings_table(outcomes, "2018"))
     Path(sm.output.table2016).write_text(tables.findings_table(outcomes, "2016"))
+    Path(sm.output.table2015).write_text(tables.findings_table(outcomes, "2015"))
     Path(sm.output.rules).write_text(tables.rules_table(catalogue))
     Path(sm.output.numbers).write_text(tables.numbers(outcomes, rows))
     Path(sm.output.data).write_text(

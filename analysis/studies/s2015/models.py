@@ -160,7 +160,10 @@ def mva_table(points: pd.DataFrame, demands: Demands) -> pd.DataFrame:
 FACTORS = ("queue.workers", "middlewares", "clients_total", "queue.message_size")
 
 
-def factorial(runs: pd.DataFrame, response: str = THROUGHPUT) -> factorial_model.FactorialResult:
+def factorial(
+    runs: pd.DataFrame, response: str = THROUGHPUT, factors: tuple[str, ...] = FACTORS
+) -> factorial_model.FactorialResult:
     """The allocation of variation of the 2^4·r design over its runs (one row per run with
-    the four factors' columns and `response`), with each effect's confidence interval."""
-    return factorial_model.analyse(runs, response, list(FACTORS))
+    the factors' columns and `response`), with each effect's confidence interval; `factors`
+    a subset where a profile measured only some of them at two levels."""
+    return factorial_model.analyse(runs, response, list(factors))

@@ -1,0 +1,144 @@
+"""§1.1.4, the database baseline: clients straight to PostgreSQL, one connection each, small
+and large messages. Throughput and response time against the clients in the study's units,
+the seed's two maxima beside ours, and the knee of the closed network the baseline implies
+(models.knee) beside the clients at which the seed saw its maxima."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from analysis.report import figures as fig
+from analysis.report.numbers import Report
+from analysis.studies.s2015 import models
+from analysis.studies.s2015.common import DEFAULT_CORES, half_width, level, name, pm, system
+
+SIZES = ("small", "large")
+
+
+def curves(points: pd.DataFrame) -> pd.DataFrame:
+    """The clients' system rows of the baseline with `clients` and `size` columns."""
+    rows = system(points)
+    if rows.empty:
+        return rows
+    return rows.assign(clients=level(rows, "clients"), size=rows["level_size"].astype(str))
+
+
+def knee(rows: pd.DataFrame, cores: int) -> float:
+    """The clients beyond which the database cannot grow its throughput: the closed network
+    of one database station (`cores` servers) whose demand comes from the highest throughput,
+    the rest of a request's time a delay, estimated from the response time at the fewest
+    clients (where little of it is queueing)."""
+    if rows.empty or not (rows[models.THROUGHPUT] > 0).any():
+        return math.nan
+    database = models.database_demand(rows, cores)
+    lightest = rows.sort_values("clients").iloc[0]
+    response_s = float(lightest[models.RESPONSE_US]) * 1e-6
+    demands = models.Demands(max(response_s - database, 0.0), 0.0, database, cores)
+    return models.knee(demands)
+
+
+def maxima(rows: pd.DataFrame) -> dict[str, dict[str, float]]:
+    """Per message size the highest mean throughput, its clients and its interval."""
+    out = {}
+    for size, g in rows.groupby("size"):
+        best = g.loc[g[models.THROUGHPUT].idxmax()]
+        out[str(size)] = {
+            "throughput": float(best[models.THROUGHPUT]),
+            "half": half_width(best),
+            "clients": float(best["clients"]),
+        }
+    return out
+
+
+def figure(rows: pd.DataFrame, reference: Mapping[str, Any], knees: dict[str, float],
+           path: str | Path) -> None:  # fmt: skip
+    f, axes = fig.figure(ncols=2, width=6.4, height=2.6)
+    tput, resp = axes[0]
+    colours = {size: f"C{i}" for i, size in enumerate(SIZES)}
+    for size, g in rows.groupby("size") if not rows.empty else []:
+        c = colours.get(str(size), "k")
+        fig.errorbar_line(tput, g, "clients", "throughput_ops", label=f"{size}", color=c,
+                          marker="o", markersize=3)  # fmt: skip
+        fig.errorbar_line(resp, g, "clients", "response_us_mean", scale=1e-3, label=f"{size}",
+                          color=c, marker="o", markersize=3)  # fmt: skip
+        if math.isfinite(knees.get(str(size), math.nan)):
+            tput.axvline(knees[str(size)], color=c, linestyle=":", linewidth=1)
+    for size, seed in reference["db_baseline"]["max"].items():
+        fig.seed_points(tput, [seed["clients"]], [seed["throughput"]], f"seed max, {size}",
+                        color=colours.get(size, "k"))  # fmt: skip
+    tput.set_xlabel("clients")
+    tput.set_ylabel("throughput (ops/s, study)")
+    resp.set_xlabel("clients")
+    resp.set_ylabel("response time (ms, study)")
+    tput.set_ylim(bottom=0)
+    resp.set_ylim(bottom=0)
+    if rows.empty:
+        resp.text(0.5, 0.5, "not measured", ha="center", va="center", transform=resp.transAxes)
+    fig.legend_below(f, tput, ncols=4)
+    fig.save(f, path)
+
+
+def report(points: pd.DataFrame, reference: Mapping[str, Any], figure_path: str | Path,
+           cores: int = DEFAULT_CORES) -> Report:  # fmt: skip
+    """The baseline's figure and numbers; without data, a figure that says so and the
+    measured flag 0."""
+    rows = curves(points)
+    numbers: dict[str, str] = {name("Baseline", "Measured"): "1" if not rows.empty else "0"}
+    seed = reference["db_baseline"]["max"]
+    for size in SIZES:
+        numbers[name("Baseline", "Seed", size)] = fig.num(seed[size]["throughput"])
+        numbers[name("Baseline", "Seed", size, "Clients")] = fig.num(seed[size]["clients"])
+    knees: dict[str, float] = {}
+    found = maxima(rows) if not rows.empty else {}
+    for size in SIZES:
+        g = rows[rows["size"] == size] if not rows.empty else rows
+        knees[size] = knee(g, cores) if not g.empty else math.nan
+        best = found.get(size, {"throughput": math.nan, "half": math.nan, "clients": math.nan})
+        numbers[name("Baseline", "Max", size)] = pm(best["throughput"], best["half"])
+        numbers[name("Baseline", "Max", size, "Value")] = fig.num(best["throughput"])
+        numbers[name("Baseline", "Max", size, "Clients")] = fig.num(best["clients"])
+        numbers[name("Baseline", "Knee", size)] = fig.num(knees[size])
+        ratio = best["throughput"] / seed[size]["throughput"]
+        numbers[name("Baseline", "Ratio", size)] = fig.num(ratio, 2)
+        levels = sorted(g["clients"].unique()) if not g.empty else []
+        numbers[name("Baseline", "Levels", size)] = (
+            ", ".join(fig.num(v) for v in levels) if levels else "none"
+        )
+    numbers[name("Baseline", "Cores")] = str(cores)
+    numbers |= scale_model(points)
+    figure(rows, reference, knees, figure_path)
+    return Report(tex={}, numbers=numbers)
+
+
+def database_maximum(points: pd.DataFrame, size: str = "small") -> float:
+    """Our database's highest throughput (study units) at one message size; NaN unmeasured."""
+    rows = curves(points)
+    if rows.empty:
+        return math.nan
+    g = rows[rows["size"] == size]
+    return float(g[models.THROUGHPUT].max()) if not g.empty else math.nan
+
+
+def scale_model(points: pd.DataFrame) -> dict[str, str]:
+    """How the baseline's points ran under the scale model: the factor s, the commit delay
+    that stands for the study's disk write, and the database's CPU budget (cores); a dash
+    where a profile set several or none."""
+
+    def one(column: str, digits: int) -> str:
+        if points.empty or column not in points.columns:
+            return fig.MISSING
+        values = pd.to_numeric(points[column], errors="coerce").dropna().unique()
+        return fig.num(values[0], digits) if len(values) == 1 else fig.MISSING
+
+    scale = one("scale", 2)
+    return {
+        name("Scale", "Known"): "0" if scale == fig.MISSING else "1",
+        name("Scale"): scale,
+        name("Commit", "Delay"): one("queue.commit_delay_ms", 1),
+        name("Server", "Budget"): one("budgets_cores.server", 2),
+    }

@@ -1,0 +1,71 @@
+"""§3.5, Table 3: the 2^4·r design (workers per middleware, middlewares, clients, message
+size) and its allocation of variation of the system's throughput, with each effect's
+confidence interval (analysis.models.factorial through models.factorial). The seed gives the
+design only; a factor that a profile measured at one level is left out of the design, and
+with one repetition the error term and the intervals are empty."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from analysis.models.factorial import DesignError
+from analysis.report import figures as fig
+from analysis.report.numbers import Report
+from analysis.studies.s2015 import models
+from analysis.studies.s2015.common import name, study_points
+
+LABELS = {"queue.workers": "W", "middlewares": "M", "clients_total": "C",
+          "queue.message_size": "S"}  # fmt: skip
+
+
+def design_runs(runs: pd.DataFrame) -> pd.DataFrame:
+    """The completed runs' system throughput (clients, every type) in study units."""
+    if runs.empty or "side" not in runs.columns:
+        return pd.DataFrame()
+    r = study_points(runs)
+    ok = r["status"] == "ok" if "status" in r.columns else True
+    return r[(r["side"] == "client") & (r["type"] == "all") & ok].copy()
+
+
+def varied(runs: pd.DataFrame) -> tuple[str, ...]:
+    """The design's factors measured at two levels."""
+    return tuple(f for f in models.FACTORS if f in runs.columns and runs[f].nunique() == 2)
+
+
+def _term(term: str) -> str:
+    return ":".join(LABELS.get(t, t) for t in term.split(":"))
+
+
+def report(runs: pd.DataFrame) -> Report:
+    r = design_runs(runs)
+    factors = varied(r) if not r.empty else ()
+    n = {name("Factorial", "Measured"): "1" if factors else "0",
+         name("Factorial", "Factors"): str(len(factors))}  # fmt: skip
+    if not factors:
+        n |= {name("Factorial", k): "--" for k in ("Top", "TopShare", "Error", "Reps", "Mean")}
+        return Report(tex={"table": fig.tabular(["term", "effect", "variation", "interval"],
+                                                 [], "lrrr")}, numbers=n)  # fmt: skip
+    try:
+        result = models.factorial(r, "throughput_ops", factors)
+    except DesignError as err:
+        raise DesignError(f"mq_factorial: {err}") from err
+    rows = []
+    for term in result.terms:
+        lo, hi = result.confidence_intervals[term]
+        interval = f"[{fig.num(lo)}, {fig.num(hi)}]" if math.isfinite(lo) else fig.MISSING
+        rows.append([_term(term), fig.num(result.effects[term]),
+                     fig.pct(result.variation[term]), interval])  # fmt: skip
+    rows.append(["error", "", fig.pct(result.variation.get("error", math.nan))
+                 if result.replications > 1 else fig.MISSING, ""])  # fmt: skip
+    top = max(result.terms, key=lambda t: result.variation[t])
+    n[name("Factorial", "Top")] = _term(top)
+    n[name("Factorial", "TopShare")] = fig.pct(result.variation[top])
+    n[name("Factorial", "Error")] = (
+        fig.pct(result.variation.get("error", math.nan)) if result.replications > 1 else "--"
+    )
+    n[name("Factorial", "Reps")] = str(result.replications)
+    n[name("Factorial", "Mean")] = fig.num(result.effects["mean"])
+    table = fig.tabular(["term", "effect (ops/s)", "variation", "interval"], rows, "lrrr")
+    return Report(tex={"table": table}, numbers=n)

@@ -1,0 +1,96 @@
+"""Beyond the seed: its pop (the smallest id, all PostgreSQL 9.3 allowed) against SKIP LOCKED
+under a shared receiver (every client sends to and pops as one client), with the database's
+wait events that explain the difference: a naive pop that wants the row another transaction
+is deleting waits on that transaction's lock (Lock/transactionid, Lock/tuple) and then finds
+nothing, where SKIP LOCKED passes over the locked row."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from analysis.report import figures as fig
+from analysis.report.numbers import Report
+from analysis.studies.s2015 import counters
+from analysis.studies.s2015.common import level, name, system
+
+STRATEGIES = ("skip_locked", "naive")
+
+
+def cells(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """Per strategy and clients: system throughput, the pops' throughput and response time
+    (study units), and the database's wait shares."""
+    rows = system(points)
+    columns = ["point", "pop", "clients", "throughput", "pops", "pop_ms", *counters.SHARES]
+    if rows.empty:
+        return pd.DataFrame(columns=columns)
+    pops = system(points, kind="pop_queue")[["point", "throughput_ops_mean",
+                                              "response_us_mean_mean"]]  # fmt: skip
+    out = pd.DataFrame(
+        {
+            "point": rows["point"],
+            "pop": rows["level_pop"].astype(str),
+            "clients": level(rows, "clients"),
+            "throughput": rows["throughput_ops_mean"],
+        }
+    )
+    pops = pops.rename(columns={"throughput_ops_mean": "pops", "response_us_mean_mean": "pop_us"})
+    out = out.merge(pops, on="point", how="left")
+    out["pop_ms"] = out.pop("pop_us") * 1e-3
+    out = out.merge(counters.per_point(db, runs), on="point", how="left")
+    for c in columns:
+        if c not in out.columns:
+            out[c] = math.nan
+    return out.sort_values(["pop", "clients"])[columns].reset_index(drop=True)
+
+
+def table(c: pd.DataFrame) -> str:
+    rows = [
+        [fig.escape(r["pop"]), fig.num(r["clients"]), fig.num(r["throughput"]),
+         fig.num(r["pops"]), fig.num(r["pop_ms"], 1), fig.pct(r["share_lock"]),
+         fig.pct(r["share_wal"]), fig.pct(r["share_cpu"])]
+        for _, r in c.iterrows()
+    ]  # fmt: skip
+    header = ["pop", "clients", "ops/s", "pops/s", "pop (ms)", "lock", "WAL", "CPU"]
+    return fig.tabular(header, rows, "lrrrrrrr")
+
+
+def figure(c: pd.DataFrame, path: str | Path) -> None:
+    f, axes = fig.figure(ncols=2, width=6.4, height=2.4)
+    tput, resp = axes[0]
+    for i, (pop, g) in enumerate(c.groupby("pop")):
+        tput.plot(g["clients"], g["pops"], marker="o", color=f"C{i}", label=str(pop))
+        resp.plot(g["clients"], g["pop_ms"], marker="o", color=f"C{i}", label=str(pop))
+    tput.set_ylabel("pops (ops/s, study)")
+    resp.set_ylabel("pop response (ms, study)")
+    for ax in (tput, resp):
+        ax.set_xlabel("clients")
+        ax.set_ylim(bottom=0)
+        if c.empty:
+            ax.text(0.5, 0.5, "not measured", ha="center", va="center", transform=ax.transAxes)
+    fig.legend_below(f, tput, ncols=2)
+    fig.save(f, path)
+
+
+def report(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame,
+           figure_path: str | Path) -> Report:  # fmt: skip
+    c = cells(points, db, runs)
+    n = {name("Pop", "Measured"): "1" if not c.empty else "0"}
+    most = c["clients"].max() if not c.empty else math.nan
+    n[name("Pop", "Clients")] = fig.num(most)
+    for pop in STRATEGIES:
+        at = c[(c["pop"] == pop) & (c["clients"] == most)]
+        r = at.iloc[0] if not at.empty else pd.Series(dtype=float)
+        stem = name("Pop", pop)
+        n[stem + "Pops"] = fig.num(r.get("pops", math.nan))
+        n[stem + "Ms"] = fig.num(r.get("pop_ms", math.nan), 1)
+        n[stem + "Lock"] = fig.pct(r.get("share_lock", math.nan))
+        n[stem + "Wal"] = fig.pct(r.get("share_wal", math.nan))
+    both = c[c["clients"] == most].set_index("pop")["pops"] if not c.empty else pd.Series()
+    ratio = (both.get("naive", math.nan) / both.get("skip_locked", math.nan)
+             if len(both) == 2 else math.nan)  # fmt: skip
+    n[name("Pop", "Ratio")] = fig.num(ratio, 2)
+    figure(c, figure_path)
+    return Report(tex={"table": table(c)}, numbers=n)

@@ -1,0 +1,109 @@
+"""§3.1, stability: the system's throughput window by window over a long run (small and large
+messages, 5,000 messages preloaded), its trend, and what the database accumulated meanwhile:
+the dead tuples the pops left in `messages` and the autovacuums that removed them."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from analysis.aggregate import CI_LEVEL
+from analysis.report import figures as fig
+from analysis.report.numbers import Report
+from analysis.scaling import scale_of
+from analysis.studies.s2015.common import name, study_points
+
+
+def trace(windows: pd.DataFrame, points: pd.DataFrame) -> pd.DataFrame:
+    """Per run and window the clients' throughput of every request type (study units) and the
+    window's start since the run's first stable window, in study seconds."""
+    columns = ["run", "size", "t_s", "throughput"]
+    if windows.empty or points.empty:
+        return pd.DataFrame(columns=columns)
+    w = windows[(windows["side"] == "client") & (windows["type"] == "all")]
+    sizes = points.drop_duplicates("point").set_index("point")
+    w = w.assign(scale=w["point"].map(sizes["scale"]))
+    s = scale_of(w, "windows")
+    # A client window is one second of the generator's clock (its index); a testbed second
+    # stands for s seconds of the study's.
+    t = (w["window"] - w.groupby("run")["window"].transform("min")).astype(float) * s
+    return pd.DataFrame(
+        {
+            "run": w["run"],
+            "size": w["point"].map(sizes["level_size"]).astype(str),
+            "t_s": t,
+            "throughput": w["throughput_ops"] / s,
+        }
+    ).sort_values(["run", "t_s"])[columns]
+
+
+def trend(t: pd.DataFrame) -> dict[str, float]:
+    """Per message size the least-squares trend of throughput on time: the change it makes
+    over the whole run as a share of the mean, with its interval (CI_LEVEL), and the windows'
+    coefficient of variation."""
+    out = {}
+    for size, g in t.groupby("size"):
+        mean = float(g["throughput"].mean())
+        if len(g) < 3 or not mean > 0:
+            out[str(size)] = {"slope": math.nan, "low": math.nan, "high": math.nan,
+                              "cv": math.nan, "mean": mean}  # fmt: skip
+            continue
+        fit = stats.linregress(g["t_s"], g["throughput"])
+        half = stats.t.ppf(0.5 + CI_LEVEL / 2, len(g) - 2) * fit.stderr
+        over_run = float(g["t_s"].max() - g["t_s"].min()) / mean
+        out[str(size)] = {
+            "slope": fit.slope * over_run,
+            "low": (fit.slope - half) * over_run,
+            "high": (fit.slope + half) * over_run,
+            "cv": float(g["throughput"].std(ddof=1) / mean),
+            "mean": mean,
+        }
+    return out
+
+
+def figure(t: pd.DataFrame, path: str | Path) -> None:
+    f, axes = fig.figure(width=6.4, height=2.2)
+    ax = axes[0][0]
+    for i, (size, g) in enumerate(t.groupby("size")):
+        ax.plot(g["t_s"], g["throughput"], color=f"C{i}", linewidth=0.8, label=str(size))
+    ax.set_xlabel("time (s, study)")
+    ax.set_ylabel("throughput (ops/s, study)")
+    ax.set_ylim(bottom=0)
+    if t.empty:
+        ax.text(0.5, 0.5, "not measured", ha="center", va="center", transform=ax.transAxes)
+    fig.legend_below(f, ax, ncols=2)
+    fig.save(f, path)
+
+
+def report(points: pd.DataFrame, windows: pd.DataFrame, db: pd.DataFrame,
+           figure_path: str | Path) -> Report:  # fmt: skip
+    t = trace(windows, points)
+    found = trend(t)
+    n = {name("Stability", "Measured"): "1" if not t.empty else "0"}
+    p = study_points(points) if not points.empty else points
+    for size in ("small", "large"):
+        r = found.get(size, {k: math.nan for k in ("slope", "low", "high", "cv", "mean")})
+        stem = name("Stability", size)
+        n[stem + "Measured"] = "1" if size in found else "0"
+        n[stem + "Mean"] = fig.num(r["mean"])
+        n[stem + "Slope"] = fig.pct(r["slope"], 2)
+        n[stem + "SlopeLow"] = fig.pct(r["low"], 2)
+        n[stem + "SlopeHigh"] = fig.pct(r["high"], 2)
+        n[stem + "Cv"] = fig.pct(r["cv"])
+        runs = set(t.loc[t["size"] == size, "run"]) if not t.empty else set()
+        d = db[db["run"].isin(runs)] if not db.empty else db
+        n[stem + "Dead"] = fig.num(d["after.messages.n_dead_tup"].mean() if len(d) else math.nan)
+        n[stem + "Autovacuums"] = fig.num(
+            d["messages.autovacuum_count"].mean() if len(d) else math.nan
+        )
+        length = t.loc[t["size"] == size, "t_s"].max() if not t.empty else math.nan
+        n[stem + "Length"] = fig.num(length)
+    n[name("Stability", "Preloaded")] = fig.num(
+        float(np.nanmax(p["queue.preload"].astype(float))) if len(p) else math.nan
+    )
+    figure(t, figure_path)
+    return Report(tex={}, numbers=n)
