@@ -124,6 +124,9 @@ def database_maximum(points: pd.DataFrame, size: str = "small") -> float:
     return float(g[models.THROUGHPUT].max()) if not g.empty else math.nan
 
 
+AUTOVACUUM_NAPTIME_S = 60  # PostgreSQL's default autovacuum_naptime
+
+
 def scale_model(points: pd.DataFrame) -> dict[str, str]:
     """How the baseline's points ran under the scale model: the factor s, the commit delay
     that stands for the study's disk write, and the database's CPU budget (cores); a dash
@@ -136,9 +139,16 @@ def scale_model(points: pd.DataFrame) -> dict[str, str]:
         return fig.num(values[0], digits) if len(values) == 1 else fig.MISSING
 
     scale = one("scale", 2)
+    factor = pd.to_numeric(points.get("scale", pd.Series(dtype=float)), errors="coerce")
     return {
         name("Scale", "Known"): "0" if scale == fig.MISSING else "1",
         name("Scale"): scale,
+        # PostgreSQL's autovacuum wakes every 60 s of this machine's time (not dilated).
+        name("Autovacuum", "Study", "S"): (
+            fig.num(AUTOVACUUM_NAPTIME_S * float(factor.iloc[0]), 0)
+            if scale != fig.MISSING
+            else fig.MISSING
+        ),
         name("Commit", "Delay"): one("queue.commit_delay_ms", 1),
         name("Server", "Budget"): one("budgets_cores.server", 2),
     }
