@@ -148,6 +148,11 @@ def ci_errors(points: pd.DataFrame, metric: str, scale: float = 1.0) -> np.ndarr
     return np.vstack([np.nan_to_num(y - lo), np.nan_to_num(hi - y)])
 
 
+def not_measured(ax: plt.Axes) -> None:
+    """Marks an empty panel: the profile measured none of its points."""
+    ax.text(0.5, 0.5, "not measured", ha="center", va="center", transform=ax.transAxes)
+
+
 def legend_below(fig: plt.Figure, ax: plt.Axes, ncols: int = 4) -> None:
     """One legend for the whole figure, under its axes, where it covers no data (the
     series of `ax`, which every panel shares)."""

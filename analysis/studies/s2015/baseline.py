@@ -78,7 +78,7 @@ def figure(rows: pd.DataFrame, reference: Mapping[str, Any], knees: dict[str, fl
     tput.set_ylim(bottom=0)
     resp.set_ylim(bottom=0)
     if rows.empty:
-        resp.text(0.5, 0.5, "not measured", ha="center", va="center", transform=resp.transAxes)
+        fig.not_measured(resp)
     fig.legend_below(f, tput, ncols=4)
     fig.save(f, path)
 

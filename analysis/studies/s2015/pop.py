@@ -69,7 +69,7 @@ def figure(c: pd.DataFrame, path: str | Path) -> None:
         ax.set_xlabel("clients")
         ax.set_ylim(bottom=0)
         if c.empty:
-            ax.text(0.5, 0.5, "not measured", ha="center", va="center", transform=ax.transAxes)
+            fig.not_measured(ax)
     fig.legend_below(f, tput, ncols=2)
     fig.save(f, path)
 

@@ -108,8 +108,7 @@ def figure(panels: dict[str, tuple[pd.DataFrame, pd.DataFrame]], path: str | Pat
             ax.set_xlabel(f"{factor} (total)")
             ax.set_ylim(bottom=0)
             if rows.empty:
-                ax.text(0.5, 0.5, "not measured", ha="center", va="center",
-                        transform=ax.transAxes)  # fmt: skip
+                fig.not_measured(ax)
         tput.set_ylabel("throughput (ops/s, study)")
         resp.set_ylabel("response (ms, study)")
     handles = {}

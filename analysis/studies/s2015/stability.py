@@ -74,7 +74,7 @@ def figure(t: pd.DataFrame, path: str | Path) -> None:
     ax.set_ylabel("throughput (ops/s, study)")
     ax.set_ylim(bottom=0)
     if t.empty:
-        ax.text(0.5, 0.5, "not measured", ha="center", va="center", transform=ax.transAxes)
+        fig.not_measured(ax)
     fig.legend_below(f, ax, ncols=2)
     fig.save(f, path)
 
