@@ -8,14 +8,13 @@ table then still has every fixed column, so a family's `db_counters` is schema-v
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from analysis.parse.errors import ParseError
+from analysis.parse.errors import ParseError, read_json_object
 
 FILE = "counters.json"
 # Parts of `delta` and their columns (testbed/services/postgres.py, counters()).
@@ -70,14 +69,7 @@ def read_counters(path: str | Path) -> dict[str, Any]:
     delta, the messages and dead tuples left after the run, and the wait samples per event
     (`waits.<type>/<event>`) and per group (`wait_<group>`, `wait_samples` their sum)."""
     path = Path(path)
-    try:
-        doc = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ParseError(path, "missing") from None
-    except json.JSONDecodeError as err:
-        raise ParseError(path, f"not valid JSON (truncated?): {err}") from None
-    if not isinstance(doc, dict):
-        raise ParseError(path, "expected a JSON object")
+    doc = read_json_object(path)
     for key in ("delta", "after", "waits"):
         if not isinstance(doc.get(key), dict):
             raise ParseError(path, f"lacks the object {key!r}")

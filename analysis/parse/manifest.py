@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from analysis.parse.errors import ParseError
+from analysis.parse.errors import ParseError, read_json_object
 
 REQUIRED = {
     "schema": int,
@@ -26,14 +25,7 @@ REQUIRED = {
 def read_manifest(path: str | Path) -> dict[str, object]:
     """Reads and checks run.json (schema 1)."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ParseError(path, "missing (the run never finished writing its manifest)") from None
-    except json.JSONDecodeError as err:
-        raise ParseError(path, f"not valid JSON (truncated?): {err}") from None
-    if not isinstance(data, dict):
-        raise ParseError(path, "expected a JSON object")
+    data = read_json_object(path, "missing (the run never finished writing its manifest)")
     for key, kind in REQUIRED.items():
         if key not in data:
             raise ParseError(path, f"lacks {key!r}")
