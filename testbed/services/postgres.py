@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from common import pgsettings
 from testbed.hosts import Host, HostError, LocalHost, Proc
 from testbed.point import HARNESS_CONNECTIONS, MAX_COMMIT_DELAY_MS
 from testbed.services.pghost import USER, PgHost, pg_host
@@ -182,6 +183,7 @@ class PostgresServer:
             "-c", f"max_connections={self.max_connections}",
             # Time spent writing and syncing the WAL (pg_stat_wal): how much commits wait.
             "-c", "track_wal_io_timing=on",
+            *pgsettings.server_options(),
         ]  # fmt: skip
         if self.commit_delay_us:
             command += ["-c", f"commit_delay={self.commit_delay_us}", "-c", "commit_siblings=0"]

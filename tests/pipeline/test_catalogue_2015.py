@@ -119,7 +119,7 @@ QUICK = {
     "profile": "quick-2015",
     "hosts": "emulated",
     "run": {"repetitions": 1},
-    "scale": {"factor": 0.05, "model": True, "studies": {"2015": 0.1}},
+    "scale": {"factor": 0.05, "model": True, "studies": {"2015": 0.2}},
 }
 
 
@@ -129,11 +129,11 @@ def test_the_2015_families_run_at_their_studys_own_scale() -> None:
     the memcached families keep the profile's s."""
     runs = expand(load_catalogue(), QUICK, cores=2)
     mq = [r for r in runs if r.family.startswith("mq_")]
-    assert mq and {r.spec["scale"] for r in mq} == {0.1}
-    assert {r.spec["queue"]["commit_delay_ms"] for r in mq} == {10.0}
+    assert mq and {r.spec["scale"] for r in mq} == {0.2}
+    assert {r.spec["queue"]["commit_delay_ms"] for r in mq} == {5.0}
     assert all(r.scale_model == {"study": "2015"} for r in mq)
     # 0.3 ms one way at s = 1.
-    assert {r.spec["delays_ms"]["client_server"] for r in mq} == {3.0}
+    assert {r.spec["delays_ms"]["client_server"] for r in mq} == {1.5}
     # (The scale check runs its points at s and 2s on purpose.)
     others = [r for r in runs if not r.family.startswith("mq_") and r.family != "scale_check"]
     assert {r.spec["scale"] for r in others} == {0.05}
@@ -143,12 +143,12 @@ def test_the_2015_families_run_at_their_studys_own_scale() -> None:
 def test_the_2015_calibration_target_runs_at_the_studys_scale() -> None:
     plan = calibration_plan(QUICK, cores=2)
     database = [r for r in plan if r.levels["target"] == "database_baseline_2015"]
-    assert [float(r.levels["speed"]) for r in database] == [0.5, 0.7]
+    assert [float(r.levels["speed"]) for r in database] == [0.4, 0.5]
     for run in database:
         point = Point.model_validate(run.spec)
-        assert point.scale == 0.1 and point.system == "simplemq" and point.clients_total == 80
+        assert point.scale == 0.2 and point.system == "simplemq" and point.clients_total == 80
         # The fitted server (PostgreSQL) at its level, the unfitted middleware at the bound.
-        assert point.budgets_cores.server == pytest.approx(2 * 0.1 * float(run.levels["speed"]))
-        assert point.queue_settings.commit_delay_ms == 10.0
+        assert point.budgets_cores.server == pytest.approx(2 * 0.2 * float(run.levels["speed"]))
+        assert point.queue_settings.commit_delay_ms == 5.0
     memcached = [r for r in plan if r.levels["target"] == "server_write_max"]
     assert memcached and {r.spec["scale"] for r in memcached} == {0.05}

@@ -16,6 +16,7 @@ from analysis.report import figures as fig
 from analysis.report.numbers import Report
 from analysis.studies.s2015 import models
 from analysis.studies.s2015.common import DEFAULT_CORES, half_width, level, name, pm, system
+from common import pgsettings
 
 SIZES = ("small", "large")
 
@@ -124,9 +125,6 @@ def database_maximum(points: pd.DataFrame, size: str = "small") -> float:
     return float(g[models.THROUGHPUT].max()) if not g.empty else math.nan
 
 
-AUTOVACUUM_NAPTIME_S = 60  # PostgreSQL's default autovacuum_naptime
-
-
 def scale_model(points: pd.DataFrame) -> dict[str, str]:
     """How the baseline's points ran under the scale model: the factor s, the commit delay
     that stands for the study's disk write, and the database's CPU budget (cores); a dash
@@ -143,12 +141,14 @@ def scale_model(points: pd.DataFrame) -> dict[str, str]:
     return {
         name("Scale", "Known"): "0" if scale == fig.MISSING else "1",
         name("Scale"): scale,
-        # PostgreSQL's autovacuum wakes every 60 s of this machine's time (not dilated).
+        # Autovacuum wakes every NAPTIME_S of this machine's time (not dilated).
         name("Autovacuum", "Study", "S"): (
-            fig.num(AUTOVACUUM_NAPTIME_S * float(factor.iloc[0]), 0)
+            fig.num(pgsettings.NAPTIME_S * float(factor.iloc[0]), 1)
             if scale != fig.MISSING
             else fig.MISSING
         ),
+        name("Autovacuum", "Naptime", "S"): str(pgsettings.NAPTIME_S),
+        name("Vacuum", "Threshold"): fig.num(pgsettings.VACUUM_THRESHOLD, 0),
         name("Commit", "Delay"): one("queue.commit_delay_ms", 1),
         name("Server", "Budget"): one("budgets_cores.server", 2),
     }
