@@ -161,7 +161,14 @@ def test_the_database_baseline_point(tmp_path, base_port, netns_prefix, simplemq
     assert counters["pop"] == "naive"
     assert counters["max_connections"] == point.db_max_connections
     settings = (out / "servers" / "server1" / "stats" / "settings.tsv").read_text().splitlines()
-    assert {"commit_delay\t2500", "commit_siblings\t0"} <= {
+    # The queue's database vacuums at 500 dead rows, looking every second (common.pgsettings).
+    assert {
+        "commit_delay\t2500",
+        "commit_siblings\t0",
+        "autovacuum_naptime\t1",
+        "autovacuum_vacuum_threshold\t500",
+        "autovacuum_vacuum_scale_factor\t0",
+    } <= {
         "\t".join(line.split("\t")[:2]) for line in settings
     }
     check_tidy(out, {"client"})
