@@ -168,9 +168,7 @@ def test_the_database_baseline_point(tmp_path, base_port, netns_prefix, simplemq
         "autovacuum_naptime\t1",
         "autovacuum_vacuum_threshold\t500",
         "autovacuum_vacuum_scale_factor\t0",
-    } <= {
-        "\t".join(line.split("\t")[:2]) for line in settings
-    }
+    } <= {"\t".join(line.split("\t")[:2]) for line in settings}
     check_tidy(out, {"client"})
 
 
