@@ -242,8 +242,7 @@ final class BatchRoute {
     }
     ctx.values = exchange.values();
     r.repliedNs = System.nanoTime();
-    reply.append(Replies.END);
-    return ctx.data;
+    return ctx.got(c);
   }
 
   /** The reply to pipelined SET {@code i}: its replicas' replies, in replica order. */

@@ -1,5 +1,6 @@
 package org.mwlab.middleware;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /** A reusable growable byte array for building replies and server commands. */
@@ -26,6 +27,13 @@ final class ByteSink {
   void append(final byte[] b, final int off, final int n) {
     ensure(n);
     System.arraycopy(b, off, buf, len, n);
+    len += n;
+  }
+
+  /** Appends {@code n} bytes of {@code b} from index {@code index} (its position unchanged). */
+  void append(final ByteBuffer b, final int index, final int n) {
+    ensure(n);
+    b.get(index, buf, len, n);
     len += n;
   }
 

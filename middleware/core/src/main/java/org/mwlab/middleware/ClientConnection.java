@@ -107,17 +107,40 @@ final class ClientConnection {
    * reply is next in line and the socket takes it (the usual case), and copied only otherwise.
    */
   void complete(final Request r, final byte[] reply, final int len, final boolean borrowed) {
+    complete(r, reply, len, borrowed, null);
+  }
+
+  /**
+   * As {@link #complete(Request, byte[], int, boolean)} for a borrowed reply in a server
+   * connection's read buffer, from its position to its limit: written from there (no copy on the
+   * heap, none into a direct buffer) when it is next in line and the socket takes it.
+   */
+  void complete(final Request r, final ByteBuffer relayed) {
+    complete(r, null, 0, true, relayed);
+  }
+
+  private void complete(final Request r, final byte[] reply, final int len,
+      final boolean borrowed, final ByteBuffer relayed) {
     boolean resume = false;
     Request next = null;
     synchronized (this) {
       if (closed) {
         return;
       }
-      r.reply = reply;
-      r.replyLength = len;
-      r.borrowed = borrowed && pending.peekFirst() == r && unsent.isEmpty() && !closing;
-      if (borrowed && !r.borrowed) {
-        r.reply = java.util.Arrays.copyOf(reply, len);
+      final boolean inLine = pending.peekFirst() == r && unsent.isEmpty() && !closing;
+      if (relayed != null && inLine) {
+        r.relayed = relayed;
+      } else if (relayed != null) {
+        r.reply = new byte[relayed.remaining()];
+        r.replyLength = r.reply.length;
+        relayed.get(r.reply);
+      } else {
+        r.reply = reply;
+        r.replyLength = len;
+        r.borrowed = borrowed && inLine;
+        if (borrowed && !r.borrowed) {
+          r.reply = java.util.Arrays.copyOf(reply, len);
+        }
       }
       if (r.type != null) {
         next = waiting.pollFirst();
@@ -172,9 +195,13 @@ final class ClientConnection {
   }
 
   private void drain() {
-    while (!closing && !pending.isEmpty() && pending.peekFirst().reply != null) {
+    while (!closing && !pending.isEmpty() && ready(pending.peekFirst())) {
       final Request head = pending.pollFirst();
-      if (head.replyLength > 0) {
+      if (head.relayed != null) {
+        if (!relay(head)) {
+          return;
+        }
+      } else if (head.replyLength > 0) {
         ByteBuffer b = ByteBuffer.wrap(head.reply, 0, head.replyLength);
         if (unsent.isEmpty()) {
           try {
@@ -207,6 +234,33 @@ final class ClientConnection {
     if ((closing || inputEnded && pending.isEmpty()) && unsent.isEmpty()) {
       close();
     }
+  }
+
+  private static boolean ready(final Request r) {
+    return r.reply != null || r.relayed != null;
+  }
+
+  /**
+   * Writes a relayed reply (next in line, nothing unsent before it); what the socket does not
+   * take is copied, since the server's buffer is reused. False if the connection closed.
+   */
+  private boolean relay(final Request head) {
+    final ByteBuffer b = head.relayed;
+    head.relayed = null;
+    try {
+      channel.write(b);
+    } catch (IOException e) {
+      close();
+      return false;
+    }
+    if (b.hasRemaining()) {
+      final ByteBuffer rest = ByteBuffer.allocate(b.remaining());
+      rest.put(b).flip();
+      unsent.addLast(rest);
+      updateInterest();
+      net.wakeup();
+    }
+    return true;
   }
 
   private void updateInterest() {

@@ -1,6 +1,8 @@
 package org.mwlab.middleware;
 
+import java.nio.ByteBuffer;
 import org.mwlab.common.Ascii;
+import org.mwlab.common.memcached.ReplyParser;
 import org.mwlab.middleware.ServerConnection.ServerException;
 
 /**
@@ -20,8 +22,18 @@ final class GetExchange {
 
   private final ByteSink cmd = new ByteSink(4 * 1024);
   private final ServerReplies replies = new ServerReplies();
+  /** Whether a reply that passes through unchanged stays in the read buffer ({@link #relayed}). */
+  private final boolean relay;
   private String failure;
   private int values;
+
+  /**
+   * @param relay whether a reply that passes through unchanged is left in the connection's read
+   *     buffer, to be written to the client from there ({@link #relayed})
+   */
+  GetExchange(final boolean relay) {
+    this.relay = relay;
+  }
 
   /** Why the last exchange failed. */
   String failure() {
@@ -83,7 +95,12 @@ final class GetExchange {
     out.crlf();
   }
 
-  /** The second half of {@link #fetch}: reads the reply. */
+  /**
+   * The second half of {@link #fetch}: reads the reply. Without {@code slots} the reply passes
+   * through unchanged: when this exchange relays, it is left in the connection's read buffer for
+   * the caller to take with {@link #relayed} (or, if it could not stay there, it is in {@code
+   * sink} without its END, as with copies).
+   */
   boolean receive(
       final ServerConnection c,
       final byte[][] keys,
@@ -96,25 +113,66 @@ final class GetExchange {
       throws ServerException {
     values = 0;
     replies.expect(keys, positions, from, to);
+    final ReplyBuffer buffer = c.replies();
+    if (relay && slots == null) {
+      buffer.relayFrom(sink);
+    }
+    boolean ok = false;
+    try {
+      ok = read(c, buffer, positions, deadline, sink, slots);
+      return ok;
+    } finally {
+      if (!ok) {
+        buffer.endRelay();
+      }
+    }
+  }
+
+  /**
+   * The reply {@link #receive} left in {@code c}'s read buffer, to be written before the
+   * connection is used again; null if it is in the sink.
+   */
+  ByteBuffer relayed(final ServerConnection c) {
+    return c.replies().relayed();
+  }
+
+  private boolean read(
+      final ServerConnection c,
+      final ReplyBuffer buffer,
+      final int[] positions,
+      final long deadline,
+      final ByteSink sink,
+      final Slots slots)
+      throws ServerException {
     while (true) {
-      final int end = c.readLine(deadline);
-      final byte[] b = c.buffer();
-      final int start = c.lineStart();
-      final ServerReplies.Line line = replies.line(b, start, end);
+      final int len = c.readLine(deadline);
+      final byte[] b = c.line();
+      final ServerReplies.Line line = replies.line(b, 0, len);
       if (line instanceof ServerReplies.End) {
+        if (!buffer.lineEndedCrlf()) {
+          // Relayed, the reply would end in the server's bare LF: the caller appends END.
+          buffer.stopRelayBeforeLine();
+        }
         return true;
       }
       if (line instanceof ServerReplies.Failure f) {
         return failed(c, f);
       }
       final ServerReplies.Value v = (ServerReplies.Value) line;
+      if (!buffer.lineEndedCrlf()) {
+        buffer.stopRelayBeforeLine();
+      }
       final int blockStart = sink.length();
-      sink.append(b, start, end - start);
-      sink.crlf();
+      if (!buffer.relaying()) {
+        sink.append(b, 0, len);
+        sink.crlf();
+      }
       c.readInto(v.bytes() + 2, sink, deadline);
-      final ServerReplies.Failure bad = ServerReplies.dataBlock(sink.array(), sink.length());
-      if (bad != null) {
-        return failed(c, bad);
+      final boolean crlf =
+          buffer.relaying() ? buffer.takenEndsInCrlf() : ReplyParser.endsInCrlf(sink.array(),
+              sink.length());
+      if (!crlf) {
+        return failed(c, ServerReplies.BAD_DATA_BLOCK);
       }
       if (slots != null) {
         slots.value(positions == null ? v.slot() : positions[v.slot()], blockStart, sink.length());

@@ -63,8 +63,7 @@ final class GetFailoverRoute {
       if (ok) {
         ctx.values = exchange.values();
         r.repliedNs = System.nanoTime();
-        reply.append(Replies.END);
-        return ctx.data;
+        return ctx.got(c);
       }
       ctx.failure(s, exchange.failure());
     }

@@ -19,7 +19,7 @@ final class ReadThread extends QueueThread<Part> {
   private final ServerConnection conn;
   private final long timeoutNs;
   private final int traceSample;
-  private final GetExchange exchange = new GetExchange();
+  private final GetExchange exchange = new GetExchange(false);
   private final ByteSink reply = new ByteSink(64 * 1024);
   /** The reply that is the content of {@link #reply}. */
   private final RouteReply.Data data = new RouteReply.Data(reply);

@@ -31,6 +31,11 @@ public final class Request {
   int replyLength;
   /** {@link #reply} is the worker's buffer: written before {@code complete} returns, or copied. */
   boolean borrowed;
+  /**
+   * A reply relayed from a server connection's read buffer (instead of {@link #reply}): written
+   * before {@code complete} returns, or copied; null otherwise.
+   */
+  java.nio.ByteBuffer relayed;
   /** Close the connection after this reply is written. */
   boolean closeAfter;
 

@@ -15,11 +15,14 @@ final class RouteContext {
   final ServerConnection[] conns;
   final Recorder stats;
   final long timeoutNs;
-  final GetExchange exchange = new GetExchange();
+  /** Relays: a reply that passes through unchanged is written from the server's buffer. */
+  final GetExchange exchange = new GetExchange(true);
   /** Where a {@link #data} reply is built. */
   final ByteSink reply = new ByteSink(64 * 1024);
   /** The reply that is the content of {@link #reply}. */
   final RouteReply.Data data = new RouteReply.Data(reply);
+  /** The reply that is a server's, in its connection's read buffer. */
+  final RouteReply.Relay relay = new RouteReply.Relay();
   /** Whether server s's connection is open; kept so that choosing a replica allocates nothing. */
   final IntPredicate connected;
 
@@ -38,6 +41,19 @@ final class RouteContext {
     this.stats = stats;
     this.timeoutNs = servers.timeoutNs();
     this.connected = s -> conns[s].connected();
+  }
+
+  /**
+   * The reply of a successful exchange on {@code c}: relayed from its read buffer if the exchange
+   * left it there, else {@link #reply} with END appended.
+   */
+  RouteReply got(final ServerConnection c) {
+    final java.nio.ByteBuffer relayed = exchange.relayed(c);
+    if (relayed != null) {
+      return relay.of(relayed);
+    }
+    reply.append(Replies.END);
+    return data;
   }
 
   /** A request begins: no values, no failures. */

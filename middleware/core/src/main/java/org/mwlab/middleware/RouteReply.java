@@ -1,15 +1,19 @@
 package org.mwlab.middleware;
 
+import java.nio.ByteBuffer;
+
 /**
  * What a route answers for one request: the client's reply, or that a pipelined attempt has to be
  * served again on its own.
  *
- * <p>The replies of the hot path allocate nothing: {@link Data} is one per thread around its
- * reusable reply buffer, {@link Fixed} and {@link Retry} are constants. Only a {@link Failed}
- * reply is created per request, where its message is composed anyway.
+ * <p>The replies of the hot path allocate nothing: {@link Data} and {@link Relay} are one per
+ * thread, around its reusable reply buffer and its server connections' read buffers; {@link
+ * Fixed} and {@link Retry} are constants. Only a {@link Failed} reply is created per request,
+ * where its message is composed anyway.
  */
 sealed interface RouteReply
-    permits RouteReply.Data, RouteReply.Fixed, RouteReply.Retry, RouteReply.Failed {
+    permits RouteReply.Data, RouteReply.Relay, RouteReply.Fixed, RouteReply.Retry,
+        RouteReply.Failed {
 
   /** Hands the reply to the client's connection. */
   void answer(Request r);
@@ -27,6 +31,27 @@ sealed interface RouteReply
     @Override
     public void answer(final Request r) {
       r.connection.complete(r, reply.array(), reply.length(), true);
+    }
+  }
+
+  /**
+   * The reply is a server's reply as it came, still in that connection's read buffer (off the
+   * heap): lent to the client's connection, which writes it from there when it is next in line
+   * and copies it only if it cannot write it at once. Set with {@link #of} for each reply.
+   */
+  final class Relay implements RouteReply {
+    private ByteBuffer reply;
+
+    Relay of(final ByteBuffer b) {
+      reply = b;
+      return this;
+    }
+
+    @Override
+    public void answer(final Request r) {
+      final ByteBuffer b = reply;
+      reply = null;
+      r.connection.complete(r, b);
     }
   }
 

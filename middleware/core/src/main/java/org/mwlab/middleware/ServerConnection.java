@@ -1,15 +1,19 @@
 package org.mwlab.middleware;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.util.concurrent.atomic.AtomicLong;
-import org.mwlab.common.memcached.LineFramer;
 
 /**
  * One worker's blocking connection to one memcached server, with deadlines on every read and
  * write and reconnection with exponential backoff after a failure.
+ *
+ * <p>The channel reads into a buffer off the heap ({@link ReplyBuffer}), from which a reply that
+ * passes through unchanged is written to the client ({@link ReplyBuffer#relayed}). Commands are
+ * copied once into a send buffer off the heap: the copy the JDK makes of a heap buffer anyway,
+ * without its per-call buffer lookup.
  *
  * <p>Reads and writes block without a socket timeout, so each costs one system call. The deadline
  * of the call in progress is published in {@code armed}; the {@link Watchdog} closes the socket
@@ -34,17 +38,18 @@ final class ServerConnection {
   private static final long EXPIRED = Long.MIN_VALUE + 1;
 
   /** Written by the worker before it publishes a deadline; read by the watchdog. */
-  private volatile Socket socket;
+  private volatile SocketChannel socket;
   /** Deadline of the blocking call in progress, {@link #IDLE} or {@link #EXPIRED}. */
   private final AtomicLong armed = new AtomicLong(IDLE);
-  private InputStream in;
-  private OutputStream out;
   /** Holds a reply with a few values of the study's 4 KB. */
   static final int DEFAULT_READ_BUFFER = 16 * 1024;
   /** Longest reply line, CRLF included; data blocks pass through the buffer in pieces. */
   private static final int MAX_LINE = 1 << 20;
 
-  private final LineFramer replies;
+  private final ReplyBuffer replies;
+  /** Grows to the longest command sent, up to {@link #MAX_SEND}; longer ones go in pieces. */
+  private ByteBuffer sendBuffer = ByteBuffer.allocateDirect(16 * 1024);
+  private static final int MAX_SEND = 2 << 20;
 
   /**
    * A server that accepts and then fails (it crashes at once, or closes every connection) must
@@ -54,7 +59,7 @@ final class ServerConnection {
   private String lastFailure = "not connected";
 
   ServerConnection(final ServerPool pool, final int index, final int readBuffer) {
-    this.replies = new LineFramer(readBuffer, Math.max(readBuffer, MAX_LINE));
+    this.replies = new ReplyBuffer(readBuffer, Math.max(readBuffer, MAX_LINE));
     this.index = index;
     this.address = pool.address(index);
     this.timeoutMs = pool.timeoutMs();
@@ -70,12 +75,15 @@ final class ServerConnection {
       return false;
     }
     try {
-      final Socket s = new Socket();
-      s.setTcpNoDelay(true);
-      s.connect(address.socketAddress(), timeoutMs);
+      final SocketChannel s = SocketChannel.open();
+      try {
+        s.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        s.socket().connect(address.socketAddress(), timeoutMs);
+      } catch (IOException e) {
+        s.close();
+        throw e;
+      }
       socket = s;
-      in = s.getInputStream();
-      out = s.getOutputStream();
       replies.clear();
       backoff.connected();
       return true;
@@ -101,7 +109,7 @@ final class ServerConnection {
   }
 
   void close() {
-    final Socket s = socket;
+    final SocketChannel s = socket;
     if (s != null) {
       try {
         s.close();
@@ -110,8 +118,7 @@ final class ServerConnection {
       }
     }
     socket = null;
-    in = null;
-    out = null;
+    replies.clear();
     armed.set(IDLE);
   }
 
@@ -122,7 +129,20 @@ final class ServerConnection {
     }
     armed.set(deadlineNs);
     try {
-      out.write(b, off, len);
+      final SocketChannel ch = socket;
+      if (len > sendBuffer.capacity() && sendBuffer.capacity() < MAX_SEND) {
+        sendBuffer = ByteBuffer.allocateDirect(Math.min(MAX_SEND, Integer.highestOneBit(len) << 1));
+      }
+      int done = 0;
+      while (done < len) {
+        final int n = Math.min(len - done, sendBuffer.capacity());
+        sendBuffer.clear();
+        sendBuffer.put(b, off + done, n).flip();
+        while (sendBuffer.hasRemaining()) {
+          ch.write(sendBuffer);
+        }
+        done += n;
+      }
     } catch (IOException e) {
       if (!disarm(deadlineNs)) {
         throw timeout();
@@ -141,7 +161,7 @@ final class ServerConnection {
       return;
     }
     // Read after the deadline: the socket the late call uses, or a newer one it no longer needs.
-    final Socket s = socket;
+    final SocketChannel s = socket;
     if (s != null && armed.compareAndSet(d, EXPIRED)) {
       try {
         s.close();
@@ -160,37 +180,45 @@ final class ServerConnection {
     return fail("timeout after " + timeoutMs + " ms");
   }
 
-  /**
-   * Reads one line; returns the index of its end (before CRLF) in {@link #buffer()}, the start is
-   * {@link #lineStart()}.
-   */
+  /** Reads one line; returns its length without CRLF. The line starts {@link #line}. */
   int readLine(final long deadlineNs) throws ServerException {
-    int end;
-    while ((end = replies.nextLine()) < 0) {
+    int len;
+    while ((len = replies.nextLine()) < 0) {
       fill(deadlineNs);
     }
-    return end;
+    return len;
   }
 
-  /** Start of the line returned by the last {@link #readLine}. */
-  int lineStart() {
-    return replies.lineStart();
+  /** The line returned by the last {@link #readLine}, from index 0. */
+  byte[] line() {
+    return replies.line();
   }
 
-  byte[] buffer() {
-    return replies.array();
+  /** The read buffer, for a reply relayed from it ({@link ReplyBuffer#relayFrom}). */
+  ReplyBuffer replies() {
+    return replies;
   }
 
-  /** Copies the next {@code n} bytes into {@code sink}. */
+  /**
+   * Takes the next {@code n} bytes: left in place while a reply is relayed, else copied into
+   * {@code sink}.
+   */
   void readInto(final int n, final ByteSink sink, final long deadlineNs) throws ServerException {
+    while (replies.relaying() && replies.available() < n) {
+      // Relaying stops (the bytes go to the spill sink) if the reply fills the buffer.
+      fill(deadlineNs);
+    }
+    if (replies.relaying()) {
+      replies.consume(n);
+      return;
+    }
     int left = n;
     while (left > 0) {
       if (replies.available() == 0) {
         fill(deadlineNs);
       }
       final int k = Math.min(left, replies.available());
-      sink.append(replies.array(), replies.position(), k);
-      replies.consume(k);
+      replies.copyTo(k, sink);
       left -= k;
     }
   }
@@ -206,7 +234,7 @@ final class ServerConnection {
     armed.set(deadlineNs);
     final int n;
     try {
-      n = in.read(replies.array(), replies.limit(), replies.room());
+      n = replies.readFrom(socket);
     } catch (IOException e) {
       if (!disarm(deadlineNs)) {
         throw timeout();
@@ -219,7 +247,6 @@ final class ServerConnection {
     if (n < 0) {
       throw fail("connection closed by server");
     }
-    replies.filled(n);
     backoff.answered();
   }
 

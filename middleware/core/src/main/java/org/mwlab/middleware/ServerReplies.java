@@ -112,12 +112,13 @@ final class ServerReplies {
     return value;
   }
 
+  /** A data block that does not end in CRLF. */
+  static final Failure BAD_DATA_BLOCK =
+      new Failure("sent a data block without CRLF", "bad data block");
+
   /** Checks the data block that ends at {@code b[end]}: null if it ends in CRLF. */
   static Failure dataBlock(final byte[] b, final int end) {
-    if (!ReplyParser.endsInCrlf(b, end)) {
-      return new Failure("sent a data block without CRLF", "bad data block");
-    }
-    return null;
+    return ReplyParser.endsInCrlf(b, end) ? null : BAD_DATA_BLOCK;
   }
 
   /** The start of a reply line, for error messages. */

@@ -95,8 +95,8 @@ final class SetReplicationRoute {
   /** Reads server s's reply to a SET; false, with the failure noted, unless STORED. */
   boolean readStored(final int s, final long deadline) throws ServerException {
     final ServerConnection c = ctx.conns[s];
-    final int end = c.readLine(deadline);
-    final String failure = notStored(replies, c.buffer(), c.lineStart(), end);
+    final int len = c.readLine(deadline);
+    final String failure = notStored(replies, c.line(), 0, len);
     if (failure != null) {
       ctx.failure(s, failure);
     }

@@ -87,6 +87,28 @@ class PipelineTest {
     }
   }
 
+  /**
+   * Values larger than a worker's server read buffer (16 KB) come in over several reads: a reply
+   * relayed from that buffer has to move into a copy midway. Every reply still arrives whole, in
+   * order, also pipelined behind and ahead of small ones.
+   */
+  @BothDesigns
+  void repliesLargerThanTheServerReadBufferArriveWhole(final String design) {
+    try (Cluster c = new Cluster(2, dir, "--design", design, "-t", "4");
+        TextClient client = c.client()) {
+      final Script s = new Script();
+      for (int i = 0; i < 40; i++) {
+        final int size = i % 3 == 0 ? 40_000 : i % 3 == 1 ? 16 * 1024 - 30 : 10;
+        final String v = (i + "-").repeat(size).substring(0, size);
+        s.set("big" + i, v, false);
+        s.get(v, "big" + i);
+        s.get(v, "big" + i, "big" + i);
+      }
+      client.send(s.requests.toString());
+      check(client, s);
+    }
+  }
+
   @BothDesigns
   void fullQueueAndLongPipelinesPushBackWithoutLosingRequests(final String design)
       throws Exception {

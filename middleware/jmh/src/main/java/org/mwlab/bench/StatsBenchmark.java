@@ -21,8 +21,11 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * Cost a worker pays to record one request (the request, its one part, the pool's in-flight and
- * busy time, the server); the collector merges in the background.
+ * Cost a thread pays to record one request; the collector merges in the background. A worker
+ * records the request, its one part, the pool's in-flight and busy time and the server: {@link
+ * #recordGet} as six records made outside a turn, {@link #recordGetTurn} as a worker makes them,
+ * within the turn ({@link Recorder#hold} to {@link Recorder#idle}). The net-thread records the
+ * arrival and the enqueue ({@link #recordArrival}).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -31,6 +34,7 @@ public class StatsBenchmark {
   private Path dir;
   private StatsCollector collector;
   private Recorder recorder;
+  private Recorder net;
   private StatsClock clock;
   private long n;
 
@@ -42,6 +46,7 @@ public class StatsBenchmark {
         new StatsCollector(clock, dir, List.of(new PoolSpec("shared", -1, null, 1, 0)),
             List.of("a:1", "b:1", "c:1"), false, Map.of(), "2018");
     recorder = collector.worker(0);
+    net = collector.net();
     collector.start();
     clock.arrival(System.nanoTime());
   }
@@ -59,7 +64,27 @@ public class StatsBenchmark {
 
   @Benchmark
   public void recordGet() {
+    record(System.nanoTime());
+  }
+
+  @Benchmark
+  public void recordGetTurn() {
+    recorder.hold();
+    record(System.nanoTime());
+    recorder.idle();
+  }
+
+  @Benchmark
+  public void recordArrival() {
+    net.hold();
     final long t = System.nanoTime();
+    net.arrival(t - 2_000);
+    net.queued(t, 1);
+    net.enqueued(0, t, 1);
+    net.idle();
+  }
+
+  private void record(final long t) {
     n++;
     recorder.dequeued(0, 1, t - 60_000);
     recorder.request(1, 1, t - 90_000, t - 88_000, t - 60_000, t - 55_000, t - 5_000, t,

@@ -30,6 +30,13 @@ public final class Welford {
     n = total;
   }
 
+  /** Back to no samples (a recycled per-thread copy). */
+  public void reset() {
+    n = 0;
+    mean = 0;
+    m2 = 0;
+  }
+
   public long count() {
     return n;
   }

@@ -16,6 +16,11 @@ final class Level {
     area += by * (windowEndNs - atNs);
   }
 
+  void clear() {
+    delta = 0;
+    area = 0;
+  }
+
   void merge(final Level o) {
     delta += o.delta;
     area += o.area;
@@ -37,6 +42,12 @@ final class Level {
       a[i] = new Level();
     }
     return a;
+  }
+
+  static void clear(final Level[] a) {
+    for (final Level l : a) {
+      l.clear();
+    }
   }
 
   static void merge(final Level[] a, final Level[] b) {

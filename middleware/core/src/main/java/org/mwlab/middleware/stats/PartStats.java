@@ -40,6 +40,18 @@ final class PartStats {
     times.add(Math.max(0L, Math.round(responseNs / 1e3)));
   }
 
+  /** As {@link TypeStats#clear}: empties a recording thread's copy, keeping its arrays. */
+  void clear() {
+    count = 0;
+    partKeys = 0;
+    errors = 0;
+    queue.reset();
+    server.reset();
+    response.reset();
+    times.clear();
+    folded = 0;
+  }
+
   void merge(final PartStats o) {
     count += o.count;
     partKeys += o.partKeys;

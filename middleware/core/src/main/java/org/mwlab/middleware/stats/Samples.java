@@ -20,6 +20,11 @@ final class Samples {
     values[size++] = value;
   }
 
+  /** Drops every value; the array is kept for the next window. */
+  void clear() {
+    size = 0;
+  }
+
   int size() {
     return size;
   }

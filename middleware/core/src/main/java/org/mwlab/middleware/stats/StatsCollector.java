@@ -213,12 +213,15 @@ public final class StatsCollector {
   }
 
   private void collect() {
+    final List<Recorder> recorders = new ArrayList<>(workers + 1);
+    recorders.addAll(List.of(workerRecorders));
+    recorders.add(netRecorder);
     final List<Accumulator> taken = new ArrayList<>(workers + 1);
-    for (final Recorder r : workerRecorders) {
+    for (final Recorder r : recorders) {
       taken.add(r.swap());
     }
-    taken.add(netRecorder.swap());
-    for (final Accumulator a : taken) {
+    for (int n = 0; n < taken.size(); n++) {
+      final Accumulator a = taken.get(n);
       if (a.batchSizes.length > batchSizes.length) {
         batchSizes = java.util.Arrays.copyOf(batchSizes, a.batchSizes.length);
       }
@@ -254,6 +257,7 @@ public final class StatsCollector {
           throw new UncheckedIOException(e);
         }
       }
+      recorders.get(n).recycle(a);
     }
   }
 

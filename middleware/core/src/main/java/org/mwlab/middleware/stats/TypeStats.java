@@ -52,6 +52,24 @@ public final class TypeStats {
     }
   }
 
+  /**
+   * Empties a recording thread's copy for the next window, keeping its sample array. Only such
+   * copies are cleared: they never hold a histogram or buckets.
+   */
+  void clear() {
+    count = 0;
+    net.reset();
+    queue.reset();
+    worker.reset();
+    server.reset();
+    response.reset();
+    responses.clear();
+    folded = 0;
+    keysRequested = 0;
+    valuesReturned = 0;
+    errors = 0;
+  }
+
   void merge(final TypeStats o) {
     count += o.count;
     net.merge(o.net);

@@ -1,13 +1,21 @@
 package org.mwlab.middleware.stats;
 
+import java.util.Arrays;
 import java.util.TreeMap;
 
-/** Everything recorded in one window, by one recorder or merged over all of them. */
+/**
+ * Everything recorded in one window, by one recorder or merged over all of them. A recorder's
+ * copies are reused ({@link #clear}): their entries stay, emptied, so that recording allocates
+ * nothing once a thread has seen its request types.
+ */
 final class WindowData {
   /** Keyed by {@link #typeKey}, ordered by type then key count. */
   final TreeMap<Long, TypeStats> types = new TreeMap<>();
   /** Keyed by {@link #partKey}, ordered by pool, type, key count. */
   final TreeMap<Long, PartStats> parts = new TreeMap<>();
+  /** The entries of {@link #types} and {@link #parts}, found without boxing their keys. */
+  private final SmallIndex<TypeStats> typeIndex = new SmallIndex<>();
+  private final SmallIndex<PartStats> partIndex = new SmallIndex<>();
   long arrivals;
   long maxQueue;
   /** Parts waiting in all queues, as {@link Level} events (enqueue +1, dequeue -1). */
@@ -48,16 +56,61 @@ final class WindowData {
   }
 
   TypeStats type(final int typeOrdinal, final int keys) {
-    return types.computeIfAbsent(typeKey(typeOrdinal, keys), k -> new TypeStats());
+    return type(typeKey(typeOrdinal, keys));
   }
 
   PartStats part(final int pool, final int typeOrdinal, final int keys) {
-    return parts.computeIfAbsent(partKey(pool, typeOrdinal, keys), k -> new PartStats());
+    return part(partKey(pool, typeOrdinal, keys));
+  }
+
+  private TypeStats type(final long key) {
+    TypeStats s = typeIndex.get(key);
+    if (s == null) {
+      s = new TypeStats();
+      typeIndex.put(key, s);
+      types.put(key, s);
+    }
+    return s;
+  }
+
+  private PartStats part(final long key) {
+    PartStats s = partIndex.get(key);
+    if (s == null) {
+      s = new PartStats();
+      partIndex.put(key, s);
+      parts.put(key, s);
+    }
+    return s;
+  }
+
+  /** Empties a recorder's copy for reuse; its entries stay, with nothing in them. */
+  void clear() {
+    types.values().forEach(TypeStats::clear);
+    parts.values().forEach(PartStats::clear);
+    arrivals = 0;
+    maxQueue = 0;
+    queue.clear();
+    for (final long[] a :
+        new long[][] {workerRequests, workerBusyNs, serverRequests, serverKeys, serverErrors,
+            poolEnqueued, poolMaxQueue, poolCompleted, poolInFlightMax}) {
+      Arrays.fill(a, 0);
+    }
+    Level.clear(poolQueue);
+    Level.clear(poolInFlight);
   }
 
   void merge(final WindowData o) {
-    o.types.forEach((k, v) -> types.computeIfAbsent(k, x -> new TypeStats()).merge(v));
-    o.parts.forEach((k, v) -> parts.computeIfAbsent(k, x -> new PartStats()).merge(v));
+    // A reused copy's emptied entries are no records: they make no rows.
+    o.types.forEach((k, v) -> {
+      if (v.count > 0) {
+        type(k).merge(v);
+      }
+    });
+    o.parts.forEach((k, v) -> {
+      if (v.count > 0) {
+        part(k).merge(v);
+      }
+    });
     arrivals += o.arrivals;
     maxQueue = Math.max(maxQueue, o.maxQueue);
     queue.merge(o.queue);
