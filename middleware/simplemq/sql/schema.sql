@@ -13,6 +13,9 @@ CREATE TABLE queues (
 
 -- ASCII payloads, so characters are bytes. Messages are ordered by id, never by the client's
 -- clock (sent_at is what the sender stamped, kept for its own bookkeeping).
+-- vacuum_truncate off: a vacuum that may shorten the file waits up to 5 s for a lock the
+-- queue's traffic never leaves free, and no other vacuum of the table runs meanwhile, so dead
+-- tuples piled up to 3,276 between vacuums instead of about 700 (40 clients, small messages).
 CREATE TABLE messages (
     id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     sender_id integer NOT NULL REFERENCES clients (id),
@@ -21,7 +24,7 @@ CREATE TABLE messages (
     queue_id integer NOT NULL REFERENCES queues (id) ON DELETE CASCADE,
     sent_at timestamptz NOT NULL,
     body text NOT NULL
-);
+) WITH (vacuum_truncate = off);
 
 -- The seed's indexes: ids are indexed by their primary keys; on messages, one per reference.
 CREATE INDEX messages_queue_id ON messages (queue_id);
