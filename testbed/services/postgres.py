@@ -42,6 +42,9 @@ SNAPSHOTS = {
     "pg_stat_bgwriter": "SELECT * FROM pg_stat_bgwriter",
     "pg_stat_wal": "SELECT * FROM pg_stat_wal",
     "settings": "SELECT name, setting, unit, source FROM pg_settings ORDER BY name",
+    # Storage parameters the schema sets on its tables (vacuum_truncate on messages).
+    "table_options": "SELECT relname, reloptions FROM pg_class WHERE relkind = 'r'"
+    " AND relnamespace = 'public'::regnamespace ORDER BY relname",
 }
 
 

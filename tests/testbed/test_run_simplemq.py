@@ -169,6 +169,9 @@ def test_the_database_baseline_point(tmp_path, base_port, netns_prefix, simplemq
         "autovacuum_vacuum_threshold\t500",
         "autovacuum_vacuum_scale_factor\t0",
     } <= {"\t".join(line.split("\t")[:2]) for line in settings}
+    # Vacuum never truncates the queue's table (its lock would stall every pop).
+    options = (out / "servers" / "server1" / "stats" / "table_options.tsv").read_text()
+    assert "messages\t{vacuum_truncate=off}" in options.splitlines()
     check_tidy(out, {"client"})
 
 
