@@ -28,7 +28,9 @@ def _check_rates(arrival_rate: float, service_rate: float, servers: int = 1) -> 
     if servers < 1 or int(servers) != servers:
         raise ValueError(f"servers must be a positive integer, got {servers}")
     rho = arrival_rate / (servers * service_rate)
-    if rho >= 1:
+    # A μ estimated as some point's X/m puts that point at ρ = 1, which rounding may leave
+    # a hair below it: there the formulas answer ~1e15 instead of "no steady state".
+    if rho >= 1 or math.isclose(rho, 1.0, rel_tol=1e-9):
         raise UnstableQueueError(
             f"utilisation {rho:.6g} >= 1 (arrival rate {arrival_rate:g}, "
             f"capacity {servers * service_rate:g}/s): the queue has no steady state"

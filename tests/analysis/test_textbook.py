@@ -145,6 +145,9 @@ def test_unstable_queue_is_rejected() -> None:
         queueing.mm1(5, 5)
     with pytest.raises(queueing.UnstableQueueError):
         queueing.mmm(10, 2, 5)
+    # μ taken as the point's own X/m: ρ is 1 up to rounding (0.9999999999999999 here).
+    with pytest.raises(queueing.UnstableQueueError):
+        queueing.mmm(1950.3, 1950.3 / 3, 3)
     with pytest.raises(ValueError, match="arrival rate"):
         queueing.mm1(-1, 5)
 
