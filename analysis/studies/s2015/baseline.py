@@ -107,6 +107,10 @@ def report(points: pd.DataFrame, reference: Mapping[str, Any], figure_path: str 
         ratio = best["throughput"] / seed[size]["throughput"]
         numbers[name("Baseline", "Ratio", size)] = fig.num(ratio, 2)
         levels = sorted(g["clients"].unique()) if not g.empty else []
+        # The database is fastest at its fewest sessions: the models' load-independent
+        # demand (taken there) is too small for the points with more.
+        peak_fewest = len(levels) > 1 and best["clients"] == levels[0]
+        numbers[name("Baseline", "Peak", "Fewest", size)] = "1" if peak_fewest else "0"
         numbers[name("Baseline", "Levels", size)] = (
             ", ".join(fig.num(v) for v in levels) if levels else "none"
         )

@@ -179,3 +179,20 @@ def test_scaling_draws_the_models_from_the_baseline_and_the_middlewares_times(
     assert (pred["mva_ops"] <= 2000.0 + 1e-6).all()
     assert n["MqScaleClientsAtWorkers"] == "1{,}800" and n["MqScaleClientsChange"] == "0.0\\,\\%"
     assert (tmp_path / "scaling.pdf").is_file()
+
+
+def test_the_baseline_says_whether_the_database_is_fastest_at_its_fewest_clients(
+    tmp_path: Path,
+) -> None:
+    falling = {("small", "10"): 300.0, ("small", "40"): 250.0, ("small", "80"): 200.0}
+    rising = {("small", "10"): 100.0, ("small", "40"): 250.0, ("small", "80"): 200.0}
+    for cells, flag in ((falling, "1"), (rising, "0")):
+        p = points(cells, factors=("size", "clients"))
+        numbers = baseline.report(p, REFERENCE, tmp_path / "b.pdf").numbers
+        assert numbers["MqBaselinePeakFewestSmall"] == flag
+    # One level cannot show a fall.
+    one = points({("small", "10"): 300.0}, factors=("size", "clients"))
+    assert (
+        baseline.report(one, REFERENCE, tmp_path / "b.pdf").numbers["MqBaselinePeakFewestSmall"]
+        == "0"
+    )
