@@ -49,6 +49,7 @@ if not DATASET:
             json=f"{RESULTS}/delay_check.json",
         params:
             levels=",".join(f"{d:g}" for d in DELAY_LEVELS),
+        threads: MEASUREMENT_THREADS
         resources:
             testbed=1,
         log:

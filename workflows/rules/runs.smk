@@ -1,6 +1,7 @@
 # One job per run (family x point x repetition), or per series (the points of one topology
 # and repetition, measured in one run of it: testbed/series.py). Measurement jobs hold the
-# single `testbed` resource so they never overlap; a finished job is never repeated.
+# single `testbed` resource so they never overlap, and on emulated hosts every core, so that
+# no other job runs beside them (MEASUREMENT_THREADS); a finished job is never repeated.
 
 
 wildcard_constraints:
@@ -37,6 +38,7 @@ rule run_point:
         scale_model=lambda w: RUNS[f"{w.family}/{w.point}/rep{w.rep}"].scale_model,
         failures=f"{RESULTS}/failures",
         retries=PROFILE.get("run", {}).get("retries", 1),
+    threads: MEASUREMENT_THREADS
     resources:
         testbed=1,
         attempt=lambda w, attempt: attempt,
@@ -72,6 +74,7 @@ for _key, _runs in SERIES.items():
             retries=PROFILE.get("run", {}).get("retries", 1),
             reruns=PROFILE.get("run", {}).get("reruns", 2),
             longest_rerun=PROFILE.get("run", {}).get("longest_rerun", 1.0),
+        threads: MEASUREMENT_THREADS
         resources:
             testbed=1,
             attempt=lambda w, attempt: attempt,
