@@ -21,6 +21,7 @@ validate(config, "workflows/config.schema.yaml")
 RESULTS = config["results"]
 
 
+include: "workflows/rules/scheduler.smk"
 include: "workflows/rules/common.smk"
 include: "workflows/rules/environment.smk"
 include: "workflows/rules/provision.smk"
