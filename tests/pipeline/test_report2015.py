@@ -10,7 +10,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from snakemake.io import Namedlist
+from snakemake.io.container import Namedlist
 
 from .scripts import load_script
 

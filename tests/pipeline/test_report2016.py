@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 import yaml
-from snakemake.io import Namedlist
+from snakemake.io.container import Namedlist
 
 from analysis import pools
 from analysis.studies.s2016.max_findings import cpu_numbers, like_numbers, threads_numbers
