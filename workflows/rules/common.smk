@@ -30,8 +30,8 @@ ONTO = config.get("onto")
 CALIBRATION_PLAN = calibration_plan(PROFILE) if calibration_needed(PLAN) else []
 CALIBRATION_JSON = f"{RESULTS}/calibration.json"
 # A measurement on emulated hosts takes every core Snakemake has: the runs' CPU budgets assume
-# the rest of the machine is the harness's, so no analysis job may run beside one (a report
-# job took a whole core). On ssh hosts the measurement runs elsewhere.
+# the rest of the machine is the harness's, so no analysis job may run beside one (an
+# analysis job takes a whole core). On ssh hosts the measurement runs elsewhere.
 MEASUREMENT_THREADS = workflow.cores if PROFILE.get("hosts") == "emulated" else 1
 RUNS = {run.path: run for run in PLAN + CALIBRATION_PLAN}
 # Series (testbed/series.py): the runs each one measures, by series path.

@@ -205,7 +205,7 @@ def mix_numbers(runs: pd.DataFrame) -> dict[str, str]:
         "SixteenWritesMixCase": "measured",
         "SixteenWritesMixRuns": fg.num(len(lowest)),
         "SixteenWritesMixNoSet": fg.num(int((sets == 0).sum())),
-        "SixteenWritesMixShare": fg.num(100 * sets.sum() / max(sets.sum() + gets.sum(), 1), 2),
+        "SixteenWritesMixShare": fg.pct(sets.sum() / max(sets.sum() + gets.sum(), 1), 2),
         "SixteenWritesMixPlanned": fg.num(100 * float(lowest["planned"].iloc[0]), 0),
     }
 
