@@ -14,6 +14,7 @@ from analysis.calibration import MAX_STEAL_SHARE
 from analysis.linkload import DEFAULT_KEY_BYTES
 from analysis.models import linkbounds
 from common import stability as criteria
+from common.machinespeed import MAX_SPREAD as MAX_SPEED_SPREAD
 
 # The interactive law holds for a run whose measured throughput is within this relative
 # distance of N/(R + Z): the validation appendix flags the others, and the 2016 section counts
@@ -262,6 +263,9 @@ def check_runs(
             "measured_s": _measured_s(manifest),
             # The share of the machine's CPU the hypervisor took during the measurement.
             "steal": float(manifest.get("host_steal", math.nan)),
+            # How much the CPU's speed spread over the measurement (testbed.speedprobe): a
+            # budget is CPU time, and a slower CPU second does less work.
+            "speed_spread": float(manifest.get("host_speed_spread", math.nan)),
             # TCP's retransmission timeouts and the packets the links' token buckets dropped:
             # a client waiting out a timeout holds a request no response time counts yet.
             "rto_timeouts": _float(manifest.get("rto_timeouts")),
@@ -391,17 +395,20 @@ def _flags(r: pd.Series) -> list[str]:
         f.append("at bound")
     if r.get("steal", math.nan) > MAX_STEAL_SHARE:
         f.append("steal")
+    if r.get("speed_spread", math.nan) > MAX_SPEED_SPREAD:
+        f.append("speed")
     return f
 
 
 def family_summary(table: pd.DataFrame) -> pd.DataFrame:
     """Per family of a `check_runs` table: runs, stable runs, unstable runs (completed, not
-    stable) and among them those failing each criterion of `UNSTABLE_REASONS` (a run can
-    fail several), the unstable runs measured while the hypervisor took more than
-    MAX_STEAL_SHARE of the machine (`steal`), failed runs and reruns. A completed run without
-    complete windows counts as having too few."""
-    columns = ["family", "runs", "stable", "unstable", *UNSTABLE_REASONS, "steal", "failed",
-               "reruns"]  # fmt: skip
+        stable) and among them those failing each criterion of `UNSTABLE_REASONS` (a run can
+        fail several), the unstable runs measured while the hypervisor took more than
+        MAX_STEAL_SHARE of the machine (`steal`), those during which the CPU's speed spread by more
+    than MAX_SPEED_SPREAD (`speed`), failed runs and reruns. A completed run without
+        complete windows counts as having too few."""
+    columns = ["family", "runs", "stable", "unstable", *UNSTABLE_REASONS, "steal", "speed",
+               "failed", "reruns"]  # fmt: skip
     rows = []
     for family, g in table.groupby("family", sort=True):
         ok = g[g["status"] == "ok"]
@@ -419,6 +426,8 @@ def family_summary(table: pd.DataFrame) -> pd.DataFrame:
             row[reason] = int(reasons.apply(lambda parts, r=reason: _fails(parts, r)).sum())
         steal = unstable["steal"] if "steal" in unstable else pd.Series(dtype=float)
         row["steal"] = int((steal > MAX_STEAL_SHARE).sum())
+        spread = unstable["speed_spread"] if "speed_spread" in unstable else pd.Series(dtype=float)
+        row["speed"] = int((spread > MAX_SPEED_SPREAD).sum())
         rows.append(row)
     return pd.DataFrame(rows, columns=columns)
 

@@ -6,6 +6,7 @@ import contextlib
 import json
 import secrets
 import signal
+import subprocess
 import time
 import traceback
 from collections.abc import Callable, Sequence
@@ -18,7 +19,15 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from common.stages import RUN_STAGES, TIMED_STAGES
-from testbed import cpuaccount, cpubudget, drivers, emulation, linkdelay, netcounters
+from testbed import (
+    cpuaccount,
+    cpubudget,
+    drivers,
+    emulation,
+    linkdelay,
+    netcounters,
+    speedprobe,
+)
 from testbed.drivers import Target
 from testbed.hosts import Host, HostError, LocalHost, NamespaceHost, Proc, SshHost
 from testbed.manifest import build_manifest, now, write_manifest
@@ -38,6 +47,7 @@ from testbed.stages import (
     PopulateStage,
     RunError,
     ServerStage,
+    SpeedProbeStage,
     Stage,
     Stages,
     StopStage,
@@ -72,13 +82,14 @@ SETUP_STAGES: tuple[Stage, ...] = (
     LayoutStage(),
     LinkCapStage(),
     BudgetStage(),
+    SpeedProbeStage(),
     LinkDelayStage(),
     ServerStage(),
     PopulateStage(),
 )
 MEASURE_STAGES: tuple[Stage, ...] = (MiddlewareStage(), ClientStage(), StopStage())
 # A SimpleMQ point (system: simplemq) runs PostgreSQL and SimpleMQ in the services' places.
-QUEUE_SETUP_STAGES: tuple[Stage, ...] = (*SETUP_STAGES[:4], DatabaseStage(), PreloadStage())
+QUEUE_SETUP_STAGES: tuple[Stage, ...] = (*SETUP_STAGES[:5], DatabaseStage(), PreloadStage())
 QUEUE_MEASURE_STAGES: tuple[Stage, ...] = (
     QueueMiddlewareStage(),
     QueueClientStage(),
@@ -154,6 +165,7 @@ class Runner:
         self.host_cgroups: list[cpubudget.HostCgroup] = []  # kept after teardown
         self.cpu_accounting = "none"
         self.cpu_marks: dict[str, cpuaccount.Mark] = {}
+        self.speed_probes: list[subprocess.Popen[bytes]] = []  # testbed.speedprobe, while up
         self.net_marks: dict[str, dict[str, dict[str, int]]] = {}
         self._stage_since: tuple[str, float] | None = None
         self._exited: dict[int, float] = {}  # client process -> when it was seen to exit
@@ -657,7 +669,15 @@ class Runner:
             {h.name: h.role for h in layout.all} if layout is not None and layout.kind == "ssh"
             else None
         )  # fmt: skip
-        return cpuaccount.section(self.cpu_accounting, self.host_cgroups, self.cpu_marks, remote)
+        out = cpuaccount.section(self.cpu_accounting, self.host_cgroups, self.cpu_marks, remote)
+        t0, t1 = self.epoch.get("window_start"), self.epoch.get("window_end")
+        out["machine_speed"] = None
+        if t0 is not None and t1 is not None and (self.out / speedprobe.DIR).is_dir():
+            try:
+                out["machine_speed"] = speedprobe.summary(speedprobe.read(self.out), t0, t1)
+            except (OSError, ValueError) as e:  # the probe must not cost the run
+                self.warnings.append(f"machine speed: {e}")
+        return out
 
 
 _RUN_TOOLS = {"java", "memcached", "memcaslap", "memtier_benchmark", "iperf3", "ip", "tc"}

@@ -4,7 +4,8 @@ Per role, the largest value over the role's hosts: the busiest host is the one t
 `cpu_util_<role>` is CPU used over the clients' window divided by the host's budget (emulated
 hosts) or the VM's busy share (ssh hosts); `throttled_share_<role>` the share of CFS periods
 in which the host's quota ran out; `cpu_cores_<role>` the cores it used. `host_busy` is the
-busy share of this machine's capacity over the window and `host_saturated` 1.0 if its idle
+busy share of this machine's capacity over the window, `host_speed_spread` how much its CPU's
+speed spread over the window (testbed.speedprobe), and `host_saturated` 1.0 if its idle
 time fell below 5 %, else 0.0. NaN where a run has no such number (older runs, unbudgeted hosts).
 """
 
@@ -22,6 +23,7 @@ CPU_COLUMNS = [
     *(f"cpu_cores_{r}" for r in ROLES),
     "host_busy",
     "host_steal",
+    "host_speed_spread",
     "host_saturated",
     "cpu_outside_budgets_cores",
 ]
@@ -52,6 +54,8 @@ def cpu_columns(cpu: Mapping[str, Any] | None) -> dict[str, object]:
     machine = cpu.get("machine") if isinstance(cpu.get("machine"), Mapping) else {}
     out["host_busy"] = _num(machine.get("busy_share"))
     out["host_steal"] = _num(machine.get("steal_share"))
+    speed = cpu.get("machine_speed") if isinstance(cpu.get("machine_speed"), Mapping) else {}
+    out["host_speed_spread"] = _num(speed.get("spread"))
     saturated = cpu.get("host_saturated")
     # A number, so that its mean over repetitions is the share of them that saturated.
     out["host_saturated"] = float(saturated) if isinstance(saturated, bool) else math.nan

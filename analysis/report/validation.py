@@ -14,6 +14,7 @@ from analysis.report import factor_words as fw
 from analysis.report import figures as fg
 from analysis.validate import LAW_TOLERANCE, NEAR_BOUND, UNSTABLE_REASONS
 from common import stability
+from common.machinespeed import MAX_SPREAD as MAX_SPEED_SPREAD
 
 
 def _short(run: str) -> str:
@@ -61,17 +62,20 @@ def run_rows(table: pd.DataFrame) -> str:
 def summary_tabular(summary: pd.DataFrame) -> str:
     """Per family: runs, stable, unstable by failed criterion, failed, reruns."""
     header = ["Family", "Runs", "Stable", "Unstable", "trend", "imprecise", "too few win.",
-              "steal", "Failed", "Reruns"]  # fmt: skip
+              "steal", "speed", "Failed", "Reruns"]  # fmt: skip
     rows = [
         [escape(fw.family_words(str(r["family"])))]
-        + [str(int(r[c])) for c in ("runs", "stable", "unstable", *UNSTABLE_REASONS, "steal")]
+        + [
+            str(int(r[c]))
+            for c in ("runs", "stable", "unstable", *UNSTABLE_REASONS, "steal", "speed")
+        ]
         + [str(int(r["failed"])), str(int(r["reruns"]))]
         for _, r in summary.iterrows()
     ]
     if len(summary):
         totals = summary.drop(columns="family").sum()
         rows.append([r"\midrule all"] + [str(int(totals[c])) for c in summary.columns[1:]])
-    return fg.tabular(header, rows, "@{}lrrrrrrrrr@{}")
+    return fg.tabular(header, rows, "@{}lrrrrrrrrrr@{}")
 
 
 def lengths_tabular(lengths: pd.DataFrame) -> str:
@@ -130,6 +134,13 @@ def numbers(table: pd.DataFrame) -> str:
             (table["flags"].str.contains("unstable") & table["flags"].str.contains("steal")).sum()
         ),
         "ValidationStealLimit": rf"{100 * MAX_STEAL_SHARE:g}\,\%",
+        "ValidationUnstableSpeed": int(
+            (table["flags"].str.contains("unstable") & table["flags"].str.contains("speed")).sum()
+        ),
+        "ValidationSpeedLimit": rf"{100 * MAX_SPEED_SPREAD:g}\,\%",
+        "ValidationSpeedSpreadMedian": _percent(ok["speed_spread"].median())
+        if "speed_spread" in ok
+        else fg.MISSING,
         "ValidationMedianWindows": _num(ok["windows"].median(), ".0f"),
         "ValidationMedianHalfWidth": _percent(ok["rel_half_width"].median()),
         "ValidationMaxLawError": _num(ok["law_error"].abs().max(), ".3f"),

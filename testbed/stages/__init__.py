@@ -2,9 +2,9 @@
 
 `base` holds the `Stage` protocol and `Stages`, the driver that sets them up in order and
 tears them down in reverse; the other modules hold one concern each: the hosts (`layout`),
-the links (`links`), the CPU budgets (`budgets`), the services (`services`; SimpleMQ's in
-`simplemq`) and the collection of every process' output (`collect`). `testbed.run.Runner`
-is the context every stage works on.
+the links (`links`), the CPU budgets (`budgets`), the machine's speed (`speed`), the
+services (`services`; SimpleMQ's in `simplemq`) and the collection of every process' output
+(`collect`). `testbed.run.Runner` is the context every stage works on.
 """
 
 from testbed.stages.base import RunError, Stage, Stages
@@ -19,6 +19,7 @@ from testbed.stages.services import (
     ServerStage,
     StopStage,
 )
+from testbed.stages.speed import SpeedProbeStage
 
 __all__ = [
     "BudgetStage",
@@ -32,6 +33,7 @@ __all__ = [
     "PopulateStage",
     "RunError",
     "ServerStage",
+    "SpeedProbeStage",
     "Stage",
     "Stages",
     "StopStage",

@@ -54,6 +54,9 @@ def test_the_busiest_host_of_a_role_gives_its_columns():
     assert math.isnan(cols["cpu_util_middleware"])
     assert cols["host_busy"] == 700 / 800
     assert cols["host_saturated"] == 0.0
+    assert math.isnan(cols["host_speed_spread"])  # a run without the speed probe
+    probed = cpu_columns(section((1.9, 0.4)) | {"machine_speed": {"spread": 0.31}})
+    assert probed["host_speed_spread"] == 0.31
     assert cols["cpu_outside_budgets_cores"] == pytest.approx(700 / 800 * 2 - (2.3 + 1.0) / 4)
 
 

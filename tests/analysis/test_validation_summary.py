@@ -51,6 +51,7 @@ def test_summary_counts_runs_by_outcome_and_unstable_runs_by_every_failed_criter
         "imprecise": 1,
         "too few windows": 1,
         "steal": 0,
+        "speed": 0,
         "failed": 1,
         "reruns": 4,
     }
@@ -58,11 +59,15 @@ def test_summary_counts_runs_by_outcome_and_unstable_runs_by_every_failed_criter
     assert s.loc["b", "unstable"] == 1 and s.loc["b", "too few windows"] == 1
     text = summary_tabular(family_summary(table))
     # A family without words reads as its identifier's parts, not as code.
-    assert "\na & 4 & 1 & 2 & 1 & 1 & 1 & 0 & 1 & 4 \\\\" in text
-    assert r"\midrule all & 5 & 1 & 3 & 1 & 1 & 2 & 0 & 1 & 4 \\" in text
+    assert "\na & 4 & 1 & 2 & 1 & 1 & 1 & 0 & 0 & 1 & 4 \\\\" in text
+    assert r"\midrule all & 5 & 1 & 3 & 1 & 1 & 2 & 0 & 0 & 1 & 4 \\" in text
     # Unstable runs on a machine whose hypervisor took more than a fifth of the CPU.
     stolen = table.assign(steal=[0.5, 0.5, 0.5, 0.5, 0.1])
     assert family_summary(stolen).set_index("family").loc["a", "steal"] == 2
+    # Unstable runs during which the CPU's speed spread by more than a quarter.
+    slowed = table.assign(speed_spread=[0.4, 0.1, 0.4, 0.4, 0.4])
+    summary = family_summary(slowed).set_index("family")
+    assert (summary.loc["a", "speed"], summary.loc["b", "speed"]) == (1, 1)
     assert r"\caption" not in text
 
 

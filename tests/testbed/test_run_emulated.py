@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -54,6 +55,15 @@ def test_server_cap_bounds_read_only_throughput(tmp_path, base_port, netns_prefi
     assert manifest["status"] == "ok", manifest["error"]
     assert manifest["host_kind"] == "emulated"
     assert all(h["address"].startswith("198.1") for h in manifest["hosts"])
+    # The machine's speed over the clients' window, from a probe on every CPU (testbed.
+    # speedprobe), and no probe outlives the run.
+    speed = manifest["cpu"]["machine_speed"]
+    assert speed["pieces"] >= 2 and speed["piece_us_median"] > 0
+    probes = [
+        p for p in Path("/proc").glob("[0-9]*/cmdline")
+        if str(out).encode() in _read(p) and b"testbed.speedprobe" in _read(p)
+    ]  # fmt: skip
+    assert probes == []
     # Measured through the caps: never above them. How close they come depends on how much
     # CPU the machine has to spare, so that is no assertion here.
     capacity = manifest["link_capacity_mbit"]
@@ -189,3 +199,10 @@ def test_a_scaled_hosts_route_carries_the_dilated_rto_min(tmp_path, netns_prefix
     finally:
         assert plain.teardown() == []
     no_leftovers(netns_prefix)
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:  # the process is gone
+        return b""
