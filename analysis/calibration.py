@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.scaling import scale_of
+from common.machinespeed import MAX_SPREAD as MAX_SPEED_SPREAD
 from common.scalemodel import SATURATED_IDLE, Machines, speed_factors
 
 
@@ -73,22 +74,29 @@ MAX_STEAL_SHARE = 0.2
 
 
 def machine_shares(manifest: Mapping[str, Any]) -> dict[str, float]:
-    """The machine's idle and steal shares over a run's window (run.json `cpu.machine`),
-    NaN where the run recorded none."""
-    machine = (manifest.get("cpu") or {}).get("machine") or {}
+    """The machine's idle and steal shares over a run's window (run.json `cpu.machine`) and
+    the spread of its CPU's speed (`cpu.machine_speed`, testbed.speedprobe), NaN where the
+    run recorded none."""
+    cpu = manifest.get("cpu") or {}
+    machine = cpu.get("machine") or {}
+    spread = (cpu.get("machine_speed") or {}).get("spread")
     return {
         share: math.nan if machine.get(share) is None else float(machine[share])
         for share in ("idle_share", "steal_share")
-    }
+    } | {"speed_spread": math.nan if spread is None else float(spread)}
 
 
 def disturbance(run: Mapping[str, Any]) -> str | None:
-    """Why a calibration run's machine was not the quiet machine the fit assumes, if so:
-    too much steal, or saturated (cpuaccount's rule). Missing shares are not judged."""
+    """Why a run's machine was not the quiet machine a calibration fit assumes, if so: too
+    much steal, saturated (cpuaccount's rule), or a CPU whose speed spread beyond
+    common.machinespeed.MAX_SPREAD. Missing shares are not judged."""
     steal, idle = run.get("steal_share"), run.get("idle_share")
+    spread = run.get("speed_spread")
     problems = []
     if steal is not None and math.isfinite(steal) and steal > MAX_STEAL_SHARE:
         problems.append(f"steal {steal:.0%} > {MAX_STEAL_SHARE:.0%}")
+    if spread is not None and math.isfinite(spread) and spread > MAX_SPEED_SPREAD:
+        problems.append(f"CPU speed spread {spread:.0%} > {MAX_SPEED_SPREAD:.0%}")
     if idle is not None and math.isfinite(idle) and idle < SATURATED_IDLE:
         problems.append(f"idle {idle:.0%} < {SATURATED_IDLE:.0%}")
     return "; ".join(problems) or None

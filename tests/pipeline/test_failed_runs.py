@@ -89,6 +89,20 @@ def test_a_calibration_run_on_a_disturbed_machine_is_measured_again(tmp_path, mo
     # ... and the last attempt stands, whatever the judge says.
     assert once(2) == 0
     assert read_manifest(manifest)["status"] == "ok"
+    # Other runs are measured again only when unstable on a disturbed machine: this one has
+    # too few windows in 2 s, and its machine is made quiet, then slowed.
+    data = json.loads(manifest.read_text())
+    assert data["cpu"]["machine_speed"]["pieces"] > 0  # the testbed probed the machine
+    judge_measurement = run_point.unstable_and_disturbed(spec)
+    data["cpu"]["machine"] = {"idle_share": 0.5, "steal_share": 0.0}
+    data["cpu"]["machine_speed"]["spread"] = 0.1
+    manifest.write_text(json.dumps(data))
+    assert judge_measurement(manifest) is None
+    data["cpu"]["machine_speed"]["spread"] = 0.4
+    manifest.write_text(json.dumps(data))
+    why = judge_measurement(manifest)
+    assert why is not None and why.startswith("too few windows")
+    assert why.endswith("on a disturbed machine: CPU speed spread 40% > 25%")
 
 
 def test_a_disturbed_machine_is_named_from_the_manifests_cpu_shares(tmp_path):
@@ -99,6 +113,9 @@ def test_a_disturbed_machine_is_named_from_the_manifests_cpu_shares(tmp_path):
     cpu["machine"]["steal_share"] = 0.05
     write_manifest(path, {**never_started(BAD, "x"), "status": "ok", "error": None, "cpu": cpu})
     assert run_point.disturbed(path) is None
+    cpu["machine_speed"] = {"spread": 0.31}  # testbed.speedprobe: the CPU's speed wandered
+    write_manifest(path, {**never_started(BAD, "x"), "status": "ok", "error": None, "cpu": cpu})
+    assert run_point.disturbed(path) == "CPU speed spread 31% > 25%"
 
 
 def test_an_invalid_manifest_is_replaced_and_kept_aside(tmp_path):

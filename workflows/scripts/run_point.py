@@ -4,8 +4,10 @@ A failed attempt is moved to `<results>/failures/<run>/attempt-<n>/` and the job
 Snakemake retries it. The last attempt is kept as the run, with `status: failed` in its
 manifest, so the pipeline goes on and the validation appendix shows the failure. A run that
 left no valid manifest (bad input, or the testbed died) gets a complete failed one. A
-calibration run whose machine lost more than a fifth of its CPU to the hypervisor (steal), or
-saturated, is measured again the same way: its fit would describe a slower machine.
+calibration run whose machine lost more than a fifth of its CPU to the hypervisor (steal),
+saturated, or changed its CPU's speed (testbed.speedprobe) is measured again the same way: its
+fit would describe another machine. Any other run is measured again when it is unstable and
+its machine was so disturbed: the instability may be the machine's, not the system's.
 """
 
 import shutil
@@ -21,6 +23,7 @@ import yaml
 from analysis.calibration import disturbance, machine_shares
 from analysis.parse.errors import ParseError
 from analysis.parse.manifest import read_manifest
+from analysis.stability import check_run_dir
 from testbed.manifest import never_started, now, write_manifest
 from testbed.scaledpoint import calibrated
 from testbed.slot import measurement_slot
@@ -82,9 +85,25 @@ def run_measurement(command: list[str], log: Path, label: str) -> tuple[int, int
 
 
 def disturbed(manifest: Path) -> str | None:
-    """Why a calibration run's machine was not the quiet machine its fit assumes (steal or
-    saturation, analysis.calibration), if so."""
+    """Why a run's machine was not the quiet machine a calibration fit assumes (steal,
+    saturation or its CPU's speed, analysis.calibration), if so."""
     return disturbance(machine_shares(read_manifest(manifest)))
+
+
+def unstable_and_disturbed(spec: dict[str, Any]) -> Callable[[Path], str | None]:
+    """A judge of measurement runs: why a run is unstable (analysis.stability, after the
+    point's warm-up and cool-down) on a disturbed machine, if it is."""
+
+    def judge(manifest: Path) -> str | None:
+        why = disturbed(manifest)
+        if why is None:
+            return None
+        verdict = check_run_dir(
+            manifest.parent, float(spec.get("warmup_s", 0)), float(spec.get("cooldown_s", 0))
+        )
+        return None if verdict.stable else f"{verdict.reason}, on a disturbed machine: {why}"
+
+    return judge
 
 
 def run(
@@ -151,7 +170,9 @@ if __name__ == "__main__":
             attempt=int(sm.resources.attempt),
             retries=int(sm.params.retries),
             log=Path(sm.log[0]),
-            # A calibration run on a disturbed machine would fit a slower machine.
-            judge=disturbed if sm.wildcards.family == "calibration" else None,
+            # A calibration run on a disturbed machine would fit another machine.
+            judge=(
+                disturbed if sm.wildcards.family == "calibration" else unstable_and_disturbed(spec)
+            ),
         )
     )
