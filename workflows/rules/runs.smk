@@ -9,6 +9,12 @@ wildcard_constraints:
     rep="[0-9]+",
 
 
+# Further attempts at a run: after a failure (`retries`); a measurement run is measured again
+# when unstable too, as often as a series step (`reruns`, workflows/scripts/run_point.py).
+RETRIES = PROFILE.get("run", {}).get("retries", 1)
+RERUNS = PROFILE.get("run", {}).get("reruns", 2)
+
+
 def _isolated_families():
     """rule run_point serves the families (and the calibration) whose points run alone."""
     names = {run.family for run in PLAN + CALIBRATION_PLAN if run.series is None}
@@ -37,12 +43,12 @@ rule run_point:
         spec=lambda w: RUNS[f"{w.family}/{w.point}/rep{w.rep}"].spec,
         scale_model=lambda w: RUNS[f"{w.family}/{w.point}/rep{w.rep}"].scale_model,
         failures=f"{RESULTS}/failures",
-        retries=PROFILE.get("run", {}).get("retries", 1),
+        retries=lambda w: RETRIES if w.family == "calibration" else max(RETRIES, RERUNS),
     threads: MEASUREMENT_THREADS
     resources:
         testbed=1,
         attempt=lambda w, attempt: attempt,
-    retries: PROFILE.get("run", {}).get("retries", 1)
+    retries: max(RETRIES, RERUNS)
     log:
         f"{RESULTS}/logs/runs/{{family}}/{{point}}/rep{{rep}}.log",
     benchmark:
@@ -71,14 +77,14 @@ for _key, _runs in SERIES.items():
             scale_model=_runs[0].scale_model,
             series_dir=f"{RESULTS}/series/{_key}",
             failures=f"{RESULTS}/failures",
-            retries=PROFILE.get("run", {}).get("retries", 1),
-            reruns=PROFILE.get("run", {}).get("reruns", 2),
+            retries=RETRIES,
+            reruns=RERUNS,
             longest_rerun=PROFILE.get("run", {}).get("longest_rerun", 1.0),
         threads: MEASUREMENT_THREADS
         resources:
             testbed=1,
             attempt=lambda w, attempt: attempt,
-        retries: PROFILE.get("run", {}).get("retries", 1)
+        retries: RETRIES
         log:
             f"{RESULTS}/logs/series/{_key}.log",
         benchmark:

@@ -6,8 +6,10 @@ manifest, so the pipeline goes on and the validation appendix shows the failure.
 left no valid manifest (bad input, or the testbed died) gets a complete failed one. A
 calibration run whose machine lost more than a fifth of its CPU to the hypervisor (steal),
 saturated, or changed its CPU's speed (testbed.speedprobe) is measured again the same way: its
-fit would describe another machine. Any other run is measured again when it is unstable and
-its machine was so disturbed: the instability may be the machine's, not the system's.
+fit would describe another machine. Any other run is measured again when it is unstable, as a
+series step is (testbed.series), up to the profile's `reruns`: a run shorter than the swings
+of this machine's CPU speed can catch one as a trend (testbed/README.md, "Not yet steady").
+Every attempt is kept; the last stands.
 """
 
 import shutil
@@ -90,18 +92,18 @@ def disturbed(manifest: Path) -> str | None:
     return disturbance(machine_shares(read_manifest(manifest)))
 
 
-def unstable_and_disturbed(spec: dict[str, Any]) -> Callable[[Path], str | None]:
+def unstable(spec: dict[str, Any]) -> Callable[[Path], str | None]:
     """A judge of measurement runs: why a run is unstable (analysis.stability, after the
-    point's warm-up and cool-down) on a disturbed machine, if it is."""
+    point's warm-up and cool-down), with what disturbed its machine, if anything did."""
 
     def judge(manifest: Path) -> str | None:
-        why = disturbed(manifest)
-        if why is None:
-            return None
         verdict = check_run_dir(
             manifest.parent, float(spec.get("warmup_s", 0)), float(spec.get("cooldown_s", 0))
         )
-        return None if verdict.stable else f"{verdict.reason}, on a disturbed machine: {why}"
+        if verdict.stable:
+            return None
+        why = disturbed(manifest)
+        return verdict.reason + (f", on a disturbed machine: {why}" if why else "")
 
     return judge
 
@@ -172,7 +174,7 @@ if __name__ == "__main__":
             log=Path(sm.log[0]),
             # A calibration run on a disturbed machine would fit another machine.
             judge=(
-                disturbed if sm.wildcards.family == "calibration" else unstable_and_disturbed(spec)
+                disturbed if sm.wildcards.family == "calibration" else unstable(spec)
             ),
         )
     )
