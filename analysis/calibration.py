@@ -12,7 +12,7 @@ the study's number, kept within the machines file's bounds (a clamped fit is fla
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -171,3 +171,55 @@ def calibrate(runs: pd.DataFrame, machines: Machines, scale: float) -> dict[str,
 def _num(x: Any) -> float | None:
     x = float(x)
     return x if math.isfinite(x) else None
+
+
+def merge(
+    first: Mapping[str, Any], second: Mapping[str, Any], first_studies: Iterable[str]
+) -> dict[str, Any]:
+    """One calibration from two measurements of different studies (`mwlab dataset merge`):
+    the speed factors of `first_studies` and the targets that serve them come from `first`,
+    every other study's from `second`. Both must have run under the same scale, speed bounds,
+    client rule and calibration settings, and no target may serve studies of both."""
+    mine = {str(s) for s in first_studies}
+    differ = [k for k in ("scale", "speed_bounds", "client_rule") if first.get(k) != second.get(k)]
+
+    def settings(doc: Mapping[str, Any]) -> dict[str, Any]:
+        # A study's own factor is that study's: only the shared settings must agree.
+        return {k: v for k, v in (doc.get("settings") or {}).items() if k != "studies"}
+
+    if settings(first) != settings(second):
+        differ.append("settings")
+    if differ:
+        raise CalibrationError(
+            f"the two calibrations differ in {', '.join(differ)}: their budgets are not one model"
+        )
+
+    def served(target: Mapping[str, Any]) -> set[str]:
+        return {str(s) for s in target.get("studies") or [target["study"]]}
+
+    both = sorted(
+        {t["name"] for t in [*first["targets"], *second["targets"]] if served(t) & mine}
+        & {t["name"] for t in [*first["targets"], *second["targets"]] if served(t) - mine}
+    )
+    if both:
+        raise CalibrationError(
+            f"target {', '.join(both)} serves studies of both measurements; measure those "
+            "studies together"
+        )
+    ours = [t for t in first["targets"] if served(t) & mine]
+    theirs = [t for t in second["targets"] if not served(t) & mine]
+    factors = {s: f for s, f in second["speed_factors"].items() if s not in mine}
+    factors |= {s: f for s, f in first["speed_factors"].items() if s in mine}
+    # A warning names its run, and so its target: it goes where the target goes.
+    warnings = [
+        w
+        for doc, kept in ((first, ours), (second, theirs))
+        for w in doc.get("warnings") or []
+        if any(f"target={t['name']}," in w for t in kept)
+    ]
+    return {
+        **second,
+        "targets": ours + theirs,
+        "speed_factors": dict(sorted(factors.items())),
+        "warnings": warnings,
+    }

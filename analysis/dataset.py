@@ -22,7 +22,8 @@ A measurement longer than a sitting is measured in pieces of whole families (`mw
 --families`). A piece archives as a partial dataset (`"complete": false` and its `families`
 in the provenance), which `latest` passes over; the next piece measures with its calibration
 (`--onto`) and archives merged with it into a new dataset, whose provenance is computed again
-from the merged tables and lists every piece.
+from the merged tables and lists every piece. Two datasets that measured different studies,
+each with its own code, merge into one (`mwlab dataset merge`, mwlab/datasetmerge.py).
 """
 
 from __future__ import annotations

@@ -128,6 +128,31 @@ def _percent(value: float | None) -> str:
     return "--" if value is None else rf"{100 * value:.1f}\,\%"
 
 
+def _short(commit: str) -> str:
+    return commit[:12] + ("-dirty" if commit.endswith("-dirty") else "")
+
+
+def _by_commit(doc: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The studies each commit measured, where a merged dataset names them (`study_commits`)."""
+    out: dict[str, list[str]] = {}
+    for study, where in sorted((doc.get("study_commits") or {}).items()):
+        out.setdefault(str(where.get("commit")), []).append(study)
+    return out
+
+
+def _commits(doc: Mapping[str, Any], commit: str) -> str:
+    """The commit the data was measured with, in typewriter; one per study where a merged
+    dataset's studies were measured with different code."""
+    by_commit = _by_commit(doc)
+    if len(by_commit) <= 1:
+        return rf"\texttt{{{escape(_short(commit))}}}"
+    return " and ".join(
+        rf"\texttt{{{escape(_short(c))}}} (the {' and '.join(studies)}"
+        + (" studies)" if len(studies) > 1 else " study)")
+        for c, studies in by_commit.items()
+    )
+
+
 def macros(doc: Mapping[str, Any], source: str) -> str:
     """The report's `\\Data...` macros; `source` says where the report read the data from."""
     days = doc.get("days") or []
@@ -139,9 +164,8 @@ def macros(doc: Mapping[str, Any], source: str) -> str:
         [
             _macro("DataSource", escape(source)),
             _macro("DataProfile", escape(str(doc.get("profile", "?")))),
-            _macro(
-                "DataCommit", escape(commit[:12] + ("-dirty" if commit.endswith("-dirty") else ""))
-            ),
+            _macro("DataCommit", _commits(doc, commit)),
+            _macro("DataCommitWord", "commits" if len(_by_commit(doc)) > 1 else "commit"),
             _macro("DataDates", when),
             _macro("DataDays", len(days)),
             _macro("DataPieces", len(doc.get("pieces") or []) or 1),

@@ -33,6 +33,7 @@ import yaml
 
 from analysis import dataset, provenance
 from analysis.provenance import git_commit
+from mwlab import datasetmerge
 from mwlab.catalogue import (
     calibration_needed,
     calibration_plan,
@@ -495,7 +496,7 @@ def paper_command(
 
 @click.group("dataset")
 def dataset_group() -> None:
-    """Reference datasets (data/<profile>/<date>/): archive, verify, find."""
+    """Reference datasets (data/<profile>/<date>/): archive, merge, verify, find."""
 
 
 # Rules that only derive from finished runs: archiving reruns them over every finished piece.
@@ -524,6 +525,16 @@ def _derive(root: Path, results: Path, profile: str, families: list[str], every:
     ]
     if subprocess.run(command, cwd=root, check=False).returncode != 0:
         raise click.ClickException(f"cannot derive the tables of {results}; see above")
+
+
+def _new_dataset(profile: str) -> Path:
+    """data/<profile>/<today>; a second dataset of the same day gets the next suffix: -2, -3."""
+    out = base = dataset.ROOT / profile / dt.date.today().isoformat()
+    n = 1
+    while out.exists():
+        n += 1
+        out = base.with_name(f"{base.name}-{n}")
+    return out
 
 
 def _verdicts(root: Path, staging: Path) -> None:
@@ -560,13 +571,7 @@ def archive_command(profile: str, results: Path | None, out: Path | None) -> Non
     earlier = dataset.families(onto) if onto else []
     held = sorted(measured | set(earlier))
     complete = set(held) >= set(every)
-    if out is None:
-        # A second dataset archived the same day gets the next suffix: <date>-2, -3, ...
-        out = dataset.ROOT / profile / dt.date.today().isoformat()
-        base, n = out, 1
-        while out.exists():
-            n += 1
-            out = base.with_name(f"{base.name}-{n}")
+    out = out or _new_dataset(profile)
     families = sorted(measured)
     if len(record.get("pieces", [])) > 1 or families != every:
         _derive(root, results, profile, families, every)
@@ -612,6 +617,36 @@ def archive_command(profile: str, results: Path | None, out: Path | None) -> Non
         click.echo(f"dataset: holds every piece of {onto}, which it supersedes")
     if complete and not (made / dataset.VERDICTS).exists():
         click.echo(f"dataset: no {dataset.VERDICTS}: profile {profile} leaves families out")
+
+
+@dataset_group.command("merge")
+@click.argument("first", type=click.Path(path_type=Path))
+@click.argument("second", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), help="Default: data/<profile>/<today>[-N].")
+def merge_command(first: Path, second: Path, out: Path | None) -> None:
+    """Merge two datasets of one profile that measured different studies, each with its own
+    code (mwlab/datasetmerge.py): SECOND's plan must plan FIRST's families as FIRST's did."""
+    root = Path.cwd()
+    try:
+        held = datasetmerge.check(first, second)
+        profile = str(dataset.provenance(second)["profile"])
+        out = out or _new_dataset(profile)
+        staging = datasetmerge.stage(first, second, out, held)
+        doc = datasetmerge.provenance_of(staging, first, second, held)
+        every = {r.family for r in planned_runs(root, profile)}
+        doc["complete"] = set(doc["families"]) >= every
+        (staging / dataset.PROVENANCE).write_text(json.dumps(doc, indent=2, sort_keys=True))
+        reportable = every == set(load_catalogue(staging / dataset.CATALOGUE))
+        if doc["complete"] and reportable:
+            _verdicts(root, staging)
+        made = dataset.seal(staging, out, doc)
+    except (datasetmerge.MergeError, dataset.DatasetError) as e:
+        raise click.ClickException(str(e)) from None
+    size = sum(p.stat().st_size for p in made.rglob("*") if p.is_file())
+    studies = ", ".join(f"{s} ({v['commit'][:12]})" for s, v in doc["study_commits"].items())
+    click.echo(f"dataset: {made} ({size / 2**20:.1f} MiB): studies {studies}")
+    if not doc["complete"]:
+        click.echo(f"dataset: a piece ({len(doc['families'])} of {len(every)} families)")
 
 
 @dataset_group.command("verify")

@@ -63,12 +63,16 @@ def ensure_manifest(
     write_manifest(manifest, never_started(spec, error, started_at))
 
 
-def keep_attempt(out: Path, kept: Path) -> None:
-    """A copy of a failed attempt's output at `kept`, replacing an older copy there."""
+def keep_attempt(out: Path, kept: Path, move: bool = False) -> None:
+    """A failed attempt's output kept at `kept` (replacing an older one there): moved when
+    another attempt follows, copied when it stands as the run."""
     if kept.exists():
         shutil.rmtree(kept)
     kept.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(out, kept)
+    if move:
+        shutil.move(str(out), kept)
+    else:
+        shutil.copytree(out, kept)
 
 
 def run_measurement(command: list[str], log: Path, label: str) -> tuple[int, int]:
@@ -151,11 +155,10 @@ def run(
             out.write(f"measuring again: {why}\n")
     else:
         ensure_manifest(manifest, spec, code, started_at, _last_line(log, offset))
-    keep_attempt(run_dir, failures / run_key / f"attempt-{attempt}")
-    if attempt > retries:
-        return 0  # Last attempt: the failed run stands, flagged by validation.
-    manifest.unlink()
-    return 1
+    last = attempt > retries
+    keep_attempt(run_dir, failures / run_key / f"attempt-{attempt}", move=not last)
+    # The last attempt stands as the run, failed or unstable, flagged by validation.
+    return 0 if last else 1
 
 
 if __name__ == "__main__":

@@ -1,0 +1,180 @@
+"""`mwlab dataset merge`: one reference dataset from two that measured different studies of one
+profile, each with its own measurement code.
+
+Pieces of one measurement share their code (`mwlab measure --onto` refuses other code), so a
+study added to the catalogue after a dataset was measured would otherwise mean measuring every
+study again. The studies share no run, budget or calibration target, so each may be measured on
+its own: the second dataset's plan (its catalogue and profile) must plan the first's families
+exactly as the first's own plan did, and the calibrations must be one scale model (same scale,
+bounds and settings; no target serving studies of both). The merged dataset takes every study's
+tables and speed factors from the dataset that measured it, the second's plan, the first's
+machine, delay check and environment (with the tools only the second used), and a provenance
+computed again from all tables that names each study's commit and code fingerprint.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+from analysis import calibration, dataset, provenance
+from mwlab.catalogue import expand, load_catalogue, load_profile
+
+CAL = "calibration.json"
+
+
+class MergeError(Exception):
+    """Two datasets that cannot be merged, with the reason."""
+
+
+def _plan(folder: Path, families: list[str]) -> list[tuple[str, str, str]]:
+    """How a dataset's own plan runs these families: path, spec and scale model of each run."""
+    # A dataset's profile names no results folder: the report's build gives it one.
+    config = {"results": str(folder), **yaml.safe_load((folder / dataset.STUDY).read_text())}
+    runs = expand(
+        load_catalogue(folder / dataset.CATALOGUE), load_profile(config, source=str(folder))
+    )
+    return sorted(
+        (r.path, json.dumps(r.spec, sort_keys=True), json.dumps(r.scale_model, sort_keys=True))
+        for r in runs
+        if r.family in families
+    )
+
+
+def studies(folder: Path) -> dict[str, list[str]]:
+    """The studies a dataset holds, each with its families (from its own catalogue)."""
+    catalogue = load_catalogue(folder / dataset.CATALOGUE)
+    out: dict[str, list[str]] = {}
+    for family in dataset.families(folder):
+        out.setdefault(str(catalogue[family].study), []).append(family)
+    return out
+
+
+def fingerprints(doc: dict[str, Any], held: dict[str, list[str]]) -> dict[str, str | None]:
+    """Each study's measurement-code fingerprint: a merged dataset names them per study, a
+    measurement's one holds for all its studies."""
+    return {s: (doc.get("fingerprints") or {}).get(s, doc.get("fingerprint")) for s in held}
+
+
+def check(first: Path, second: Path) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """The studies of both datasets, after refusing a pair that cannot be merged."""
+    for folder in (first, second):
+        try:
+            dataset.verify(folder)
+        except dataset.DatasetError as e:
+            raise MergeError(str(e)) from None
+    docs = [dataset.provenance(first), dataset.provenance(second)]
+    if docs[0].get("profile") != docs[1].get("profile"):
+        raise MergeError(
+            f"{first} holds profile {docs[0].get('profile')!r}, {second} "
+            f"{docs[1].get('profile')!r}: a dataset holds one profile"
+        )
+    held = (studies(first), studies(second))
+    shared = sorted(set(held[0]) & set(held[1]))
+    if shared:
+        raise MergeError(
+            f"both datasets hold study {', '.join(shared)}: a study is measured with one code "
+            "(measure its other families with `mwlab measure --onto`)"
+        )
+    mine = sorted(f for fams in held[0].values() for f in fams)
+    try:
+        planned = _plan(second, mine)
+    except (KeyError, ValueError) as e:
+        raise MergeError(f"{second}'s plan cannot plan {first}'s families: {e}") from None
+    own = _plan(first, mine)
+    if planned != own:
+        paths = sorted({p for p, *_ in set(planned) ^ set(own)})
+        raise MergeError(
+            f"{second}'s catalogue and profile plan {first}'s families otherwise than its own "
+            f"did ({len(paths)} run(s) differ, e.g. {', '.join(paths[:3])}): merge only "
+            "measurements whose plans agree on the earlier studies"
+        )
+    return held
+
+
+def _tools(first: Path, second: Path, staging: Path) -> None:
+    """The first's tools, with those only the second used (PostgreSQL for its study)."""
+    name = "environment/tools.json"
+    tools = json.loads((second / name).read_text()) | json.loads((first / name).read_text())
+    (staging / name).write_text(json.dumps(dict(sorted(tools.items())), indent=2) + "\n")
+
+
+def stage(first: Path, second: Path, out: Path, held: tuple[dict, dict]) -> Path:
+    """The merged files in `out`'s staging folder (without provenance and manifest)."""
+    if out.exists():
+        raise MergeError(f"{out}: exists already; a dataset is never overwritten")
+    staging = out.with_name(out.name + ".partial")
+    if staging.exists():
+        shutil.rmtree(staging)
+    skip = {dataset.PROVENANCE, dataset.VERDICTS, dataset.MANIFEST}
+    # The first's files (its machine, delay check, environment), then the second's families.
+    for name in dataset.read_manifest(first):
+        if name not in skip:
+            (staging / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(first / name, staging / name)
+    for family in dataset.families(second):
+        shutil.copytree(second / "data" / family, staging / "data" / family)
+    for table in dataset.RUN_TABLES:
+        name = f"data/{table}.parquet"
+        merged = pd.concat([pd.read_parquet(first / name), pd.read_parquet(second / name)])
+        merged.to_parquet(staging / f"{name}.tmp", index=False)
+        dataset.compact(staging / f"{name}.tmp", staging / name)
+        (staging / f"{name}.tmp").unlink()
+    _tools(first, second, staging)
+    # Without the scale model a measurement has no calibration; with it, both studies' do.
+    cal = [json.loads(p.read_text()) for p in (first / CAL, second / CAL) if p.is_file()]
+    if len(cal) == 2:
+        try:
+            merged_cal = calibration.merge(cal[0], cal[1], held[0])
+        except calibration.CalibrationError as e:
+            raise MergeError(str(e)) from None
+        (staging / CAL).write_text(json.dumps(merged_cal, indent=2, sort_keys=True) + "\n")
+    elif (second / CAL).is_file():
+        shutil.copy2(second / CAL, staging / CAL)
+    # The second's plan plans both (checked), and carries the second study's settings.
+    for name in (dataset.STUDY, dataset.CATALOGUE):
+        shutil.copy2(second / name, staging / name)
+    return staging
+
+
+def provenance_of(staging: Path, first: Path, second: Path, held: tuple[dict, dict]) -> dict:
+    """The merged dataset's provenance, computed again from its tables: every piece of both
+    (each with its studies' fingerprint), and per study the commit and code it was measured
+    with."""
+    docs = [dataset.provenance(first), dataset.provenance(second)]
+    pieces, by_study = [], {}
+    for doc, mine in zip(docs, held, strict=True):
+        codes = fingerprints(doc, mine)
+        for piece in doc.get("pieces") or []:
+            fams = piece.get("families") or [f for fs in mine.values() for f in fs]
+            own = sorted({s for s, fs in mine.items() if set(fs) & set(fams)})
+            pieces.append({**piece, "studies": own, "fingerprint": codes[own[0]] if own else None})
+        commits = doc.get("study_commits") or {}
+        for study in mine:
+            by_study[study] = {
+                "commit": commits.get(study, {}).get("commit", doc.get("commit")),
+                "fingerprint": codes[study],
+            }
+    profile = str(docs[1]["profile"])
+    doc = provenance.of_dataset(
+        staging,
+        profile,
+        {"pieces": pieces, "fingerprint": None},
+        {
+            "study_sha256": dataset.sha256(staging / dataset.STUDY),
+            "catalogue_sha256": dataset.sha256(staging / dataset.CATALOGUE),
+        },
+    )
+    held_families = sorted(f for h in held for fs in h.values() for f in fs)
+    return doc | {
+        "commits": list(dict.fromkeys(p["commit"] for p in pieces if p.get("commit"))),
+        "families": held_families,
+        "fingerprints": {s: v["fingerprint"] for s, v in sorted(by_study.items())},
+        "study_commits": dict(sorted(by_study.items())),
+        "merged_from": [str(first), str(second)],
+    }

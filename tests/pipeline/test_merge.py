@@ -1,0 +1,138 @@
+"""Two studies measured on their own and merged into one dataset (`mwlab dataset merge`,
+mwlab/datasetmerge.py): a 2018 family and a 2015 family of the `studies` profile, each
+measured and archived alone, merge into one dataset that holds both, verifies, counts every
+run and names each study's commit and code; pairs that are not one study each, or whose plans
+disagree, are refused."""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from analysis import calibration, dataset, provenance
+from tests.capabilities import provided
+
+Mwlab = Callable[..., subprocess.CompletedProcess[str]]
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.timeout(900)
+
+
+def _ok(done: subprocess.CompletedProcess[str]) -> str:
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout + done.stderr
+
+
+def _measured(mwlab: Mwlab, tmp_path: Path, family: str, out: Path) -> Path:
+    results = tmp_path / family
+    _ok(mwlab("measure", "--profile", "studies", "--results", str(results), "--families", family))
+    _ok(mwlab("dataset", "archive", "--profile", "studies", "--results", str(results),
+              "--out", str(out)))  # fmt: skip
+    return out
+
+
+def test_two_studies_measured_apart_merge_into_one_dataset(tmp_path: Path, mwlab: Mwlab) -> None:
+    provided((ROOT / "build" / "loadgen.jar").exists(), "build/loadgen.jar", "make build")
+    data = tmp_path / "data" / "studies"
+    memcached = _measured(mwlab, tmp_path, "baseline_direct", data / "2026-01-01")
+    queue = _measured(mwlab, tmp_path, "mq_db_baseline", data / "2026-01-02")
+    assert dataset.provenance(queue)["complete"] is False
+
+    merged = data / "2026-01-03"
+    out = _ok(mwlab("dataset", "merge", str(memcached), str(queue), "--out", str(merged)))
+    assert "studies 2015 (" in out and "2018 (" in out
+    dataset.verify(merged)
+    doc = dataset.provenance(merged)
+    assert doc["complete"] is True
+    assert doc["families"] == dataset.families(merged) == ["baseline_direct", "mq_db_baseline"]
+    assert sorted(doc["study_commits"]) == sorted(doc["fingerprints"]) == ["2015", "2018"]
+    for study, folder in (("2018", memcached), ("2015", queue)):
+        assert doc["fingerprints"][study] == dataset.provenance(folder)["fingerprint"]
+    assert [p["studies"] for p in doc["pieces"]] == [["2018"], ["2015"]]
+    # Every run of both, counted again from the merged tables.
+    times = pd.read_parquet(merged / "data" / "run_times.parquet")
+    parts = [pd.read_parquet(f / "data" / "run_times.parquet") for f in (memcached, queue)]
+    assert len(times) == sum(len(p) for p in parts) == doc["runs"]["total"]
+    assert set(times["family"]) == {"baseline_direct", "mq_db_baseline"}
+    # PostgreSQL's tools come with the study that used them; the machine is the first's.
+    tools = json.loads((merged / "environment" / "tools.json").read_text())
+    assert "initdb" in tools and "memcached" in tools
+    assert dataset.latest(tmp_path / "data", prefer="studies") == merged
+
+    # A study measured in both is refused: its families are measured with one code.
+    twice = mwlab("dataset", "merge", str(memcached), str(memcached), "--out", str(tmp_path / "x"))
+    assert twice.returncode != 0 and "both datasets hold study 2018" in twice.stderr
+    assert not (tmp_path / "x").exists()
+    # So is a second plan that would plan the first's families otherwise.
+    other = tmp_path / "other"
+    shutil.copytree(queue, other)
+    study = yaml.safe_load((other / dataset.STUDY).read_text())
+    study["families"]["baseline_direct"]["levels"]["virtual_clients"] = [1, 3]
+    (other / dataset.STUDY).write_text(yaml.safe_dump(study))
+    dataset.write_manifest(other)
+    refused = mwlab("dataset", "merge", str(memcached), str(other), "--out", str(tmp_path / "y"))
+    assert refused.returncode != 0 and "otherwise than its own did" in refused.stderr
+    assert "virtual_clients=3/rep1" in refused.stderr
+
+
+def _calibration() -> dict:
+    return json.loads((ROOT / "data" / "quick" / "2026-11-26-2" / "calibration.json").read_text())
+
+
+def test_a_merged_calibration_takes_each_study_from_its_own_measurement() -> None:
+    first = _calibration()  # the 2016 and 2018 studies' targets
+    second = copy.deepcopy(first)
+    second["speed_factors"] = {s: {"server": 0.9} for s in ("2015", "2016", "2018")}
+    second["settings"]["studies"] = {"2015": 0.2}  # a study's own factor may differ
+    db = {"name": "database_baseline_2015", "study": "2015", "studies": ["2015"], "runs": []}
+    second["targets"].append(db)
+    second["warnings"] = ["calibration run calibration/target=database_baseline_2015,speed=0.4"
+                          "/rep1: steal 30% > 20%; its fit may not hold",
+                          "calibration run calibration/target=server_write_max,speed=0.2/rep1: "
+                          "steal 30% > 20%; its fit may not hold"]  # fmt: skip
+    merged = calibration.merge(first, second, ["2016", "2018"])
+    assert merged["speed_factors"]["2015"] == {"server": 0.9}
+    for study in ("2016", "2018"):
+        assert merged["speed_factors"][study] == first["speed_factors"][study]
+    assert [t["name"] for t in merged["targets"]] == [
+        *(t["name"] for t in first["targets"]),
+        "database_baseline_2015",
+    ]
+    assert merged["targets"][:-1] == first["targets"]
+    # A warning goes with its run's target: the second's memcached runs are not the data's.
+    assert len(merged["warnings"]) == 1 and "database_baseline_2015" in merged["warnings"][0]
+    assert merged["settings"]["studies"] == {"2015": 0.2}
+
+    # One target serving studies of both measurements: no single fit would hold for both.
+    with pytest.raises(calibration.CalibrationError, match="server_write_max serves studies"):
+        calibration.merge(first, second, ["2018"])
+    # Another scale or other settings: not one model.
+    other = copy.deepcopy(second)
+    other["settings"]["duration_s"] = 99.0
+    with pytest.raises(calibration.CalibrationError, match="differ in settings"):
+        calibration.merge(first, other, ["2016", "2018"])
+    other = {**second, "scale": 0.1}
+    with pytest.raises(calibration.CalibrationError, match="differ in scale"):
+        calibration.merge(first, other, ["2016", "2018"])
+
+
+def test_the_report_names_each_studys_commit() -> None:
+    one = provenance.macros({"commit": "60fe0f5df149db7ea9afc487c01d9eec7f439f4e"}, "data")
+    assert r"\newcommand{\DataCommit}{\texttt{60fe0f5df149}}" in one
+    assert r"\newcommand{\DataCommitWord}{commit}" in one
+    by_study = {"2016": {"commit": "60fe0f5df149db7"}, "2018": {"commit": "60fe0f5df149db7"},
+                "2015": {"commit": "a976103a1b2c3d4e"}}  # fmt: skip
+    two = provenance.macros({"commit": "a976103a1b2c3d4e", "study_commits": by_study}, "data")
+    assert (
+        r"\newcommand{\DataCommit}{\texttt{a976103a1b2c} (the 2015 study) and "
+        r"\texttt{60fe0f5df149} (the 2016 and 2018 studies)}" in two
+    )
+    assert r"\newcommand{\DataCommitWord}{commits}" in two
