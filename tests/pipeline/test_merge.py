@@ -75,12 +75,12 @@ def test_two_studies_measured_apart_merge_into_one_dataset(tmp_path: Path, mwlab
     other = tmp_path / "other"
     shutil.copytree(queue, other)
     study = yaml.safe_load((other / dataset.STUDY).read_text())
-    study["families"]["baseline_direct"]["levels"]["virtual_clients"] = [1, 3]
+    study["families"]["baseline_direct"]["levels"]["virtual_clients"] = [1, 4]
     (other / dataset.STUDY).write_text(yaml.safe_dump(study))
     dataset.write_manifest(other)
     refused = mwlab("dataset", "merge", str(memcached), str(other), "--out", str(tmp_path / "y"))
     assert refused.returncode != 0 and "otherwise than its own did" in refused.stderr
-    assert "virtual_clients=3/rep1" in refused.stderr
+    assert "virtual_clients=4/rep1" in refused.stderr
 
 
 def _calibration() -> dict:

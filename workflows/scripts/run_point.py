@@ -176,8 +176,6 @@ if __name__ == "__main__":
             retries=int(sm.params.retries),
             log=Path(sm.log[0]),
             # A calibration run on a disturbed machine would fit another machine.
-            judge=(
-                disturbed if sm.wildcards.family == "calibration" else unstable(spec)
-            ),
+            judge=(disturbed if sm.wildcards.family == "calibration" else unstable(spec)),
         )
     )
