@@ -76,10 +76,10 @@ def test_a_calibration_run_on_a_disturbed_machine_is_measured_again(tmp_path, mo
         assert read_manifest(path)["status"] == "ok"
         return "steal 41% > 20%"
 
-    def once(n: int) -> int:
+    def once(n: int, reruns: int | None = None) -> int:
         return run_point.run(spec=spec, manifest=manifest, failures=tmp_path / "failures",
                              attempt=n, retries=1, log=tmp_path / "run.log",
-                             judge=judge)  # fmt: skip
+                             judge=judge, reruns=reruns)  # fmt: skip
 
     # A run that measured fine on a disturbed machine is kept aside and measured again...
     assert once(1) == 1
@@ -88,6 +88,10 @@ def test_a_calibration_run_on_a_disturbed_machine_is_measured_again(tmp_path, mo
     assert "measuring again: steal 41% > 20%" in (tmp_path / "run.log").read_text()
     # ... and the last attempt stands, whatever the judge says.
     assert once(2) == 0
+    assert read_manifest(manifest)["status"] == "ok"
+    # With no reruns for what the judge finds (a profile's `run.reruns: 0`), the first stands.
+    manifest.unlink()
+    assert once(1, reruns=0) == 0
     assert read_manifest(manifest)["status"] == "ok"
     # Other runs are measured again when unstable, on a quiet machine too (this one has too
     # few windows in 2 s); the reason names what disturbed the machine, if anything did.

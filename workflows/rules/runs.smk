@@ -43,7 +43,9 @@ rule run_point:
         spec=lambda w: RUNS[f"{w.family}/{w.point}/rep{w.rep}"].spec,
         scale_model=lambda w: RUNS[f"{w.family}/{w.point}/rep{w.rep}"].scale_model,
         failures=f"{RESULTS}/failures",
-        retries=lambda w: RETRIES if w.family == "calibration" else max(RETRIES, RERUNS),
+        retries=RETRIES,
+        # A calibration run on a disturbed machine is measured again as a failed one is.
+        reruns=lambda w: RETRIES if w.family == "calibration" else RERUNS,
     threads: MEASUREMENT_THREADS
     resources:
         testbed=1,

@@ -120,9 +120,11 @@ def run(
     retries: int,
     log: Path,
     judge: Callable[[Path], str | None] | None = None,
+    reruns: int | None = None,
 ) -> int:
-    """One attempt at a run; 1 asks Snakemake for another. A run that `judge` finds fault
-    with is measured again too, while attempts remain; the last attempt stands."""
+    """One attempt at a run; 1 asks Snakemake for another. A failed run is measured again
+    while `retries` remain, a run that `judge` finds fault with while `reruns` do (default:
+    `retries`); the last attempt stands."""
     run_dir = manifest.parent
     run_key = Path(spec["name"])
     if run_dir.exists() and any(run_dir.iterdir()):
@@ -145,20 +147,24 @@ def run(
         str(run_dir),
     ]
     started_at = now()
-    code, offset = run_measurement(command, log, f"attempt {attempt} of {retries + 1}")
+    attempts = max(retries, reruns or 0) + 1
+    code, offset = run_measurement(command, log, f"attempt {attempt} of {attempts}")
     point_file.unlink(missing_ok=True)
+    kept = failures / run_key / f"attempt-{attempt}"
     if code == 0 and _status(manifest) == "ok":
         why = judge(manifest) if judge is not None else None
-        if why is None or attempt > retries:
+        if why is None or attempt > (retries if reruns is None else reruns):
             return 0
         with log.open("a") as out:
             out.write(f"measuring again: {why}\n")
     else:
         ensure_manifest(manifest, spec, code, started_at, _last_line(log, offset))
-    last = attempt > retries
-    keep_attempt(run_dir, failures / run_key / f"attempt-{attempt}", move=not last)
-    # The last attempt stands as the run, failed or unstable, flagged by validation.
-    return 0 if last else 1
+        if attempt > retries:
+            # The last attempt: the failed run stands, flagged by validation.
+            keep_attempt(run_dir, kept)
+            return 0
+    keep_attempt(run_dir, kept, move=True)
+    return 1
 
 
 if __name__ == "__main__":
@@ -174,6 +180,7 @@ if __name__ == "__main__":
             failures=Path(sm.params.failures),
             attempt=int(sm.resources.attempt),
             retries=int(sm.params.retries),
+            reruns=int(sm.params.reruns),
             log=Path(sm.log[0]),
             # A calibration run on a disturbed machine would fit another machine.
             judge=(disturbed if sm.wildcards.family == "calibration" else unstable(spec)),
