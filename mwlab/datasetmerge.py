@@ -156,9 +156,12 @@ def provenance_of(staging: Path, first: Path, second: Path, held: tuple[dict, di
             pieces.append({**piece, "studies": own, "fingerprint": codes[own[0]] if own else None})
         commits = doc.get("study_commits") or {}
         for study in mine:
+            earlier = commits.get(study, {})
             by_study[study] = {
-                "commit": commits.get(study, {}).get("commit", doc.get("commit")),
+                "commit": earlier.get("commit", doc.get("commit")),
                 "fingerprint": codes[study],
+                # The machine may differ between the two measurements (another VM host).
+                "machine": earlier.get("machine", doc.get("machine")),
             }
     profile = str(docs[1]["profile"])
     doc = provenance.of_dataset(

@@ -57,6 +57,7 @@ def test_two_studies_measured_apart_merge_into_one_dataset(tmp_path: Path, mwlab
     for study, folder in (("2018", memcached), ("2015", queue)):
         assert doc["fingerprints"][study] == dataset.provenance(folder)["fingerprint"]
     assert [p["studies"] for p in doc["pieces"]] == [["2018"], ["2015"]]
+    assert doc["study_commits"]["2015"]["machine"] == dataset.provenance(queue)["machine"]
     # Every run of both, counted again from the merged tables.
     times = pd.read_parquet(merged / "data" / "run_times.parquet")
     parts = [pd.read_parquet(f / "data" / "run_times.parquet") for f in (memcached, queue)]
