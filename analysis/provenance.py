@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -132,25 +132,40 @@ def _short(commit: str) -> str:
     return commit[:12] + ("-dirty" if commit.endswith("-dirty") else "")
 
 
-def _by_commit(doc: Mapping[str, Any]) -> dict[str, list[str]]:
-    """The studies each commit measured, where a merged dataset names them (`study_commits`)."""
+def _machine(machine: Mapping[str, Any]) -> str:
+    return (
+        f"{machine.get('cores', '?')} cores, {machine.get('cpu_model') or 'unknown CPU'}, "
+        f"Linux {machine.get('kernel', '?')}"
+    )
+
+
+def _by_study(
+    doc: Mapping[str, Any], what: Callable[[Mapping[str, Any]], str]
+) -> dict[str, list[str]]:
+    """The studies sharing each value of `what` (a commit, a machine), where a merged dataset
+    names each study's (`study_commits`)."""
     out: dict[str, list[str]] = {}
     for study, where in sorted((doc.get("study_commits") or {}).items()):
-        out.setdefault(str(where.get("commit")), []).append(study)
+        out.setdefault(what(where), []).append(study)
     return out
 
 
-def _commits(doc: Mapping[str, Any], commit: str) -> str:
-    """The commit the data was measured with, in typewriter; one per study where a merged
-    dataset's studies were measured with different code."""
-    by_commit = _by_commit(doc)
-    if len(by_commit) <= 1:
-        return rf"\texttt{{{escape(_short(commit))}}}"
+def _per_study(groups: dict[str, list[str]], whole: str) -> str:
+    """`whole` where every study shares one value; otherwise each value with its studies."""
+    if len(groups) <= 1:
+        return whole
     return " and ".join(
-        rf"\texttt{{{escape(_short(c))}}} (the {' and '.join(studies)}"
-        + (" studies)" if len(studies) > 1 else " study)")
-        for c, studies in by_commit.items()
+        f"{value} (the {' and '.join(studies)}" + (" studies)" if len(studies) > 1 else " study)")
+        for value, studies in groups.items()
     )
+
+
+def _commits(doc: Mapping[str, Any]) -> dict[str, list[str]]:
+    return _by_study(doc, lambda where: rf"\texttt{{{escape(_short(str(where.get('commit'))))}}}")
+
+
+def _machines(doc: Mapping[str, Any]) -> dict[str, list[str]]:
+    return _by_study(doc, lambda where: escape(_machine(where.get("machine") or {})))
 
 
 def macros(doc: Mapping[str, Any], source: str) -> str:
@@ -160,23 +175,17 @@ def macros(doc: Mapping[str, Any], source: str) -> str:
     machine = doc.get("machine") or {}
     runs = doc.get("runs") or {}
     commit = str(doc.get("commit") or "unknown")
+    commits = _commits(doc)
     return "".join(
         [
             _macro("DataSource", escape(source)),
             _macro("DataProfile", escape(str(doc.get("profile", "?")))),
-            _macro("DataCommit", _commits(doc, commit)),
-            _macro("DataCommitWord", "commits" if len(_by_commit(doc)) > 1 else "commit"),
+            _macro("DataCommit", _per_study(commits, rf"\texttt{{{escape(_short(commit))}}}")),
+            _macro("DataCommitWord", "commits" if len(commits) > 1 else "commit"),
             _macro("DataDates", when),
             _macro("DataDays", len(days)),
             _macro("DataPieces", len(doc.get("pieces") or []) or 1),
-            _macro(
-                "DataMachine",
-                escape(
-                    f"{machine.get('cores', '?')} cores, "
-                    f"{machine.get('cpu_model') or 'unknown CPU'}, "
-                    f"Linux {machine.get('kernel', '?')}"
-                ),
-            ),
+            _macro("DataMachine", _per_study(_machines(doc), escape(_machine(machine)))),
             _macro("DataRuns", runs.get("total", 0)),
             _macro("DataStable", runs.get("stable", 0)),
             _macro("DataUnstable", runs.get("unstable", 0)),

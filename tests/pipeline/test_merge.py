@@ -125,13 +125,25 @@ def test_a_merged_calibration_takes_each_study_from_its_own_measurement() -> Non
         calibration.merge(first, other, ["2016", "2018"])
 
 
-def test_the_report_names_each_studys_commit() -> None:
-    one = provenance.macros({"commit": "60fe0f5df149db7ea9afc487c01d9eec7f439f4e"}, "data")
+def test_the_report_names_each_studys_commit_and_machine() -> None:
+    xeon = {"cores": 2, "cpu_model": "Intel Xeon", "kernel": "6.1"}
+    epyc = {"cores": 2, "cpu_model": "AMD EPYC", "kernel": "6.1"}
+    one = provenance.macros(
+        {"commit": "60fe0f5df149db7ea9afc487c01d9eec7f439f4e", "machine": xeon}, "data"
+    )
     assert r"\newcommand{\DataCommit}{\texttt{60fe0f5df149}}" in one
     assert r"\newcommand{\DataCommitWord}{commit}" in one
-    by_study = {"2016": {"commit": "60fe0f5df149db7"}, "2018": {"commit": "60fe0f5df149db7"},
-                "2015": {"commit": "a976103a1b2c3d4e"}}  # fmt: skip
-    two = provenance.macros({"commit": "a976103a1b2c3d4e", "study_commits": by_study}, "data")
+    assert r"\newcommand{\DataMachine}{2 cores, Intel Xeon, Linux 6.1}" in one
+    by_study = {"2016": {"commit": "60fe0f5df149db7", "machine": xeon},
+                "2018": {"commit": "60fe0f5df149db7", "machine": xeon},
+                "2015": {"commit": "a976103a1b2c3d4e", "machine": epyc}}  # fmt: skip
+    two = provenance.macros(
+        {"commit": "a976103a1b2c3d4e", "machine": xeon, "study_commits": by_study}, "data"
+    )
+    assert (
+        r"\newcommand{\DataMachine}{2 cores, AMD EPYC, Linux 6.1 (the 2015 study) and "
+        r"2 cores, Intel Xeon, Linux 6.1 (the 2016 and 2018 studies)}" in two
+    )
     assert (
         r"\newcommand{\DataCommit}{\texttt{a976103a1b2c} (the 2015 study) and "
         r"\texttt{60fe0f5df149} (the 2016 and 2018 studies)}" in two
