@@ -31,7 +31,7 @@ from typing import Any
 import click
 import yaml
 
-from analysis import dataset, provenance
+from analysis import dataset, provenance, testbed_summary
 from analysis.provenance import git_commit
 from mwlab import datasetmerge
 from mwlab.catalogue import (
@@ -153,6 +153,43 @@ def check_onto(onto: Path, profile: str, code: str) -> list[str]:
             f"this checkout's is {code[:12]}. Check out its commit to measure the next piece"
         )
     return dataset.families(onto)
+
+
+def machine() -> dict[str, Any]:
+    """What of this machine decides the calibration's speed factors: its CPU and cores."""
+    host = testbed_summary.host()
+    return {key: host[key] for key in ("cpu_model", "cores")}
+
+
+def calibrated_on(results: Path, onto: Path | None) -> dict[str, Any] | None:
+    """The machine the calibration this piece measures with was measured on: the earlier
+    dataset's (`onto`) or, for a later piece in the same folder, the first piece's; None for a
+    first piece, which calibrates here."""
+    if onto is not None:
+        return dataset.provenance(onto).get("machine")
+    host = results / "environment" / "host.json"
+    return json.loads(host.read_text()) if host.exists() else None
+
+
+def check_machine(calibration: dict[str, Any] | None, here: dict[str, Any], other: bool) -> None:
+    """Refuse to measure on another CPU than the calibration's, unless `other` (--other-machine):
+    a speed factor holds for the CPU it was fitted on."""
+    if calibration is None:
+        return
+    theirs = {key: calibration.get(key) for key in here}
+    if theirs == here:
+        return
+    said = (
+        f"the calibration was measured on {theirs['cores']} cores of {theirs['cpu_model']!r}, "
+        f"this machine has {here['cores']} of {here['cpu_model']!r}"
+    )
+    if not other:
+        raise MeasureError(
+            f"{said}: its speed factors need not hold here. Measure the next piece on a machine "
+            "like the first, start a new measurement (another --results, without --onto), "
+            "or pass --other-machine to measure anyway (the piece records it)"
+        )
+    click.echo(f"measure: {said}; measuring anyway (--other-machine)", err=True)
 
 
 def finished_families(record: dict[str, Any]) -> set[str]:
@@ -330,6 +367,11 @@ def _report(progress: Progress, stop: threading.Event, every_s: float) -> None:
     help="A later piece: the dataset of the earlier ones (measured with the same code), whose "
     "calibration it measures with; default families: the ones that dataset lacks.",
 )
+@click.option(
+    "--other-machine",
+    is_flag=True,
+    help="Measure a later piece on another CPU than its calibration's (refused otherwise).",
+)
 def measure_command(
     profile: str,
     results: Path | None,
@@ -337,6 +379,7 @@ def measure_command(
     progress_every: float,
     families: str | None,
     onto: Path | None,
+    other_machine: bool,
 ) -> None:
     """Measure a profile to its provenance (every run, tidy table and the validation), resuming
     a measurement a kill or a reboot interrupted. `mwlab paper` then builds its report."""
@@ -370,14 +413,20 @@ def measure_command(
             )
         if onto:
             record["onto"] = str(onto)
+        here = machine()
+        calibration = calibrated_on(results, onto)
+        check_machine(calibration, here, other_machine)
         for item in reclaim(root, results, study.parent):
             click.echo(f"measure: reclaimed {item}", err=True)
         entry: dict[str, Any] = {
             "commit": git_commit(root),
             "families": piece,
+            "machine": here,
             "started_at": _now(),
             "finished_at": None,
         }
+        if calibration is not None and other_machine:
+            entry["calibrated_on"] = {key: calibration.get(key) for key in here}
         record["pieces"].append(entry)
         record["complete"] = False
         write_record(results, record)

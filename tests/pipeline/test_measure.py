@@ -44,6 +44,27 @@ def test_an_unknown_profile_is_named(tmp_path: Path) -> None:
         measure.study_file(ROOT, "nope")
 
 
+def test_a_piece_on_another_cpu_than_its_calibration_is_refused(tmp_path: Path) -> None:
+    here = measure.machine()
+    assert here["cores"] >= 1 and set(here) == {"cpu_model", "cores"}
+    # A later piece in the same folder measures with the first piece's calibration.
+    (tmp_path / "environment").mkdir()
+    host = {**here, "cpu_model": "Other CPU 9000", "kernel": "6.1"}
+    (tmp_path / "environment" / "host.json").write_text(json.dumps(host))
+    assert measure.calibrated_on(tmp_path, None) == host
+    measure.check_machine({**here, "kernel": "another"}, here, other=False)  # the CPU decides
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "mwlab", "measure", "--profile", "smoke"]
+    refused = subprocess.run(
+        [*command, "--results", str(tmp_path)], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert refused.returncode != 0
+    assert "Other CPU 9000" in refused.stderr and "--other-machine" in refused.stderr
+    # Nothing was measured or recorded.
+    assert not (tmp_path / measure.RECORD).exists() and not (tmp_path / "runs").exists()
+    measure.check_machine(host, here, other=True)
+
+
 def _measure(results: Path, log: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env["PATH"] = f"{Path(sys.executable).parent}:{env.get('PATH', '')}"
