@@ -51,7 +51,7 @@ public final class MemtierReport {
           percentiles));
       total.add(s, 0);
     }
-    all.put("Waits", block(TypeStats.newHistogram(), 0, 0, 0, i -> TypeStats.newHistogram(), n,
+    all.put("Waits", block(TypeStats.newHistogram(), 0, 0, 0, i -> TypeStats.newWindowHistogram(), n,
         seconds, percentiles));
     all.put("Totals", block(total.total(), total.hits(), total.misses(), total.bytes(),
         total::window, n, seconds, percentiles));

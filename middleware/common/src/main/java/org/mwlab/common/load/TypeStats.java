@@ -3,8 +3,14 @@ package org.mwlab.common.load;
 import java.util.ArrayList;
 import java.util.List;
 import org.HdrHistogram.Histogram;
+import org.HdrHistogram.PackedHistogram;
 
-/** Latencies (µs) and counters of one request type, for the whole run and per window of the time series. */
+/**
+ * Latencies (µs) and counters of one request type, for the whole run and per window of the time
+ * series. A window's histogram is packed: it takes memory for the values it holds, not for the
+ * whole range (a full one is about 190 KB), so a long run of many clients and short windows fits
+ * in the heap.
+ */
 public final class TypeStats {
 
   /** Highest latency tracked: one hour in microseconds. */
@@ -24,6 +30,11 @@ public final class TypeStats {
     return new Histogram(HIGHEST_US, DIGITS);
   }
 
+  /** A window's histogram: the same range and precision, in memory for what it holds. */
+  public static Histogram newWindowHistogram() {
+    return new PackedHistogram(HIGHEST_US, DIGITS);
+  }
+
   public void record(
       final int window,
       final long latencyUs,
@@ -38,7 +49,7 @@ public final class TypeStats {
     }
     Histogram h = perWindow.get(window);
     if (h == null) {
-      h = newHistogram();
+      h = newWindowHistogram();
       perWindow.set(window, h);
     }
     h.recordValue(v);
@@ -64,7 +75,7 @@ public final class TypeStats {
         perWindow.add(null);
       }
       if (perWindow.get(at) == null) {
-        perWindow.set(at, newHistogram());
+        perWindow.set(at, newWindowHistogram());
       }
       perWindow.get(at).add(h);
     }
@@ -82,7 +93,7 @@ public final class TypeStats {
   /** Histogram of window {@code s}; empty if nothing completed in it. */
   public Histogram window(final int s) {
     final Histogram h = s < perWindow.size() ? perWindow.get(s) : null;
-    return h == null ? newHistogram() : h;
+    return h == null ? newWindowHistogram() : h;
   }
 
   public int windows() {
