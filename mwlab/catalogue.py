@@ -51,6 +51,9 @@ class Family:
     split: str | None
     # "isolated" where the family's points cannot run in series; None: the profile's choice.
     protocol: str | None
+    # True where a trend over the run is the family's result (a stability run): an unstable
+    # run is not measured again for it.
+    trend_is_result: bool
     factors: tuple[Factor, ...]
     fixed: dict[str, Any]
     repetitions: int
@@ -172,6 +175,7 @@ def load_catalogue(path: Path = CATALOGUE) -> dict[str, Family]:
             design=raw.get("design", "sweep"),
             split=split,
             protocol=raw.get("protocol"),
+            trend_is_result=raw.get("trend") == "result",
             factors=factors,
             fixed=merge(defaults["fixed"], raw.get("fixed", {})),
             repetitions=defaults["repetitions"],
@@ -460,6 +464,13 @@ def in_series(runs: list[PlannedRun]) -> list[PlannedRun]:
 
 
 CALIBRATION = "calibration"  # the family name of the calibration runs
+
+
+def measured_again_when_unstable(family: str, families: dict[str, Family]) -> bool:
+    """Whether a run of `family` that fails the stability check is measured again (up to the
+    profile's `run.reruns`): not a calibration run, nor one of a family whose trend is its
+    result (`trend: result`); those are measured again only on a disturbed machine."""
+    return family != CALIBRATION and not families[family].trend_is_result
 
 
 def calibration_needed(runs: list[PlannedRun]) -> bool:

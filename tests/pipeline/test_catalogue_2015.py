@@ -16,6 +16,7 @@ from mwlab.catalogue import (
     calibration_plan,
     expand,
     load_catalogue,
+    measured_again_when_unstable,
 )
 from mwlab.plan_tables import catalogue_macros, render
 from testbed.point import HARNESS_CONNECTIONS, Point
@@ -152,3 +153,11 @@ def test_the_2015_calibration_target_runs_at_the_studys_scale() -> None:
         assert point.queue_settings.commit_delay_ms == 5.0
     memcached = [r for r in plan if r.levels["target"] == "server_write_max"]
     assert memcached and {r.spec["scale"] for r in memcached} == {0.05}
+
+
+def test_only_the_stability_run_keeps_its_trend() -> None:
+    # A stability run measured again until no trend showed would select its result.
+    families = load_catalogue()
+    kept = {n for n in families if not measured_again_when_unstable(n, families)}
+    assert kept == {"mq_stability"}
+    assert not measured_again_when_unstable("calibration", families)

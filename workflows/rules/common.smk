@@ -5,6 +5,7 @@ from pathlib import Path
 from mwlab.catalogue import calibration_needed, calibration_plan
 from mwlab.catalogue import expand as plan_runs
 from mwlab.catalogue import family_settings, load_catalogue, load_profile
+from mwlab.catalogue import measured_again_when_unstable
 
 from analysis import dataset as datasets
 

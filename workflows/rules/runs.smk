@@ -44,8 +44,12 @@ rule run_point:
         scale_model=lambda w: RUNS[f"{w.family}/{w.point}/rep{w.rep}"].scale_model,
         failures=f"{RESULTS}/failures",
         retries=RETRIES,
-        # A calibration run on a disturbed machine is measured again as a failed one is.
-        reruns=lambda w: RETRIES if w.family == "calibration" else RERUNS,
+        # A calibration run, or one whose trend is its result, is measured again only on a
+        # disturbed machine, as a failed one is; any other unstable one up to `reruns` times.
+        judge=lambda w: (
+            "unstable" if measured_again_when_unstable(w.family, FAMILIES) else "disturbed"
+        ),
+        reruns=lambda w: RERUNS if measured_again_when_unstable(w.family, FAMILIES) else RETRIES,
     threads: MEASUREMENT_THREADS
     resources:
         testbed=1,

@@ -6,10 +6,12 @@ manifest, so the pipeline goes on and the validation appendix shows the failure.
 left no valid manifest (bad input, or the testbed died) gets a complete failed one. A
 calibration run whose machine lost more than a fifth of its CPU to the hypervisor (steal),
 saturated, or changed its CPU's speed (testbed.speedprobe) is measured again the same way: its
-fit would describe another machine. Any other run is measured again when it is unstable, as a
-series step is (testbed.series), up to the profile's `reruns`: a run shorter than the swings
-of this machine's CPU speed can catch one as a trend (testbed/README.md, "Not yet steady").
-Every attempt is kept; the last stands.
+fit would describe another machine; so is a run of a family whose trend is its result (the
+catalogue's `trend: result`, the 2015 stability run), which measuring again until no trend
+shows would select. Any other run is measured again when it is unstable, as a series step is
+(testbed.series), up to the profile's `reruns`: a run shorter than the swings of this
+machine's CPU speed can catch one as a trend (testbed/README.md, "Not yet steady"). Every
+attempt is kept; the last stands.
 """
 
 import shutil
@@ -182,7 +184,8 @@ if __name__ == "__main__":
             retries=int(sm.params.retries),
             reruns=int(sm.params.reruns),
             log=Path(sm.log[0]),
-            # A calibration run on a disturbed machine would fit another machine.
-            judge=(disturbed if sm.wildcards.family == "calibration" else unstable(spec)),
+            # rule run_point's `judge`: "disturbed" for a calibration run (on a disturbed
+            # machine it would fit another) and a run whose trend is its result.
+            judge=(unstable(spec) if sm.params.judge == "unstable" else disturbed),
         )
     )
