@@ -222,12 +222,27 @@ def _kill(pids: list[str]) -> None:
             os.kill(int(pid), signal.SIGKILL)
 
 
-def _belongs(pid: str, anchor: str) -> bool:
+def _ancestors() -> set[int]:
+    """This process and the ones that started it (a shell, `timeout`, `nohup`), whose command
+    lines name the results folder too."""
+    pids, pid = set(), os.getpid()
+    while pid > 1 and pid not in pids:
+        pids.add(pid)
+        try:
+            stat = (Path("/proc") / str(pid) / "stat").read_text()
+        except OSError:
+            break
+        pid = int(stat.rsplit(")", 1)[1].split()[1])
+    return pids
+
+
+def _belongs(pid: str, anchor: str, own: frozenset[int] | set[int] = frozenset()) -> bool:
     """Whether a process was started for the results folder `anchor`: its command line names
-    it, or it runs in it (the testbed starts servers, middlewares and clients in run folders)."""
+    it, or it runs in it (the testbed starts servers, middlewares and clients in run folders);
+    never one of `own` (this measurement and its ancestors)."""
     proc = Path("/proc") / pid
     try:
-        if int(pid) == os.getpid():
+        if int(pid) in own:
             return False
         cmdline = (proc / "cmdline").read_bytes().decode(errors="replace")
         cwd = str((proc / "cwd").readlink())
@@ -275,8 +290,9 @@ def reclaim(root: Path, results: Path, profile_dir: Path) -> list[str]:
     the processes started for it, and Snakemake's stale lock. Returns what it removed."""
     anchor = str(results.resolve())
     removed = _reclaim_hosts(anchor)
+    own = _ancestors()
     for proc in Path("/proc").glob("[0-9]*"):
-        if _belongs(proc.name, anchor):
+        if _belongs(proc.name, anchor, own):
             _kill([proc.name])
             removed.append(f"process {proc.name}")
     # A killed Snakemake leaves its locks; --unlock removes every lock of the checkout.

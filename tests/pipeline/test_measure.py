@@ -65,6 +65,31 @@ def test_a_piece_on_another_cpu_than_its_calibration_is_refused(tmp_path: Path) 
     measure.check_machine(host, here, other=True)
 
 
+def test_reclaiming_spares_the_commands_that_started_the_measurement(tmp_path: Path) -> None:
+    # `timeout 9h mwlab measure --results X` or `nohup bash -c "... --results X"`: the wrapper's
+    # command line names the results folder; a client left running in it is still reclaimed.
+    anchor = str(tmp_path.resolve())
+    stray = subprocess.Popen(["sleep", "600"], cwd=anchor)  # a client left in a run folder
+    probe = (
+        "import os, sys; from mwlab import measure as m; a = sys.argv[1]; "
+        "print(m._belongs(str(os.getppid()), a, m._ancestors()), m._belongs(str(os.getppid()), a), "
+        f"m._belongs('{stray.pid}', a, m._ancestors()))"
+    )
+    try:
+        out = subprocess.run(
+            ["bash", "-c", f'{sys.executable} -c "{probe}" "$0"; true', anchor],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+    finally:
+        stray.kill()
+        stray.wait()
+    assert out == ["False", "True", "True"]
+
+
 def _measure(results: Path, log: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env["PATH"] = f"{Path(sys.executable).parent}:{env.get('PATH', '')}"
