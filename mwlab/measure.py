@@ -171,14 +171,14 @@ def calibrated_on(results: Path, onto: Path | None) -> dict[str, Any] | None:
     return json.loads(host.read_text()) if host.exists() else None
 
 
-def check_machine(calibration: dict[str, Any] | None, here: dict[str, Any], other: bool) -> None:
+def check_machine(calibration: dict[str, Any] | None, here: dict[str, Any], other: bool) -> bool:
     """Refuse to measure on another CPU than the calibration's, unless `other` (--other-machine):
-    a speed factor holds for the CPU it was fitted on."""
+    a speed factor holds for the CPU it was fitted on. True where it measures on another one."""
     if calibration is None:
-        return
+        return False
     theirs = {key: calibration.get(key) for key in here}
     if theirs == here:
-        return
+        return False
     said = (
         f"the calibration was measured on {theirs['cores']} cores of {theirs['cpu_model']!r}, "
         f"this machine has {here['cores']} of {here['cpu_model']!r}"
@@ -190,6 +190,7 @@ def check_machine(calibration: dict[str, Any] | None, here: dict[str, Any], othe
             "or pass --other-machine to measure anyway (the piece records it)"
         )
     click.echo(f"measure: {said}; measuring anyway (--other-machine)", err=True)
+    return True
 
 
 def finished_families(record: dict[str, Any]) -> set[str]:
@@ -431,7 +432,7 @@ def measure_command(
             record["onto"] = str(onto)
         here = machine()
         calibration = calibrated_on(results, onto)
-        check_machine(calibration, here, other_machine)
+        elsewhere = check_machine(calibration, here, other_machine)
         for item in reclaim(root, results, study.parent):
             click.echo(f"measure: reclaimed {item}", err=True)
         entry: dict[str, Any] = {
@@ -441,7 +442,7 @@ def measure_command(
             "started_at": _now(),
             "finished_at": None,
         }
-        if calibration is not None and other_machine:
+        if elsewhere:
             entry["calibrated_on"] = {key: calibration.get(key) for key in here}
         record["pieces"].append(entry)
         record["complete"] = False

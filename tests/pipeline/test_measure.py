@@ -62,7 +62,8 @@ def test_a_piece_on_another_cpu_than_its_calibration_is_refused(tmp_path: Path) 
     assert "Other CPU 9000" in refused.stderr and "--other-machine" in refused.stderr
     # Nothing was measured or recorded.
     assert not (tmp_path / measure.RECORD).exists() and not (tmp_path / "runs").exists()
-    measure.check_machine(host, here, other=True)
+    assert measure.check_machine(host, here, other=True)
+    assert not measure.check_machine(here, here, other=True)
 
 
 def test_reclaiming_spares_the_commands_that_started_the_measurement(tmp_path: Path) -> None:
