@@ -8,6 +8,7 @@
 #   make archive archive the measurement of PROFILE as data/PROFILE/<today>/ (a piece: partial)
 #   make bench   JMH, loadgen vs memcaslap, middleware vs memcached and twemproxy
 #   make bench-mq SimpleMQ's middleware vs its database (PostgreSQL), small and large messages
+#   make profile-middleware  perf profile of the middleware and twemproxy under load (PERF_ARGS)
 #   make chaos   soak the middleware while servers fail (CHAOS_SECONDS=120, CHAOS_SEED to replay)
 #   make fuzz    each Jazzer fuzz test for FUZZ_SECONDS (default 60): executions, coverage
 
@@ -167,6 +168,12 @@ bench-mq: setup build
 .PHONY: bench-middleware
 bench-middleware: setup build
 	@$(PY) scripts/bench_middleware.py
+
+# Where the middleware's and twemproxy's CPU goes per operation under that load: perf, by thread,
+# by kind of code and by symbol (PERF_ARGS: see scripts/profile_middleware.py --help).
+.PHONY: profile-middleware
+profile-middleware: setup build
+	@$(PY) scripts/profile_middleware.py $(PERF_ARGS)
 
 # Kills, restarts, SIGSTOPs and SIGCONTs memcached servers under load; one JSON line, exit 1 on a
 # lost, out-of-order, late or falsely STORED reply (ports 25500-25599).

@@ -160,9 +160,10 @@ def middleware(
     work: Path,
     jar: Path,
     max_batch: int = 1,
+    jvm: tuple[str, ...] = (),
 ) -> subprocess.Popen[bytes]:
     """The middleware in `design` with `workers` (2018: workers; 2016: read threads per
-    server)."""
+    server); `jvm`: the JVM's options."""
     flags = command_flags(
         [f"{LOOPBACK}:{p}" for p in servers],
         workers=workers,
@@ -171,7 +172,7 @@ def middleware(
         replication=1,
         max_batch=max_batch if max_batch > 1 else None,
     )
-    p = spawn(middleware_command(jar, LOOPBACK, port, flags), work / "middleware.log")
+    p = spawn(middleware_command(jar, LOOPBACK, port, flags, jvm), work / "middleware.log")
     wait_for_port(LOOPBACK, port, READY_S, p, name="the middleware")
     return p
 
