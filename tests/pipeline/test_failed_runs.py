@@ -86,6 +86,9 @@ def test_a_calibration_run_on_a_disturbed_machine_is_measured_again(tmp_path, mo
     assert not manifest.exists()
     assert read_manifest(tmp_path / "failures" / spec["name"] / "attempt-1" / "run.json")
     assert "measuring again: steal 41% > 20%" in (tmp_path / "run.log").read_text()
+    # The reason outlives the job's log, which Snakemake starts afresh for the next attempt.
+    kept = tmp_path / "failures" / spec["name"] / "attempt-1"
+    assert (kept / run_point.MEASURED_AGAIN).read_text() == "steal 41% > 20%\n"
     # ... and the last attempt stands, whatever the judge says.
     assert once(2) == 0
     assert read_manifest(manifest)["status"] == "ok"

@@ -11,7 +11,7 @@ catalogue's `trend: result`, the 2015 stability run), which measuring again unti
 shows would select. Any other run is measured again when it is unstable, as a series step is
 (testbed.series), up to the profile's `reruns`: a run shorter than the swings of this
 machine's CPU speed can catch one as a trend (testbed/README.md, "Not yet steady"). Every
-attempt is kept; the last stands.
+attempt is kept, with why it was measured again (`measured-again.txt`); the last stands.
 """
 
 import shutil
@@ -63,6 +63,10 @@ def ensure_manifest(
         manifest.replace(manifest.with_name(manifest.name + ".invalid"))
     error = f"mwlab run exited {code} and left {left}: {why}"
     write_manifest(manifest, never_started(spec, error, started_at))
+
+
+# Beside a kept attempt that measured fine but was measured again: why.
+MEASURED_AGAIN = "measured-again.txt"
 
 
 def keep_attempt(out: Path, kept: Path, move: bool = False) -> None:
@@ -159,12 +163,15 @@ def run(
             return 0
         with log.open("a") as out:
             out.write(f"measuring again: {why}\n")
-    else:
-        ensure_manifest(manifest, spec, code, started_at, _last_line(log, offset))
-        if attempt > retries:
-            # The last attempt: the failed run stands, flagged by validation.
-            keep_attempt(run_dir, kept)
-            return 0
+        keep_attempt(run_dir, kept, move=True)
+        # Snakemake starts the job's log afresh for the next attempt: the reason stays here.
+        (kept / MEASURED_AGAIN).write_text(why + "\n")
+        return 1
+    ensure_manifest(manifest, spec, code, started_at, _last_line(log, offset))
+    if attempt > retries:
+        # The last attempt: the failed run stands, flagged by validation.
+        keep_attempt(run_dir, kept)
+        return 0
     keep_attempt(run_dir, kept, move=True)
     return 1
 
