@@ -68,6 +68,29 @@ def fit_speed(points: pd.DataFrame, target: float, lower: float, upper: float) -
     return Fit(model, slope, intercept, float(raw), float(speed), bool(speed != raw))
 
 
+def extrapolation(target: Mapping[str, Any]) -> float:
+    """How far a target's fitted speed factor (calibration.json's `fit.speed`) lies beyond
+    the speeds its completed runs measured, as a share of the nearest one: 0 within them,
+    0.5 at 1.5 times the highest. Beyond them the factor is the
+    fit's extrapolation, which holds only as far as throughput stays linear in the budget.
+    NaN without a completed run or a fitted speed."""
+    levels = [float(r["speed"]) for r in target["runs"] if r["status"] == "ok"]
+    speed = target["fit"].get("speed")
+    if not levels or speed is None:
+        return math.nan
+    speed = float(speed)
+    low, high = min(levels), max(levels)
+    if speed > high:
+        return speed / high - 1
+    if speed < low:
+        return 1 - speed / low
+    return 0.0
+
+
+# A fitted factor this far beyond its measured speeds is marked in the report.
+MAX_EXTRAPOLATION = 0.1
+
+
 # A calibration run whose machine lost more than this share of its CPU time to the
 # hypervisor (steal) measured a slower machine than the one the points will run on.
 MAX_STEAL_SHARE = 0.2

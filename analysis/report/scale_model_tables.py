@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from analysis.calibration import MAX_EXTRAPOLATION, extrapolation
 from analysis.latex import escape
 from analysis.report import factor_words as fw
 
@@ -48,6 +49,8 @@ def calibration_table(cal: dict[str, Any] | None) -> str:
         )
         fit = t["fit"]
         factor = f"{fit['speed']:.3f}" + (r"$^\ast$" if fit["clamped"] else "")
+        if extrapolation(t) > MAX_EXTRAPOLATION:
+            factor += r"$^\dagger$"
         served = ", ".join(str(s) for s in t.get("studies", [t["study"]]))
         target = escape(fw.words(t["name"], fw.TARGET_WORDS))
         lines.append(
@@ -206,6 +209,8 @@ def numbers(cal: dict[str, Any] | None, table: pd.DataFrame, profile_scale: floa
         out[name] = "--"
     # The text's cases: without a calibration there are neither fits nor calibration runs.
     out["ScaleInterceptCase"] = "none"
+    out["ScaleExtrapolatedCase"] = "none"
+    out["ScaleExtrapolated"] = "--"
     out["ScaleCalibrationCase"] = "none"
     if cal is not None:
         out["ScaleCalibrationFactor"] = f"{cal['scale']:g}"
@@ -218,6 +223,14 @@ def numbers(cal: dict[str, Any] | None, table: pd.DataFrame, profile_scale: floa
         items = intercept_items(cal)
         out["ScaleInterceptCase"] = "fits" if items else "nofit"
         out["ScaleIntercepts"] = "; ".join(items) or "--"
+        beyond = [
+            f"{escape(fw.words(t['name'], fw.TARGET_WORDS))} ({t['fit']['speed']:.3f}, "
+            f"{100 * x:.0f}\\,\\% beyond the speeds measured)"
+            for t in cal["targets"]
+            if (x := extrapolation(t)) > MAX_EXTRAPOLATION
+        ]
+        out["ScaleExtrapolatedCase"] = "some" if beyond else "none"
+        out["ScaleExtrapolated"] = "; ".join(beyond) or "--"
         disturbed = len(cal.get("warnings", []))
         out["ScaleCalibrationCase"] = "quiet" if disturbed == 0 else "disturbed"
         out["ScaleCalibrationDisturbed"] = str(disturbed)

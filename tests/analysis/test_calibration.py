@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import pytest
 
-from analysis.calibration import CalibrationError, calibrate, fit_speed
+from analysis.calibration import CalibrationError, calibrate, extrapolation, fit_speed
 from common.scalemodel import load_machines
 
 MACHINES = load_machines()
@@ -103,3 +105,17 @@ def test_runs_on_a_stolen_or_saturated_machine_are_flagged() -> None:
     assert "idle 1% < 5%" in flagged[runs.loc[1, "run"]]
     assert sum(v is not None for v in flagged.values()) == 2
     assert len(result["warnings"]) == 2 and all("may not hold" in w for w in result["warnings"])
+
+
+def test_a_factor_beyond_the_speeds_measured_is_an_extrapolation() -> None:
+    def target(speed: float, *statuses: str) -> dict:
+        runs = [{"speed": v, "status": st} for v, st in zip((0.4, 0.5), statuses, strict=False)]
+        return {"fit": {"speed": speed}, "runs": runs}
+
+    # The 2015 database target on a slow machine: fitted at 0.773 from runs at 0.4 and 0.5.
+    assert extrapolation(target(0.773, "ok", "ok")) == pytest.approx(0.546)
+    assert extrapolation(target(0.45, "ok", "ok")) == 0.0
+    assert extrapolation(target(0.2, "ok", "ok")) == pytest.approx(0.5)
+    # A failed run's speed was not measured.
+    assert extrapolation(target(0.45, "ok", "failed")) == pytest.approx(0.125)
+    assert math.isnan(extrapolation(target(0.45, "failed", "failed")))

@@ -132,3 +132,27 @@ def test_the_scale_check_table_and_its_worst_deviations() -> None:
     assert r"\newcommand{\ScaleModelUsed}{no}" in numbers and r"{\ScaleCheckOther}{0.1}" in numbers
     # A profile without the check says so instead of an empty table.
     assert "did not run" in scale_model.check_table(pd.DataFrame())
+
+
+def test_factors_beyond_the_speeds_measured_are_marked_and_named() -> None:
+    database = {
+        "name": "database_baseline_2015", "role": "server", "study": "2015", "value": 1950.0,
+        "source": "seed 003", "studies": ["2015"],
+        "fit": {"model": "affine", "intercept": -750.0, "speed": 0.773, "clamped": False},
+        "runs": [{"speed": 0.4, "status": "ok", "throughput_study": 648.0},
+                 {"speed": 0.5, "status": "ok", "throughput_study": 997.0}],
+    }  # fmt: skip
+    cal = _calibration([database], 0) | {
+        "client_rule": {"same_as": "unbudgeted", "why": "x"},
+        "speed_factors": {"2015": {"server": 0.773, "middleware": 1.0, "client": None}},
+    }
+    table = scale_model.calibration_table(cal)
+    assert r"0.773$^\dagger$ (affine)" in table
+    macros = _macros(scale_model.numbers(cal, pd.DataFrame(), 0.05))
+    assert macros["ScaleExtrapolatedCase"] == "some"
+    assert "(0.773, 55\\,\\% beyond the speeds measured)" in macros["ScaleExtrapolated"]
+    # Within its speeds a factor is interpolated: no mark.
+    database["fit"]["speed"] = 0.45
+    assert r"$^\dagger$" not in scale_model.calibration_table(cal)
+    macros = _macros(scale_model.numbers(cal, pd.DataFrame(), 0.05))
+    assert macros["ScaleExtrapolatedCase"] == "none" and macros["ScaleExtrapolated"] == "--"
