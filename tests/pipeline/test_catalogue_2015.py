@@ -144,7 +144,7 @@ def test_the_2015_families_run_at_their_studys_own_scale() -> None:
 def test_the_2015_calibration_target_runs_at_the_studys_scale() -> None:
     plan = calibration_plan(QUICK, cores=2)
     database = [r for r in plan if r.levels["target"] == "database_baseline_2015"]
-    assert [float(r.levels["speed"]) for r in database] == [0.4, 0.5]
+    assert [float(r.levels["speed"]) for r in database] == [0.5, 1.0]
     for run in database:
         point = Point.model_validate(run.spec)
         assert point.scale == 0.2 and point.system == "simplemq" and point.clients_total == 80
