@@ -6,7 +6,7 @@
 #                results/PROFILE instead once `make measure` completed it (DATASET=dir to choose)
 #   make measure measure PROFILE (default: default) into results/PROFILE; resumes after a kill
 #   make archive archive the measurement of PROFILE as data/PROFILE/<today>/ (a piece: partial)
-#   make bench   JMH, loadgen vs memcaslap, middleware vs memcached and twemproxy
+#   make bench   JMH against its budgets, loadgen vs memcaslap, middleware vs memcached and twemproxy
 #   make bench-mq SimpleMQ's middleware vs its database (PostgreSQL), small and large messages
 #   make profile-middleware  perf profile of the middleware and twemproxy under load (PERF_ARGS)
 #   make chaos   soak the middleware while servers fail (CHAOS_SECONDS=120, CHAOS_SEED to replay)
@@ -156,7 +156,7 @@ archive: setup
 	@$(PY) -m mwlab dataset archive --profile $(PROFILE)
 
 bench: setup build
-	@java -jar build/benchmarks.jar -f 1 -wi 3 -i 5 -w 1s -r 1s
+	@$(PY) scripts/bench_budgets.py
 	@$(PY) scripts/bench_loadgen.py
 	@$(PY) scripts/bench_middleware.py
 
