@@ -3,29 +3,16 @@ its times are slow) beside the budgets, and its exit codes: 0 within, 1 over, 2 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from ..pipeline.scripts import REPO, load_file
+
 RESULTS = Path(__file__).resolve().parent / "fixtures" / "jmh-gc.json"
 
 
-def _load():
-    spec = importlib.util.spec_from_file_location(
-        "bench_budgets", ROOT / "scripts" / "bench_budgets.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    # Its dataclasses look their module up by name.
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-bb = _load()
+bb = load_file(REPO / "scripts" / "bench_budgets.py", "bench_budgets")
 
 
 def budgets(tmp_path: Path, text: str) -> Path:

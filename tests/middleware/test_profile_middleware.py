@@ -3,33 +3,16 @@ perf 6.1 on a profiled middleware), and says so when a counter is missing."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from ..pipeline.scripts import REPO, load_file
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
-def _load():
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        spec = importlib.util.spec_from_file_location(
-            "profile_middleware", ROOT / "scripts" / "profile_middleware.py"
-        )
-        assert spec and spec.loader
-        module = importlib.util.module_from_spec(spec)
-        # Its dataclasses look their module up by name.
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(ROOT / "scripts"))
-
-
-pm = _load()
+pm = load_file(REPO / "scripts" / "profile_middleware.py", "profile_middleware")
 
 
 def test_flat_report_rows_keep_thread_object_and_java_signature() -> None:
