@@ -50,6 +50,11 @@ class Result:
     frontend_ctx_switches_per_op: float | None
 
 
+# Unmeasured seconds of the load before each measurement. perf on a 2-core VM (2026-11-27): after
+# 5 s the JIT's C2 compiler still took 35 to 54 % of the middleware's CPU in the first 2 to 5 s
+# of the measurement (longest for SETs), and under 5 % once the load had run for 10 s.
+WARMUP_S = 15
+
 # How long a front end or server may take to listen.
 READY_S = 20.0
 
@@ -280,8 +285,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--warmup",
         type=int,
-        default=5,
-        help="unmeasured seconds of the same load first (C2 still compiles after 2 s)",
+        default=WARMUP_S,
+        help=f"unmeasured seconds of the same load first (default {WARMUP_S}: the JIT compiles "
+        "the middleware's hot code for about 10 s)",
     )
     ap.add_argument("--threads", type=int, default=2, help="memcaslap threads")
     ap.add_argument("--concurrency", type=int, default=32, help="memcaslap connections")

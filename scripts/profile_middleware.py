@@ -32,6 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_middleware import (
+    WARMUP_S,
     memaslap_config,
     memcached,
     middleware,
@@ -270,7 +271,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--servers", type=int, default=1, choices=(1, 3))
     ap.add_argument("--workload", default="read", choices=("read", "write"))
     ap.add_argument("--seconds", type=int, default=10)
-    ap.add_argument("--warmup", type=int, default=5, help="unmeasured seconds of the load first")
+    ap.add_argument(
+        "--warmup", type=int, default=WARMUP_S, help="unmeasured seconds of the load first"
+    )
     ap.add_argument("--threads", type=int, default=2, help="memcaslap threads")
     ap.add_argument("--concurrency", type=int, default=32, help="memcaslap connections")
     ap.add_argument("--workers", type=int, default=DEFAULT_WORKERS, help="middleware workers")
