@@ -13,7 +13,8 @@ prints:
 - the hottest symbols, with their µs per operation.
 
 The profile is flat (self time per symbol): what a change removes shows up as fewer µs where it
-was. Ports 26600-26649.
+was. Ports 26600-26651 (servers from 26600, the front end on 26650, twemproxy's
+statistics on 26651).
 """
 
 from __future__ import annotations
