@@ -108,7 +108,8 @@ def of_dataset(
         }
         checked.append(check_runs(tables["runs"], tables["manifests"], family, tables["windows"]))
         if not tables["manifests"].empty:
-            manifests.append(tables["manifests"])
+            # A column no run of this family filled takes its type from the families that did.
+            manifests.append(tables["manifests"].dropna(axis=1, how="all"))
     machine = json.loads((folder / "environment" / "host.json").read_text())
     return compute(
         profile,
