@@ -65,18 +65,26 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def ctx_switches(pid: int) -> int:
-    """Voluntary + nonvoluntary context switches of a process, summed over its live threads."""
-    total = 0
+def thread_switches(pid: int) -> dict[int, tuple[str, int]]:
+    """Each live thread of a process: its name and its voluntary + nonvoluntary context
+    switches."""
+    threads = {}
     for task in Path(f"/proc/{pid}/task").iterdir():
         try:
             text = (task / "status").read_text()
         except FileNotFoundError:
             continue  # the thread ended meanwhile
-        for line in text.splitlines():
-            if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
-                total += int(line.split()[1])
-    return total
+        fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+        switches = int(fields["voluntary_ctxt_switches"]) + int(
+            fields["nonvoluntary_ctxt_switches"]
+        )
+        threads[int(task.name)] = (fields["Name"].strip(), switches)
+    return threads
+
+
+def ctx_switches(pid: int) -> int:
+    """Voluntary + nonvoluntary context switches of a process, summed over its live threads."""
+    return sum(n for _, n in thread_switches(pid).values())
 
 
 def stop(p: subprocess.Popen[bytes]) -> None:

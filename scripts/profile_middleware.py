@@ -6,7 +6,8 @@ before memcached servers on loopback, under the same memcaslap load as `make ben
 `perf record` for --seconds while `perf stat` counts its task clock and context switches, then
 prints:
 
-- CPU µs and context switches per operation;
+- CPU µs and context switches per operation, and the context switches by thread group (from
+  /proc: which threads sleep and wake per request);
 - the share of samples and µs per operation by where the code runs: the kernel, the JIT's code
   (the JVM writes its symbol map at exit), the JVM itself (GC, compiler, runtime), libc and the
   rest;
@@ -39,6 +40,7 @@ from bench_middleware import (
     middleware,
     run_memaslap,
     stop,
+    thread_switches,
     twemproxy,
 )
 
@@ -95,6 +97,7 @@ class Profile:
     by_place: dict[str, float] = field(default_factory=dict)
     by_thread: dict[str, float] = field(default_factory=dict)
     top: list[Symbol] = field(default_factory=list)
+    switches_by_thread: dict[str, float] = field(default_factory=dict)
 
 
 def place(dso: str, kernel: bool) -> str:
@@ -132,6 +135,18 @@ def parse_report(text: str) -> list[Sample]:
 def thread_group(name: str) -> str:
     """A thread's group: numbered threads of one kind (worker-3, GC Thread#1) together."""
     return re.sub(r"(-|#)\d+$", r"\1*", name)
+
+
+def switches_by_group(
+    before: dict[int, tuple[str, int]], after: dict[int, tuple[str, int]], ops: float
+) -> dict[str, float]:
+    """Context switches per operation of each thread group between two `thread_switches`
+    snapshots, most first; a thread started in between counts from zero, one that ended is
+    lost."""
+    groups: dict[str, float] = defaultdict(float)
+    for tid, (name, n) in after.items():
+        groups[thread_group(name)] += (n - before.get(tid, (name, 0))[1]) / ops
+    return dict(sorted(((g, v) for g, v in groups.items() if v > 0), key=lambda kv: -kv[1]))
 
 
 def parse_stat(text: str) -> dict[str, float]:
@@ -172,6 +187,7 @@ def profile(target: str, args: argparse.Namespace, work: Path) -> Profile:
         try:
             run_memaslap([port], cfg, args.warmup, args.threads, args.concurrency)
             pid, window = str(front.pid), ["--", "sleep", str(args.seconds)]
+            switches_before = thread_switches(front.pid)
             sampling = ["-e", "cpu-clock", "-F", str(args.frequency), "-p", pid, "-o", str(data)]
             record = subprocess.Popen(
                 ["perf", "record", *sampling, *window],
@@ -186,6 +202,7 @@ def profile(target: str, args: argparse.Namespace, work: Path) -> Profile:
                 text=True,
             )
             tps, _, _, _ = run_memaslap([port], cfg, args.seconds, args.threads, args.concurrency)
+            switches_after = thread_switches(front.pid)
             _, stat_err = stat.communicate(timeout=60)
             _, record_err = record.communicate(timeout=60)
             if record.returncode != 0:
@@ -238,6 +255,7 @@ def profile(target: str, args: argparse.Namespace, work: Path) -> Profile:
         dict(sorted(by_place.items(), key=lambda kv: -kv[1])),
         dict(sorted(by_thread.items(), key=lambda kv: -kv[1])),
         top,
+        switches_by_group(switches_before, switches_after, ops),
     )
 
 
@@ -255,6 +273,10 @@ def show(p: Profile) -> str:
     for thread, share in p.by_thread.items():
         if share >= 0.005:
             lines.append(f"  {thread:34} {share:>6.1%} {share * p.cpu_us_per_op:>6.2f}")
+    lines.append(f"  {'context switches by thread':34} {'per op':>13}")
+    for thread, per_op in p.switches_by_thread.items():
+        if per_op >= 0.005:
+            lines.append(f"  {thread:34} {per_op:>13.3f}")
     lines.append(f"  {'hottest symbols':34} {'share':>6} {'us/op':>6}")
     for s in p.top:
         name = s.name if len(s.name) <= 90 else s.name[:87] + "..."

@@ -3,6 +3,9 @@ perf 6.1 on a profiled middleware), and says so when a counter is missing."""
 
 from __future__ import annotations
 
+import os
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -52,3 +55,41 @@ def test_stat_counts_and_a_missing_counter() -> None:
     unsupported = "   <not supported>      context-switches\n   1.50 msec task-clock\n"
     with pytest.raises(pm.ProfileError, match="context-switches"):
         pm.parse_stat(unsupported)
+
+
+def test_context_switches_are_split_by_thread_group() -> None:
+    """Two threads named as the JVM names its workers sleep 50 times each: their group counts
+    at least those 100 switches, the one started after the first snapshot from zero."""
+    n_sleeps, ops = 50, 100
+
+    def sleeper(index: int, started: threading.Event) -> None:
+        Path(f"/proc/self/task/{threading.get_native_id()}/comm").write_text(f"sleeper-{index}")
+        started.set()
+        go.wait()
+        for _ in range(n_sleeps):
+            time.sleep(0.001)
+        done.release()
+        hold.wait()
+
+    go, hold, done = threading.Event(), threading.Event(), threading.Semaphore(0)
+    started = [threading.Event() for _ in range(2)]
+    threads = [threading.Thread(target=sleeper, args=(i, e)) for i, e in enumerate(started)]
+    try:
+        threads[0].start()
+        started[0].wait()
+        before = pm.thread_switches(os.getpid())
+        threads[1].start()
+        started[1].wait()
+        go.set()
+        done.acquire()
+        done.acquire()
+        after = pm.thread_switches(os.getpid())
+    finally:
+        go.set()
+        hold.set()
+        for t in threads:
+            t.join()
+    assert {"sleeper-0", "sleeper-1"} <= {name for name, _ in after.values()}
+    per_op = pm.switches_by_group(before, after, ops)
+    assert per_op["sleeper-*"] >= 2 * n_sleeps / ops
+    assert list(per_op) == sorted(per_op, key=lambda g: -per_op[g])
