@@ -42,6 +42,7 @@ from bench_middleware import (
     stop,
     thread_switches,
     twemproxy,
+    warm_up,
 )
 
 from testbed.point import DEFAULT_WORKERS
@@ -185,7 +186,7 @@ def profile(target: str, args: argparse.Namespace, work: Path) -> Profile:
     try:
         front, port = front_end(target, ports, work, args)
         try:
-            run_memaslap([port], cfg, args.warmup, args.threads, args.concurrency)
+            warm_up([port], cfg, args.warmup, args.threads, args.concurrency)
             pid, window = str(front.pid), ["--", "sleep", str(args.seconds)]
             switches_before = thread_switches(front.pid)
             sampling = ["-e", "cpu-clock", "-F", str(args.frequency), "-p", pid, "-o", str(data)]
