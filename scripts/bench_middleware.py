@@ -7,8 +7,9 @@ threads and one write thread per server), then prints each result and the ratios
 front end it reports the CPU time (utime + stime) and the context switches (voluntary and
 nonvoluntary, summed over its threads) per operation. Every target first gets the same load for
 --warmup seconds, unmeasured, in two runs (the JVM compiles the middleware's hot code then, and
-its code for clients that disconnect and reconnect, not during the measurement). With --rounds R the targets run R times, interleaved, and each figure is the
-median over the rounds. Everything runs on loopback ports 26500-26599.
+its code for clients that disconnect and reconnect, not during the measurement). With --rounds
+R the targets run R times, interleaved, and each figure is the median over the rounds.
+Everything runs on loopback ports 26500-26599.
 """
 
 from __future__ import annotations
