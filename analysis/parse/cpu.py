@@ -4,8 +4,9 @@ Per role, the largest value over the role's hosts: the busiest host is the one t
 `cpu_util_<role>` is CPU used over the clients' window divided by the host's budget (emulated
 hosts) or the VM's busy share (ssh hosts); `throttled_share_<role>` the share of CFS periods
 in which the host's quota ran out; `cpu_cores_<role>` the cores it used. `host_busy` is the
-busy share of this machine's capacity over the window, `host_speed_spread` how much its CPU's
-speed spread over the window (testbed.speedprobe), and `host_saturated` 1.0 if its idle
+busy share of this machine's capacity over the window, `host_speed_us` the CPU's speed over
+the window as the median CPU µs of the speed probe's fixed piece (testbed.speedprobe: larger
+is slower), `host_speed_spread` how much that speed spread, and `host_saturated` 1.0 if its idle
 time fell below 5 %, else 0.0. NaN where a run has no such number (older runs, unbudgeted hosts).
 """
 
@@ -23,6 +24,7 @@ CPU_COLUMNS = [
     *(f"cpu_cores_{r}" for r in ROLES),
     "host_busy",
     "host_steal",
+    "host_speed_us",
     "host_speed_spread",
     "host_saturated",
     "cpu_outside_budgets_cores",
@@ -55,6 +57,7 @@ def cpu_columns(cpu: Mapping[str, Any] | None) -> dict[str, object]:
     out["host_busy"] = _num(machine.get("busy_share"))
     out["host_steal"] = _num(machine.get("steal_share"))
     speed = cpu.get("machine_speed") if isinstance(cpu.get("machine_speed"), Mapping) else {}
+    out["host_speed_us"] = _num(speed.get("piece_us_median"))
     out["host_speed_spread"] = _num(speed.get("spread"))
     saturated = cpu.get("host_saturated")
     # A number, so that its mean over repetitions is the share of them that saturated.

@@ -55,8 +55,11 @@ def test_the_busiest_host_of_a_role_gives_its_columns():
     assert cols["host_busy"] == 700 / 800
     assert cols["host_saturated"] == 0.0
     assert math.isnan(cols["host_speed_spread"])  # a run without the speed probe
-    probed = cpu_columns(section((1.9, 0.4)) | {"machine_speed": {"spread": 0.31}})
+    assert math.isnan(cols["host_speed_us"])
+    speed = {"spread": 0.31, "piece_us_median": 1650.0}
+    probed = cpu_columns(section((1.9, 0.4)) | {"machine_speed": speed})
     assert probed["host_speed_spread"] == 0.31
+    assert probed["host_speed_us"] == 1650.0
     assert cols["cpu_outside_budgets_cores"] == pytest.approx(700 / 800 * 2 - (2.3 + 1.0) / 4)
 
 
