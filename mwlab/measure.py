@@ -86,6 +86,15 @@ def fingerprint(root: Path, profile: str) -> str:
     return digest.hexdigest()
 
 
+def pipeline_env() -> dict[str, str]:
+    """The environment of the pipeline's Snakemake: its shell rules call `python3`, which must
+    be this interpreter (the project's virtualenv) even when `mwlab` was started by its path
+    without the virtualenv on PATH."""
+    here = str(Path(sys.executable).parent)
+    rest = [d for d in os.environ.get("PATH", "").split(os.pathsep) if d and d != here]
+    return {**os.environ, "PATH": os.pathsep.join([here, *rest])}
+
+
 def study_file(root: Path, profile: str) -> Path:
     path = root / "workflows" / "profiles" / profile / "study.yaml"
     if not path.is_file():
@@ -473,7 +482,7 @@ def measure_command(
             "measured",
         ]
         try:
-            code_ = subprocess.run(command, cwd=root, check=False).returncode
+            code_ = subprocess.run(command, cwd=root, check=False, env=pipeline_env()).returncode
         finally:
             stop.set()
             entry["finished_at"] = _now()
@@ -552,7 +561,7 @@ def paper_command(
         args = _dataset_call(shown, results)
         target = results / "report.pdf"
     command = [sys.executable, "-m", "snakemake", "--cores", str(cores), *args, "--", str(target)]
-    if subprocess.run(command, cwd=root, check=False).returncode != 0:
+    if subprocess.run(command, cwd=root, check=False, env=pipeline_env()).returncode != 0:
         raise click.ClickException("the pipeline failed; see its output above")
     out.parent.mkdir(parents=True, exist_ok=True)
     if out.resolve() != (root / target).resolve():
@@ -589,7 +598,7 @@ def _derive(root: Path, results: Path, profile: str, families: list[str], every:
         "--",
         "measured",
     ]
-    if subprocess.run(command, cwd=root, check=False).returncode != 0:
+    if subprocess.run(command, cwd=root, check=False, env=pipeline_env()).returncode != 0:
         raise click.ClickException(f"cannot derive the tables of {results}; see above")
 
 
@@ -609,7 +618,7 @@ def _verdicts(root: Path, staging: Path) -> None:
     dataset.write_manifest(staging)
     command = [sys.executable, "-m", "snakemake", "--cores", "2", *_dataset_call(staging, work)]
     command += ["--", str(work / "data" / dataset.VERDICTS)]
-    if subprocess.run(command, cwd=root, check=False).returncode != 0:
+    if subprocess.run(command, cwd=root, check=False, env=pipeline_env()).returncode != 0:
         raise click.ClickException("cannot build the merged dataset's findings; see above")
     shutil.copy2(work / "data" / dataset.VERDICTS, staging / dataset.VERDICTS)
     shutil.rmtree(work, ignore_errors=True)

@@ -66,6 +66,25 @@ def test_a_piece_on_another_cpu_than_its_calibration_is_refused(tmp_path: Path) 
     assert not measure.check_machine(here, here, other=True)
 
 
+def test_the_pipelines_python3_is_mwlabs_own_without_the_virtualenv_on_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `.venv/bin/mwlab measure` from a shell whose PATH lacks .venv/bin: the shell rules'
+    # `python3` would be another interpreter, without the project's packages.
+    ours = Path(sys.executable).parent
+    path = [d for d in os.environ["PATH"].split(os.pathsep) if Path(d) != ours]
+    monkeypatch.setenv("PATH", os.pathsep.join(path))
+    found = subprocess.run(
+        ["python3", "-c", "import sys; print(sys.prefix)"],
+        env=measure.pipeline_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert found.stdout.strip() == sys.prefix
+    assert measure.pipeline_env()["PATH"].split(os.pathsep)[1:] == path
+
+
 def test_reclaiming_spares_the_commands_that_started_the_measurement(tmp_path: Path) -> None:
     # `timeout 9h mwlab measure --results X` or `nohup bash -c "... --results X"`: the wrapper's
     # command line names the results folder; a client left running in it is still reclaimed.
