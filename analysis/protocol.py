@@ -45,9 +45,35 @@ def series_key(directory: Path, results: Path) -> str:
         return str(Path(*parts[last + 1 :]))
 
 
+def earlier_attempts(results: Path, run: Path, status: str) -> list[dict]:
+    """The run.json of each earlier attempt of a run measured on its own, in order: the
+    attempts that failed or were measured again are kept in `failures/<run>/attempt-<n>/`
+    (workflows/scripts/run_point.py); a failed run that stands left a copy of itself there
+    too, which is not an earlier attempt."""
+    found = []
+    for d in (results / "failures" / run).glob("attempt-*"):
+        n = d.name.removeprefix("attempt-")
+        if n.isdigit() and (d / "run.json").is_file():
+            found.append((int(n), json.loads((d / "run.json").read_text())))
+    found.sort(key=lambda x: x[0])
+    if status != "ok" and found:
+        found.pop()
+    return [doc for _, doc in found]
+
+
+def _run_seconds(doc: dict) -> float:
+    """A run's wall time from its own clock (start to finish); NaN without one."""
+    try:
+        span = pd.Timestamp(doc["finished_at"]) - pd.Timestamp(doc["started_at"])
+    except (KeyError, TypeError, ValueError):
+        return math.nan
+    return span.total_seconds()
+
+
 def run_times(results: Path, manifests: Iterable[Path]) -> pd.DataFrame:
-    """One row per run: family, status, series, attempts, measured seconds, its share of
-    the job's wall time, and its stage times (`stage_<name>` columns)."""
+    """One row per run: family, status, series, attempts (a run measured on its own counts
+    its earlier attempts, and their time), measured seconds, its share of the job's wall
+    time, and its stage times (`stage_<name>` columns)."""
     rows = []
     series_points: dict[str, int] = {}
     loaded = []
@@ -60,9 +86,13 @@ def run_times(results: Path, manifests: Iterable[Path]) -> pd.DataFrame:
             series_points[key] = series_points.get(key, 0) + 1
         loaded.append((relative, data, key))
     for relative, data, key in loaded:
+        earlier: list[dict] = []
         if key is None:
             bench = results / "benchmarks" / "runs" / relative.parent / f"{relative.name}.tsv"
-            wall = job_seconds(bench)
+            earlier = earlier_attempts(results, relative, str(data.get("status")))
+            # Snakemake times the job of the attempt that stands; each earlier one was a job
+            # of its own, timed by its run.json.
+            wall = job_seconds(bench) + sum(_run_seconds(a) for a in earlier)
         else:
             # The series' own clock where it wrote one: a job that waited for the machine's
             # measurement slot (testbed/slot.py) did not spend that wait measuring.
@@ -72,11 +102,12 @@ def run_times(results: Path, manifests: Iterable[Path]) -> pd.DataFrame:
             else:
                 wall = job_seconds(results / "benchmarks" / "series" / f"{key}.tsv")
             wall /= series_points[key]
-        attempts = len((data.get("series") or {}).get("attempts") or [None])
+        attempts = len((data.get("series") or {}).get("attempts") or [None]) + len(earlier)
         planned = float((data.get("point") or {}).get("duration_s") or 0.0)
         tried = [a for a in (data.get("series") or {}).get("attempts") or [] if a]
         # A rerun after an imprecise mean may have run longer than planned: its own length.
         lengths = [float(a.get("duration_s") or planned) for a in tried] or [planned]
+        lengths += [float((a.get("point") or {}).get("duration_s") or planned) for a in earlier]
         rows.append(
             {
                 "family": relative.parts[0],

@@ -54,6 +54,38 @@ def test_a_series_job_is_shared_by_its_points_and_an_isolated_run_keeps_its_own(
     assert stages["clients"] == pytest.approx(6.0)
 
 
+def attempt(results: Path, run: str, n: int, seconds: float, status: str = "ok") -> None:
+    d = results / "failures" / run / f"attempt-{n}"
+    d.mkdir(parents=True)
+    doc = {"status": status, "started_at": "2026-11-28T06:00:00+00:00",
+           "finished_at": f"2026-11-28T06:00:{seconds:02.0f}+00:00",
+           "point": {"duration_s": 24.0}}  # fmt: skip
+    (d / "run.json").write_text(json.dumps(doc))
+
+
+def test_a_run_measured_on_its_own_counts_its_earlier_attempts_and_their_time(tmp_path):
+    r = tmp_path / "results"
+    # Measured again twice (unstable), the third attempt stands.
+    again = manifest(r, "solo/x=1/rep1", {"clients": 8.0})
+    again.write_text(json.dumps(json.loads(again.read_text()) | {"point": {"duration_s": 24.0}}))
+    attempt(r, "solo/x=1/rep1", 1, 40.0)
+    attempt(r, "solo/x=1/rep1", 2, 42.0)
+    benchmark(r / "benchmarks" / "runs" / "solo" / "x=1" / "rep1.tsv", 45.0)
+    # Failed twice: the second attempt stands, and a copy of it is kept with the first.
+    failed = manifest(r, "solo/x=2/rep1", {"clients": 8.0})
+    data = json.loads(failed.read_text()) | {"status": "failed"}
+    failed.write_text(json.dumps(data))
+    attempt(r, "solo/x=2/rep1", 1, 30.0, "failed")
+    attempt(r, "solo/x=2/rep1", 2, 31.0, "failed")
+    (r / "failures" / "solo" / "x=2" / "rep1" / "interrupted-1").mkdir()  # not an attempt
+    benchmark(r / "benchmarks" / "runs" / "solo" / "x=2" / "rep1.tsv", 33.0)
+    runs = run_times(r, [again, failed]).set_index("run")
+    assert runs["attempts"].to_dict() == {"solo/x=1/rep1": 3, "solo/x=2/rep1": 2}
+    assert runs["wall_s"].to_dict() == {"solo/x=1/rep1": 127.0, "solo/x=2/rep1": 63.0}
+    assert runs.loc["solo/x=1/rep1", "attempt_s"] == 3 * 24.0  # three attempts of 24 s
+    assert family_times(runs.reset_index()).set_index("family").loc["solo", "reruns"] == 3
+
+
 def test_a_job_without_a_benchmark_has_no_wall_time(tmp_path):
     r = tmp_path / "results"
     runs = run_times(r, [manifest(r, "solo/x=1/rep1", {"clients": 1.0})])
