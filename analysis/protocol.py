@@ -61,6 +61,14 @@ def earlier_attempts(results: Path, run: Path, status: str) -> list[dict]:
     return [doc for _, doc in found]
 
 
+def _probe_us(doc: dict) -> float:
+    """The machine's speed over the run: the CPU µs of the speed probe's fixed piece, median
+    over the run's window (testbed.speedprobe; larger is slower); NaN where not probed."""
+    speed = (doc.get("cpu") or {}).get("machine_speed") or {}
+    value = speed.get("piece_us_median") if isinstance(speed, dict) else None
+    return float(value) if isinstance(value, int | float) else math.nan
+
+
 def _run_seconds(doc: dict) -> float:
     """A run's wall time from its own clock (start to finish); NaN without one."""
     try:
@@ -119,6 +127,7 @@ def run_times(results: Path, manifests: Iterable[Path]) -> pd.DataFrame:
                 "step_s": lengths[0],
                 "attempt_s": sum(lengths),
                 "wall_s": wall,
+                "speed_us": _probe_us(data),
                 **{f"stage_{k}": float(v) for k, v in (data.get("stage_s") or {}).items()},
             }
         )
@@ -127,11 +136,15 @@ def run_times(results: Path, manifests: Iterable[Path]) -> pd.DataFrame:
 
 def family_times(runs: pd.DataFrame) -> pd.DataFrame:
     """Per family: runs, failed runs, series, further measurements (reruns), minutes the
-    load generators ran, minutes of measurement jobs, and job seconds per run."""
+    load generators ran, minutes of measurement jobs, job seconds per run, and the median
+    of its runs' machine speed (`speed_us`, NaN where no run was probed)."""
     if runs.empty:
         return pd.DataFrame(
-            columns=["family", "runs", "failed", "series", "reruns", "measured_min", "wall_min"]
-        )
+            columns=["family", "runs", "failed", "series", "reruns", "measured_min", "wall_min",
+                     "speed_us"]
+        )  # fmt: skip
+    if "speed_us" not in runs.columns:  # tables of datasets measured before it was kept
+        runs = runs.assign(speed_us=math.nan)
     g = runs.groupby("family", sort=True)
     out = pd.DataFrame(
         {
@@ -141,6 +154,7 @@ def family_times(runs: pd.DataFrame) -> pd.DataFrame:
             "reruns": g["attempts"].apply(lambda a: int((a - 1).clip(lower=0).sum())),
             "measured_min": g["measured_s"].sum() / 60,
             "wall_min": g["wall_s"].sum(min_count=1) / 60,
+            "speed_us": g["speed_us"].median(),
         }
     ).reset_index()
     out["wall_s_per_run"] = out["wall_min"] * 60 / out["runs"]

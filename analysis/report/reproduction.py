@@ -44,6 +44,14 @@ def _minutes(value: float) -> str:
     return "--" if pd.isna(value) else f"{value:.1f}"
 
 
+def _probe(value: float) -> str:
+    return "--" if pd.isna(value) else f"{value:,.0f}".replace(",", "{,}")
+
+
+def _median_probe(runs: pd.DataFrame) -> float:
+    return float(runs["speed_us"].median()) if "speed_us" in runs.columns else float("nan")
+
+
 def render(
     families: pd.DataFrame,
     stages: pd.Series,
@@ -55,23 +63,23 @@ def render(
     rows = [
         rf"{escape(fw.family_words(r.family))} & \texttt{{{escape(r.family)}}} & {r.runs} & "
         rf"{r.series} & {r.reruns} & {r.failed} & "
-        rf"{_minutes(r.measured_min)} & {_minutes(r.wall_min)} \\"
+        rf"{_minutes(r.measured_min)} & {_minutes(r.wall_min)} & {_probe(r.speed_us)} \\"
         for r in families.itertuples()
     ]
     total = families[["runs", "series", "reruns", "failed", "measured_min", "wall_min"]].sum()
     table = "\n".join(
         [
             r"\setlength{\tabcolsep}{4pt}",
-            r"\begin{tabular}{@{}p{3.2cm}lrrrrrr@{}}",
+            r"\begin{tabular}{@{}p{3.2cm}lrrrrrrr@{}}",
             r"\toprule",
             r"Family & Identifier & Points & Series & Reruns & Failed & Meas.\ [min]"
-            r" & Jobs [min] \\",
+            r" & Jobs [min] & Probe [\textmu s] \\",
             r"\midrule",
             *rows,
             r"\midrule",
             rf"Total & & {int(total.runs)} & {int(total.series)} & {int(total.reruns)} & "
             rf"{int(total.failed)} & {_minutes(total.measured_min)} & "
-            rf"{_minutes(total.wall_min)} \\",
+            rf"{_minutes(total.wall_min)} & {_probe(_median_probe(runs))} \\",
             r"\bottomrule",
             r"\end{tabular}",
             "",

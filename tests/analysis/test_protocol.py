@@ -67,7 +67,8 @@ def test_a_run_measured_on_its_own_counts_its_earlier_attempts_and_their_time(tm
     r = tmp_path / "results"
     # Measured again twice (unstable), the third attempt stands.
     again = manifest(r, "solo/x=1/rep1", {"clients": 8.0})
-    again.write_text(json.dumps(json.loads(again.read_text()) | {"point": {"duration_s": 24.0}}))
+    probed = {"point": {"duration_s": 24.0}, "cpu": {"machine_speed": {"piece_us_median": 731.0}}}
+    again.write_text(json.dumps(json.loads(again.read_text()) | probed))
     attempt(r, "solo/x=1/rep1", 1, 40.0)
     attempt(r, "solo/x=1/rep1", 2, 42.0)
     benchmark(r / "benchmarks" / "runs" / "solo" / "x=1" / "rep1.tsv", 45.0)
@@ -83,7 +84,9 @@ def test_a_run_measured_on_its_own_counts_its_earlier_attempts_and_their_time(tm
     assert runs["attempts"].to_dict() == {"solo/x=1/rep1": 3, "solo/x=2/rep1": 2}
     assert runs["wall_s"].to_dict() == {"solo/x=1/rep1": 127.0, "solo/x=2/rep1": 63.0}
     assert runs.loc["solo/x=1/rep1", "attempt_s"] == 3 * 24.0  # three attempts of 24 s
-    assert family_times(runs.reset_index()).set_index("family").loc["solo", "reruns"] == 3
+    solo = family_times(runs.reset_index()).set_index("family").loc["solo"]
+    assert solo["reruns"] == 3
+    assert solo["speed_us"] == 731.0  # the probed run's; the other has no probe
 
 
 def test_a_job_without_a_benchmark_has_no_wall_time(tmp_path):
