@@ -70,10 +70,11 @@ def render(
     table = "\n".join(
         [
             r"\setlength{\tabcolsep}{4pt}",
-            r"\begin{tabular}{@{}p{3.2cm}lrrrrrrr@{}}",
+            r"\begin{tabular}{@{}>{\raggedright\arraybackslash}p{3.2cm}lrrrrrrr@{}}",
             r"\toprule",
-            r"Family & Identifier & Points & Series & Reruns & Failed & Meas.\ [min]"
-            r" & Jobs [min] & Probe [\textmu s] \\",
+            # Units on a line of their own, so that the columns are as wide as their numbers.
+            r"Family & Identifier & Points & Series & Reruns & Failed & Meas. & Jobs & Probe \\",
+            r" & & & & & & [min] & [min] & [\textmu s] \\",
             r"\midrule",
             *rows,
             r"\midrule",
