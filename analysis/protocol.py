@@ -99,8 +99,9 @@ def run_times(results: Path, manifests: Iterable[Path]) -> pd.DataFrame:
             bench = results / "benchmarks" / "runs" / relative.parent / f"{relative.name}.tsv"
             earlier = earlier_attempts(results, relative, str(data.get("status")))
             # Snakemake times the job of the attempt that stands; each earlier one was a job
-            # of its own, timed by its run.json.
-            wall = job_seconds(bench) + sum(_run_seconds(a) for a in earlier)
+            # of its own, timed by its run.json (where it has a clock).
+            spans = [_run_seconds(a) for a in earlier]
+            wall = job_seconds(bench) + sum(x for x in spans if not math.isnan(x))
         else:
             # The series' own clock where it wrote one: a job that waited for the machine's
             # measurement slot (testbed/slot.py) did not spend that wait measuring.
