@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from analysis.parse.cpu import cpu_columns
 from common.stages import TIMED_STAGES
 
 
@@ -59,14 +60,6 @@ def earlier_attempts(results: Path, run: Path, status: str) -> list[dict]:
     if status != "ok" and found:
         found.pop()
     return [doc for _, doc in found]
-
-
-def _probe_us(doc: dict) -> float:
-    """The machine's speed over the run: the CPU µs of the speed probe's fixed piece, median
-    over the run's window (testbed.speedprobe; larger is slower); NaN where not probed."""
-    speed = (doc.get("cpu") or {}).get("machine_speed") or {}
-    value = speed.get("piece_us_median") if isinstance(speed, dict) else None
-    return float(value) if isinstance(value, int | float) else math.nan
 
 
 def _run_seconds(doc: dict) -> float:
@@ -128,7 +121,8 @@ def run_times(results: Path, manifests: Iterable[Path]) -> pd.DataFrame:
                 "step_s": lengths[0],
                 "attempt_s": sum(lengths),
                 "wall_s": wall,
-                "speed_us": _probe_us(data),
+                # The machine's speed over the run (analysis.parse.cpu: larger is slower).
+                "speed_us": cpu_columns(data.get("cpu"))["host_speed_us"],
                 **{f"stage_{k}": float(v) for k, v in (data.get("stage_s") or {}).items()},
             }
         )
