@@ -78,7 +78,7 @@ rule r2015_factorial:
 
 rule r2015_pop:
     input:
-        **data_2015("mq_pop_strategy", "points", "runs", "db_counters"),
+        **data_2015("mq_pop_strategy", "points", "runs", "db_counters", "windows"),
         code=ANALYSIS_CODE,
     output:
         figure=f"{PAPER_2015}/pop.pdf",

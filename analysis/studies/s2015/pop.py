@@ -2,7 +2,8 @@
 under a shared receiver (every client sends to and pops as one client), with the database's
 wait events that explain the difference: a naive pop that wants the row another transaction
 is deleting waits on that transaction's lock (Lock/transactionid, Lock/tuple) and then finds
-nothing, where SKIP LOCKED passes over the locked row."""
+nothing, where SKIP LOCKED passes over the locked row. The clients count the pops that deliver
+a message; the middleware's windows count the empty ones too (its misses)."""
 
 from __future__ import annotations
 
@@ -19,11 +20,23 @@ from analysis.studies.s2015.common import level, name, system
 STRATEGIES = ("skip_locked", "naive")
 
 
-def cells(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+def empty_share(windows: pd.DataFrame) -> pd.DataFrame:
+    """Per point, the share of the middleware's pops that found no message: an empty pop is
+    answered and costs the database a statement, but the clients do not count it."""
+    if windows.empty:
+        return pd.DataFrame(columns=["point", "empty"])
+    w = windows[(windows["side"] == "middleware") & (windows["type"] == "pop_queue")]
+    sums = w.groupby("point")[["misses", "count"]].sum()
+    return (sums["misses"] / sums["count"].where(sums["count"] > 0)).rename("empty").reset_index()
+
+
+def cells(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame,
+          windows: pd.DataFrame) -> pd.DataFrame:  # fmt: skip
     """Per strategy and clients: system throughput, the pops' throughput and response time
-    (study units), and the database's wait shares."""
+    (study units), the middleware's share of empty pops, and the database's wait shares."""
     rows = system(points)
-    columns = ["point", "pop", "clients", "throughput", "pops", "pop_ms", *counters.SHARES]
+    columns = ["point", "pop", "clients", "throughput", "pops", "pop_ms", "empty",
+               *counters.SHARES]  # fmt: skip
     if rows.empty:
         return pd.DataFrame(columns=columns)
     pops = system(points, kind="pop_queue")[["point", "throughput_ops_mean",
@@ -39,6 +52,7 @@ def cells(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame) -> pd.Data
     pops = pops.rename(columns={"throughput_ops_mean": "pops", "response_us_mean_mean": "pop_us"})
     out = out.merge(pops, on="point", how="left")
     out["pop_ms"] = out.pop("pop_us") * 1e-3
+    out = out.merge(empty_share(windows), on="point", how="left")
     out = out.merge(counters.per_point(db, runs), on="point", how="left")
     for c in columns:
         if c not in out.columns:
@@ -49,12 +63,12 @@ def cells(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame) -> pd.Data
 def table(c: pd.DataFrame) -> str:
     rows = [
         [fig.escape(r["pop"]), fig.num(r["clients"]), fig.num(r["throughput"]),
-         fig.num(r["pops"]), fig.num(r["pop_ms"], 1), fig.pct(r["share_lock"]),
-         fig.pct(r["share_wal"]), fig.pct(r["share_cpu"])]
+         fig.num(r["pops"]), fig.num(r["pop_ms"], 1), fig.pct(r["empty"]),
+         fig.pct(r["share_lock"]), fig.pct(r["share_wal"]), fig.pct(r["share_cpu"])]
         for _, r in c.iterrows()
     ]  # fmt: skip
-    header = ["pop", "clients", "ops/s", "pops/s", "pop (ms)", "lock", "WAL", "CPU"]
-    return fig.tabular(header, rows, "lrrrrrrr")
+    header = ["pop", "clients", "ops/s", "pops/s", "pop (ms)", "empty", "lock", "WAL", "CPU"]
+    return fig.tabular(header, rows, "lrrrrrrrr")
 
 
 def figure(c: pd.DataFrame, path: str | Path) -> None:
@@ -74,9 +88,9 @@ def figure(c: pd.DataFrame, path: str | Path) -> None:
     fig.save(f, path)
 
 
-def report(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame,
+def report(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame, windows: pd.DataFrame,
            figure_path: str | Path) -> Report:  # fmt: skip
-    c = cells(points, db, runs)
+    c = cells(points, db, runs, windows)
     n = {name("Pop", "Measured"): "1" if not c.empty else "0"}
     most = c["clients"].max() if not c.empty else math.nan
     n[name("Pop", "Clients")] = fig.num(most)
@@ -86,6 +100,7 @@ def report(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame,
         stem = name("Pop", pop)
         n[stem + "Pops"] = fig.num(r.get("pops", math.nan))
         n[stem + "Ms"] = fig.num(r.get("pop_ms", math.nan), 1)
+        n[stem + "Empty"] = fig.pct(r.get("empty", math.nan))
         n[stem + "Lock"] = fig.pct(r.get("share_lock", math.nan))
         n[stem + "Wal"] = fig.pct(r.get("share_wal", math.nan))
     both = c[c["clients"] == most].set_index("pop")["pops"] if not c.empty else pd.Series()

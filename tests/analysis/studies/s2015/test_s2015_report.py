@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from analysis.report.figures import MISSING
 from analysis.studies.s2015 import baseline, counters, drop, factorial, pop, stability, table2
 
 REFERENCE = yaml.safe_load(Path("workflows/reference2015.yaml").read_text())
@@ -117,11 +118,31 @@ def test_pop_compares_the_strategies_at_the_most_clients(tmp_path: Path) -> None
     db = pd.DataFrame([counters_row("n", "pop=naive,clients=60", 40, 50, 10, 1),
                        counters_row("s", "pop=skip_locked,clients=60", 0, 90, 10, 1)])  # fmt: skip
     runs = pd.DataFrame({"run": ["n", "s"], "duration_s": [1.0, 1.0], "scale": [0.1, 0.1]})
-    r = pop.report(pd.concat([p, pops]), db, runs, tmp_path / "pop.pdf")
+    # The middleware answered 300 of the naive pops' 400 empty (two windows), none of the others;
+    # its sends and the clients' rows carry no misses that could be mistaken for empty pops.
+    windows = pd.DataFrame([
+        {"point": "pop=naive,clients=60", "side": "middleware", "type": "pop_queue",
+         "misses": 100, "count": 150},
+        {"point": "pop=naive,clients=60", "side": "middleware", "type": "pop_queue",
+         "misses": 200, "count": 250},
+        {"point": "pop=naive,clients=60", "side": "middleware", "type": "send",
+         "misses": 50, "count": 400},
+        {"point": "pop=naive,clients=60", "side": "client", "type": "pop_queue",
+         "misses": 7, "count": 100},
+        {"point": "pop=skip_locked,clients=60", "side": "middleware", "type": "pop_queue",
+         "misses": 0, "count": 400},
+    ])  # fmt: skip
+    r = pop.report(pd.concat([p, pops]), db, runs, windows, tmp_path / "pop.pdf")
     assert r.numbers["MqPopRatio"] == "0.25"
     assert r.numbers["MqPopNaiveLock"] == "40.0\\,\\%"
     assert r.numbers["MqPopSkipLockedLock"] == "0.0\\,\\%"
+    assert r.numbers["MqPopNaiveEmpty"] == "75.0\\,\\%"
+    assert r.numbers["MqPopSkipLockedEmpty"] == "0.0\\,\\%"
+    assert "75.0" in r.tex["table"]
     assert (tmp_path / "pop.pdf").is_file()
+    # Without the windows the share is unknown, not zero.
+    blind = pop.report(pd.concat([p, pops]), db, runs, pd.DataFrame(), tmp_path / "pop.pdf")
+    assert blind.numbers["MqPopNaiveEmpty"] == MISSING
 
 
 def test_unmeasured_families_give_not_measured_and_a_figure(tmp_path: Path) -> None:
