@@ -33,7 +33,7 @@ rule r2015_baseline:
 rule r2015_throughput:
     input:
         **data_2015("mq_db_baseline", "points"),
-        **data_2015("mq_throughput", "points", "runs", "db_counters"),
+        **data_2015("mq_throughput", "points", "runs", "db_counters", "windows"),
         reference=REFERENCE_2015,
         code=ANALYSIS_CODE,
     output:

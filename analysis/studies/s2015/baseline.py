@@ -120,13 +120,14 @@ def report(points: pd.DataFrame, reference: Mapping[str, Any], figure_path: str 
     return Report(tex={}, numbers=numbers)
 
 
-def database_maximum(points: pd.DataFrame, size: str = "small") -> float:
-    """Our database's highest throughput (study units) at one message size; NaN unmeasured."""
+def database_curve(points: pd.DataFrame, size: str = "small") -> dict[int, float]:
+    """Our database's throughput (study units) per number of clients, each one session, at
+    one message size; empty unmeasured."""
     rows = curves(points)
     if rows.empty:
-        return math.nan
+        return {}
     g = rows[rows["size"] == size]
-    return float(g[models.THROUGHPUT].max()) if not g.empty else math.nan
+    return {int(c): float(x) for c, x in zip(g["clients"], g[models.THROUGHPUT], strict=True)}
 
 
 def scale_model(points: pd.DataFrame) -> dict[str, str]:

@@ -1,7 +1,8 @@
 """What the database and the middleware did at each point, from the family tables: the wait
 events PostgreSQL's active backends were sampled in (shares of the samples: lock waits, WAL
 and commit waits, CPU), the commits per second in study units, and the middleware's time per
-request in its queue and at the database. The numbers that explain where the time goes when
+request in its queue and at the database, and the share of its pops that found no message.
+The numbers that explain where the time goes when
 the clients outnumber the workers (the drop of Table 2) and why the pops differ (naive
 against SKIP LOCKED)."""
 
@@ -69,3 +70,14 @@ def middleware_times(points: pd.DataFrame) -> pd.DataFrame:
         client["response_us_mean_mean"].reindex(out.index) * 1e-3 - out["middleware_ms"]
     )
     return out.rename_axis("point").reset_index()[columns]
+
+
+def empty_pops(windows: pd.DataFrame) -> pd.DataFrame:
+    """Per point the share of the middleware's pops that found no message (its windows'
+    misses): an empty pop is answered and costs the database a statement, but the clients
+    count only the pops that deliver. Empty without windows."""
+    if windows.empty:
+        return pd.DataFrame(columns=["point", "empty"])
+    w = windows[(windows["side"] == "middleware") & (windows["type"] == "pop_queue")]
+    sums = w.groupby("point")[["misses", "count"]].sum()
+    return (sums["misses"] / sums["count"].where(sums["count"] > 0)).rename("empty").reset_index()

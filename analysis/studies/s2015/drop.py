@@ -12,10 +12,10 @@ from analysis.report import figures as fig
 from analysis.report.numbers import Report
 from analysis.studies.s2015 import counters
 from analysis.studies.s2015.common import THROUGHPUT, level, name, system
-from analysis.studies.s2015.table2 import DROP_FROM, DROP_TO
+from analysis.studies.s2015.table2 import DROP_FROM, DROP_TO, signed_pct
 
 COLUMNS = ["workers", "clients", "throughput", "outside_ms", "wait_ms", "server_ms",
-           "share_lock", "share_wal", "share_cpu", "commits_per_s"]  # fmt: skip
+           "share_lock", "share_wal", "share_cpu", "commits_per_s", "empty"]  # fmt: skip
 # What each part of a request's time is, for the sentence that names the one that grows.
 PARTS = {
     "outside": "the time before the middleware reads a request (unread while the distributor"
@@ -25,9 +25,10 @@ PARTS = {
 }
 
 
-def cells(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
-    """Per Table 2 cell we measured: throughput, middleware times and the database's waits
-    (NaN where a table lacks the point)."""
+def cells(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame,
+          windows: pd.DataFrame) -> pd.DataFrame:  # fmt: skip
+    """Per Table 2 cell we measured: throughput, middleware times, the database's waits and
+    the share of empty pops (NaN where a table lacks the point)."""
     rows = system(points)
     if rows.empty:
         return pd.DataFrame(columns=COLUMNS)
@@ -41,6 +42,7 @@ def cells(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame) -> pd.Data
     )
     out = out.merge(counters.middleware_times(points), on="point", how="left")
     out = out.merge(counters.per_point(db, runs), on="point", how="left")
+    out = out.merge(counters.empty_pops(windows), on="point", how="left")
     for column in COLUMNS:
         if column not in out.columns:
             out[column] = math.nan
@@ -52,12 +54,13 @@ def table(c: pd.DataFrame) -> str:
         [fig.num(r["workers"]), fig.num(r["clients"]), fig.num(r["throughput"]),
          fig.num(r["outside_ms"], 1), fig.num(r["wait_ms"], 1), fig.num(r["server_ms"], 1),
          fig.pct(r["share_lock"]),
-         fig.pct(r["share_wal"]), fig.pct(r["share_cpu"]), fig.num(r["commits_per_s"])]
+         fig.pct(r["share_wal"]), fig.pct(r["share_cpu"]), fig.num(r["commits_per_s"]),
+         fig.pct(r["empty"])]
         for _, r in c.iterrows()
     ]  # fmt: skip
     header = ["workers", "clients", "ops/s", "unread (ms)", "to a worker (ms)",
-              "database (ms)", "lock", "WAL", "CPU", "commits/s"]  # fmt: skip
-    return fig.tabular(header, rows, "rrrrrrrrrr")
+              "database (ms)", "lock", "WAL", "CPU", "commits/s", "empty pops"]  # fmt: skip
+    return fig.tabular(header, rows, "rrrrrrrrrrr")
 
 
 def _mean_at(c: pd.DataFrame, clients: int, column: str) -> float:
@@ -65,10 +68,11 @@ def _mean_at(c: pd.DataFrame, clients: int, column: str) -> float:
     return float(values.mean()) if len(values) else math.nan
 
 
-def report(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame) -> Report:
+def report(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame,
+           windows: pd.DataFrame) -> Report:  # fmt: skip
     """The explanation's table and its numbers: at 60 and at 140 clients, the mean over the
     worker counts of each quantity."""
-    c = cells(points, db, runs)
+    c = cells(points, db, runs, windows)
     n = {name("Why", "Measured"): "1" if c["share_wal"].notna().any() else "0"}
     for clients, label in ((DROP_FROM, "Low"), (DROP_TO, "High")):
         n[name("Why", "Outside", label)] = fig.num(_mean_at(c, clients, "outside_ms"), 1)
@@ -78,6 +82,9 @@ def report(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame) -> Report
         n[name("Why", "Wal", label)] = fig.pct(_mean_at(c, clients, "share_wal"))
         n[name("Why", "Cpu", label)] = fig.pct(_mean_at(c, clients, "share_cpu"))
         n[name("Why", "Commits", label)] = fig.num(_mean_at(c, clients, "commits_per_s"))
+        n[name("Why", "Empty", label)] = fig.pct(_mean_at(c, clients, "empty"))
+    commits = _mean_at(c, DROP_TO, "commits_per_s") / _mean_at(c, DROP_FROM, "commits_per_s")
+    n[name("Why", "Commits", "Change")] = signed_pct(commits - 1)
     # Which part of a request's time grew the most from 60 to 140 clients.
     growth = {
         part: _mean_at(c, DROP_TO, f"{part}_ms") - _mean_at(c, DROP_FROM, f"{part}_ms")

@@ -20,16 +20,6 @@ from analysis.studies.s2015.common import level, name, system
 STRATEGIES = ("skip_locked", "naive")
 
 
-def empty_share(windows: pd.DataFrame) -> pd.DataFrame:
-    """Per point, the share of the middleware's pops that found no message: an empty pop is
-    answered and costs the database a statement, but the clients do not count it."""
-    if windows.empty:
-        return pd.DataFrame(columns=["point", "empty"])
-    w = windows[(windows["side"] == "middleware") & (windows["type"] == "pop_queue")]
-    sums = w.groupby("point")[["misses", "count"]].sum()
-    return (sums["misses"] / sums["count"].where(sums["count"] > 0)).rename("empty").reset_index()
-
-
 def cells(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame,
           windows: pd.DataFrame) -> pd.DataFrame:  # fmt: skip
     """Per strategy and clients: system throughput, the pops' throughput and response time
@@ -52,7 +42,7 @@ def cells(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame,
     pops = pops.rename(columns={"throughput_ops_mean": "pops", "response_us_mean_mean": "pop_us"})
     out = out.merge(pops, on="point", how="left")
     out["pop_ms"] = out.pop("pop_us") * 1e-3
-    out = out.merge(empty_share(windows), on="point", how="left")
+    out = out.merge(counters.empty_pops(windows), on="point", how="left")
     out = out.merge(counters.per_point(db, runs), on="point", how="left")
     for c in columns:
         if c not in out.columns:

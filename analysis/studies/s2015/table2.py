@@ -1,7 +1,8 @@
 """§3.2, Table 2: the system's throughput per worker count (the total over both middlewares)
 and clients, ours beside the seed's printed cells; the drop from 60 to 140 clients per worker
-count, ours beside the seed's; and the best cell over the database baseline's maximum (the
-seed's 1,849.0 / 1,950 = 0.95)."""
+count, ours beside the seed's; the best cell over the database baseline's maximum (the
+seed's 1,849.0 / 1,950 = 0.95); and each cell over the baseline at as many sessions, since
+the database holds one session per worker whatever the clients."""
 
 from __future__ import annotations
 
@@ -95,9 +96,19 @@ def drop_table(ours_drop: Mapping[int, float], seed_drop: Mapping[int, float]) -
     return fig.tabular(["workers", "ours", "seed"], rows, "rrr")
 
 
-def report(points: pd.DataFrame, reference: Mapping[str, Any], db_max: float) -> Report:
-    """Table 2, the drop table and their numbers; `db_max` is our database baseline's highest
-    throughput at small messages (NaN when the baseline was not measured)."""
+def at_equal_sessions(cells: pd.DataFrame, database: Mapping[int, float]) -> pd.DataFrame:
+    """The cells whose workers all hold a busy session (clients at least the workers) and
+    whose worker count the baseline measured as clients: ours over the baseline's throughput
+    at as many sessions."""
+    c = cells[cells["ours"].notna() & (cells["clients"] >= cells["workers"])]
+    c = c[c["workers"].isin(list(database))]
+    return c.assign(sessions_ratio=c["ours"] / c["workers"].map(database))
+
+
+def report(points: pd.DataFrame, reference: Mapping[str, Any],
+           database: Mapping[int, float]) -> Report:  # fmt: skip
+    """Table 2, the drop table and their numbers; `database` is our database baseline's
+    throughput per clients at small messages (empty when it was not measured)."""
     cells = paired(points, reference)
     measured = cells["ours"].notna().any()
     ours_drop = drops(cells, "ours")
@@ -109,10 +120,17 @@ def report(points: pd.DataFrame, reference: Mapping[str, Any], db_max: float) ->
     n[name("Tabletwo", "Best")] = pm(best["ours"], best["ours_half"]) if best is not None else "--"
     n[name("Tabletwo", "Best", "Workers")] = fig.num(best["workers"]) if best is not None else "--"
     n[name("Tabletwo", "Best", "Clients")] = fig.num(best["clients"]) if best is not None else "--"
+    db_max = max(database.values(), default=math.nan)
     ratio = float(best["ours"]) / db_max if best is not None else math.nan
     n[name("Ratio", "Ours")] = fig.num(ratio, 2)
     n[name("Ratio", "Seed")] = fig.num(seed_best / seed_db, 2)
     n[name("Ratio", "Seed", "Best")] = fig.num(seed_best, 1)
+    same = at_equal_sessions(cells, database)
+    n[name("Ratio", "Sessions", "Cells")] = str(len(same))
+    workers = ", ".join(str(w) for w in sorted(set(same["workers"])))
+    n[name("Ratio", "Sessions", "Workers")] = workers or fig.MISSING
+    n[name("Ratio", "Sessions", "Low")] = fig.num(same["sessions_ratio"].min(), 2)
+    n[name("Ratio", "Sessions", "High")] = fig.num(same["sessions_ratio"].max(), 2)
     found = [v for v in ours_drop.values() if math.isfinite(v)]
     n[name("Drop", "Measured")] = "1" if found else "0"
     # The changes' range over the worker counts, signed: the seed's are falls.

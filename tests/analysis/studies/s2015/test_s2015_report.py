@@ -67,14 +67,24 @@ def test_the_drop_is_per_worker_count_and_nan_where_a_cell_is_missing() -> None:
 
 
 def test_table2_report_ratio_to_the_database_and_an_unmeasured_family() -> None:
-    p = points({("60", "60"): 180.0, ("80", "60"): 190.0}, reps=3)
-    r = table2.report(p, REFERENCE, db_max=2000.0)
+    p = points({("60", "60"): 180.0, ("80", "60"): 190.0, ("80", "99"): 170.0,
+                ("100", "99"): 150.0}, reps=3)  # fmt: skip
+    # The database baseline, small messages: highest at 20 clients, falling with sessions.
+    r = table2.report(p, REFERENCE, {20: 2000.0, 80: 1600.0, 100: 1500.0})
     assert r.numbers["MqRatioOurs"] == "0.95"  # 1,900 of 2,000
+    # At as many sessions as workers, at 99 clients (the seed's 100): 80 workers (1,700 of
+    # 1,600) and 100 (1,500 of 1,500); 60 workers have no baseline level, and 80 workers at
+    # 60 clients hold only 60 sessions.
+    assert r.numbers["MqRatioSessionsCells"] == "2"
+    assert r.numbers["MqRatioSessionsWorkers"] == "80, 100"
+    assert r.numbers["MqRatioSessionsLow"] == "1.00"
+    assert r.numbers["MqRatioSessionsHigh"] == "1.06"
     assert r.numbers["MqRatioSeed"] == "0.95"  # 1,849.0 / 1,950
     assert r.numbers["MqTabletwoBest"].startswith("1{,}900 $\\pm$ 100")
     assert r.numbers["MqDropMeasured"] == "0"
-    empty = table2.report(pd.DataFrame(), REFERENCE, db_max=math.nan)
+    empty = table2.report(pd.DataFrame(), REFERENCE, {})
     assert empty.numbers["MqTabletwoMeasured"] == "0"
+    assert empty.numbers["MqRatioOurs"] == empty.numbers["MqRatioSessionsLow"] == MISSING
     assert "1{,}845.4" in empty.tex["table"]  # the seed's cells stay
 
 
@@ -102,7 +112,16 @@ def test_the_drop_explanation_names_what_grows() -> None:
     db = pd.DataFrame([counters_row("a", "workers=60,clients=60", 0, 90, 10, 100),
                        counters_row("b", "workers=60,clients=141", 50, 40, 10, 100)])  # fmt: skip
     runs = pd.DataFrame({"run": ["a", "b"], "duration_s": [1.0, 1.0], "scale": [0.1, 0.1]})
-    r = drop.report(p, db, runs)
+    windows = pd.DataFrame([
+        {"point": "workers=60,clients=60", "side": "middleware", "type": "pop_queue",
+         "misses": 2, "count": 100},
+        {"point": "workers=60,clients=141", "side": "middleware", "type": "pop_queue",
+         "misses": 7, "count": 100},
+    ])  # fmt: skip
+    r = drop.report(p, db, runs, windows)
+    assert r.numbers["MqWhyEmptyLow"] == "2.0\\,\\%"
+    assert r.numbers["MqWhyEmptyHigh"] == "7.0\\,\\%"
+    assert r.numbers["MqWhyCommitsChange"] == "$+0.0$\\,\\%"  # 100 commits at both
     # Net 10 µs plus queue 100 µs per client level: 6.01 ms at 60, 14.11 ms at 141 (×0.1 to
     # study ms); client and middleware both answer in 1 ms, so nothing lies unread.
     assert r.numbers["MqWhyWaitLow"] == "0.6"
