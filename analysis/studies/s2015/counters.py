@@ -2,9 +2,8 @@
 events PostgreSQL's active backends were sampled in (shares of the samples: lock waits, WAL
 and commit waits, CPU), the commits per second in study units, and the middleware's time per
 request in its queue and at the database, and the share of its pops that found no message.
-The numbers that explain where the time goes when
-the clients outnumber the workers (the drop of Table 2) and why the pops differ (naive
-against SKIP LOCKED)."""
+The numbers that explain where the time goes when the clients outnumber the workers (the
+drop of Table 2) and why the pops differ (naive against SKIP LOCKED)."""
 
 from __future__ import annotations
 
