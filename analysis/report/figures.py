@@ -189,6 +189,14 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
     return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
+def listed(items: Sequence[object]) -> str:
+    """`1, 3 and 6`: the items of a list the text reads as one (one alone as it is)."""
+    s = [str(x) for x in items]
+    if len(s) < 2:
+        return "".join(s)
+    return ", ".join(s[:-1]) + " and " + s[-1]
+
+
 def pct(value: object, digits: int = 1) -> str:
     try:
         v = float(value)  # type: ignore[arg-type]

@@ -10,7 +10,7 @@ import math
 
 import pandas as pd
 
-from analysis.models.factorial import DesignError
+from analysis.models.factorial import DesignError, FactorialResult
 from analysis.report import figures as fig
 from analysis.report.numbers import Report
 from analysis.studies.s2015 import models
@@ -44,7 +44,21 @@ def report(runs: pd.DataFrame) -> Report:
     n = {name("Factorial", "Measured"): "1" if factors else "0",
          name("Factorial", "Factors"): str(len(factors))}  # fmt: skip
     if not factors:
-        n |= {name("Factorial", k): "--" for k in ("Top", "TopShare", "Error", "Reps", "Mean")}
+        n |= {
+            name("Factorial", k): "--"
+            for k in (
+                "Top",
+                "TopShare",
+                "TopEffect",
+                "Error",
+                "Reps",
+                "Mean",
+                "Significant",
+                "HalfWidth",
+            )
+        }
+        n |= {name("Factorial", k): "0" for k in ("SignificantCount", "ErrorLeads",
+                                                   "WorkersLower")}  # fmt: skip
         return Report(tex={"table": fig.tabular(["term", "effect", "variation", "interval"],
                                                  [], "lrrr")}, numbers=n)  # fmt: skip
     try:
@@ -65,7 +79,29 @@ def report(runs: pd.DataFrame) -> Report:
     n[name("Factorial", "Error")] = (
         fig.pct(result.variation.get("error", math.nan)) if result.replications > 1 else "--"
     )
+    n[name("Factorial", "TopEffect")] = fig.num(result.effects[top])
     n[name("Factorial", "Reps")] = str(result.replications)
     n[name("Factorial", "Mean")] = fig.num(result.effects["mean"])
+    n |= _significance(result, top)
     table = fig.tabular(["term", "effect (ops/s)", "variation", "interval"], rows, "lrrr")
     return Report(tex={"table": table}, numbers=n)
+
+
+def _significance(result: FactorialResult, top: str) -> dict[str, str]:
+    """Which terms' intervals exclude zero, how wide the intervals are (one width for every
+    term of a 2^k·r design: s_q is common), whether the error outweighs the largest term, and
+    whether more workers significantly lower the throughput."""
+    marked = result.significant()
+    significant = [_term(t) for t in result.terms if marked.get(t)]
+    lo, hi = result.confidence_intervals[top]
+    workers = "queue.workers"
+    lowers = marked.get(workers, False) and result.effects.get(workers, 0.0) < 0
+    return {
+        name("Factorial", "Significant"): fig.listed(significant) if significant else "none",
+        name("Factorial", "SignificantCount"): str(len(significant)),
+        name("Factorial", "HalfWidth"): fig.num((hi - lo) / 2) if math.isfinite(lo) else "--",
+        name("Factorial", "ErrorLeads"): "1"
+        if result.variation.get("error", 0.0) > result.variation[top]
+        else "0",
+        name("Factorial", "WorkersLower"): "1" if lowers else "0",
+    }

@@ -141,14 +141,6 @@ def verdicts(table: pd.DataFrame, margin: float = MARGIN) -> list[Verdict]:
     return out
 
 
-def listed(items: Sequence[object]) -> str:
-    """`1, 3 and 6`: the items of a list the text reads as one (one alone as it is)."""
-    s = [str(x) for x in items]
-    if len(s) < 2:
-        return "".join(s)
-    return ", ".join(s[:-1]) + " and " + s[-1]
-
-
 @dataclass(frozen=True)
 class VerdictGroup:
     """Metrics (in words) that share one split of sizes: where sharding pays in them, where

@@ -161,8 +161,8 @@ def verdict_items(verdicts: list[mg.Verdict]) -> str:
     mg.VerdictGroup.shape, and the metrics and the sizes of each kind as lists."""
     return " ".join(
         rf"\MgetVerdict{{{'first' if i == 0 else 'next'}}}"
-        f"{{{'one' if len(g.words) == 1 else 'many'}}}{{{g.shape}}}{{{mg.listed(g.words)}}}"
-        f"{{{mg.listed(g.pays)}}}{{{mg.listed(g.costs)}}}{{{mg.listed(g.even)}}}"
+        f"{{{'one' if len(g.words) == 1 else 'many'}}}{{{g.shape}}}{{{rf.listed(g.words)}}}"
+        f"{{{rf.listed(g.pays)}}}{{{rf.listed(g.costs)}}}{{{rf.listed(g.even)}}}"
         for i, g in enumerate(mg.verdict_groups(verdicts))
     )
 

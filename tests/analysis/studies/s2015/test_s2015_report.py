@@ -236,3 +236,37 @@ def test_the_baseline_says_whether_the_database_is_fastest_at_its_fewest_clients
         baseline.report(one, REFERENCE, tmp_path / "b.pdf").numbers["MqBaselinePeakFewestSmall"]
         == "0"
     )
+
+
+def design(workers_effect: float, noise: tuple[float, ...]) -> pd.DataFrame:
+    """The 2^4 design's runs in study units: the throughput 1,000 plus `workers_effect` at
+    60 workers and minus it at 20, each cell's repetitions off by `noise`."""
+    rows = []
+    for w in (20, 60):
+        for m in (1, 2):
+            for c in (30, 120):
+                for s in (200, 2000):
+                    for rep, e in enumerate(noise):
+                        x = 1000.0 + (workers_effect if w == 60 else -workers_effect) + e
+                        rows.append({"queue.workers": w, "middlewares": m, "clients_total": c,
+                                     "queue.message_size": s, "rep": rep, "side": "client",
+                                     "type": "all", "status": "ok", "throughput_ops": x,
+                                     "time_base": "study"})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_the_factorial_names_the_terms_its_intervals_set_apart_from_zero() -> None:
+    n = factorial.report(design(-100.0, (-5.0, 0.0, 5.0))).numbers
+    assert n["MqFactorialTop"] == "W" and n["MqFactorialTopEffect"] == "-100"
+    # Only the workers' interval excludes zero; the error is small beside it.
+    assert n["MqFactorialSignificant"] == "W" and n["MqFactorialSignificantCount"] == "1"
+    assert n["MqFactorialErrorLeads"] == "0" and n["MqFactorialWorkersLower"] == "1"
+    assert float(n["MqFactorialHalfWidth"]) > 0
+    # Repetitions that differ by more than the workers' effect: the error leads, and the
+    # workers' interval holds zero.
+    noisy = factorial.report(design(-10.0, (-400.0, 0.0, 400.0))).numbers
+    assert noisy["MqFactorialErrorLeads"] == "1"
+    assert noisy["MqFactorialSignificant"] == "none" and noisy["MqFactorialWorkersLower"] == "0"
+    # One repetition: no interval, so no term is set apart.
+    once = factorial.report(design(-100.0, (0.0,))).numbers
+    assert once["MqFactorialHalfWidth"] == "--" and once["MqFactorialSignificantCount"] == "0"
