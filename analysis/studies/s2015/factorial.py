@@ -34,6 +34,11 @@ def varied(runs: pd.DataFrame) -> tuple[str, ...]:
     return tuple(f for f in models.FACTORS if f in runs.columns and runs[f].nunique() == 2)
 
 
+def _signed(value: float) -> str:
+    """An effect in math mode, so that a negative one has a minus sign, not a hyphen."""
+    return f"${fig.num(value)}$"
+
+
 def _term(term: str) -> str:
     return ":".join(LABELS.get(t, t) for t in term.split(":"))
 
@@ -68,8 +73,8 @@ def report(runs: pd.DataFrame) -> Report:
     rows = []
     for term in result.terms:
         lo, hi = result.confidence_intervals[term]
-        interval = f"[{fig.num(lo)}, {fig.num(hi)}]" if math.isfinite(lo) else fig.MISSING
-        rows.append([_term(term), fig.num(result.effects[term]),
+        interval = f"$[{fig.num(lo)}, {fig.num(hi)}]$" if math.isfinite(lo) else fig.MISSING
+        rows.append([_term(term), _signed(result.effects[term]),
                      fig.pct(result.variation[term]), interval])  # fmt: skip
     rows.append(["error", "", fig.pct(result.variation.get("error", math.nan))
                  if result.replications > 1 else fig.MISSING, ""])  # fmt: skip
@@ -79,7 +84,7 @@ def report(runs: pd.DataFrame) -> Report:
     n[name("Factorial", "Error")] = (
         fig.pct(result.variation.get("error", math.nan)) if result.replications > 1 else "--"
     )
-    n[name("Factorial", "TopEffect")] = fig.num(result.effects[top])
+    n[name("Factorial", "TopEffect")] = _signed(result.effects[top])
     n[name("Factorial", "Reps")] = str(result.replications)
     n[name("Factorial", "Mean")] = fig.num(result.effects["mean"])
     n |= _significance(result, top)

@@ -257,7 +257,7 @@ def design(workers_effect: float, noise: tuple[float, ...]) -> pd.DataFrame:
 
 def test_the_factorial_names_the_terms_its_intervals_set_apart_from_zero() -> None:
     n = factorial.report(design(-100.0, (-5.0, 0.0, 5.0))).numbers
-    assert n["MqFactorialTop"] == "W" and n["MqFactorialTopEffect"] == "-100"
+    assert n["MqFactorialTop"] == "W" and n["MqFactorialTopEffect"] == "$-100$"
     # Only the workers' interval excludes zero; the error is small beside it.
     assert n["MqFactorialSignificant"] == "W" and n["MqFactorialSignificantCount"] == "1"
     assert n["MqFactorialErrorLeads"] == "0" and n["MqFactorialWorkersLower"] == "1"
