@@ -33,7 +33,8 @@ def demands(points: pd.DataFrame, baseline: pd.DataFrame, size: str,
     """The network's demands at one message size: the database's from the baseline's highest
     throughput, the distributor's from the middleware's net time, and the rest of a request's
     time outside the middleware (client response minus middleware response at the lightest
-    point) as a delay. None where the baseline or the middleware's side is missing."""
+    point, the fewest clients per worker) as a delay. None where the baseline or the
+    middleware's side is missing."""
     base = system(baseline)
     if base.empty:
         return None
@@ -44,7 +45,12 @@ def demands(points: pd.DataFrame, baseline: pd.DataFrame, size: str,
     if base.empty or client.empty or mw.empty:
         return None
     database = models.database_demand(base, cores)
-    lightest = client.sort_values("clients_total")["point"].iloc[0]
+    # The lightest point has the fewest clients per worker: where clients outnumber the
+    # workers, the client's time beyond the middleware's includes the wait before the
+    # distributor, which is queueing, not the round trip (at a fixed client count the fewest
+    # clients would pick the fewest workers, the most queueing).
+    per_worker = client["clients_total"].astype(float) / models.workers_total(client)
+    lightest = client.loc[per_worker.sort_values(kind="stable").index[0], "point"]
     c_r = float(client.loc[client["point"] == lightest, models.RESPONSE_US].iloc[0])
     m = mw[mw["point"] == lightest]
     if m.empty:

@@ -270,3 +270,24 @@ def test_the_factorial_names_the_terms_its_intervals_set_apart_from_zero() -> No
     # One repetition: no interval, so no term is set apart.
     once = factorial.report(design(-100.0, (0.0,))).numbers
     assert once["MqFactorialHalfWidth"] == "--" and once["MqFactorialSignificantCount"] == "0"
+
+
+def test_the_mvas_round_trip_comes_from_the_point_with_fewest_clients_per_worker() -> None:
+    from analysis.studies.s2015 import scaling
+
+    # 60 clients over 10 workers wait before the distributor (client 900 µs beyond the
+    # middleware's); over 100 workers they do not (200 µs): the round trip is the latter's.
+    rows = []
+    for workers, client_us in ((10, 1000.0), (100, 300.0)):
+        for side, r in (("client", client_us), ("middleware", 100.0)):
+            rows.append({"point": f"workers={workers}", "side": side, "type": "all",
+                         "level_size": "small", "clients_total": 60, "middlewares": 2,
+                         "queue.workers": workers // 2, "response_us_mean_mean": r,
+                         "net_us_mean_mean": 5.0, "time_base": "study"})  # fmt: skip
+    base = pd.DataFrame([{"point": "clients=20", "side": "client", "type": "all",
+                          "level_size": "small", "throughput_ops_mean": 2000.0,
+                          "time_base": "study"}])  # fmt: skip
+    d = scaling.demands(pd.DataFrame(rows), base, "small", cores=2)
+    assert d is not None
+    assert d.network == pytest.approx(200e-6)
+    assert d.database == pytest.approx(2 / 2000.0)
