@@ -49,19 +49,9 @@ def report(runs: pd.DataFrame) -> Report:
     n = {name("Factorial", "Measured"): "1" if factors else "0",
          name("Factorial", "Factors"): str(len(factors))}  # fmt: skip
     if not factors:
-        n |= {
-            name("Factorial", k): "--"
-            for k in (
-                "Top",
-                "TopShare",
-                "TopEffect",
-                "Error",
-                "Reps",
-                "Mean",
-                "Significant",
-                "HalfWidth",
-            )
-        }
+        unknown = ("Top", "TopShare", "TopEffect", "Error", "Reps", "Mean", "Significant",
+                   "HalfWidth")  # fmt: skip
+        n |= {name("Factorial", k): "--" for k in unknown}
         n |= {name("Factorial", k): "0" for k in ("SignificantCount", "ErrorLeads",
                                                    "WorkersLower")}  # fmt: skip
         return Report(tex={"table": fig.tabular(["term", "effect", "variation", "interval"],

@@ -45,12 +45,11 @@ def demands(points: pd.DataFrame, baseline: pd.DataFrame, size: str,
     if base.empty or client.empty or mw.empty:
         return None
     database = models.database_demand(base, cores)
-    # The lightest point has the fewest clients per worker: where clients outnumber the
+    # The fewest clients per worker, not the fewest clients: where clients outnumber the
     # workers, the client's time beyond the middleware's includes the wait before the
-    # distributor, which is queueing, not the round trip (at a fixed client count the fewest
-    # clients would pick the fewest workers, the most queueing).
+    # distributor, which is queueing, not the round trip.
     per_worker = client["clients_total"].astype(float) / models.workers_total(client)
-    lightest = client.loc[per_worker.sort_values(kind="stable").index[0], "point"]
+    lightest = client.loc[per_worker.idxmin(), "point"]
     c_r = float(client.loc[client["point"] == lightest, models.RESPONSE_US].iloc[0])
     m = mw[mw["point"] == lightest]
     if m.empty:
