@@ -57,7 +57,10 @@ final class BatchRoute {
   /** SET: the replicas and which of them were sent the request. */
   private int[][] replicaSets = new int[0][];
   private boolean[][] sentSet = new boolean[0][];
-  private final ByteSink[] outgoing;
+  /** Servers with commands of this batch. */
+  private final boolean[] used;
+  /** A GET's command, before it is staged. */
+  private final ByteSink command = new ByteSink(256);
   /** Why a server's connection failed during the batch (its later replies are lost); or null. */
   private final String[] broken;
   /** Served on their own afterwards, each with the failures of its pipelined attempt. */
@@ -69,18 +72,14 @@ final class BatchRoute {
       final RouteContext ctx,
       final SetReplicationRoute set,
       final GetFailoverRoute get,
-      final boolean sharded,
-      final int maxBatch) {
+      final boolean sharded) {
     this.worker = worker;
     this.ctx = ctx;
     this.set = set;
     this.get = get;
     this.sharded = sharded;
     final int n = ctx.conns.length;
-    outgoing = new ByteSink[n];
-    for (int i = 0; i < n; i++) {
-      outgoing[i] = new ByteSink(maxBatch > 1 ? 16 * 1024 : 16);
-    }
+    used = new boolean[n];
     broken = new String[n];
   }
 
@@ -97,7 +96,8 @@ final class BatchRoute {
       sentSet = new boolean[size][conns.length];
     }
     for (int s = 0; s < conns.length; s++) {
-      outgoing[s].reset();
+      conns[s].clearStaged();
+      used[s] = false;
       broken[s] = null;
     }
     later.clear();
@@ -118,11 +118,11 @@ final class BatchRoute {
     final long sent = System.nanoTime();
     final long deadline = sent + ctx.timeoutNs;
     for (int s = 0; s < conns.length; s++) {
-      if (outgoing[s].length() == 0) {
+      if (!used[s]) {
         continue;
       }
       try {
-        conns[s].send(outgoing[s].array(), 0, outgoing[s].length(), deadline);
+        conns[s].sendStaged(deadline);
       } catch (ServerException e) {
         broken[s] = e.getMessage();
       }
@@ -142,7 +142,7 @@ final class BatchRoute {
       } catch (RuntimeException e) {
         // The connections' positions in their reply streams are unknown now.
         for (int s = 0; s < conns.length; s++) {
-          if (outgoing[s].length() > 0 && broken[s] == null) {
+          if (used[s] && broken[s] == null) {
             conns[s].markFailed("internal error");
             broken[s] = "internal error";
           }
@@ -177,7 +177,8 @@ final class BatchRoute {
         final ServerConnection c = ctx.conns[s];
         sentSet[i][s] = c.available(now);
         if (sentSet[i][s]) {
-          outgoing[s].append(r.payload);
+          c.stage(r.payload, 0, r.payload.length);
+          used[s] = true;
           ctx.servers.sent(s);
         } else {
           ctx.stats.server(s, 1, true, now);
@@ -200,14 +201,17 @@ final class BatchRoute {
     if (!fits(s, bytes) || !ctx.conns[s].available(now)) {
       return Mode.LATER;
     }
-    GetExchange.command(outgoing[s], r.keys, null, 0, r.keys.length);
+    command.reset();
+    GetExchange.command(command, r.keys, null, 0, r.keys.length);
+    ctx.conns[s].stage(command.array(), 0, command.length());
+    used[s] = true;
     ctx.servers.sent(s);
     target[i] = s;
     return Mode.PIPELINED_GET;
   }
 
   private boolean fits(final int server, final int bytes) {
-    final int have = outgoing[server].length();
+    final int have = ctx.conns[server].staged();
     return have == 0 || have + bytes <= MAX_PIPELINED_BYTES;
   }
 

@@ -49,6 +49,8 @@ final class ServerConnection {
   private final ReplyBuffer replies;
   /** Grows to the longest command sent, up to {@link #MAX_SEND}; longer ones go in pieces. */
   private ByteBuffer sendBuffer = ByteBuffer.allocateDirect(16 * 1024);
+  /** Bytes at the start of {@link #sendBuffer} staged for {@link #sendStaged}. */
+  private int staged;
   private static final int MAX_SEND = 2 << 20;
 
   /**
@@ -119,15 +121,14 @@ final class ServerConnection {
     }
     socket = null;
     replies.clear();
+    // Bytes staged for the closed socket never go out on the next one.
+    staged = 0;
     armed.set(IDLE);
   }
 
   void send(final byte[] b, final int off, final int len, final long deadlineNs)
       throws ServerException {
-    if (deadlineNs - System.nanoTime() <= 0) {
-      throw timeout();
-    }
-    armed.set(deadlineNs);
+    arm(deadlineNs);
     try {
       final SocketChannel ch = socket;
       if (len > sendBuffer.capacity() && sendBuffer.capacity() < MAX_SEND) {
@@ -144,14 +145,71 @@ final class ServerConnection {
         done += n;
       }
     } catch (IOException e) {
-      if (!disarm(deadlineNs)) {
-        throw timeout();
-      }
-      throw fail("send failed: " + describe(e));
+      throw sendFailed(deadlineNs, e);
     }
+    disarmOrTimeout(deadlineNs);
+  }
+
+  /** Bytes {@link #stage}d for the next {@link #sendStaged}. */
+  int staged() {
+    return staged;
+  }
+
+  /**
+   * Appends {@code b[off, off + len)} to what the next {@link #sendStaged} writes: copied once,
+   * straight into the send buffer off the heap. A batch's commands go out in one write this way.
+   */
+  void stage(final byte[] b, final int off, final int len) {
+    // Absolute puts stay within the limit, which the last write left at its end.
+    sendBuffer.clear();
+    if (staged + len > sendBuffer.capacity()) {
+      final ByteBuffer bigger = ByteBuffer.allocateDirect(Integer.highestOneBit(staged + len) << 1);
+      bigger.put(0, sendBuffer, 0, staged);
+      sendBuffer = bigger;
+    }
+    sendBuffer.put(staged, b, off, len);
+    staged += len;
+  }
+
+  /** Drops what was staged and not sent. */
+  void clearStaged() {
+    staged = 0;
+  }
+
+  /** Writes what was {@link #stage}d, then nothing is staged. */
+  void sendStaged(final long deadlineNs) throws ServerException {
+    final int n = staged;
+    staged = 0;
+    arm(deadlineNs);
+    try {
+      final SocketChannel ch = socket;
+      sendBuffer.clear().limit(n);
+      while (sendBuffer.hasRemaining()) {
+        ch.write(sendBuffer);
+      }
+    } catch (IOException e) {
+      throw sendFailed(deadlineNs, e);
+    }
+    disarmOrTimeout(deadlineNs);
+  }
+
+  /** Publishes the deadline of the blocking call about to start; a timeout if it has passed. */
+  private void arm(final long deadlineNs) throws ServerException {
+    if (deadlineNs - System.nanoTime() <= 0) {
+      throw timeout();
+    }
+    armed.set(deadlineNs);
+  }
+
+  /** The call finished: a timeout if the watchdog expired it meanwhile. */
+  private void disarmOrTimeout(final long deadlineNs) throws ServerException {
     if (!disarm(deadlineNs)) {
       throw timeout();
     }
+  }
+
+  private ServerException sendFailed(final long deadlineNs, final IOException e) {
+    return disarm(deadlineNs) ? fail("send failed: " + describe(e)) : timeout();
   }
 
   /** Watchdog: ends the blocking call in progress if its deadline has passed. */
@@ -228,22 +286,14 @@ final class ServerConnection {
     if (!replies.makeRoom()) {
       throw fail("reply line too long");
     }
-    if (deadlineNs - System.nanoTime() <= 0) {
-      throw timeout();
-    }
-    armed.set(deadlineNs);
+    arm(deadlineNs);
     final int n;
     try {
       n = replies.readFrom(socket);
     } catch (IOException e) {
-      if (!disarm(deadlineNs)) {
-        throw timeout();
-      }
-      throw fail("read failed: " + describe(e));
+      throw disarm(deadlineNs) ? fail("read failed: " + describe(e)) : timeout();
     }
-    if (!disarm(deadlineNs)) {
-      throw timeout();
-    }
+    disarmOrTimeout(deadlineNs);
     if (n < 0) {
       throw fail("connection closed by server");
     }

@@ -51,7 +51,7 @@ final class Worker extends QueueThread<Request> {
     set = new SetReplicationRoute(ctx);
     shardedGet = new ShardedGetRoute(ctx);
     get = new GetFailoverRoute(ctx, shardedGet);
-    batch = new BatchRoute(this, ctx, set, get, sharded, config.maxBatch());
+    batch = new BatchRoute(this, ctx, set, get, sharded);
   }
 
   /** Opens the server connections; returns the failures, empty if all connected. */
