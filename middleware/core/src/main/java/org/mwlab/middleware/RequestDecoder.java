@@ -212,12 +212,18 @@ public final class RequestDecoder {
     if (buf[dataEnd] != '\r' || buf[dataEnd + 1] != '\n') {
       return new Reply(BAD_CHUNK, false, total);
     }
-    final int head = tokEnd[4] - p;
-    final byte[] payload = new byte[head + 2 + (int) bytes + 2];
-    System.arraycopy(buf, p, payload, 0, head);
-    payload[head] = '\r';
-    payload[head + 1] = '\n';
-    System.arraycopy(buf, data, payload, head + 2, (int) bytes + 2);
+    final byte[] payload;
+    if (ntok == 5 && tokEnd[4] + 1 == nl && buf[nl - 1] == '\r') {
+      // The request as sent is the payload: one copy, and no zeroing of a new array before it.
+      payload = java.util.Arrays.copyOfRange(buf, p, dataEnd + 2);
+    } else {
+      final int head = tokEnd[4] - p;
+      payload = new byte[head + 2 + (int) bytes + 2];
+      System.arraycopy(buf, p, payload, 0, head);
+      payload[head] = '\r';
+      payload[head + 1] = '\n';
+      System.arraycopy(buf, data, payload, head + 2, (int) bytes + 2);
+    }
     final byte[][] keys = {java.util.Arrays.copyOfRange(buf, tokStart[1], tokEnd[1])};
     return new Command(RequestType.SET, keys, payload, ntok == 6, total);
   }

@@ -194,6 +194,15 @@ class RequestDecoderTest {
   }
 
   @Test
+  void payloadEndsItsCommandLineWithCrlfWhateverTheLineEndedWith() {
+    // As sent (the common case, copied whole), after a bare LF, and after trailing spaces.
+    assertEquals(
+        List.of("set a [set a 0 0 1\r\nx\r\n]", "set b [set b 0 0 1\r\ny\r\n]",
+            "set c [set c 0 0 1\r\nz\r\n]"),
+        decode(decoder(), b("set a 0 0 1\r\nx\r\nset b 0 0 1\ny\r\nset c 0 0 1  \r\nz\r\n")));
+  }
+
+  @Test
   void keyOfExactlyTheLimitIsAccepted() {
     final String key = "k".repeat(250);
     assertEquals(List.of("get " + key), decode(decoder(), b("get " + key + "\r\n")));
