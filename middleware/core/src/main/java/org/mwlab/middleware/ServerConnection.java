@@ -47,7 +47,10 @@ final class ServerConnection {
   private static final int MAX_LINE = 1 << 20;
 
   private final ReplyBuffer replies;
-  /** Grows to the longest command sent, up to {@link #MAX_SEND}; longer ones go in pieces. */
+  /**
+   * Grows to the longest command sent, up to {@link #MAX_SEND} (longer ones go in pieces), or to
+   * the longest batch staged.
+   */
   private ByteBuffer sendBuffer = ByteBuffer.allocateDirect(16 * 1024);
   /** Bytes at the start of {@link #sendBuffer} staged for {@link #sendStaged}. */
   private int staged;
@@ -145,7 +148,7 @@ final class ServerConnection {
         done += n;
       }
     } catch (IOException e) {
-      throw sendFailed(deadlineNs, e);
+      throw ioFailed(deadlineNs, "send", e);
     }
     disarmOrTimeout(deadlineNs);
   }
@@ -188,7 +191,7 @@ final class ServerConnection {
         ch.write(sendBuffer);
       }
     } catch (IOException e) {
-      throw sendFailed(deadlineNs, e);
+      throw ioFailed(deadlineNs, "send", e);
     }
     disarmOrTimeout(deadlineNs);
   }
@@ -208,8 +211,9 @@ final class ServerConnection {
     }
   }
 
-  private ServerException sendFailed(final long deadlineNs, final IOException e) {
-    return disarm(deadlineNs) ? fail("send failed: " + describe(e)) : timeout();
+  /** A {@code call} ("send", "read") failed: a timeout if the watchdog ended it, else why. */
+  private ServerException ioFailed(final long deadlineNs, final String call, final IOException e) {
+    return disarm(deadlineNs) ? fail(call + " failed: " + describe(e)) : timeout();
   }
 
   /** Watchdog: ends the blocking call in progress if its deadline has passed. */
@@ -291,7 +295,7 @@ final class ServerConnection {
     try {
       n = replies.readFrom(socket);
     } catch (IOException e) {
-      throw disarm(deadlineNs) ? fail("read failed: " + describe(e)) : timeout();
+      throw ioFailed(deadlineNs, "read", e);
     }
     disarmOrTimeout(deadlineNs);
     if (n < 0) {
