@@ -226,7 +226,10 @@ def run_target(
             design = "2016" if target == "middleware-2016" else "2018"
             workers = args.read_workers if design == "2016" else args.workers
             batch = int(target.split("-")[1]) if target.startswith("batch-") else 1
-            front = middleware(BASE_PORT + 60, ports, design, workers, work, args.jar, batch)
+            front = middleware(
+                BASE_PORT + 60, ports, design, workers, work, args.jar, batch,
+                tuple(args.jvm.split()),
+            )  # fmt: skip
             endpoints = [BASE_PORT + 60]
         warm_up(endpoints, cfg, args.warmup, args.threads, args.concurrency)
         cpu0 = cpu_seconds(front.pid) if front else 0.0
@@ -329,6 +332,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--rounds", type=int, default=1, help="interleaved rounds of all targets")
     ap.add_argument("--jar", type=Path, default=MIDDLEWARE_JAR)
+    ap.add_argument(
+        "--jvm",
+        default="",
+        help="the middleware's JVM options, space-separated (default: none, the JVM's own)",
+    )
     ap.add_argument("--out", type=Path, help="also write the results as JSON")
     args = ap.parse_args(argv)
 
