@@ -10,6 +10,11 @@ bounds and settings; no target serving studies of both). The merged dataset take
 tables and speed factors from the dataset that measured it, the second's plan, the first's
 machine, delay check and environment (with the tools only the second used), and a provenance
 computed again from all tables that names each study's commit and code fingerprint.
+
+With `replace`, the second may hold studies the first holds too: it replaces them. That is how
+studies measured again on newer code (the memcached studies after a change to the middleware)
+enter a dataset without measuring its other studies again. The first keeps only its other
+studies: their families, runs, speed factors and pieces.
 """
 
 from __future__ import annotations
@@ -61,8 +66,11 @@ def fingerprints(doc: dict[str, Any], held: dict[str, list[str]]) -> dict[str, s
     return {s: (doc.get("fingerprints") or {}).get(s, doc.get("fingerprint")) for s in held}
 
 
-def check(first: Path, second: Path) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """The studies of both datasets, after refusing a pair that cannot be merged."""
+def check(
+    first: Path, second: Path, replace: bool = False
+) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """The studies each dataset gives the merge (with `replace`, the first's without those the
+    second holds), after refusing a pair that cannot be merged."""
     for folder in (first, second):
         try:
             dataset.verify(folder)
@@ -76,10 +84,17 @@ def check(first: Path, second: Path) -> tuple[dict[str, list[str]], dict[str, li
         )
     held = (studies(first), studies(second))
     shared = sorted(set(held[0]) & set(held[1]))
-    if shared:
+    if shared and not replace:
         raise MergeError(
             f"both datasets hold study {', '.join(shared)}: a study is measured with one code "
-            "(measure its other families with `mwlab measure --onto`)"
+            "(measure its other families with `mwlab measure --onto`, or pass --replace to take "
+            "it from the second)"
+        )
+    held = ({s: f for s, f in held[0].items() if s not in shared}, held[1])
+    if not held[0]:
+        raise MergeError(
+            f"{second} holds every study of {first} ({', '.join(shared)}): nothing of the first "
+            "is left to merge"
         )
     mine = sorted(f for fams in held[0].values() for f in fams)
     try:
@@ -112,16 +127,23 @@ def stage(first: Path, second: Path, out: Path, held: tuple[dict, dict]) -> Path
     if staging.exists():
         shutil.rmtree(staging)
     skip = {dataset.PROVENANCE, dataset.VERDICTS, dataset.MANIFEST}
-    # The first's files (its machine, delay check, environment), then the second's families.
+    kept = {f for fams in held[0].values() for f in fams}
+    # The first's files (its machine, delay check, environment) and the families it keeps, then
+    # the second's families.
     for name in dataset.read_manifest(first):
-        if name not in skip:
+        parts = Path(name).parts
+        family = parts[1] if len(parts) > 2 and parts[0] == "data" else None
+        if name not in skip and (family is None or family in kept):
             (staging / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(first / name, staging / name)
     for family in dataset.families(second):
         shutil.copytree(second / "data" / family, staging / "data" / family)
     for table in dataset.RUN_TABLES:
         name = f"data/{table}.parquet"
-        merged = pd.concat([pd.read_parquet(first / name), pd.read_parquet(second / name)])
+        mine = pd.read_parquet(first / name)
+        # Every run table names its run as <family>/<point>/<rep>.
+        mine = mine[mine["run"].str.split("/").str[0].isin(kept)]
+        merged = pd.concat([mine, pd.read_parquet(second / name)])
         merged.to_parquet(staging / f"{name}.tmp", index=False)
         dataset.compact(staging / f"{name}.tmp", staging / name)
         (staging / f"{name}.tmp").unlink()
@@ -153,6 +175,8 @@ def provenance_of(staging: Path, first: Path, second: Path, held: tuple[dict, di
         for piece in doc.get("pieces") or []:
             fams = piece.get("families") or [f for fs in mine.values() for f in fs]
             own = sorted({s for s, fs in mine.items() if set(fs) & set(fams)})
+            if not own:
+                continue  # a piece of a study the second replaces
             pieces.append({**piece, "studies": own, "fingerprint": codes[own[0]] if own else None})
         commits = doc.get("study_commits") or {}
         for study in mine:

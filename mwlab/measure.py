@@ -698,12 +698,18 @@ def archive_command(profile: str, results: Path | None, out: Path | None) -> Non
 @click.argument("first", type=click.Path(path_type=Path))
 @click.argument("second", type=click.Path(path_type=Path))
 @click.option("--out", type=click.Path(path_type=Path), help="Default: data/<profile>/<today>[-N].")
-def merge_command(first: Path, second: Path, out: Path | None) -> None:
+@click.option(
+    "--replace",
+    is_flag=True,
+    help="SECOND's studies replace those FIRST holds too (studies measured again).",
+)
+def merge_command(first: Path, second: Path, out: Path | None, replace: bool) -> None:
     """Merge two datasets of one profile that measured different studies, each with its own
     code (mwlab/datasetmerge.py): SECOND's plan must plan FIRST's families as FIRST's did."""
     root = Path.cwd()
     try:
-        held = datasetmerge.check(first, second)
+        held = datasetmerge.check(first, second, replace)
+        replaced = sorted(set(datasetmerge.studies(first)) - set(held[0]))
         profile = str(dataset.provenance(second)["profile"])
         out = out or _new_dataset(profile)
         staging = datasetmerge.stage(first, second, out, held)
@@ -720,6 +726,8 @@ def merge_command(first: Path, second: Path, out: Path | None) -> None:
     size = sum(p.stat().st_size for p in made.rglob("*") if p.is_file())
     studies = ", ".join(f"{s} ({v['commit'][:12]})" for s, v in doc["study_commits"].items())
     click.echo(f"dataset: {made} ({size / 2**20:.1f} MiB): studies {studies}")
+    if replaced:
+        click.echo(f"dataset: study {', '.join(replaced)} taken from {second}, not {first}")
     if not doc["complete"]:
         click.echo(f"dataset: a piece ({len(doc['families'])} of {len(every)} families)")
 

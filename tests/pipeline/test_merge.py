@@ -2,7 +2,7 @@
 mwlab/datasetmerge.py): a 2018 family and a 2015 family of the `studies` profile, each
 measured and archived alone, merge into one dataset that holds both, verifies, counts every
 run and names each study's commit and code; pairs that are not one study each, or whose plans
-disagree, are refused."""
+disagree, are refused, unless the second measured a study again and replaces it (--replace)."""
 
 from __future__ import annotations
 
@@ -72,6 +72,33 @@ def test_two_studies_measured_apart_merge_into_one_dataset(tmp_path: Path, mwlab
     twice = mwlab("dataset", "merge", str(memcached), str(memcached), "--out", str(tmp_path / "x"))
     assert twice.returncode != 0 and "both datasets hold study 2018" in twice.stderr
     assert not (tmp_path / "x").exists()
+    # Unless the second measured it again (--replace): its runs, code and pieces replace the
+    # first's, and the first keeps its other study.
+    again = tmp_path / "again"
+    shutil.copytree(memcached, again)
+    newer = {"commit": "f" * 40, "fingerprint": "e" * 64}
+    (again / dataset.PROVENANCE).write_text(json.dumps(dataset.provenance(again) | newer))
+    dataset.write_manifest(again)
+    redone = data / "2026-01-04"
+    out = _ok(mwlab("dataset", "merge", str(merged), str(again), "--replace",
+                    "--out", str(redone)))  # fmt: skip
+    assert f"study 2018 taken from {again}" in out
+    dataset.verify(redone)
+    doc = dataset.provenance(redone)
+    assert doc["families"] == ["baseline_direct", "mq_db_baseline"]
+    assert doc["study_commits"]["2018"]["commit"] == newer["commit"]
+    assert doc["fingerprints"] == {
+        "2015": dataset.provenance(queue)["fingerprint"],
+        "2018": newer["fingerprint"],
+    }
+    assert [p["studies"] for p in doc["pieces"]] == [["2015"], ["2018"]]
+    assert len(pd.read_parquet(redone / "data" / "run_times.parquet")) == len(times)
+    assert doc["runs"]["total"] == len(times)
+    # A second that holds every study of the first leaves nothing of it to merge.
+    whole = mwlab("dataset", "merge", str(memcached), str(again), "--replace",
+                  "--out", str(tmp_path / "z"))  # fmt: skip
+    assert whole.returncode != 0 and "nothing of the first is left" in whole.stderr
+    assert not (tmp_path / "z").exists()
     # So is a second plan that would plan the first's families otherwise.
     other = tmp_path / "other"
     shutil.copytree(queue, other)
