@@ -177,7 +177,7 @@ def provenance_of(staging: Path, first: Path, second: Path, held: tuple[dict, di
             own = sorted({s for s, fs in mine.items() if set(fs) & set(fams)})
             if not own:
                 continue  # a piece of a study the second replaces
-            pieces.append({**piece, "studies": own, "fingerprint": codes[own[0]] if own else None})
+            pieces.append({**piece, "studies": own, "fingerprint": codes[own[0]]})
         commits = doc.get("study_commits") or {}
         for study in mine:
             earlier = commits.get(study, {})
