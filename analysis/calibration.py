@@ -245,4 +245,48 @@ def merge(
         "targets": ours + theirs,
         "speed_factors": dict(sorted(factors.items())),
         "warnings": warnings,
+        # What both fitted is the calibration's repeatability: the report states it.
+        "refits": [
+            *first.get("refits", []),
+            *second.get("refits", []),
+            *refits(first["targets"], second["targets"], {t["name"] for t in ours}),
+        ],
     }
+
+
+def _mean_by_speed(runs: Iterable[Mapping[str, Any]]) -> dict[float, float]:
+    ok: dict[float, list[float]] = {}
+    for r in runs:
+        if r["status"] == "ok":
+            ok.setdefault(float(r["speed"]), []).append(float(r["throughput_study"]))
+    return {s: sum(xs) / len(xs) for s, xs in ok.items()}
+
+
+def refits(
+    first: Iterable[Mapping[str, Any]], second: Iterable[Mapping[str, Any]], first_kept: set[str]
+) -> list[dict[str, Any]]:
+    """The targets two calibrations both fitted, each with the factor the merged dataset keeps
+    and the other one, and at the largest speed both ran, the mean throughput of the kept runs
+    over the other's (None without a shared speed)."""
+    others = {t["name"]: t for t in second}
+    out = []
+    for mine in first:
+        theirs = others.get(mine["name"])
+        if theirs is None:
+            continue
+        kept, other = (mine, theirs) if mine["name"] in first_kept else (theirs, mine)
+        at_kept, at_other = _mean_by_speed(kept["runs"]), _mean_by_speed(other["runs"])
+        shared = sorted(set(at_kept) & set(at_other))
+        speed = shared[-1] if shared and at_other[shared[-1]] > 0 else None
+        out.append(
+            {
+                "name": mine["name"],
+                "role": mine["role"],
+                "studies": list(mine.get("studies") or [mine["study"]]),
+                "kept": kept["fit"]["speed"],
+                "other": other["fit"]["speed"],
+                "speed": speed,
+                "throughput_ratio": None if speed is None else at_kept[speed] / at_other[speed],
+            }
+        )
+    return out

@@ -197,6 +197,24 @@ def intercept_items(cal: dict[str, Any]) -> list[str]:
     return items
 
 
+def refit_items(cal: dict[str, Any]) -> list[str]:
+    """Each target two merged measurements both fitted: the factor this dataset keeps, the
+    other measurement's and their ratio, and the runs' throughput ratio at a speed both ran."""
+    items = []
+    for r in cal.get("refits", []):
+        item = (
+            f"{escape(fw.words(r['name'], fw.TARGET_WORDS))} ({r['role']}): {r['kept']:.3f} kept"
+            f" against {r['other']:.3f} ({r['kept'] / r['other']:.2f} times)"
+        )
+        if r["speed"] is not None:
+            item += (
+                f", and at speed {r['speed']:g} the kept runs gave {r['throughput_ratio']:.2f}"
+                " times the other's throughput"
+            )
+        items.append(item)
+    return items
+
+
 def numbers(cal: dict[str, Any] | None, table: pd.DataFrame, profile_scale: float) -> str:
     out = {"ScaleFactor": f"{profile_scale:g}", "ScaleModelUsed": "no" if cal is None else "yes"}
     # Every macro is defined, "--" where this profile has no such number.
@@ -212,6 +230,8 @@ def numbers(cal: dict[str, Any] | None, table: pd.DataFrame, profile_scale: floa
     out["ScaleExtrapolatedCase"] = "none"
     out["ScaleExtrapolated"] = "--"
     out["ScaleCalibrationCase"] = "none"
+    out["ScaleRefitCase"] = "none"
+    out["ScaleRefits"] = "--"
     if cal is not None:
         out["ScaleCalibrationFactor"] = f"{cal['scale']:g}"
         for study, factors in cal["speed_factors"].items():
@@ -234,6 +254,9 @@ def numbers(cal: dict[str, Any] | None, table: pd.DataFrame, profile_scale: floa
         disturbed = len(cal.get("warnings", []))
         out["ScaleCalibrationCase"] = "quiet" if disturbed == 0 else "disturbed"
         out["ScaleCalibrationDisturbed"] = str(disturbed)
+        refit = refit_items(cal)
+        out["ScaleRefitCase"] = "some" if refit else "none"
+        out["ScaleRefits"] = "; ".join(refit) or "--"
     if not table.empty:
         out["ScaleCheckOther"] = f"{table['other_scale'].iloc[0]:g}"
         worst = (table["throughput_study_ratio"] - 1).abs().max()

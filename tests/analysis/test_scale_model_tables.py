@@ -90,6 +90,24 @@ def test_numbers_give_the_texts_cases() -> None:
     assert without["ScaleInterceptCase"] == "none" and without["ScaleCalibrationCase"] == "none"
 
 
+def test_a_target_two_merged_measurements_fitted_is_stated_with_both_factors() -> None:
+    cal = _calibration([_target("server", 1.0, 1.0, 2.0)], 0)
+    assert _macros(scale_model.numbers(cal, pd.DataFrame(), 0.05))["ScaleRefitCase"] == "none"
+    cal["refits"] = [
+        {"name": "server_write_max", "role": "server", "studies": ["2018", "2016"],
+         "kept": 0.2419, "other": 0.2878, "speed": 0.2, "throughput_ratio": 1.206},
+        {"name": "database_baseline_2015", "role": "server", "studies": ["2015"],
+         "kept": 0.4175, "other": 0.4569, "speed": None, "throughput_ratio": None},
+    ]  # fmt: skip
+    macros = _macros(scale_model.numbers(cal, pd.DataFrame(), 0.05))
+    assert macros["ScaleRefitCase"] == "some"
+    assert macros["ScaleRefits"] == (
+        "one server's write maximum (server): 0.242 kept against 0.288 (0.84 times), and at"
+        " speed 0.2 the kept runs gave 1.21 times the other's throughput; database baseline"
+        " 2015 (server): 0.417 kept against 0.457 (0.91 times)"
+    )
+
+
 def test_the_validation_table_names_the_table_holding_ours() -> None:
     cal = {
         "validation": [

@@ -120,14 +120,29 @@ def test_a_merged_calibration_takes_each_study_from_its_own_measurement() -> Non
     second = copy.deepcopy(first)
     second["speed_factors"] = {s: {"server": 0.9} for s in ("2015", "2016", "2018")}
     second["settings"]["studies"] = {"2015": 0.2}  # a study's own factor may differ
-    db = {"name": "database_baseline_2015", "study": "2015", "studies": ["2015"], "runs": []}
+    db = {"name": "database_baseline_2015", "study": "2015", "studies": ["2015"], "runs": [],
+          "role": "server", "fit": {"speed": 0.4}}  # fmt: skip
     second["targets"].append(db)
     second["warnings"] = ["calibration run calibration/target=database_baseline_2015,speed=0.4"
                           "/rep1: steal 30% > 20%; its fit may not hold",
                           "calibration run calibration/target=server_write_max,speed=0.2/rep1: "
                           "steal 30% > 20%; its fit may not hold"]  # fmt: skip
+    # The second fitted memcached's target again, on runs 10 % faster at the same speeds.
+    (again,) = (t for t in second["targets"] if t["name"] == "server_write_max")
+    again["fit"]["speed"] = 0.25
+    for run in again["runs"]:
+        run["throughput_study"] *= 1.1
+    again["runs"][-1]["status"] = "failed"  # only the lower speed both ran to the end
     merged = calibration.merge(first, second, ["2016", "2018"])
     assert merged["speed_factors"]["2015"] == {"server": 0.9}
+    refit = {r["name"]: r for r in merged["refits"]}
+    assert set(refit) == {t["name"] for t in first["targets"]}  # the 2015 target is new
+    memcached = refit["server_write_max"]
+    kept = next(t for t in first["targets"] if t["name"] == "server_write_max")["fit"]["speed"]
+    assert (memcached["kept"], memcached["other"], memcached["role"]) == (kept, 0.25, "server")
+    assert memcached["speed"] == 0.1 and memcached["throughput_ratio"] == pytest.approx(1 / 1.1)
+    # Merged again, a dataset keeps the refits it already held.
+    assert calibration.merge(merged, second, ["2016", "2018"])["refits"][:3] == merged["refits"]
     for study in ("2016", "2018"):
         assert merged["speed_factors"][study] == first["speed_factors"][study]
     assert [t["name"] for t in merged["targets"]] == [
