@@ -257,7 +257,7 @@ def merge(
 def _mean_by_speed(runs: Iterable[Mapping[str, Any]]) -> dict[float, float]:
     ok: dict[float, list[float]] = {}
     for r in runs:
-        if r["status"] == "ok":
+        if r["status"] == "ok" and r["throughput_study"] is not None:
             ok.setdefault(float(r["speed"]), []).append(float(r["throughput_study"]))
     return {s: sum(xs) / len(xs) for s, xs in ok.items()}
 
