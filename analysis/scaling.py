@@ -158,7 +158,10 @@ def agreement(
     ratio (other scale over the reference scale) with a confidence interval.
 
     `runs`: one row per run and side (every request type together), with the scale level,
-    `scale`, `status`, `throughput_study` and `response_ms_study`."""
+    `scale`, `status`, `throughput_study` and `response_ms_study`. Where the runs have CPU
+    accounting (`cpu_util_<role>`: the share of its budget a role used), its mean at each
+    scale is carried as `cpu_util_<role>_reference` and `cpu_util_<role>_other`: a point a
+    budget bounds at one scale and not at the other need not agree."""
     ok = runs[(runs["status"] == "ok")]
     if "type" in ok.columns:
         ok = ok[ok["type"] == "all"]
@@ -190,5 +193,8 @@ def agreement(
                         f"{metric}_ratio_ci_high": hi,
                     }
                 )
+            for column in (c for c in group.columns if c.startswith("cpu_util_")):
+                row[f"{column}_reference"] = pd.to_numeric(base[column]).mean()
+                row[f"{column}_other"] = pd.to_numeric(test[column]).mean()
             rows.append(row)
     return pd.DataFrame(rows)

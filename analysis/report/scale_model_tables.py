@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from analysis.bottleneck import SATURATED
 from analysis.calibration import MAX_EXTRAPOLATION, extrapolation
 from analysis.latex import escape
 from analysis.report import factor_words as fw
@@ -215,14 +216,70 @@ def refit_items(cal: dict[str, Any]) -> list[str]:
     return items
 
 
+def _bound_role(row: pd.Series, at: str) -> str | None:
+    """The role whose CPU budget the point used up (SATURATED or more) at the scale `at`
+    (`reference` or `other`), the busiest if several; None without one or without accounting."""
+    uses = {
+        column.removeprefix("cpu_util_").removesuffix(f"_{at}"): float(row[column])
+        for column in row.index
+        if column.startswith("cpu_util_") and column.endswith(f"_{at}") and pd.notna(row[column])
+    }
+    role, use = max(uses.items(), key=lambda kv: kv[1], default=(None, 0.0))
+    return role if use >= SATURATED else None
+
+
+def _worst_percent(rows: pd.DataFrame, metric: str) -> str:
+    return _f(100 * (rows[f"{metric}_ratio"] - 1).abs().max(), 1) if len(rows) else "--"
+
+
+def check_numbers(table: pd.DataFrame) -> dict[str, str]:
+    """The scale check's macros. Its points fall in two kinds: those no CPU budget bounds at
+    s, which must agree once rescaled, and those a budget bounds at s, which need not (a
+    larger budget does more than in proportion where the fits have a fixed cost). The case:
+    `unbound` (no point is bound at s), `released` (every bound point's budget is no longer
+    used up at s'), `bound` (some stay bound at s'), or `none` without a check."""
+    out = {"ScaleCheckCase": "none"}
+    for name in ("Other", "WorstThroughputPercent", "WorstResponsePercent",
+                 "UnboundThroughputPercent", "UnboundResponsePercent", "BoundThroughputPercent",
+                 "Bound"):  # fmt: skip
+        out[f"ScaleCheck{name}"] = "--"
+    if table.empty:
+        return out
+    out["ScaleCheckOther"] = f"{table['other_scale'].iloc[0]:g}"
+    out["ScaleCheckWorstThroughputPercent"] = _worst_percent(table, "throughput_study")
+    out["ScaleCheckWorstResponsePercent"] = _worst_percent(table, "response_ms_study")
+    roles = table.apply(lambda row: _bound_role(row, "reference"), axis=1)
+    unbound, bound = table[roles.isna()], table[roles.notna()]
+    out["ScaleCheckUnboundThroughputPercent"] = _worst_percent(unbound, "throughput_study")
+    out["ScaleCheckUnboundResponsePercent"] = _worst_percent(unbound, "response_ms_study")
+    out["ScaleCheckBoundThroughputPercent"] = _worst_percent(bound, "throughput_study")
+    if bound.empty:
+        out["ScaleCheckCase"] = "unbound"
+        return out
+    items, released = [], True
+    # Every side of a workload is one run: its budgets are the same.
+    for workload, rows in bound.groupby("level_workload", sort=True):
+        row, role = rows.iloc[0], roles[rows.index[0]]
+        other = float(row[f"cpu_util_{role}_other"])
+        released &= other < SATURATED
+        ratios = " and ".join(sorted({_f(r, 2) for r in rows["throughput_study_ratio"]}))
+        items.append(
+            f"{escape(str(workload))}, where the {role} used "
+            f"{100 * float(row[f'cpu_util_{role}_reference']):.0f}\\,\\% of its CPU budget at $s$ "
+            f"and {100 * other:.0f}\\,\\% at $s'$ (throughput ratio {ratios})"
+        )
+    out["ScaleCheckCase"] = "released" if released else "bound"
+    out["ScaleCheckBound"] = "; ".join(items)
+    return out
+
+
 def numbers(cal: dict[str, Any] | None, table: pd.DataFrame, profile_scale: float) -> str:
     out = {"ScaleFactor": f"{profile_scale:g}", "ScaleModelUsed": "no" if cal is None else "yes"}
     # Every macro is defined, "--" where this profile has no such number.
     speeds = [f"ScaleSpeed{role.capitalize()}{word}" for word in STUDY_WORDS.values()
               for role in ("server", "middleware", "client")]  # fmt: skip
     for name in ("ScaleCalibrationFactor", *speeds, "ScaleCalibrationTargets",
-                 "ScaleValidationNumbers", "ScaleCheckOther", "ScaleCheckWorstThroughputPercent",
-                 "ScaleCheckWorstResponsePercent", "ScaleCalibrationDisturbed",
+                 "ScaleValidationNumbers", "ScaleCalibrationDisturbed",
                  "ScaleIntercepts"):  # fmt: skip
         out[name] = "--"
     # The text's cases: without a calibration there are neither fits nor calibration runs.
@@ -257,10 +314,5 @@ def numbers(cal: dict[str, Any] | None, table: pd.DataFrame, profile_scale: floa
         refit = refit_items(cal)
         out["ScaleRefitCase"] = "some" if refit else "none"
         out["ScaleRefits"] = "; ".join(refit) or "--"
-    if not table.empty:
-        out["ScaleCheckOther"] = f"{table['other_scale'].iloc[0]:g}"
-        worst = (table["throughput_study_ratio"] - 1).abs().max()
-        out["ScaleCheckWorstThroughputPercent"] = _f(100 * worst, 1)
-        worst_r = (table["response_ms_study_ratio"] - 1).abs().max()
-        out["ScaleCheckWorstResponsePercent"] = _f(100 * worst_r, 1)
+    out |= check_numbers(table)
     return "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in out.items())

@@ -152,6 +152,39 @@ def test_the_scale_check_table_and_its_worst_deviations() -> None:
     assert "did not run" in scale_model.check_table(pd.DataFrame())
 
 
+def test_the_check_tells_points_a_budget_bounds_at_s_from_the_others() -> None:
+    link = {"cpu_util_server_reference": 0.4, "cpu_util_server_other": 0.25}
+    cpu = {"cpu_util_server_reference": 0.975, "cpu_util_server_other": 0.735,
+           "cpu_util_middleware_reference": 0.74, "cpu_util_middleware_other": 0.6}  # fmt: skip
+    rows = [
+        _check_row("read-only", "client", 1.002, 1.0) | link,
+        _check_row("read-only", "middleware", 0.999, 0.995) | link,
+        _check_row("write-only", "client", 1.22, 0.81) | cpu,
+        _check_row("write-only", "middleware", 1.22, 0.44) | cpu,
+    ]
+    macros = _macros(scale_model.numbers(None, pd.DataFrame(rows), 0.05))
+    assert macros["ScaleCheckWorstThroughputPercent"] == "22.0"
+    assert macros["ScaleCheckUnboundThroughputPercent"] == "0.2"
+    assert macros["ScaleCheckUnboundResponsePercent"] == "0.5"
+    assert macros["ScaleCheckBoundThroughputPercent"] == "22.0"
+    # The budget used up at s was not at s': the deviation is the budget's, not the scale's.
+    assert macros["ScaleCheckCase"] == "released"
+    assert macros["ScaleCheckBound"] == (
+        r"write-only, where the server used 98\,\% of its CPU budget at $s$ and 74\,\% at $s'$"
+        " (throughput ratio 1.22)"
+    )
+    # Still used up at s': the budget bounds the point at both scales.
+    rows[2] |= {"cpu_util_server_other": 0.95}
+    rows[3] |= {"cpu_util_server_other": 0.95}
+    assert _macros(scale_model.numbers(None, pd.DataFrame(rows), 0.05))["ScaleCheckCase"] == "bound"
+    # No budget used up at s (or no accounting): every point must agree.
+    plain = [_check_row("read-only", "client", 1.04, 0.97)]
+    macros = _macros(scale_model.numbers(None, pd.DataFrame(plain), 0.05))
+    assert macros["ScaleCheckCase"] == "unbound" and macros["ScaleCheckBound"] == "--"
+    assert macros["ScaleCheckUnboundThroughputPercent"] == "4.0"
+    assert _macros(scale_model.numbers(None, pd.DataFrame(), 0.05))["ScaleCheckCase"] == "none"
+
+
 def test_factors_beyond_the_speeds_measured_are_marked_and_named() -> None:
     database = {
         "name": "database_baseline_2015", "role": "server", "study": "2015", "value": 1950.0,

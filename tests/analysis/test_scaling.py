@@ -90,6 +90,24 @@ def test_agreement_is_the_ratio_of_rescaled_means_with_an_interval() -> None:
     assert row["throughput_study_ratio"] < row["throughput_study_ratio_ci_high"]
 
 
+def test_agreement_carries_each_budgets_use_at_both_scales() -> None:
+    # The server used up its budget at s and not at 2s: the check must be able to tell.
+    rows = [
+        _run("s", 0.04, 400, 250) | {"cpu_util_server": 0.98, "cpu_util_middleware": 0.5},
+        _run("s", 0.04, 410, 245) | {"cpu_util_server": 0.96, "cpu_util_middleware": 0.7},
+        _run("double", 0.08, 960, 110) | {"cpu_util_server": 0.7, "cpu_util_middleware": 0.4},
+    ]
+    row = agreement(add_study_columns(pd.DataFrame(rows))).iloc[0]
+    assert row["cpu_util_server_reference"] == pytest.approx(0.97)
+    assert row["cpu_util_server_other"] == pytest.approx(0.7)
+    assert row["cpu_util_middleware_reference"] == pytest.approx(0.6)
+    # Runs without CPU accounting give no such columns.
+    plain = agreement(
+        add_study_columns(pd.DataFrame([_run("s", 0.04, 1, 1), _run("double", 0.08, 2, 1)]))
+    )
+    assert not [c for c in plain.columns if c.startswith("cpu_util_")]
+
+
 def test_agreement_without_repetitions_has_no_interval() -> None:
     runs = add_study_columns(
         pd.DataFrame([_run("s", 0.04, 400, 250), _run("double", 0.08, 400, 1000)])
