@@ -50,6 +50,18 @@ def _share(series: pd.Series) -> dict[str, float | None]:
     return {"median": round(float(values.median()), 4), "max": round(float(values.max()), 4)}
 
 
+def dates(manifests: pd.DataFrame) -> dict[str, Any]:
+    """When the runs of `manifests` were measured: the first start, the last end and the days
+    any run started on."""
+    started = pd.to_datetime(manifests["started_at"], errors="coerce", utc=True).dropna()
+    finished = pd.to_datetime(manifests["finished_at"], errors="coerce", utc=True).dropna()
+    return {
+        "measured_from": started.min().isoformat() if len(started) else None,
+        "measured_to": finished.max().isoformat() if len(finished) else None,
+        "days": sorted({t.date().isoformat() for t in started}),
+    }
+
+
 def compute(
     profile: str,
     validation: pd.DataFrame,
@@ -59,8 +71,6 @@ def compute(
     hashes: Mapping[str, str],
 ) -> dict[str, Any]:
     """The provenance of one profile's measurement (see the module's docstring)."""
-    started = pd.to_datetime(manifests["started_at"], errors="coerce", utc=True).dropna()
-    finished = pd.to_datetime(manifests["finished_at"], errors="coerce", utc=True).dropna()
     ok = validation[validation["status"] == "ok"]
     pieces = list((measurement or {}).get("pieces") or [])
     commits = list(dict.fromkeys(p["commit"] for p in pieces if p.get("commit")))
@@ -76,9 +86,7 @@ def compute(
         "machine": {
             k: machine.get(k) for k in ("cores", "kernel", "cpu_model", "memory_gib", "machine")
         },
-        "measured_from": started.min().isoformat() if len(started) else None,
-        "measured_to": finished.max().isoformat() if len(finished) else None,
-        "days": sorted({t.date().isoformat() for t in started}),
+        **dates(manifests),
         "pieces": pieces,
         "runs": {
             "total": len(validation),
@@ -152,13 +160,18 @@ def _by_study(
 
 
 def _per_study(groups: dict[str, list[str]], whole: str) -> str:
-    """`whole` where every study shares one value; otherwise each value with its studies."""
-    if len(groups) <= 1:
+    """The value every study shares (`whole` where no study names its own); otherwise each
+    value with its studies."""
+    if not groups:
         return whole
-    return " and ".join(
+    if len(groups) == 1:
+        # A merged dataset's top-level machine is one measurement's, not its studies'.
+        return next(iter(groups))
+    items = [
         f"{value} (the {' and '.join(studies)}" + (" studies)" if len(studies) > 1 else " study)")
         for value, studies in groups.items()
-    )
+    ]
+    return ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _commits(doc: Mapping[str, Any]) -> dict[str, list[str]]:
@@ -169,10 +182,30 @@ def _machines(doc: Mapping[str, Any]) -> dict[str, list[str]]:
     return _by_study(doc, lambda where: escape(_machine(where.get("machine") or {})))
 
 
+def _when(days: list[str]) -> str:
+    return "--" if not days else days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
+
+
+def _dates(doc: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Each study's measurement days, where every study names its own (a merged dataset's
+    from before they did names none, and the report then gives the whole span)."""
+    studies = doc.get("study_commits") or {}
+    if not studies or any("days" not in where for where in studies.values()):
+        return {}
+    return _by_study(doc, lambda where: _when(list(where["days"])))
+
+
+def kernels(doc: Mapping[str, Any], host: Mapping[str, Any]) -> str:
+    """The kernel the runs ran on, per study where a merged dataset's studies differ;
+    `host` (the dataset's environment) where the provenance names no study's machine."""
+    groups = _by_study(doc, lambda where: escape(str((where.get("machine") or {}).get("kernel"))))
+    groups.pop("None", None)
+    return _per_study(groups, escape(str(host.get("kernel", "?"))))
+
+
 def macros(doc: Mapping[str, Any], source: str) -> str:
     """The report's `\\Data...` macros; `source` says where the report read the data from."""
     days = doc.get("days") or []
-    when = "--" if not days else days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
     machine = doc.get("machine") or {}
     runs = doc.get("runs") or {}
     commit = str(doc.get("commit") or "unknown")
@@ -183,7 +216,7 @@ def macros(doc: Mapping[str, Any], source: str) -> str:
             _macro("DataProfile", escape(str(doc.get("profile", "?")))),
             _macro("DataCommit", _per_study(commits, rf"\texttt{{{escape(_short(commit))}}}")),
             _macro("DataCommitWord", "commits" if len(commits) > 1 else "commit"),
-            _macro("DataDates", when),
+            _macro("DataDates", _per_study(_dates(doc), _when(days))),
             _macro("DataDays", len(days)),
             _macro("DataPieces", len(doc.get("pieces") or []) or 1),
             _macro("DataMachine", _per_study(_machines(doc), escape(_machine(machine)))),

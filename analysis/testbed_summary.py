@@ -149,13 +149,19 @@ def _camel(text: str) -> str:
     return "".join(w[:1].upper() + w[1:] for w in text.split("_"))
 
 
-def numbers(runs: pd.DataFrame, machine: Mapping[str, Any], check: Mapping | None) -> str:
-    """The section's macros."""
+def numbers(
+    runs: pd.DataFrame,
+    machine: Mapping[str, Any],
+    check: Mapping | None,
+    kernel: str | None = None,
+) -> str:
+    """The section's macros; `kernel` (LaTeX) names each study's kernel where a merged
+    dataset's studies ran on other kernels than its environment records."""
     if runs.empty:
         raise ValueError("no runs to describe")
     out = [
         _macro("TestbedCores", machine.get("cores", "?")),
-        _macro("TestbedKernel", escape(str(machine.get("kernel", "?")))),
+        _macro("TestbedKernel", kernel or escape(str(machine.get("kernel", "?")))),
         _macro("TestbedCpuModel", escape(str(machine.get("cpu_model") or "unknown"))),
         _macro("TestbedMemoryGiB", machine.get("memory_gib", "?")),
         _macro("TestbedHostKinds", escape(", ".join(sorted(runs["host_kind"].dropna().unique())))),

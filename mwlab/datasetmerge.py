@@ -7,9 +7,11 @@ study again. The studies share no run, budget or calibration target, so each may
 its own: the second dataset's plan (its catalogue and profile) must plan the first's families
 exactly as the first's own plan did, and the calibrations must be one scale model (same scale,
 bounds and settings; no target serving studies of both). The merged dataset takes every study's
-tables and speed factors from the dataset that measured it, the second's plan, the first's
-machine, delay check and environment (with the tools only the second used), and a provenance
-computed again from all tables that names each study's commit and code fingerprint.
+tables and speed factors from the dataset that measured it, the second's plan and host (every
+study of the second stays, while `replace` may drop every study the first's host ran), the
+first's delay check and tools (with those only the second used), and a provenance computed
+again from all tables that names each study's commit, code fingerprint, machine and
+measurement dates.
 
 With `replace`, the second may hold studies the first holds too: it replaces them. That is how
 studies measured again on newer code (the memcached studies after a change to the middleware)
@@ -119,6 +121,9 @@ def _tools(first: Path, second: Path, staging: Path) -> None:
     (staging / name).write_text(json.dumps(dict(sorted(tools.items())), indent=2) + "\n")
 
 
+HOST = "environment/host.json"
+
+
 def stage(first: Path, second: Path, out: Path, held: tuple[dict, dict]) -> Path:
     """The merged files in `out`'s staging folder (without provenance and manifest)."""
     if out.exists():
@@ -148,6 +153,8 @@ def stage(first: Path, second: Path, out: Path, held: tuple[dict, dict]) -> Path
         dataset.compact(staging / f"{name}.tmp", staging / name)
         (staging / f"{name}.tmp").unlink()
     _tools(first, second, staging)
+    # The second's host: the first's may have run only studies the second replaces.
+    shutil.copy2(second / HOST, staging / HOST)
     # Without the scale model a measurement has no calibration; with it, both studies' do.
     cal = [json.loads(p.read_text()) for p in (first / CAL, second / CAL) if p.is_file()]
     if len(cal) == 2:
@@ -164,10 +171,22 @@ def stage(first: Path, second: Path, out: Path, held: tuple[dict, dict]) -> Path
     return staging
 
 
+def study_dates(folder: Path, held: dict[str, list[str]]) -> dict[str, dict[str, Any]]:
+    """When each study's runs were measured (`provenance.dates`), from the dataset's tables."""
+    out = {}
+    for study, families in held.items():
+        tables = [pd.read_parquet(folder / "data" / f / "manifests.parquet") for f in families]
+        # A family without runs adds no date (and no column types to the others).
+        tables = [t.dropna(axis=1, how="all") for t in tables if not t.empty]
+        if tables:
+            out[study] = provenance.dates(pd.concat(tables, ignore_index=True))
+    return out
+
+
 def provenance_of(staging: Path, first: Path, second: Path, held: tuple[dict, dict]) -> dict:
     """The merged dataset's provenance, computed again from its tables: every piece of both
     (each with its studies' fingerprint), and per study the commit and code it was measured
-    with."""
+    with, its machine and its dates (the report states each study's where they differ)."""
     docs = [dataset.provenance(first), dataset.provenance(second)]
     pieces, by_study = [], {}
     for doc, mine in zip(docs, held, strict=True):
@@ -197,6 +216,8 @@ def provenance_of(staging: Path, first: Path, second: Path, held: tuple[dict, di
             "catalogue_sha256": dataset.sha256(staging / dataset.CATALOGUE),
         },
     )
+    for study, when in study_dates(staging, {s: f for h in held for s, f in h.items()}).items():
+        by_study[study] |= when
     held_families = sorted(f for h in held for fs in h.values() for f in fs)
     return doc | {
         "commits": list(dict.fromkeys(p["commit"] for p in pieces if p.get("commit"))),

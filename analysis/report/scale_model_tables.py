@@ -273,6 +273,45 @@ def check_numbers(table: pd.DataFrame) -> dict[str, str]:
     return out
 
 
+def other_factor_numbers(cal: dict[str, Any] | None) -> dict[str, str]:
+    """Whether the 2016 design would reach its study's maximum at the 2018 design's factor,
+    from the 2016 target's own calibration runs (measured, not its fit's extrapolation): `below`
+    when every run at a speed at or above that factor served less than the study (a faster
+    budget serves more, so the factor serves less still), `above` when every run at a speed at
+    or below it served more, else `unknown` (or `none` without both designs' factors)."""
+    out = {"ScaleSixteenAtEighteenCase": "none"}
+    for name in ("Speed", "Served", "Study"):
+        out[f"ScaleSixteenAtEighteen{name}"] = "--"
+    factor = ((cal or {}).get("speed_factors") or {}).get("2018", {}).get("middleware")
+    own = [
+        t
+        for t in (cal or {}).get("targets", [])
+        if t["role"] == "middleware" and t.get("studies", [t.get("study")]) == ["2016"]
+    ]
+    if factor is None or len(own) != 1:
+        return out
+    target = own[0]
+    out["ScaleSixteenAtEighteenCase"] = "unknown"
+    out["ScaleSixteenAtEighteenStudy"] = _f(target["value"])
+    speeds: dict[float, list[float]] = {}
+    for run in target["runs"]:
+        if run["status"] == "ok" and run.get("throughput_study") is not None:
+            speeds.setdefault(float(run["speed"]), []).append(float(run["throughput_study"]))
+    # The measured speed nearest the factor on either side says the most.
+    above = [v for v in sorted(speeds) if v >= factor and max(speeds[v]) < target["value"]]
+    below = [v for v in sorted(speeds) if v <= factor and min(speeds[v]) > target["value"]]
+    if above:
+        speed, served, case = above[0], max(speeds[above[0]]), "below"
+    elif below:
+        speed, served, case = below[-1], min(speeds[below[-1]]), "above"
+    else:
+        return out
+    out["ScaleSixteenAtEighteenCase"] = case
+    out["ScaleSixteenAtEighteenSpeed"] = f"{speed:g}"
+    out["ScaleSixteenAtEighteenServed"] = _f(served)
+    return out
+
+
 def numbers(cal: dict[str, Any] | None, table: pd.DataFrame, profile_scale: float) -> str:
     out = {"ScaleFactor": f"{profile_scale:g}", "ScaleModelUsed": "no" if cal is None else "yes"}
     # Every macro is defined, "--" where this profile has no such number.
@@ -314,5 +353,6 @@ def numbers(cal: dict[str, Any] | None, table: pd.DataFrame, profile_scale: floa
         refit = refit_items(cal)
         out["ScaleRefitCase"] = "some" if refit else "none"
         out["ScaleRefits"] = "; ".join(refit) or "--"
+    out |= other_factor_numbers(cal)
     out |= check_numbers(table)
     return "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in out.items())

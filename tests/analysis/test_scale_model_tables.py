@@ -207,3 +207,50 @@ def test_factors_beyond_the_speeds_measured_are_marked_and_named() -> None:
     assert r"$^\dagger$" not in scale_model.calibration_table(cal)
     macros = _macros(scale_model.numbers(cal, pd.DataFrame(), 0.05))
     assert macros["ScaleExtrapolatedCase"] == "none" and macros["ScaleExtrapolated"] == "--"
+
+
+def _design_2016(runs: list[tuple[float, float]], factor_2018: float | None) -> dict[str, Any]:
+    target = {
+        "name": "middleware_max_2016",
+        "role": "middleware",
+        "study": "2016",
+        "studies": ["2016"],
+        "value": 13467.0,
+        "fit": {"model": "linear"},
+        "runs": [{"speed": s, "status": "ok", "throughput_study": x} for s, x in runs],
+    }
+    return {"speed_factors": {"2018": {"middleware": factor_2018}}, "targets": [target]}
+
+
+def test_the_2016_design_at_the_2018_factor_is_read_from_its_own_runs() -> None:
+    # Every run at 0.16, above the 2018 factor, served less than the study: below it.
+    runs = [(0.16, 13165.7), (0.16, 11632.7), (0.19, 17490.0), (0.19, 16796.7)]
+    below = scale_model.other_factor_numbers(_design_2016(runs, 0.1458))
+    assert below == {
+        "ScaleSixteenAtEighteenCase": "below",
+        "ScaleSixteenAtEighteenSpeed": "0.16",
+        "ScaleSixteenAtEighteenServed": "13{,}166",
+        "ScaleSixteenAtEighteenStudy": "13{,}467",
+    }
+    # Runs at or below the factor that all served more: above it (the lowest such run).
+    above = scale_model.other_factor_numbers(_design_2016(runs, 0.2))
+    assert above["ScaleSixteenAtEighteenCase"] == "above"
+    assert above["ScaleSixteenAtEighteenSpeed"] == "0.19"
+    assert above["ScaleSixteenAtEighteenServed"] == "16{,}797"
+    # Runs on both sides of the study's value at every speed say nothing.
+    mixed = [(0.16, 13600.0), (0.16, 12000.0)]
+    unknown = scale_model.other_factor_numbers(_design_2016(mixed, 0.1458))
+    assert unknown["ScaleSixteenAtEighteenCase"] == "unknown"
+    assert unknown["ScaleSixteenAtEighteenServed"] == "--"
+    # A failed run is no evidence; without the 2018 factor there is nothing to compare.
+    failed = _design_2016([(0.16, 9000.0)], 0.1458)
+    failed["targets"][0]["runs"][0]["status"] = "failed"
+    assert scale_model.other_factor_numbers(failed)["ScaleSixteenAtEighteenCase"] == "unknown"
+    for cal in (None, _design_2016(runs, None)):
+        none = scale_model.other_factor_numbers(cal)
+        assert none["ScaleSixteenAtEighteenCase"] == "none"
+    cal = _calibration([_target("server", 1.0, 1.0, 2.0)], 0)
+    cal["speed_factors"]["2018"]["middleware"] = 0.1458
+    cal["targets"] += _design_2016(runs, 0.1458)["targets"]
+    macros = _macros(scale_model.numbers(cal, pd.DataFrame(), 0.1))
+    assert macros["ScaleSixteenAtEighteenCase"] == "below"

@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from analysis import calibration, dataset, provenance
+from mwlab import datasetmerge
 from tests.capabilities import provided
 
 Mwlab = Callable[..., subprocess.CompletedProcess[str]]
@@ -63,9 +64,16 @@ def test_two_studies_measured_apart_merge_into_one_dataset(tmp_path: Path, mwlab
     parts = [pd.read_parquet(f / "data" / "run_times.parquet") for f in (memcached, queue)]
     assert len(times) == sum(len(p) for p in parts) == doc["runs"]["total"]
     assert set(times["family"]) == {"baseline_direct", "mq_db_baseline"}
-    # PostgreSQL's tools come with the study that used them; the machine is the first's.
+    # PostgreSQL's tools come with the study that used them; the host is the second's.
     tools = json.loads((merged / "environment" / "tools.json").read_text())
     assert "initdb" in tools and "memcached" in tools
+    host = (merged / "environment" / "host.json").read_text()
+    assert host == (queue / "environment" / "host.json").read_text()
+    # Each study's dates are its own runs'.
+    for study, folder in (("2018", memcached), ("2015", queue)):
+        own = dataset.provenance(folder)
+        when = {k: doc["study_commits"][study][k] for k in ("measured_from", "measured_to", "days")}
+        assert when == {k: own[k] for k in ("measured_from", "measured_to", "days")}
     assert dataset.latest(tmp_path / "data", prefer="studies") == merged
 
     # A study measured in both is refused: its families are measured with one code.
@@ -92,6 +100,8 @@ def test_two_studies_measured_apart_merge_into_one_dataset(tmp_path: Path, mwlab
         "2018": newer["fingerprint"],
     }
     assert [p["studies"] for p in doc["pieces"]] == [["2015"], ["2018"]]
+    # The kept study keeps its dates, although the first's span held the replaced study's.
+    assert doc["study_commits"]["2015"]["days"] == dataset.provenance(queue)["days"]
     assert len(pd.read_parquet(redone / "data" / "run_times.parquet")) == len(times)
     assert doc["runs"]["total"] == len(times)
     # A second that holds every study of the first leaves nothing of it to merge.
@@ -191,3 +201,59 @@ def test_the_report_names_each_studys_commit_and_machine() -> None:
         r"\texttt{60fe0f5df149} (the 2016 and 2018 studies)}" in two
     )
     assert r"\newcommand{\DataCommitWord}{commits}" in two
+
+
+def test_a_merged_report_gives_each_studys_dates_and_the_machine_its_studies_share() -> None:
+    # The top-level machine is one measurement's; every study here ran on another kernel.
+    old = {"cores": 2, "cpu_model": "Intel Xeon", "kernel": "6.18.44-fc-v669"}
+    new = {"cores": 2, "cpu_model": "Intel Xeon", "kernel": "6.18.44-fc-v657"}
+    by_study = {
+        "2015": {"commit": "04c7effb3a96e1ec", "machine": new, "days": ["2026-11-28"]},
+        "2016": {"commit": "7d4042a84fdb9aec", "machine": new, "days": ["2026-11-29"]},
+        "2018": {"commit": "7d4042a84fdb9aec", "machine": new,
+                 "days": ["2026-11-28", "2026-11-29"]},
+    }  # fmt: skip
+    doc = {"machine": old, "days": ["2026-11-28", "2026-11-29"], "study_commits": by_study}
+    text = provenance.macros(doc, "data")
+    assert r"\newcommand{\DataMachine}{2 cores, Intel Xeon, Linux 6.18.44-fc-v657}" in text
+    assert (
+        r"\newcommand{\DataDates}{2026-11-28 (the 2015 study), 2026-11-29 (the 2016 study)"
+        r" and 2026-11-28 to 2026-11-29 (the 2018 study)}" in text
+    )
+    assert provenance.kernels(doc, old) == "6.18.44-fc-v657"
+    # Studies on two kernels are named with each.
+    by_study["2015"]["machine"] = old
+    assert provenance.kernels(doc, new) == (
+        "6.18.44-fc-v669 (the 2015 study) and 6.18.44-fc-v657 (the 2016 and 2018 studies)"
+    )
+    # Studies measured over the same days share one span.
+    for where in by_study.values():
+        where["days"] = ["2026-11-28", "2026-11-29"]
+    assert r"\newcommand{\DataDates}{2026-11-28 to 2026-11-29}" in provenance.macros(doc, "data")
+    # A merged dataset from before studies named their dates gives the whole span; a
+    # measurement's provenance names no study and gives its own machine.
+    del by_study["2016"]["days"]
+    assert r"\newcommand{\DataDates}{2026-11-28 to 2026-11-29}" in provenance.macros(doc, "data")
+    assert provenance.kernels({"machine": old}, old) == "6.18.44-fc-v669"
+
+
+def test_each_studys_dates_come_from_its_own_runs(tmp_path: Path) -> None:
+    runs = {
+        "mq_throughput": [("2026-11-28T06:35:07Z", "2026-11-28T06:40:00Z")],
+        "baseline_direct": [("2026-11-28T21:18:36Z", "2026-11-28T21:20:00Z"),
+                            ("2026-11-29T03:30:00Z", "2026-11-29T03:33:26Z")],
+        "writes_2016": [],  # a family without runs adds no date
+    }  # fmt: skip
+    for family, times in runs.items():
+        (tmp_path / "data" / family).mkdir(parents=True)
+        table = pd.DataFrame(times, columns=["started_at", "finished_at"], dtype=object)
+        table.to_parquet(tmp_path / "data" / family / "manifests.parquet")
+    held = {"2015": ["mq_throughput"], "2018": ["baseline_direct"], "2016": ["writes_2016"]}
+    dates = datasetmerge.study_dates(tmp_path, held)
+    assert dates == {
+        "2015": {"measured_from": "2026-11-28T06:35:07+00:00",
+                 "measured_to": "2026-11-28T06:40:00+00:00", "days": ["2026-11-28"]},
+        "2018": {"measured_from": "2026-11-28T21:18:36+00:00",
+                 "measured_to": "2026-11-29T03:33:26+00:00",
+                 "days": ["2026-11-28", "2026-11-29"]},
+    }  # fmt: skip

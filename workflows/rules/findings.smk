@@ -63,6 +63,7 @@ rule testbed_section:
     input:
         runs=TESTBED_RUNS,
         host=HOST_JSON,
+        provenance=PROVENANCE_JSON,
         code=ANALYSIS_CODE,
         # The delay stage's accuracy at the profile's delays (emulated profiles only).
         delay_check=DELAY_CHECK,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import testbed_summary
+from analysis import provenance, testbed_summary
 
 
 def main(sm) -> None:  # noqa: ANN001
@@ -15,7 +15,9 @@ def main(sm) -> None:  # noqa: ANN001
     machine = json.loads(Path(sm.input.host).read_text())
     check_path = Path(sm.params.delay_check)
     check = json.loads(check_path.read_text()) if check_path.exists() else None
-    Path(sm.output.numbers).write_text(testbed_summary.numbers(runs, machine, check))
+    # The provenance names each study's machine; the environment, one measurement's.
+    kernel = provenance.kernels(json.loads(Path(sm.input.provenance).read_text()), machine)
+    Path(sm.output.numbers).write_text(testbed_summary.numbers(runs, machine, check, kernel))
     Path(sm.output.table).write_text(testbed_summary.table(runs))
 
 

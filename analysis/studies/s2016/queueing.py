@@ -623,7 +623,8 @@ def mva_figure(curves: list[MVACurve], path: str) -> None:
                 capsize=2, markersize=3, lw=1, ls="-",
                 label=f"$T={c.workers}$, measured", **measured,
             )  # fmt: skip
-    labels = ("throughput at the clients (ops/s)", "mean response time at the clients (ms)")
+    # Two lines each: the legend's rows leave the axes shorter than a one-line label.
+    labels = ("throughput at the\nclients (ops/s)", "mean response time\nat the clients (ms)")
     for ax, label in zip(axes[0], labels, strict=True):
         ax.set_xlabel("clients (total)")
         ax.set_ylabel(label)

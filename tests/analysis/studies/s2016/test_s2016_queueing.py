@@ -77,3 +77,24 @@ def test_the_report_gives_each_model_its_tables_and_gathers_their_parts(
     assert list(report.numbers) == ["Nopen", "Nmmm", "Nmva", "Nseed"]
     # The MVA curves' part is no prediction at a point: the findings do not get it.
     assert list(report.models) == ["Mopen", "Mmmm", "Mseed"]
+
+
+def test_the_mva_figures_axis_labels_stay_on_the_figure(saved: dict) -> None:
+    # Four pool sizes: the legend takes two rows of the figure's height from the axes.
+    columns = {
+        f"{metric}_{stat}": [1.0, 2.0]
+        for metric in ("throughput_ops", "response_us_mean")
+        for stat in ("mean", "ci_low", "ci_high")
+    }
+    measured = pd.DataFrame(columns | {"clients_total": [10, 400]})
+    curves = [q.MVACurve(t, [10, 400], [1e3, 2e4], [1.0, 400.0], measured) for t in (8, 16, 24, 32)]
+    q.mva_figure(curves, "mva.pdf")
+    fig = saved["mva.pdf"]
+    renderer = fig.canvas.get_renderer()
+    fig.draw(renderer)
+    page = fig.bbox
+    for ax in fig.axes:
+        for label in (ax.xaxis.label, ax.yaxis.label):
+            box = label.get_window_extent(renderer)
+            assert page.x0 <= box.x0 and box.x1 <= page.x1, label.get_text()
+            assert page.y0 <= box.y0 and box.y1 <= page.y1, label.get_text()
