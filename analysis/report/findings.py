@@ -155,6 +155,8 @@ def findings_table(outcomes: Sequence[findings.Outcome], study: str) -> str:
 
 
 _STUDY_NAMES = {"2018": "Eighteen", "2016": "Sixteen", "2015": "Fifteen"}
+_DIGITS = {"0": "Zero", "1": "One", "2": "Two", "3": "Three", "4": "Four", "5": "Five",
+           "6": "Six", "7": "Seven", "8": "Eight", "9": "Nine"}  # fmt: skip
 
 
 def _threshold(rule: Mapping[str, Any]) -> str:
@@ -194,6 +196,18 @@ def rules_table(catalogue: Mapping[str, Any]) -> str:
             "",
         ]
     )
+
+
+def verdict_macro(finding_id: str) -> str:
+    """The macro a section's prose reads one finding's verdict from: `threads-2016` gives
+    `FindingThreadsSixteenVerdict`, `mm1-2016` `FindingMmOneSixteenVerdict` (a TeX name has
+    letters only, so a year and a digit are words)."""
+    words = [
+        "".join(_DIGITS.get(c, c) for c in _STUDY_NAMES.get(w, w)) for w in finding_id.split("-")
+    ]
+    if not all(w.isalpha() and w.isascii() for w in words):
+        raise ValueError(f"finding id {finding_id!r} gives no TeX macro name")
+    return "Finding" + "".join(w[:1].upper() + w[1:] for w in words) + "Verdict"
 
 
 def _macro(name: str, value: object) -> str:
@@ -257,4 +271,7 @@ def numbers(outcomes: Sequence[findings.Outcome], rows: Sequence[Mapping[str, An
         )
         or "none",
     }
+    # Each finding's verdict by itself, so a section's prose can say agreement only where
+    # the verdict on our repetitions gives it (\ifdefstring{\FindingThreadsSixteenVerdict}...).
+    macros |= {verdict_macro(o.id): o.verdict.value for o in outcomes}
     return "".join(_macro(k, v) for k, v in macros.items())

@@ -447,7 +447,7 @@ def test_the_findings_tables_show_each_verdict_with_its_interval_and_repetitions
         _effect_finding(), {"runs": _runs({"8": [100, 102, 98], "32": [200, 204, 199]})}
     )
     built = dataclasses.replace(clear, construction="the cap is set to it", id="built")
-    clear = dataclasses.replace(clear, study_value=0.5)
+    clear = dataclasses.replace(clear, study_value=0.5, id="clear")
     assert clear.ratio == pytest.approx(clear.estimate / 0.5)
     table = tables.findings_table([unsure, clear, built], "2018")
     assert r"\textbf{inconclusive}" in table and r"\textbf{reproduced}" in table
@@ -460,6 +460,19 @@ def test_the_findings_tables_show_each_verdict_with_its_interval_and_repetitions
     assert r"\newcommand{\FindingsInconclusive}{1}" in text
     assert r"\newcommand{\FindingsByConstruction}{1}" in text
     assert r"\newcommand{\FindingsRepetitions}{3 repetitions}" in text
+    # Each verdict by itself, for the prose that says agreement only where it is given.
+    assert r"\newcommand{\FindingWorkersVerdict}{inconclusive}" in text
+    assert r"\newcommand{\FindingClearVerdict}{reproduced}" in text
+
+
+def test_every_catalogued_finding_names_its_verdict_macro() -> None:
+    assert tables.verdict_macro("threads-2016") == "FindingThreadsSixteenVerdict"
+    assert tables.verdict_macro("mm1-2016") == "FindingMmOneSixteenVerdict"
+    with pytest.raises(ValueError, match="no TeX macro name"):
+        tables.verdict_macro("p_99")
+    catalogue = findings.load_catalogue(CATALOGUE)
+    names = [tables.verdict_macro(f["id"]) for f in catalogue["findings"]]
+    assert len(set(names)) == len(names)
 
 
 def test_a_change_between_two_families_and_keys_per_request() -> None:

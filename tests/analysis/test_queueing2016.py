@@ -7,7 +7,13 @@ import pandas as pd
 import pytest
 
 from analysis.studies.s2016 import mva as mva2016
-from analysis.studies.s2016.queueing import BEYOND_POOL, beyond_numbers, mmm_table, predicted_busy
+from analysis.studies.s2016.queueing import (
+    BEYOND_POOL,
+    beyond_numbers,
+    mmm_rows,
+    mmm_table,
+    predicted_busy,
+)
 
 
 def test_design_of_a_point_reads_replication_and_write_share() -> None:
@@ -56,6 +62,43 @@ def test_mmm_table_sets_ours_beside_the_seeds_servers() -> None:
     assert n["SixteenSeedMMmWaitShare"] == r"40.0\,\%"
     assert n["SixteenMMmServerLevels"] == "2"
     assert n["SixteenSeedMMmClients"] == "180"
+
+
+def mmm_row(wait_ms: float, response_ms: float, rho: float) -> tuple[dict, dict]:
+    """A solved M/M/m row (times in s) beside measurements of 16 ms, 11 of them waiting."""
+    model = {"servers": 75, "utilization": rho, "mean_waiting_time": wait_ms / 1e3,
+             "mean_response_time": response_ms / 1e3}  # fmt: skip
+    return model, {"mean_response_time": 0.016, "mean_waiting_time": 0.011}
+
+
+def test_the_mmm_rows_that_barely_queue_are_told_from_those_that_queue() -> None:
+    # S = 3 near saturation queues (3.355 of 8.439 ms); S = 5 waits 0.5 % of its time.
+    ours = {3: mmm_row(3.355, 8.439, 0.983), 5: mmm_row(0.028, 6.112, 0.866)}
+    n = mmm_rows(ours, SEED)
+    assert n["SixteenMMmIdleCase"] == "some"
+    assert n["SixteenMMmIdleLimit"] == r"5\,\%"
+    assert n["SixteenMMmIdleRows"] == (
+        r"\SixteenMMmRow{5}{75}{0.866}{0.028}{6.112}{-61.8\,\%}{68.8\,\%}"
+    )
+    assert n["SixteenMMmBusyRows"] == (
+        r"\SixteenMMmRow{3}{75}{0.983}{3.355}{8.439}{-47.3\,\%}{68.8\,\%}"
+    )
+    # Both models wait less than the measurements. A seed's row that gives no model wait is
+    # not said to barely queue; one that gives 0 is.
+    assert (n["SixteenSeedMMmIdleCase"], n["SixteenMMmUnderCase"]) == ("none", "under")
+    (three,) = SEED["servers"].values()
+    waiting = {**three, "predicted": {"mean_response_time": 5.0, "mean_waiting_time": 0.0}}
+    seed = {**SEED, "servers": {3: waiting}}
+    assert mmm_rows(ours, seed)["SixteenSeedMMmIdleCase"] == "all"
+    assert mmm_rows({5: ours[5]}, SEED)["SixteenMMmIdleCase"] == "all"
+    only_busy = mmm_rows({3: ours[3]}, SEED)
+    assert (only_busy["SixteenMMmIdleCase"], only_busy["SixteenMMmIdleRows"]) == ("none", "")
+    # A model waiting longer than the requests did is not said to hold less of the wait.
+    assert mmm_rows({3: mmm_row(12.0, 17.0, 0.99)}, SEED)["SixteenMMmUnderCase"] == "mixed"
+    # An unstable row (no solution) is described by neither kind.
+    unsolved = mmm_rows({7: ({"servers": 175}, ours[3][1])}, SEED)
+    assert (unsolved["SixteenMMmIdleCase"], unsolved["SixteenMMmBusyRows"]) == ("unsolved", "")
+    assert unsolved["SixteenMMmUnderCase"] == "mixed"
 
 
 def test_a_predicted_busy_fraction_above_one_is_marked() -> None:

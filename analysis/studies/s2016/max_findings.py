@@ -6,6 +6,7 @@ time goes."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import pandas as pd
 
@@ -100,6 +101,18 @@ def cpu_numbers(points: pd.DataFrame) -> dict[str, str]:
         **bounds("SixteenMaxCpuThrottled", throttled, fg.pct, 0),
         **bounds("SixteenMaxCpuServers", servers, fg.pct, 0),
     }
+
+
+def split_numbers(part: Mapping[str, pd.Series]) -> dict[str, str]:
+    """Which part of a GET's middleware time is the larger at the chosen configuration, at
+    the median (`get_part_times`): `SixteenMaxSplitCase` `queue` (its read queue), `server`
+    (the wait for memcached) or `even` (alike as printed, to the microsecond, or either not
+    measured). The chosen point need not be the one nearest the original's configuration
+    that `wait_numbers` compares, so the two may differ."""
+    queue, server = (float(part[name].get("p50", math.nan)) for name in ("queue", "server"))
+    if not abs(queue - server) >= 1:  # µs; a NaN falls here too
+        return {"SixteenMaxSplitCase": "even"}
+    return {"SixteenMaxSplitCase": "queue" if queue > server else "server"}
 
 
 def wait_numbers(

@@ -20,6 +20,7 @@ from analysis.studies.s2016.formats import ms
 from analysis.studies.s2016.max_findings import (
     cpu_numbers,
     like_numbers,
+    split_numbers,
     threads_numbers,
     wait_numbers,
 )
@@ -271,6 +272,7 @@ def report(tables: Mapping[str, pd.DataFrame], ref: Mapping, figures: Mapping[st
         "SixteenMaxQueueNinety": ms(part["queue"].get("p90")),
         "SixteenMaxServerMedian": ms(part["server"].get("p50")),
         "SixteenMaxServerNinety": ms(part["server"].get("p90")),
+        **split_numbers(part),
         "SixteenMaxPoolSizes": str(client["workers"].nunique()),
         "SixteenMaxClientCounts": str(client["clients_total"].nunique()),
         "SixteenMaxPoints": str(client["point"].nunique()),

@@ -39,6 +39,9 @@ from analysis.studies.s2016.tables import (
 from analysis.studies.s2016.times import ok_runs
 
 CURVE_POINTS = 25  # populations at which the MVA curves are drawn
+# A model waiting this share of its response time or less is taken as not queueing: its
+# response time is then the hold time 1/μ to within that share.
+IDLE_WAIT = 0.05
 BUSY_PERIODS = 200_000  # simulated busy periods of the seed's M/M/1 (about a second)
 BUSY_SEED = 2016
 
@@ -299,6 +302,67 @@ def mmm_per_servers(d: Frames) -> dict[int, tuple[dict, dict]]:
     return ours
 
 
+def mmm_rows(ours: dict[int, tuple[dict, dict]], seed: dict) -> dict[str, str]:
+    """Which of the M/M/m's rows barely queue (its waiting time at most `IDLE_WAIT` of its
+    response time), so that its error is about minus the measured wait share, and which
+    queue too; the prose explains each kind only for the rows of that kind.
+
+    `SixteenMMmIdleCase`: `all`, `some` or `none` of our solved rows barely queue, or
+    `unsolved` (no row has a steady state); `SixteenMMmIdleRows` and `SixteenMMmBusyRows` list
+    them as `\\SixteenMMmRow{S}{m}{ρ}{model wait}{model response}{error}{measured wait
+    share}` items. `SixteenSeedMMmIdleCase`: the same of the seed's model rows.
+    `SixteenMMmUnderCase`: `under` where the model waits less than the requests did in every
+    solved row of ours, else `mixed`."""
+    solved = {
+        s: (m, meas)
+        for s, (m, meas) in sorted(ours.items())
+        if m.get("mean_response_time", 0) > 0 and meas.get("mean_response_time", 0) > 0
+    }
+
+    def idle(model: Mapping[str, float]) -> bool:
+        wait = model.get("mean_waiting_time", math.nan)
+        return wait <= IDLE_WAIT * model["mean_response_time"]
+
+    def item(s: int, m: dict, meas: dict) -> str:
+        cells = [
+            str(s),
+            fg.num(m.get("servers", math.nan)),
+            fg.num(m.get("utilization", math.nan), 3),
+            fg.num(m.get("mean_waiting_time", math.nan) * 1e3, 3),
+            fg.num(m["mean_response_time"] * 1e3, 3),
+            fg.pct(_error(m, meas)),
+            fg.pct(meas.get("mean_waiting_time", math.nan) / meas["mean_response_time"]),
+        ]
+        return r"\SixteenMMmRow" + "".join(f"{{{c}}}" for c in cells)
+
+    def case(flags: list[bool]) -> str:
+        if not flags:
+            return "unsolved"
+        return "all" if all(flags) else "some" if any(flags) else "none"
+
+    flags = [idle(m) for m, _ in solved.values()]
+    items: dict[str, list[str]] = {"idle": [], "busy": []}
+    for (s, (m, meas)), f in zip(solved.items(), flags, strict=True):
+        items["idle" if f else "busy"].append(item(s, m, meas))
+    seed_flags = [
+        v["predicted"].get("mean_waiting_time", math.nan)
+        <= IDLE_WAIT * v["predicted"]["mean_response_time"]
+        for v in seed["servers"].values()
+    ]
+    under = all(
+        m.get("mean_waiting_time", math.nan) < meas.get("mean_waiting_time", math.nan)
+        for m, meas in solved.values()
+    )
+    return {
+        "SixteenMMmIdleCase": case(flags),
+        "SixteenMMmIdleLimit": fg.pct(IDLE_WAIT, 0),
+        "SixteenMMmIdleRows": fg.listed(items["idle"]),
+        "SixteenMMmBusyRows": fg.listed(items["busy"]),
+        "SixteenSeedMMmIdleCase": case(seed_flags),
+        "SixteenMMmUnderCase": "under" if solved and under else "mixed",
+    }
+
+
 def mmm_table(ours: dict[int, tuple[dict, dict]], seed: dict) -> Part:
     """M/M/m per number of servers (`mmm_per_servers`) beside seed 001's Table 2 (its own
     experiment, without replication): model, measured, seed model, seed measured."""
@@ -368,6 +432,7 @@ def mmm_table(ours: dict[int, tuple[dict, dict]], seed: dict) -> Part:
         "SixteenSeedMMmClients": fg.num(cfg["clients"]),
         "SixteenSeedMMmThreads": fg.num(cfg["threads_per_pool"]),
         "SixteenSeedMMmWrites": fg.num(cfg["writes_percent"]),
+        **mmm_rows(ours, seed),
     }
     models = {
         "mmm": [

@@ -11,6 +11,7 @@ import pytest
 from analysis.studies.s2016.max_findings import (
     cpu_numbers,
     like_numbers,
+    split_numbers,
     threads_numbers,
     wait_numbers,
 )
@@ -177,3 +178,22 @@ def test_without_the_originals_pool_size_there_is_no_breakdown(ref: dict) -> Non
     n = wait_numbers(pct, requests, ok, client, mx, ref["breakdown"])
     assert n["SixteenMaxWaitCase"] == "unrun"
     assert n["SixteenMaxWaitQueue"] == "--"
+
+
+@pytest.mark.parametrize(
+    ("queue_us", "server_us", "case"),
+    [
+        (13145.0, 6686.0, "queue"),  # the queue outweighs memcached: not the original's
+        (5833.0, 6616.0, "server"),  # the wait for memcached outweighs it, as in the original
+        (6616.0, 6616.4, "even"),  # alike as printed, to the microsecond
+        (math.nan, 6616.0, "even"),  # a part not measured decides nothing
+    ],
+)
+def test_which_part_of_a_get_is_larger_at_the_chosen_configuration(
+    queue_us: float, server_us: float, case: str
+) -> None:
+    part = {"queue": pd.Series({"p50": queue_us}), "server": pd.Series({"p50": server_us})}
+    assert split_numbers(part) == {"SixteenMaxSplitCase": case}
+    assert split_numbers({"queue": pd.Series(dtype=float), "server": part["server"]}) == {
+        "SixteenMaxSplitCase": "even"
+    }
