@@ -126,12 +126,15 @@ def bottleneck_of(loads: Sequence[Mapping[str, Any]], family: str, group: Mappin
 @dataclass
 class Data:
     """The tables the findings read: per family `points`, `runs`, `windows`, `histograms` and
-    `pools`; the runs the validation excluded (failed, or unstable after their reruns); and
-    the model results (`queueing2016`: the 2016 numbers, `models2016`: the 2016 models' raw
-    predictions at their points, `mva2018`: the MVA rows)."""
+    `pools`; the runs the validation excluded (failed, or unstable after their reruns) and,
+    among those it excluded, the ones excluded only for imprecision (`imprecise`,
+    `imprecise_runs`); and the model results (`queueing2016`: the 2016 numbers,
+    `models2016`: the 2016 models' raw predictions at their points, `mva2018`: the MVA
+    rows)."""
 
     families: dict[str, dict[str, pd.DataFrame]] = field(default_factory=dict)
     excluded: set[str] = field(default_factory=set)
+    imprecise: set[str] = field(default_factory=set)
     queueing2016: dict[str, str] = field(default_factory=dict)
     models2016: dict[str, Any] = field(default_factory=dict)
     mva2018: pd.DataFrame | None = None
@@ -152,28 +155,56 @@ class Data:
             return in_study_time(raw)
         return in_study_time(with_scale(raw, points, "point"))
 
-    def runs(self, family: str, kind: str = "all", side: str = "client") -> pd.DataFrame:
-        """The family's usable runs of one side and request type: status ok and not excluded
-        by the validation."""
+    def runs(
+        self, family: str, kind: str = "all", side: str = "client", imprecise: bool = False
+    ) -> pd.DataFrame:
+        """The family's usable runs of one side and request type: status ok, not excluded
+        by the validation, and not imprecise where their point has a run that is not: the
+        runs the points table averages (analysis.family), so that a level's mean here is
+        the one the report's tables show. `imprecise: true` keeps the imprecise runs too,
+        for a design that needs every replication (a 2^k r design, as its section has it)."""
         runs = self.table(family, "runs")
         ok = runs["status"] == "ok" if "status" in runs.columns else True
         runs = runs[(runs["side"] == side) & (runs["type"] == kind) & ok]
-        return runs[~runs["run"].isin(self.excluded)]
+        runs = runs[~runs["run"].isin(self.excluded)]
+        if imprecise:
+            return runs
+        vague = runs["run"].isin(self.imprecise)
+        if not vague.any():
+            return runs
+        # An imprecise run stays only as its point's sole run, where its own batch means
+        # give the interval; beside repetitions it would count as one of equal weight.
+        precise = set(runs.loc[~vague, "point"])
+        return runs[~vague | ~runs["point"].isin(precise)]
 
 
-def unusable_runs(validation: pd.DataFrame) -> set[str]:
-    """The runs a verdict leaves out: those the validation excluded (`excluded`) for failing,
-    a trend or too few windows. A run excluded only for imprecision stays: a verdict's
-    interval comes from that run's own batch means, so its imprecision widens the interval
-    instead of biasing a point estimate, as it would in a fit."""
+def _only_imprecise(validation: pd.DataFrame) -> pd.Series:
+    """Of the runs the validation excluded, those it excluded for imprecision alone."""
     excluded = validation[validation["excluded"]]
     reasons = excluded["stability"].fillna("").astype(str)
-    only_imprecise = (
+    return (
         (excluded["status"] == "ok")
         & reasons.str.startswith("imprecise")
         & ~(reasons.str.contains("trend|too few", regex=True))
     )
-    return set(excluded.loc[~only_imprecise, "run"].astype(str))
+
+
+def unusable_runs(validation: pd.DataFrame) -> set[str]:
+    """The runs a verdict leaves out: those the validation excluded (`excluded`) for failing,
+    a trend or too few windows. A run excluded only for imprecision is not among them (see
+    `imprecise_runs`)."""
+    excluded = validation[validation["excluded"]]
+    return set(excluded.loc[~_only_imprecise(validation), "run"].astype(str))
+
+
+def imprecise_runs(validation: pd.DataFrame) -> set[str]:
+    """The runs the validation excluded only for imprecision. Such a run counts only where
+    it is its point's one usable run (Data.runs): a verdict's interval then comes from its
+    own batch means, so its imprecision widens the interval. Beside other repetitions it
+    is left out, as the points table leaves it out of the point's mean, so that the
+    findings compare the maxima the report's tables show."""
+    excluded = validation[validation["excluded"]]
+    return set(excluded.loc[_only_imprecise(validation), "run"].astype(str))
 
 
 # The tables whose throughputs and times the findings show beside the study's.
@@ -241,18 +272,50 @@ def _side_window_values(
     return (per["w"] / per["n"].where(per["n"] > 0)).dropna().to_numpy(float)
 
 
+def _kinds(kind: str | Sequence[str]) -> list[str]:
+    return [kind] if isinstance(kind, str) else [str(k) for k in kind]
+
+
 def _window_values(
-    data: Data, family: str, run: str, metric: str, kind: str, side: str = "client"
+    data: Data,
+    family: str,
+    run: str,
+    metric: str,
+    kind: str | Sequence[str],
+    side: str = "client",
 ) -> np.ndarray:
     """A run's per-window values: the throughput of every request type and load generator
-    together (as the stability check reads it), or a timed metric of one request type."""
+    together (as the stability check reads it), or of the request types `kind` on `side`
+    summed, or a timed metric of one request type."""
     if metric == "throughput_ops":
         windows = data.table(family, "windows")
-        return stability.window_series(windows[windows["run"] == run]).get(str(run), np.array([]))
-    return _side_window_values(data, family, run, metric, kind, side)
+        rows = windows[windows["run"] == run]
+        if _kinds(kind) != ["all"]:
+            rows = rows[(rows["side"] == side) & rows["type"].isin(_kinds(kind))]
+            # Without a side column the series sums the types of the rows given.
+            rows = rows.drop(columns="side")
+        return stability.window_series(rows).get(str(run), np.array([]))
+    return _side_window_values(data, family, run, metric, str(kind), side)
 
 
-def level_sample(data: Data, family: str, runs: pd.DataFrame, metric: str, kind: str) -> Sample:
+def typed_runs(data: Data, family: str, kinds: Sequence[str], side: str) -> pd.DataFrame:
+    """The usable runs of `side` with `throughput_ops` the sum over the request types
+    `kinds` (e.g. a multi-GET family's GETs: `get` at one key, `multiget` above), one row
+    per run."""
+    parts = [data.runs(family, k, side) for k in kinds]
+    runs = pd.concat([r for r in parts if not r.empty] or parts[:1])
+    if runs.empty:
+        return runs
+    summed = runs.groupby("run", sort=False)["throughput_ops"].sum(min_count=1)
+    out = runs.drop_duplicates("run").set_index("run")
+    out["throughput_ops"] = summed
+    out["type"] = "+".join(kinds)
+    return out.reset_index()
+
+
+def level_sample(
+    data: Data, family: str, runs: pd.DataFrame, metric: str, kind: str | Sequence[str]
+) -> Sample:
     """What the runs of one level say of its mean: the repetitions when there are two or
     more; one run's batch means (in the study's time: its mean from the runs table)."""
     values = runs[metric].astype(float).dropna()
@@ -300,8 +363,23 @@ def measure_link_ratio(data: Data, p: Mapping[str, Any]) -> Measure:
     return Measure(e, text, "share")
 
 
-def _side_runs(data: Data, side: Mapping[str, Any], factor: str | None, level: str | None):
-    runs = _select(data.runs(side["family"]), side.get("where"))
+def _measured_runs(data: Data, family: str, kinds: Sequence[str], on: str) -> pd.DataFrame:
+    """The usable runs whose throughput a measure reads: the clients' of every request type,
+    or the sum of the types `kinds` on side `on`."""
+    if list(kinds) == ["all"] and on == "client":
+        return data.runs(family)
+    return typed_runs(data, family, kinds, on)
+
+
+def _side_runs(
+    data: Data,
+    side: Mapping[str, Any],
+    factor: str | None,
+    level: str | None,
+    kinds: Sequence[str] = ("all",),
+    on: str = "client",
+) -> pd.DataFrame:
+    runs = _select(_measured_runs(data, side["family"], kinds, on), side.get("where"))
     if factor is not None:
         runs = runs[runs[factor].astype(str) == level]
     if runs.empty:
@@ -312,18 +390,23 @@ def _side_runs(data: Data, side: Mapping[str, Any], factor: str | None, level: s
 def measure_max_throughput(data: Data, p: Mapping[str, Any]) -> Measure:
     """The highest throughput at two levels (the runs of each level's best point): of a factor
     of one family (`factor`, `low`, `high`: a level, `min` or `max`), or of two selections
-    (`low` and `high` each a `family` and `where`). `per_level: true` multiplies each level's
-    throughput by its (numeric) level, e.g. GETs by keys per GET."""
+    (`low` and `high` each a `family` and `where`). The throughput is the clients' of every
+    request type, or that of the request types `type` (a list) on `side`. `per_level: true`
+    multiplies each level's throughput by its (numeric) level, e.g. GETs by keys per GET,
+    which needs `type` to hold the GETs only: a SET carries one key whatever the level."""
+    kinds, on = _kinds(p.get("type", "all")), str(p.get("side", "client"))
+    if p.get("per_level") and "all" in kinds:
+        raise FindingsError("per_level counts keys per request: `type` must name the GETs")
     if "factor" in p:
-        runs = _select(data.runs(p["family"]), p.get("where"))
+        runs = _select(_measured_runs(data, p["family"], kinds, on), p.get("where"))
         low, high = _levels(runs, p["factor"], p.get("low", "min"), p.get("high", "max"))
         sides = [(p, p["factor"], low), (p, p["factor"], high)]
     else:
         sides = [(p["low"], None, None), (p["high"], None, None)]
     samples = []
     for side, factor, level in sides:
-        runs = _best_point_runs(_side_runs(data, side, factor, level))
-        sample = level_sample(data, side["family"], runs, "throughput_ops", "all")
+        runs = _best_point_runs(_side_runs(data, side, factor, level, kinds, on))
+        sample = level_sample(data, side["family"], runs, "throughput_ops", kinds)
         if p.get("per_level"):
             k = float(level)  # type: ignore[arg-type]
             sample = Sample(k * sample.mean, k * sample.std_error, sample.df,
@@ -442,7 +525,8 @@ def measure_factorial_top(data: Data, p: Mapping[str, Any]) -> Measure:
     difference between its |effect| and the largest other |effect|, with the effects' common
     standard error (Jain 1991 §18.4: s_q = s_e / sqrt(2^k r); with r = 1, s_e from the runs'
     batch means)."""
-    runs = _select(data.runs(p["family"]), p.get("where"))
+    # A 2^k r design needs every replication of every cell: its imprecise runs stay.
+    runs = _select(data.runs(p["family"], imprecise=True), p.get("where"))
     names: Mapping[str, str] = p["factors"]
     clash = [c for c in names.values() if c in runs.columns and c not in names]
     frame = runs.drop(columns=clash).rename(columns=dict(names)).reset_index(drop=True)
@@ -789,9 +873,10 @@ def _inconclusive_reason(e: Evidence | None, needed: int | None) -> str:
     if needed is None:
         return "the interval holds the threshold, and the estimate sits on it"
     more = f"more than {MAX_REPETITIONS}" if needed > MAX_REPETITIONS else str(needed)
+    run = f"{e.repetitions} repetition{'s' if e.repetitions != 1 else ''} per level"
     return (
-        f"the interval holds the threshold; at the observed effect and spread, {more}"
-        f" repetitions per level would decide"
+        f"the interval holds the threshold after {run}; at the observed effect and spread,"
+        f" {more} repetitions per level would decide"
     )
 
 

@@ -10,7 +10,8 @@ a model's error exceeds +10 %) or within a band around the study's value. The ve
   `repetitions_needed` gives how many repetitions per level a test at the report's level
   would need to decide, with power `POWER`, if the effect and the spread stayed as observed
   (statsmodels' t-test power: two samples for an effect between two levels, one sample for a
-  paired effect or a value against a threshold).
+  paired effect or a value against a threshold), and never fewer than one more than the
+  repetitions that left it undecided.
 
 Intervals come from the repetitions (Student-t, Welch's for two levels) when every level has
 at least two; with one repetition, from the runs' own batch means (Jain 1991 §25.5.2, as the
@@ -345,7 +346,12 @@ def repetitions_needed(
     estimate's distance from the threshold) with `power`, at the observed spread (for a
     paired design: the pairs it needs, `per_repetition` to a repetition); None when
     it cannot be computed (no spread, or no distance: no number of repetitions decides a
-    zero effect), `MAX_REPETITIONS + 1` when more than that would be needed."""
+    zero effect), `MAX_REPETITIONS + 1` when more than that would be needed.
+
+    It is never fewer than one more than the evidence's `repetitions`: it is asked for a
+    verdict those repetitions left undecided, and the power at the observed effect can
+    reach `power` at or below them (a study at 80 % power still fails to decide one time
+    in five, and the test's interval is Welch's, not the pooled one the power assumes)."""
     if not (evidence.spread > 0) or not (distance > 0) or math.isnan(distance):
         return None
     size = distance / evidence.spread
@@ -367,5 +373,6 @@ def repetitions_needed(
         n -= 1
     while not enough(n) and n <= MAX_REPETITIONS:
         n += 1
-    # n observations (pairs, for a paired design) come `per_repetition` to a repetition.
-    return max(1, math.ceil(n / evidence.per_repetition))
+    # n observations (pairs, for a paired design) come `per_repetition` to a repetition;
+    # the repetitions already run did not decide, so a decision needs more than them.
+    return max(evidence.repetitions + 1, math.ceil(n / evidence.per_repetition))

@@ -184,6 +184,7 @@ def test_an_effect_with_repetitions_takes_each_of_the_three_verdicts() -> None:
     assert unsure.ci_low < 0 < unsure.ci_high
     assert unsure.needed is not None and unsure.needed > 3
     assert f"{unsure.needed} repetitions per level would decide" in unsure.reason
+    assert "after 3 repetitions per level" in unsure.reason
 
 
 def test_one_run_per_level_is_judged_by_its_batch_means() -> None:
@@ -204,6 +205,59 @@ def test_runs_the_validation_excluded_do_not_count() -> None:
     (outcome,) = findings.evaluate(catalogue, data, [])
     assert outcome.verdict is Verdict.REPRODUCED
     assert outcome.repetitions == 2
+
+
+def _validation(runs: pd.DataFrame, reasons: dict[str, str]) -> pd.DataFrame:
+    """The validation table of `runs`: stable, but for the runs `reasons` names."""
+    return pd.DataFrame(
+        {
+            "family": "f",
+            "run": runs["run"],
+            "status": "ok",
+            "stability": [reasons.get(r, "stable: 30 windows") for r in runs["run"]],
+            "excluded": [r in reasons for r in runs["run"]],
+        }
+    )
+
+
+def test_a_maximum_is_the_one_the_tables_show_without_imprecise_repetitions() -> None:
+    # Level 32 has two points. At 96 clients two stable runs reach 202 ops/s and a third
+    # run the validation excluded as imprecise only 120; the points table averages the
+    # stable runs (202, the level's maximum), and so must the finding, not take the 192
+    # clients' 182 because the imprecise run pulled 96 clients down to 175.
+    low = _runs({"8": [100, 102, 98]})
+    at96 = _runs({"32": [200, 204, 120]}).assign(clients_total=96)
+    at192 = _runs({"32": [180, 185, 182]}).assign(clients_total=192)
+    at192["point"] = "level_workers=32,vc=192"
+    at192["run"] = at192["point"] + "/rep" + at192["repetition"].astype(str)
+    runs = pd.concat([low, at96, at192], ignore_index=True)
+    validation = _validation(
+        runs,
+        {
+            "level_workers=32/rep3": "imprecise: 95% CI half-width 24.1% of the mean > 10%",
+            "level_workers=8/rep3": "trend: Kendall tau -0.88, p 0.000 < 0.05",
+        },
+    )
+    data = findings.Data(
+        families={"f": {"runs": runs}},
+        excluded=findings.unusable_runs(validation),
+        imprecise=findings.imprecise_runs(validation),
+    )
+    assert findings.imprecise_runs(validation) == {"level_workers=32/rep3"}
+    m = findings.measure_max_throughput(data, _effect_finding()["measure"])
+    assert "101 → 202 ops/s" in m.text
+    assert m.evidence.test == "Welch t, 2 + 2 repetitions"
+
+
+def test_an_imprecise_run_stands_where_it_is_its_points_only_run() -> None:
+    runs = _runs({"8": [1000], "32": [1100]})
+    data = findings.Data(
+        families={"f": {"runs": runs, "windows": _windows(runs, 20)}},
+        imprecise={"level_workers=32/rep1"},
+    )
+    m = findings.measure_max_throughput(data, _effect_finding()["measure"])
+    assert "1,000 → 1,100 ops/s" in m.text
+    assert m.evidence.test.startswith("batch means of one run per level")
 
 
 def test_rules_decide_values_and_thresholds() -> None:
@@ -242,6 +296,10 @@ def test_a_dominant_factorial_term() -> None:
     assert verdicts.beyond(m.evidence, 0, +1) is Verdict.REPRODUCED
     m = findings.measure_factorial_top(data, {**p, "study": "B"})
     assert verdicts.beyond(m.evidence, 0, +1) is Verdict.CONTRADICTED
+    # An imprecise replication stays: without it the design would be unbalanced.
+    vague = findings.Data(families={"f": {"runs": runs}}, imprecise={"112"})
+    m = findings.measure_factorial_top(vague, {**p, "study": "A"})
+    assert m.evidence is not None and "2 repetitions" in m.evidence.test
 
 
 def test_diminishing_returns_need_three_levels() -> None:
@@ -485,13 +543,45 @@ def test_a_change_between_two_families_and_keys_per_request() -> None:
     assert m.evidence.estimate == pytest.approx(11500 / 16166.67 - 1, rel=1e-3)
     assert verdicts.beyond(m.evidence, 0, -1) is Verdict.REPRODUCED
     # Keys per second: each level's GETs times its keys per GET.
-    sizes = _runs({"1": [3000, 3010, 2990], "9": [1000, 1005, 995]}, "level_size")
-    data = findings.Data(families={"g": {"runs": sizes}})
+    gets = _runs({"1": [3000, 3010, 2990], "9": [1000, 1005, 995]}, "level_size", type="get")
+    data = findings.Data(families={"g": {"runs": gets}})
     p = {"family": "g", "factor": "level_size", "low": "1", "high": "9", "per_level": True,
-         "unit": " keys/s"}  # fmt: skip
+         "unit": " keys/s", "type": ["get"]}  # fmt: skip
     m = findings.measure_max_throughput(data, p)
     assert m.evidence.estimate == pytest.approx(2.0, rel=1e-3)
     assert "3,000 → 9,000 keys/s" in m.text
+
+
+def _multiget_runs() -> pd.DataFrame:
+    """A multi-GET family as the runs table holds it: per size, one point of three
+    repetitions with a SET and a GET row (`get` at one key, `multiget` above) and their sum
+    (`all`), on the clients' side and the middleware's; half the requests are SETs."""
+    parts = []
+    for size, gets in (("1", [2540, 2550, 2530]), ("9", [960, 965, 970])):
+        kind = "get" if size == "1" else "multiget"
+        for side in ("client", "middleware"):
+            # The middleware counts a few more GETs than the clients (its windows differ).
+            k = 1.0 if side == "client" else 1.01
+            for t, xs in (("set", gets), (kind, gets), ("all", [2 * x for x in gets])):
+                level = {size: [k * x for x in xs]}
+                parts.append(_runs(level, "level_size", type=t, side=side, level_sharding="s"))
+    return pd.concat(parts, ignore_index=True)
+
+
+def test_multiget_keys_count_the_gets_keys_at_the_middleware_not_the_sets() -> None:
+    # The catalogue's multi-GET finding: a SET carries one key whatever the keys per GET,
+    # so the keys per second are the GETs' times their keys, at the middleware as the study
+    # (and Table mget) counts them; the clients' every request times the keys doubles them.
+    catalogue = findings.load_catalogue(CATALOGUE)
+    (finding,) = [f for f in catalogue["findings"] if f["id"] == "multiget-keys"]
+    runs = _multiget_runs().assign(level_sharding="sharded")
+    data = findings.Data(families={"multiget": {"runs": runs}})
+    m = findings.measure_max_throughput(data, finding["measure"])
+    assert "2,565 → 8,772 keys/s" in m.text  # 1.01 * 2,540 and 1.01 * 965 * 9
+    assert m.evidence.estimate == pytest.approx(965 * 9 / 2540 - 1, rel=1e-6)
+    # Counting every request's keys is refused rather than doubled.
+    with pytest.raises(findings.FindingsError, match="GETs"):
+        findings.measure_max_throughput(data, {**finding["measure"], "type": "all"})
 
 
 def test_a_paired_change_from_the_lowest_to_the_highest_level() -> None:

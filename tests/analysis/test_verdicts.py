@@ -156,6 +156,31 @@ def test_no_repetitions_decide_a_zero_effect_and_huge_ones_are_capped() -> None:
     assert verdicts.repetitions_needed(tiny, 0.001) == verdicts.MAX_REPETITIONS + 1
 
 
+@pytest.mark.parametrize("design", ["two-sample", "one-sample"])
+def test_an_undecided_verdict_needs_more_repetitions_than_it_ran(design: str) -> None:
+    # At a standardised effect of 1.5 the power reaches 0.8 with about 8 (two samples) or
+    # 6 (one) repetitions; ten that left the verdict undecided cannot be enough.
+    e = verdicts.Evidence(1.5, -0.1, 3.1, "t", 10, 1.0, design)
+    assert verdicts.repetitions_needed(e, 1.5) == 11
+    few = dataclasses.replace(e, repetitions=2)
+    assert verdicts.repetitions_needed(few, 1.5) == verdicts.repetitions_needed(
+        dataclasses.replace(e, repetitions=0), 1.5
+    )
+
+
+def test_the_middleware_cost_row_asks_for_more_than_the_three_it_ran() -> None:
+    # The 2026-11-29 build's "a middleware lowers one server's write throughput": 3 + 3
+    # repetitions, -23.8 % [-48.3, +0.7] %, for which the power alone says 3 would decide
+    # (Welch's interval is wider than the pooled test the power assumes).
+    low = Sample.of_repetitions([16204 * (1 + d) for d in (-0.1, 0.0, 0.1)])
+    high = Sample.of_repetitions([12347 * (1 + d) for d in (-0.01, 0.0, 0.01)])
+    e = verdicts.relative_change(low, high)
+    assert (e.low, e.high) == pytest.approx((-0.484, 0.008), abs=1e-3)
+    assert verdicts.beyond(e, 0.0, -1) is Verdict.INCONCLUSIVE
+    assert e.repetitions == 3
+    assert verdicts.repetitions_needed(e, verdicts.margin(e, 0.0)) == 4
+
+
 def test_bad_input_is_refused() -> None:
     with pytest.raises(verdicts.VerdictError, match="zero"):
         verdicts.relative_change(Sample.of_repetitions([0, 0]), Sample.of_repetitions([1, 2]))

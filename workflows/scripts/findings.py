@@ -22,6 +22,7 @@ def main(sm) -> None:  # noqa: ANN001
         }
     validation = pd.read_parquet(sm.input.validation)
     data.excluded = findings.unusable_runs(validation)
+    data.imprecise = findings.imprecise_runs(validation)
     data.queueing2016 = json.loads(Path(sm.input.queueing2016).read_text())
     data.models2016 = json.loads(Path(sm.input.models2016).read_text())
     data.mva2018 = pd.read_parquet(sm.input.mva2018)
