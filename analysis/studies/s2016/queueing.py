@@ -344,11 +344,7 @@ def mmm_rows(ours: dict[int, tuple[dict, dict]], seed: dict) -> dict[str, str]:
     items: dict[str, list[str]] = {"idle": [], "busy": []}
     for (s, (m, meas)), f in zip(solved.items(), flags, strict=True):
         items["idle" if f else "busy"].append(item(s, m, meas))
-    seed_flags = [
-        v["predicted"].get("mean_waiting_time", math.nan)
-        <= IDLE_WAIT * v["predicted"]["mean_response_time"]
-        for v in seed["servers"].values()
-    ]
+    seed_flags = [idle(v["predicted"]) for v in seed["servers"].values()]
     under = all(
         m.get("mean_waiting_time", math.nan) < meas.get("mean_waiting_time", math.nan)
         for m, meas in solved.values()
