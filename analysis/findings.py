@@ -25,7 +25,7 @@ import pandas as pd
 import yaml
 from scipy import stats
 
-from analysis import linkload, stability, verdicts
+from analysis import construction, linkload, stability, verdicts
 from analysis.aggregate import CI_LEVEL
 from analysis.bottleneck import cpu_utilisation, host_saturated, name_bottleneck
 from analysis.models import factorial
@@ -130,7 +130,7 @@ class Data:
     among those it excluded, the ones excluded only for imprecision (`imprecise`,
     `imprecise_runs`); and the model results (`queueing2016`: the 2016 numbers,
     `models2016`: the 2016 models' raw predictions at their points, `mva2018`: the MVA
-    rows)."""
+    rows), and the sites where the scale model was fitted (`sites`)."""
 
     families: dict[str, dict[str, pd.DataFrame]] = field(default_factory=dict)
     excluded: set[str] = field(default_factory=set)
@@ -138,6 +138,8 @@ class Data:
     queueing2016: dict[str, str] = field(default_factory=dict)
     models2016: dict[str, Any] = field(default_factory=dict)
     mva2018: pd.DataFrame | None = None
+    # Where the scale model was fitted to a study number (analysis.construction.fitted_sites).
+    sites: list[construction.Site] = field(default_factory=list)
 
     def table(self, family: str, name: str) -> pd.DataFrame:
         """A family's table; points, runs and histograms in the study's time (throughput /
@@ -820,6 +822,11 @@ def load_catalogue(path: str | Path) -> dict[str, Any]:
             raise FindingsError(f"{path}: finding {f['id']}: a `within` rule needs a tolerance")
         if not isinstance(f.get("study_value", 0.0), (int, float)):
             raise FindingsError(f"{path}: finding {f['id']}: `study_value` must be a number")
+        if "construction" in f:
+            raise FindingsError(
+                f"{path}: finding {f['id']}: `construction` is not set by hand: the rules of"
+                " analysis.construction decide it from the finding's points"
+            )
         if "default" not in f["reasons"]:
             raise FindingsError(f"{path}: finding {f['id']}: reasons need a `default`")
         if f.get("study_of") not in STUDIES:
@@ -844,7 +851,7 @@ class Outcome:
     study_of: str
     study: str
     ours: str
-    verdict: Verdict
+    verdict: Verdict  # one of five (analysis.verdicts.Verdict)
     estimate: float  # the quantity the rule decides on
     ci_low: float
     ci_high: float
@@ -856,6 +863,12 @@ class Outcome:
     bottleneck: str
     construction: str  # why the result follows from the model's construction; "" otherwise
     reason: str  # why it is not reproduced; "" when reproduced
+    # The rule that decided the verdict: the interval rule, a construction rule
+    # (analysis.construction) or the model's validity check.
+    decided_by: str = ""
+    # What the interval rule alone gives (for a row by construction or not testable, the
+    # verdict it would have had as evidence).
+    interval_verdict: str = ""
 
     @property
     def ratio(self) -> float:
@@ -863,6 +876,11 @@ class Outcome:
         if math.isnan(self.study_value) or self.study_value == 0 or math.isnan(self.estimate):
             return math.nan
         return self.estimate / self.study_value
+
+    @property
+    def is_evidence(self) -> bool:
+        """Whether the verdict counts as evidence: neither by construction nor untestable."""
+        return self.verdict not in (Verdict.BY_CONSTRUCTION, Verdict.NOT_TESTABLE)
 
 
 def _inconclusive_reason(e: Evidence | None, needed: int | None) -> str:
@@ -880,19 +898,75 @@ def _inconclusive_reason(e: Evidence | None, needed: int | None) -> str:
     )
 
 
+def rule_text(rule: Mapping[str, Any], study: Any) -> str:
+    """The interval rule in words, as findings.json records what decided a verdict."""
+    kind = rule.get("kind")
+    if kind == "effect":
+        return f"interval: a {rule.get('direction', 'increase')} (beyond 0)"
+    if kind == "beyond":
+        return f"interval: {rule.get('direction')} {float(rule['threshold']):+g}"
+    if kind == "within":
+        return f"interval: within {float(rule['tolerance']):g} of {float(study):g}"
+    if kind == "dominant":
+        return "interval: the study's term dominates every other"
+    return f"interval: {kind}"
+
+
+MODEL_MEASURES = ("model_error", "mva2018")
+
+
+def _entries_validity(entries: Sequence[Mapping[str, Any]]) -> str | None:
+    """The first invalid entry's reason; None when every entry passed its check."""
+    for entry in entries:
+        check = entry.get("validity")
+        if not isinstance(check, Mapping):
+            return "the model carries no validity check on our data"
+        if not check.get("valid", False):
+            return str(check.get("reason") or "the model fails its validity check here")
+    return None
+
+
+def model_invalid(data: Data, m: Mapping[str, Any]) -> str | None:
+    """Why the model a finding judges by is not valid here (analysis.models.validity: its
+    error at the lightest load, its inputs in range), or None when it is valid. A model that
+    fails cannot judge the study: its finding is not testable here."""
+    if m["kind"] == "model_error":
+        entries = data.models2016.get(m["model"])
+        if not entries:
+            return None  # not measured: the measure says so
+        return _entries_validity(entries if isinstance(entries, list) else [entries])
+    if m["kind"] == "mva2018":
+        mva = data.mva2018
+        if mva is None or mva.empty or "workload" not in mva.columns:
+            return None
+        rows = mva[mva["workload"] == m["workload"]]
+        if "valid" not in rows.columns:
+            return "the model carries no validity check on our data"
+        bad = rows[~rows["valid"].astype(bool)]
+        if bad.empty:
+            return None
+        return str(bad["validity_reason"].iloc[0]) or "the model fails its validity check here"
+    return None
+
+
 def evaluate(
     catalogue: Mapping[str, Any], data: Data, loads: Sequence[Mapping[str, Any]]
 ) -> list[Outcome]:
-    """Every finding's verdict. A finding whose data is missing is inconclusive, with the
-    missing data as its reason; a contradicted one takes its reason from the catalogue, by
-    the bottleneck of the points it is measured on."""
+    """Every finding's verdict. The interval rule decides on the evidence (a finding whose
+    data is missing is inconclusive, with the missing data as its reason; a contradicted one
+    takes its reason from the catalogue, by the bottleneck of the points it is measured on).
+    Then a model that fails its validity check makes the finding not testable here, and a
+    quantity the scale model sets (analysis.construction) makes it by construction: both
+    keep the interval's verdict beside theirs."""
     out = []
+    points = {f: t["points"] for f, t in data.families.items() if "points" in t}
     for f in catalogue["findings"]:
         m = f["measure"]
         bottleneck = finding_bottleneck(data, loads, m)
         e: Evidence | None = None
         needed: int | None = None
         unit = "change"
+        decided_by = rule_text(f["rule"], f["study"])
         try:
             measured = MEASURES[m["kind"]](data, {**m, "study": f["study"]})
             e, ours, unit = measured.evidence, measured.text, measured.unit
@@ -910,6 +984,19 @@ def evaluate(
                     reason = ""
         except (FindingsError, VerdictError) as err:
             verdict, ours, reason = Verdict.INCONCLUSIVE, "not measured", f"not measured: {err}"
+            decided_by = "not measured"
+        interval = verdict
+        built = ""
+        invalid = model_invalid(data, m) if m["kind"] in MODEL_MEASURES else None
+        if invalid:
+            verdict, reason, needed = Verdict.NOT_TESTABLE, invalid, None
+            decided_by = "model validity: " + invalid
+        elif decided_by != "not measured":
+            rule = construction.decide(f, bottleneck, points, data.sites)
+            if rule.applies:
+                verdict, built, needed = Verdict.BY_CONSTRUCTION, rule.reason, None
+                reason = rule.reason
+                decided_by = f"construction ({rule.rule}): {rule.reason}"
         nan = math.nan
         out.append(
             Outcome(
@@ -929,8 +1016,10 @@ def evaluate(
                 needed=needed,
                 study_value=float(f.get("study_value", math.nan)),
                 bottleneck=bottleneck,
-                construction=str(f.get("construction", "")),
+                construction=built,
                 reason=reason,
+                decided_by=decided_by,
+                interval_verdict=interval.value,
             )
         )
     return out

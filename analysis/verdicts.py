@@ -39,9 +39,16 @@ MAX_REPETITIONS = 1000  # beyond this the answer is "more than" it
 
 
 class Verdict(str, Enum):
+    """The interval rules give the first three; a finding whose quantity the scale model sets
+    is `BY_CONSTRUCTION` (analysis.construction), and one judged by a model that fails its
+    validity check here is `NOT_TESTABLE` (analysis.models.validity): both are counted apart
+    from the evidence."""
+
     REPRODUCED = "reproduced"
     CONTRADICTED = "contradicted"
     INCONCLUSIVE = "inconclusive"
+    BY_CONSTRUCTION = "by construction"
+    NOT_TESTABLE = "not testable here"
 
 
 class VerdictError(ValueError):

@@ -90,6 +90,9 @@ class Machines:
     # study -> one synchronous disk write of its database machine at s = 1, ms (the plan
     # dilates it for SimpleMQ's PostgreSQL: testbed.point.QueueSettings.commit_delay_ms).
     commit_ms: dict[str, float] = dataclasses.field(default_factory=dict)
+    # study -> pair -> the point a delay was derived from (`derived_at`): its study number
+    # there fixes the delay, so that number is no check of the model.
+    delay_sites: dict[str, dict[str, dict[str, Any]]] = dataclasses.field(default_factory=dict)
 
     def roles(self, study: str | int) -> dict[str, MachineType]:
         key = str(study)
@@ -226,6 +229,7 @@ def load_machines(path: Path = MACHINES, root: Path = ROOT) -> Machines:
     if both:
         raise ScaleModelError(f"{path}: calibration targets also listed for validation: {both}")
     delays: dict[str, dict[str, float]] = {}
+    delay_sites: dict[str, dict[str, dict[str, Any]]] = {}
     for pair in PAIRS:
         spec = doc["delays_ms"][pair]
         unknown = sorted(set(map(str, spec.get("studies", {}))) - set(studies))
@@ -234,6 +238,8 @@ def load_machines(path: Path = MACHINES, root: Path = ROOT) -> Machines:
         own = {str(k): v for k, v in spec.get("studies", {}).items()}
         for study in studies:
             delays.setdefault(study, {})[pair] = float(own.get(study, spec)["one_way_ms"])
+            if "derived_at" in own.get(study, {}):
+                delay_sites.setdefault(study, {})[pair] = dict(own[study]["derived_at"])
     return Machines(
         types=types,
         studies=studies,
@@ -248,6 +254,7 @@ def load_machines(path: Path = MACHINES, root: Path = ROOT) -> Machines:
         unfitted=unfitted,
         unfitted_why=unfitted_why,
         commit_ms=commit_ms,
+        delay_sites=delay_sites,
     )
 
 

@@ -87,6 +87,8 @@ VERDICT_WORDS = {
     Verdict.REPRODUCED: r"\textbf{reproduced}",
     Verdict.CONTRADICTED: r"\textbf{contradicted}",
     Verdict.INCONCLUSIVE: r"\textbf{inconclusive}",
+    Verdict.BY_CONSTRUCTION: r"\textbf{by construction}",
+    Verdict.NOT_TESTABLE: r"\textbf{not testable here}",
 }
 
 
@@ -124,8 +126,9 @@ def _repetitions(o: findings.Outcome) -> str:
 
 def _verdict(o: findings.Outcome) -> str:
     words = [VERDICT_WORDS[o.verdict]]
-    if o.construction:
-        words.append(r"\emph{by construction}: " + tex(o.construction))
+    if not o.is_evidence and o.interval_verdict:
+        # What the interval alone gives, for a row that is not counted as evidence.
+        words[0] += rf" (the interval: {escape(o.interval_verdict)})"
     if o.reason:
         # A reason may name a family or a column: let the narrow cell break after `_`.
         words.append(tex(o.reason).replace(r"\_", r"\_\allowbreak{}"))
@@ -236,8 +239,10 @@ def _repetition_range(outcomes: Sequence[findings.Outcome]) -> str:
 def numbers(outcomes: Sequence[findings.Outcome], rows: Sequence[Mapping[str, Any]]) -> str:
     """The counts and lists the abstract and the conclusions are written from; findings that
     follow from the model's construction are counted apart from the evidence."""
-    evidence = [o for o in outcomes if not o.construction]
-    built = [o for o in outcomes if o.construction]
+    evidence = [o for o in outcomes if o.is_evidence]
+    built = [o for o in outcomes if o.verdict is Verdict.BY_CONSTRUCTION]
+    untestable = [o for o in outcomes if o.verdict is Verdict.NOT_TESTABLE]
+    rules = Counter(o.decided_by.split(":")[0] for o in built)
 
     def of(verdict: Verdict, among: Sequence[findings.Outcome] = evidence) -> list:
         return [o for o in among if o.verdict is verdict]
@@ -252,6 +257,9 @@ def numbers(outcomes: Sequence[findings.Outcome], rows: Sequence[Mapping[str, An
         "FindingsEvidence": len(evidence),
         "FindingsByConstruction": len(built),
         "FindingsByConstructionList": _claims(built),
+        "FindingsByConstructionRules": _count_phrase(rules),
+        "FindingsNotTestable": len(untestable),
+        "FindingsNotTestableList": _claims(untestable),
         "FindingsReproduced": len(of(Verdict.REPRODUCED)),
         "FindingsContradicted": len(of(Verdict.CONTRADICTED)),
         "FindingsInconclusive": len(of(Verdict.INCONCLUSIVE)),

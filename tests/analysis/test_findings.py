@@ -391,8 +391,18 @@ def test_reason_follows_the_computed_bottleneck(tmp_path: Path) -> None:
     data = findings.Data(families={"f": {"points": points, "runs": runs}})
     loads = findings.family_loads("f", points)
     (outcome,) = findings.evaluate(catalogue, data, loads)
-    assert outcome.verdict is Verdict.CONTRADICTED
-    assert outcome.reason == "link reason"
+    # The interval contradicts, and the link's reason is the one the bottleneck picks; the
+    # link cap sets the quantity, so the row is by construction, counted apart.
+    assert outcome.interval_verdict == Verdict.CONTRADICTED.value
+    assert outcome.verdict is Verdict.BY_CONSTRUCTION
+    assert outcome.decided_by.startswith("construction (link cap)")
+    points["cpu_util_server_mean"] = 0.95
+    points["caps_mbit.server"] = 1000.0  # the link no longer binds: the server's CPU does
+    loads = findings.family_loads("f", points)
+    data = findings.Data(families={"f": {"points": points, "runs": runs}})
+    (outcome,) = findings.evaluate(catalogue, data, loads)
+    assert outcome.bottleneck == "server CPU"
+    assert outcome.verdict is Verdict.CONTRADICTED and outcome.reason == "other"
 
 
 def test_catalogue_errors_are_clear(tmp_path: Path) -> None:
@@ -504,16 +514,28 @@ def test_the_findings_tables_show_each_verdict_with_its_interval_and_repetitions
     clear = _evaluate(
         _effect_finding(), {"runs": _runs({"8": [100, 102, 98], "32": [200, 204, 199]})}
     )
-    built = dataclasses.replace(clear, construction="the cap is set to it", id="built")
+    built = dataclasses.replace(
+        clear,
+        verdict=Verdict.BY_CONSTRUCTION,
+        construction="the cap is set to it",
+        reason="the cap is set to it",
+        interval_verdict="reproduced",
+        id="built",
+    )
+    untestable = dataclasses.replace(
+        unsure, verdict=Verdict.NOT_TESTABLE, reason="the model misses by -90 %", id="model"
+    )
     clear = dataclasses.replace(clear, study_value=0.5, id="clear")
     assert clear.ratio == pytest.approx(clear.estimate / 0.5)
     table = tables.findings_table([unsure, clear, built], "2018")
     assert r"\textbf{inconclusive}" in table and r"\textbf{reproduced}" in table
     assert "Welch t, 3 + 3 repetitions" in table
     assert f"study +50.0\\,\\%, ratio {clear.ratio:.2f}" in table
-    assert r"\emph{by construction}" in table
+    assert r"\textbf{by construction} (the interval: reproduced); the cap is set to it" in table
     assert tables.findings_table([unsure], "2016").count("tabularnewline") == 0
-    text = tables.numbers([unsure, clear, built], [])
+    text = tables.numbers([unsure, clear, built, untestable], [])
+    assert r"\newcommand{\FindingsNotTestable}{1}" in text
+    assert r"\newcommand{\FindingsEvidence}{2}" in text
     assert r"\newcommand{\FindingsReproduced}{1}" in text
     assert r"\newcommand{\FindingsInconclusive}{1}" in text
     assert r"\newcommand{\FindingsByConstruction}{1}" in text

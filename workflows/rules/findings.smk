@@ -82,6 +82,26 @@ def _family_tables(table):
     return expand(f"{RESULTS}/data/{{family}}/{table}.parquet", family=ACTIVE_FAMILIES)
 
 
+def _point_specs():
+    """Each planned point's specification (its first repetition's), family by family: the
+    construction rules find there where the scale model was fitted."""
+    specs = {}
+    for run in PLAN:
+        if run.repetition == 1:
+            specs.setdefault(run.family, {})[run.point] = {
+                k: v for k, v in run.spec.items() if k not in ("name", "repetition")
+            }
+    return specs
+
+
+# The calibration's record of what it fitted where, when the build has one.
+_CALIBRATION_RECORD = (
+    [CALIBRATION_JSON]
+    if (DATASET and Path(DATASET, "calibration.json").is_file()) or (not DATASET and CALIBRATION_PLAN)
+    else []
+)
+
+
 rule findings:
     input:
         points=_family_tables("points"),
@@ -94,6 +114,8 @@ rule findings:
         models2016=rules.r2016_queueing.output.models,
         mva2018=rules.r2018_models.output.mva_data,
         catalogue=FINDINGS_CATALOGUE,
+        calibration=_CALIBRATION_RECORD,
+        machines="workflows/machines.yaml",
         code=ANALYSIS_CODE,
     output:
         bottlenecks=f"{RESULTS}/paper/findings-bottlenecks.tex",
@@ -105,6 +127,7 @@ rule findings:
         data=f"{RESULTS}/data/findings.json",
     params:
         families=ACTIVE_FAMILIES,
+        specs=_point_specs(),
     log:
         f"{RESULTS}/logs/findings.log",
     script:

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import findings
+from analysis import construction, findings
 from analysis.report import findings as tables
+from common import scalemodel
 
 
 def main(sm) -> None:  # noqa: ANN001
@@ -26,6 +27,13 @@ def main(sm) -> None:  # noqa: ANN001
     data.queueing2016 = json.loads(Path(sm.input.queueing2016).read_text())
     data.models2016 = json.loads(Path(sm.input.models2016).read_text())
     data.mva2018 = pd.read_parquet(sm.input.mva2018)
+    targets = (
+        json.loads(Path(sm.input.calibration[0]).read_text())["targets"]
+        if sm.input.calibration
+        else []
+    )
+    machines = scalemodel.load_machines(Path(sm.input.machines))
+    data.sites = construction.fitted_sites(targets, machines.delay_sites, sm.params.specs)
 
     catalogue = findings.load_catalogue(sm.input.catalogue)
     loads = [

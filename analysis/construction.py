@@ -1,0 +1,230 @@
+"""Which verdicts follow from how the scale model is built: three rules, applied to every
+finding from its own points, so that no verdict is labelled by hand.
+
+A verdict is *by construction* when the quantity it judges is set by the scale model rather
+than measured against it:
+
+- **link cap**: the bottleneck at the finding's points is a link, whose cap is the study's
+  measured bandwidth times s;
+- **fitted**: the finding judges a throughput, and at every level it compares the points are
+  where the calibration fitted a speed factor (a calibration target's configuration, at any
+  client count), or where a delay was derived from the study's number (machines.yaml
+  `derived_at`): the fit put the study's value there;
+- **fixed load**: the finding judges the effect of a factor that, in the study's design, does
+  not reach the role whose CPU budget binds at its points (`FIXED_LOAD`): the budget, not the
+  factor, sets both levels.
+
+The sites are computed from the calibration's record (its targets' points) and the plan's
+point specifications (`fitted_sites`), not listed per finding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+# The keys of a point that set its load, not its configuration: a site holds every client
+# count of its configuration.
+LOAD_KEYS = frozenset({"virtual_clients"})
+
+LINK_CAP = "link cap"
+FITTED = "fitted"
+FIXED_LOAD = "fixed load"
+
+# (study, role, factor): why the factor's levels leave the role's load as it was. A role's CPU
+# budget that binds at both levels then sets both.
+FIXED_LOADS: dict[tuple[str, str, str], str] = {
+    ("2015", "server", "level_clients"): (
+        "the database holds one session per middleware worker whatever the clients, so"
+        " clients beyond the workers wait before the distributor and leave the database's"
+        " load, and with it its CPU-bound throughput, as it was"
+    ),
+}
+
+# The measures whose estimate is a throughput (or a change or ratio of throughputs): only
+# those are set where a fit put the study's throughput.
+THROUGHPUT_MEASURES = frozenset(
+    {"max_throughput", "study_ratio", "link_ratio", "gain_per_doubling", "factorial_top"}
+)
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where the scale model was fitted to a study number: the points of one configuration."""
+
+    name: str  # the calibration target, or the delay's pair
+    what: str  # how the report names the fitted parameter
+    study: str
+    points: frozenset[tuple[str, str]]  # (family, point)
+
+
+@dataclass(frozen=True)
+class Decision:
+    rule: str  # LINK_CAP, FITTED or FIXED_LOAD; "" when the verdict is evidence
+    reason: str
+
+    @property
+    def applies(self) -> bool:
+        return bool(self.rule)
+
+
+NOT_BY_CONSTRUCTION = Decision("", "")
+
+
+def _same(want: Any, have: Any) -> bool:
+    # Specifications spell some values as numbers and others as strings (design: 2016).
+    return str(want) == str(have)
+
+
+def matches(want: Mapping[str, Any], spec: Mapping[str, Any]) -> bool:
+    """Whether a point specification holds every field of `want` (nested), the load aside."""
+    for key, value in want.items():
+        if key in LOAD_KEYS:
+            continue
+        if isinstance(value, Mapping):
+            inner = spec.get(key)
+            if not isinstance(inner, Mapping) or not matches(value, inner):
+                return False
+        elif key not in spec or not _same(value, spec[key]):
+            return False
+    return True
+
+
+def fitted_sites(
+    targets: Sequence[Mapping[str, Any]],
+    delay_sites: Mapping[str, Mapping[str, Mapping[str, Any]]],
+    specs: Mapping[str, Mapping[str, Mapping[str, Any]]],
+) -> list[Site]:
+    """The sites of the calibration's targets (calibration.json `targets`: name, role, study,
+    point) and of the derived delays (study -> pair -> point), among the planned points
+    (`specs`: family -> point -> its specification)."""
+
+    def where(point: Mapping[str, Any]) -> frozenset[tuple[str, str]]:
+        return frozenset(
+            (family, name)
+            for family, points in specs.items()
+            for name, spec in points.items()
+            if matches(point, spec)
+        )
+
+    sites = [
+        Site(
+            str(t["name"]),
+            f"the {t['role']}'s speed factor (target {str(t['name']).replace('_', ' ')})",
+            str(t["study"]),
+            where(t["point"]),
+        )
+        for t in targets
+    ]
+    sites += [
+        Site(pair, f"the {pair.replace('_', '-')} delay of {study}", str(study), where(point))
+        for study, pairs in delay_sites.items()
+        for pair, point in pairs.items()
+    ]
+    return [s for s in sites if s.points]
+
+
+def _order(value: object) -> tuple[int, float, str]:
+    try:
+        return (0, float(value), "")  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return (1, 0.0, str(value))
+
+
+def select(points: pd.DataFrame, where: Mapping[str, object] | None) -> pd.DataFrame:
+    """The rows of a points table that hold the wanted levels (a list: any of them); a column
+    the table lacks selects nothing."""
+    for column, value in (where or {}).items():
+        if column not in points.columns:
+            return points.iloc[0:0]
+        wanted = [str(v) for v in value] if isinstance(value, list) else [str(value)]
+        points = points[points[column].astype(str).isin(wanted)]
+    return points
+
+
+def _level(points: pd.DataFrame, factor: str, level: object) -> str:
+    values = sorted(points[factor].dropna().astype(str).unique(), key=_order)
+    if not values:
+        return str(level)
+    return {"min": values[0], "max": values[-1]}.get(str(level), str(level))
+
+
+def selections(
+    measure: Mapping[str, Any], points: Mapping[str, pd.DataFrame]
+) -> list[tuple[str, dict[str, object]]]:
+    """The (family, levels) of each level a finding's measure compares: its two sides, the two
+    levels of its factor, every level of a per-doubling gain, or its one selection."""
+    low, high = measure.get("low"), measure.get("high")
+    if isinstance(low, Mapping) and isinstance(high, Mapping):
+        return [(str(s["family"]), dict(s.get("where") or {})) for s in (low, high)]
+    family = str(measure.get("family", ""))
+    where = dict(measure.get("where") or {})
+    factor = measure.get("factor")
+    table = points.get(family)
+    if factor is None or table is None or factor not in table.columns:
+        return [(family, where)]
+    chosen = select(table, where)
+    if measure.get("kind") == "gain_per_doubling":
+        levels = sorted(chosen[factor].dropna().astype(str).unique(), key=_order)
+    else:
+        levels = [
+            _level(chosen, factor, measure.get(k, d)) for k, d in (("low", "min"), ("high", "max"))
+        ]
+    return [(family, {**where, factor: level}) for level in levels]
+
+
+def _fitted(
+    measure: Mapping[str, Any], points: Mapping[str, pd.DataFrame], sites: Iterable[Site]
+) -> Decision:
+    if measure.get("kind") not in THROUGHPUT_MEASURES:
+        return NOT_BY_CONSTRUCTION
+    sites = list(sites)
+    covering: list[Site] = []
+    for family, where in selections(measure, points):
+        table = points.get(family)
+        if table is None:
+            return NOT_BY_CONSTRUCTION
+        names = {(family, str(p)) for p in select(table, where)["point"].unique()}
+        site = next((s for s in sites if names and names <= s.points), None)
+        if site is None:
+            return NOT_BY_CONSTRUCTION
+        covering.append(site)
+    whats = list(dict.fromkeys(s.what for s in covering))
+    return Decision(
+        FITTED,
+        "every level it compares was measured where the scale model was fitted to the"
+        f" study's number ({'; '.join(whats)}), so the fit set its throughput",
+    )
+
+
+def decide(
+    finding: Mapping[str, Any],
+    bottleneck: str,
+    points: Mapping[str, pd.DataFrame],
+    sites: Iterable[Site],
+) -> Decision:
+    """Whether a finding's verdict is by construction, by the first rule that applies (link
+    cap, fitted, fixed load), from the bottleneck at its points and the fitted sites."""
+    if bottleneck.endswith(" link"):
+        return Decision(
+            LINK_CAP,
+            f"the {bottleneck} binds at its points, and its cap is the study's bandwidth"
+            " times s, so the cap, not the system, sets the result",
+        )
+    measure = finding["measure"]
+    fitted = _fitted(measure, points, sites)
+    if fitted.applies:
+        return fitted
+    factor = measure.get("factor")
+    role = bottleneck.removesuffix(" CPU") if bottleneck.endswith(" CPU") else None
+    why = FIXED_LOADS.get((str(finding.get("study_of")), str(role), str(factor)))
+    if why:
+        return Decision(
+            FIXED_LOAD,
+            f"the {role}'s CPU budget binds at its points and {why}: no change can come"
+            " from the factor in the model",
+        )
+    return NOT_BY_CONSTRUCTION

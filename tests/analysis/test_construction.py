@@ -1,0 +1,155 @@
+"""The construction rules: a verdict the scale model sets is found from the finding's points
+and the calibration's record, with no mark in the catalogue."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from analysis import construction, findings
+from analysis.verdicts import Verdict
+
+TARGET = {
+    "name": "server_write_max",
+    "role": "server",
+    "study": "2018",
+    "point": {"servers": 1, "middlewares": 0, "virtual_clients": 32,
+              "workload": {"ratio": "1:0"}, "middleware": {"design": 2018}},
+}  # fmt: skip
+
+
+def _spec(servers: int, ratio: str, vc: int, design: str = "2018") -> dict:
+    return {"servers": servers, "middlewares": 0, "virtual_clients": vc,
+            "workload": {"ratio": ratio, "data_size": 4096},
+            "middleware": {"design": design, "workers": 64}}  # fmt: skip
+
+
+SPECS = {
+    "direct": {
+        f"setup={s},workload={w},vc={vc}": _spec(n, r, vc)
+        for s, n in (("one", 1), ("two", 2))
+        for w, r in (("write", "1:0"), ("read", "0:1"))
+        for vc in (8, 32)
+    }
+}
+
+
+def test_a_target_sites_every_client_count_of_its_configuration_only() -> None:
+    (site,) = construction.fitted_sites([TARGET], {}, SPECS)
+    assert site.points == {
+        ("direct", "setup=one,workload=write,vc=8"),
+        ("direct", "setup=one,workload=write,vc=32"),
+    }
+    # A number against a string of the same value (design: 2018 and "2018") matches.
+    assert construction.matches(
+        {"middleware": {"design": 2018}}, {"middleware": {"design": "2018"}}
+    )
+    assert not construction.matches({"servers": 2}, {"servers": 1})
+    # A delay derived from a study number sites its configuration as well.
+    (delay,) = construction.fitted_sites([], {"2018": {"pair": {"servers": 2}}}, SPECS)
+    assert len(delay.points) == 4 and "pair delay" in delay.what
+
+
+def _points(family: str = "direct") -> pd.DataFrame:
+    """Client points of the specs, with what the bottleneck analysis reads: no link near its
+    cap, the server's budget used at 95 %."""
+    rows = []
+    for name in SPECS[family]:
+        setup, workload, vc = (p.split("=")[1] for p in name.split(","))
+        rows.append({"point": name, "side": "client", "type": "all", "level_setup": setup,
+                     "level_workload": workload, "clients_total": int(vc), "keys": 1,
+                     "throughput_ops_mean": 1000.0, "servers": 1, "middlewares": 0,
+                     "client_machines": 3, "middleware.replication": None,
+                     "middleware.sharded": False, "workload.key_size": None,
+                     "workload.data_size": 16, "caps_mbit.server": 1000.0,
+                     "caps_mbit.client": 1000.0, "caps_mbit.middleware": 1000.0,
+                     "scale": 1.0, "cpu_util_server_mean": 0.95})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def _finding(kind: str, **measure: object) -> dict:
+    return {"id": "x", "study_of": "2018", "measure": {"kind": kind, "family": "direct",
+            **measure}}  # fmt: skip
+
+
+def test_a_throughput_measured_only_where_the_fit_put_it_is_by_construction() -> None:
+    sites = construction.fitted_sites([TARGET], {}, SPECS)
+    points = {"direct": _points()}
+    at_target = _finding("study_ratio", where={"level_setup": "one", "level_workload": "write"})
+    decision = construction.decide(at_target, "server CPU", points, sites)
+    assert decision.rule == construction.FITTED and "target server write max" in decision.reason
+    # One level outside the fitted configuration: the change is measured, not set.
+    across = _finding("max_throughput", factor="level_setup", low="one", high="two",
+                      where={"level_workload": "write"})  # fmt: skip
+    assert not construction.decide(across, "server CPU", points, sites).applies
+    # A response time at the fitted point is no fitted quantity.
+    share = _finding("share", where={"level_setup": "one", "level_workload": "write"})
+    assert not construction.decide(share, "none saturated", points, sites).applies
+
+
+def test_a_link_bound_finding_is_by_construction_whatever_it_measures() -> None:
+    decision = construction.decide(_finding("response"), "server link", {}, [])
+    assert decision.rule == construction.LINK_CAP and "server link" in decision.reason
+
+
+def test_a_factor_that_does_not_reach_the_binding_role_is_by_construction() -> None:
+    drop = {"id": "drop", "study_of": "2015", "measure": {"kind": "paired", "family": "mq",
+            "factor": "level_clients", "low": "60", "high": "141"}}  # fmt: skip
+    decision = construction.decide(drop, "server CPU", {}, [])
+    assert decision.rule == construction.FIXED_LOAD and "one session per" in decision.reason
+    # The same factor with the middleware bound, or another study's clients: evidence.
+    assert not construction.decide(drop, "middleware CPU", {}, []).applies
+    assert not construction.decide({**drop, "study_of": "2018"}, "server CPU", {}, []).applies
+
+
+def test_evaluate_counts_a_fitted_row_apart_without_a_catalogue_mark() -> None:
+    runs = pd.DataFrame(
+        [{"run": f"r{i}", "point": "setup=one,workload=write,vc=32", "side": "client",
+          "type": "all", "status": "ok", "throughput_ops": x, "level_setup": "one",
+          "level_workload": "write", "scale": 1.0}
+         for i, x in enumerate((1940.0, 1950.0, 1960.0))]
+    )  # fmt: skip
+    finding = {
+        "id": "caps", "study_of": "2018", "claim": "c", "source": "s", "study": 1.0,
+        "study_text": "t", "reasons": {"default": "d"},
+        "measure": {"kind": "study_ratio", "family": "direct", "value": 1950,
+                    "where": {"level_setup": "one", "level_workload": "write"}},
+        "rule": {"kind": "within", "tolerance": 0.1},
+    }  # fmt: skip
+    sites = construction.fitted_sites([TARGET], {}, SPECS)
+    data = findings.Data(families={"direct": {"runs": runs, "points": _points()}}, sites=sites)
+    (o,) = findings.evaluate({"bottlenecks": [], "findings": [finding]}, data, [])
+    assert o.verdict is Verdict.BY_CONSTRUCTION and o.interval_verdict == "reproduced"
+    assert o.decided_by.startswith("construction (fitted)")
+    assert not o.is_evidence
+    # Without the calibration's record the same row is evidence.
+    data = findings.Data(families={"direct": {"runs": runs, "points": _points()}})
+    (o,) = findings.evaluate({"bottlenecks": [], "findings": [finding]}, data, [])
+    assert o.verdict is Verdict.REPRODUCED and o.decided_by.startswith("interval: within")
+
+
+def test_a_model_that_fails_its_validity_check_is_not_testable() -> None:
+    runs = pd.DataFrame(
+        [{"run": f"r{i}", "point": "p", "side": "client", "type": "all", "status": "ok",
+          "throughput_ops": x, "scale": 1.0} for i, x in enumerate((990.0, 1000.0, 1010.0))]
+    )  # fmt: skip
+    entry = {"point": "p", "model": 100.0, "measured": 1000.0, "metric": "throughput_ops",
+             "side": "client", "label": "S = 5"}  # fmt: skip
+    finding = {
+        "id": "mva", "study_of": "2016", "claim": "c", "source": "s", "study": 0.0,
+        "study_text": "t", "reasons": {"default": "d"},
+        "measure": {"kind": "model_error", "model": "mva", "family": "f"},
+        "rule": {"kind": "beyond", "direction": "above", "threshold": 0.0},
+    }  # fmt: skip
+    catalogue = {"bottlenecks": [], "findings": [finding]}
+
+    def judged(validity: dict | None) -> findings.Outcome:
+        model = {**entry, **({"validity": validity} if validity is not None else {})}
+        data = findings.Data(families={"f": {"runs": runs}}, models2016={"mva": model})
+        (o,) = findings.evaluate(catalogue, data, [])
+        return o
+
+    broken = judged({"valid": False, "reason": "it misses by -90 % at the lightest load"})
+    assert broken.verdict is Verdict.NOT_TESTABLE and broken.interval_verdict == "contradicted"
+    assert broken.reason == "it misses by -90 % at the lightest load"
+    assert judged({"valid": True, "reason": ""}).verdict is Verdict.CONTRADICTED
+    assert judged(None).verdict is Verdict.NOT_TESTABLE  # no check: it may not judge
