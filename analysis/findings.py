@@ -13,6 +13,7 @@ follows from the scale model's construction says so (`construction`) and is coun
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -25,7 +26,7 @@ import pandas as pd
 import yaml
 from scipy import stats
 
-from analysis import construction, linkload, stability, verdicts
+from analysis import construction, linkload, pools, stability, verdicts
 from analysis.aggregate import CI_LEVEL
 from analysis.bottleneck import cpu_utilisation, host_saturated, name_bottleneck
 from analysis.models import factorial
@@ -684,19 +685,57 @@ def measure_share(data: Data, p: Mapping[str, Any]) -> Measure:
     return Measure(e, text, unit="share")
 
 
+def measure_median_share(data: Data, p: Mapping[str, Any]) -> Measure:
+    """One part's median over the response time's median, per run, of one request type's
+    parts on the middleware (the pool records, count-weighted over windows and pools, as the
+    2016 section's tables compute them): a ratio of medians, to set beside a study's ratio
+    of medians (a share of means is another quantity). Its interval over the runs at the
+    selected points."""
+    kind = str(p.get("type", "get"))
+    records = data.table(p["family"], "pool_requests")
+    runs = _select(data.runs(p["family"], kind, "middleware"), p.get("where"))
+    if runs.empty:
+        raise FindingsError(f"no middleware runs of {p['family']} at {p.get('where')}")
+    records = records[records["run"].isin(set(runs["run"])) & (records["type"] == kind)]
+    part = pools.part_times(records, str(p["part"]), by=())
+    whole = pools.part_times(records, "response", by=())
+    both = part.merge(whole, on=list(pools.RUN), suffixes=("", "_whole"))
+    both = both[both["p50_whole"] > 0]
+    if both.empty:
+        raise FindingsError(f"no {kind} parts with a {p['part']} time at {p.get('where')}")
+    shares = (both["p50"] / both["p50_whole"]).tolist()
+    e = mean_evidence(Sample.of_repetitions(shares))
+    if len(shares) < 2:
+        e = _nan_evidence_of(e, "one run, no interval")
+    clients = sorted({int(c) for c in runs["clients_total"]})
+    where = f"{', '.join(map(str, clients))} clients"
+    text = (
+        f"median {p['part']} {_fmt(both['p50'].mean() / 1e3 * _time_scale(runs), 3)} of"
+        f" {_fmt(both['p50_whole'].mean() / 1e3 * _time_scale(runs), 3)} ms"
+        f" ({100 * e.estimate:.0f} %; {where}, {len(shares)} runs)"
+    )
+    return Measure(e, text, unit="share")
+
+
+def _time_scale(runs: pd.DataFrame) -> float:
+    """The factor that puts a run's times in the study's time (1/s slower: times times s)."""
+    return float(scale_of(runs, "runs table").iloc[0])
+
+
+def _nan_evidence_of(e: Evidence, test: str) -> Evidence:
+    return Evidence(e.estimate, math.nan, math.nan, test, e.repetitions, math.nan, e.design)
+
+
 def measure_gain_per_doubling(data: Data, p: Mapping[str, Any]) -> Measure:
-    """Diminishing returns: the log gain of the first step of a factor's levels minus that of
-    the last (ln X2/X1 - ln Xk/Xk-1, each level's best point); positive when the returns
-    diminish. Needs three levels or more."""
+    """Diminishing returns in every part: for each pair of consecutive steps of a factor's
+    levels (each level's best point), the log gain of the earlier step minus that of the
+    later (ln X2/X1 - ln X3/X2, ...); positive when the returns diminish. Every pair must be
+    positive, so the estimate is the pair that decides: one whose interval lies below zero
+    (the claim fails there), else the one with the lowest interval. Needs three levels."""
     runs = _select(data.runs(p["family"]), p.get("where"))
     levels = sorted(runs[p["factor"]].dropna().astype(str).unique(), key=_order)
     if len(levels) < 3:
         raise FindingsError(f"{p['factor']} has {len(levels)} levels here; the test needs 3")
-    first_step, last_step = (levels[0], levels[1]), (levels[-2], levels[-1])
-    # ln X2/X1 - ln Xk/Xk-1; with three levels the middle one carries weight 2.
-    weights: dict[str, float] = {}
-    for lv, w in zip((*first_step, *last_step), (-1, 1, 1, -1), strict=True):
-        weights[lv] = weights.get(lv, 0) + w
     samples = {
         lv: level_sample(
             data,
@@ -705,15 +744,21 @@ def measure_gain_per_doubling(data: Data, p: Mapping[str, Any]) -> Measure:
             "throughput_ops",
             "all",
         )
-        for lv in weights
+        for lv in levels
     }
-    e = log_contrast([samples[lv] for lv in weights], list(weights.values()))
+    contrasts = [
+        (i, log_contrast([samples[a], samples[b], samples[c]], [-1, 2, -1]))
+        for i, (a, b, c) in enumerate(zip(levels, levels[1:], levels[2:], strict=False))
+    ]
+    failing = [(i, e) for i, e in contrasts if e.has_interval and e.high < 0]
+    i, e = failing[0] if failing else min(contrasts, key=lambda ie: (ie[1].low, ie[1].estimate))
 
     def gain(a: str, b: str) -> str:
         return f"{a}→{b}: {_pct(samples[b].mean / samples[a].mean - 1)}"
 
-    first, last = gain(*first_step), gain(*last_step)
-    return Measure(e, f"{first}; {last}", "log")
+    steps = "; ".join(gain(a, b) for a, b in itertools.pairwise(levels))
+    decides = f"{levels[i]}→{levels[i + 1]} against {levels[i + 1]}→{levels[i + 2]} decides"
+    return Measure(e, f"{steps} ({decides})", "log")
 
 
 def measure_study_ratio(data: Data, p: Mapping[str, Any]) -> Measure:
@@ -739,6 +784,7 @@ MEASURES: dict[str, Callable[[Data, Mapping[str, Any]], Measure]] = {
     "model_error": measure_model_error,
     "mva2018": measure_mva2018,
     "share": measure_share,
+    "median_share": measure_median_share,
     "gain_per_doubling": measure_gain_per_doubling,
 }
 

@@ -308,6 +308,14 @@ def test_diminishing_returns_need_three_levels() -> None:
     m = findings.measure_gain_per_doubling(data, {"family": "f", "factor": "level_workers"})
     assert m.evidence.estimate == pytest.approx(math.log(1.5) - math.log(1.1), rel=0.01)
     assert verdicts.beyond(m.evidence, 0, +1) is Verdict.REPRODUCED
+    # The first doubling gains more than the last, but the middle one gains more than the
+    # first: the returns do not diminish at every doubling, and that pair decides.
+    uneven = _runs({"8": [100, 101, 99], "16": [120, 121, 119], "32": [180, 181, 179],
+                    "64": [190, 191, 189]})  # fmt: skip
+    data = findings.Data(families={"f": {"runs": uneven}})
+    m = findings.measure_gain_per_doubling(data, {"family": "f", "factor": "level_workers"})
+    assert verdicts.beyond(m.evidence, 0, +1) is Verdict.CONTRADICTED
+    assert "8→16 against 16→32 decides" in m.text
     two = findings.Data(families={"f": {"runs": _runs({"8": [100], "32": [150]})}})
     with pytest.raises(findings.FindingsError, match="needs 3"):
         findings.measure_gain_per_doubling(two, {"family": "f", "factor": "level_workers"})
@@ -622,3 +630,24 @@ def test_a_paired_change_from_the_lowest_to_the_highest_level() -> None:
     only = findings.Data(families={"f": {"runs": runs[runs["level_servers"] == "3"]}})
     with pytest.raises(findings.FindingsError, match="one level"):
         findings.measure_paired(only, p)
+
+
+def test_a_median_share_is_a_ratio_of_medians_at_the_selected_point() -> None:
+    runs = _runs({"24": [1000, 1010, 990]}, side="middleware", type="get")
+    rows = []
+    for run in runs["run"]:
+        for window in range(3):
+            rows.append({"run": run, "point": "level_workers=24", "repetition": 1,
+                         "window": window, "pool": "read", "type": "get", "count": 10,
+                         "server_us_mean": 9000.0, "server_us_var": 1.0, "server_us_p50": 800.0,
+                         "server_us_p90": 900.0, "server_us_p99": 950.0,
+                         "response_us_mean": 10000.0, "response_us_var": 1.0,
+                         "response_us_p50": 1000.0 + window, "response_us_p90": 1200.0,
+                         "response_us_p99": 1300.0})  # fmt: skip
+    data = findings.Data(families={"f": {"runs": runs, "pool_requests": pd.DataFrame(rows)}})
+    m = findings.measure_median_share(
+        data, {"family": "f", "part": "server", "where": {"level_workers": "24"}}
+    )
+    # The medians' ratio (800 of about 1,001), not the means' (9,000 of 10,000).
+    assert m.evidence is not None and m.evidence.estimate == pytest.approx(0.8, abs=0.002)
+    assert "48 clients, 3 runs" in m.text

@@ -109,6 +109,7 @@ rule findings:
         histograms=_family_tables("histograms"),
         pools=_family_tables("pools"),
         windows=_family_tables("windows"),
+        pool_requests=_family_tables("pool_requests"),
         validation=rules.validation.output.table,
         queueing2016=rules.r2016_queueing.output.numbers,
         models2016=rules.r2016_queueing.output.models,

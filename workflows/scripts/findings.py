@@ -19,7 +19,7 @@ def main(sm) -> None:  # noqa: ANN001
     for i, family in enumerate(sm.params.families):
         data.families[family] = {
             name: pd.read_parquet(getattr(sm.input, name)[i])
-            for name in ("points", "runs", "histograms", "pools", "windows")
+            for name in ("points", "runs", "histograms", "pools", "windows", "pool_requests")
         }
     validation = pd.read_parquet(sm.input.validation)
     data.excluded = findings.unusable_runs(validation)
