@@ -13,6 +13,7 @@ follows from the scale model's construction says so (`construction`) and is coun
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import re
@@ -141,6 +142,9 @@ class Data:
     mva2018: pd.DataFrame | None = None
     # Where the scale model was fitted to a study number (analysis.construction.fitted_sites).
     sites: list[construction.Site] = field(default_factory=list)
+    # (family, point) -> the other families' points of the same configuration
+    # (analysis.configurations.shared): their runs are pooled.
+    shared: dict[tuple[str, str], list[tuple[str, str]]] = field(default_factory=dict)
 
     def table(self, family: str, name: str) -> pd.DataFrame:
         """A family's table; points, runs and histograms in the study's time (throughput /
@@ -159,17 +163,27 @@ class Data:
         return in_study_time(with_scale(raw, points, "point"))
 
     def runs(
-        self, family: str, kind: str = "all", side: str = "client", imprecise: bool = False
+        self,
+        family: str,
+        kind: str = "all",
+        side: str = "client",
+        imprecise: bool = False,
+        pooled: bool = True,
     ) -> pd.DataFrame:
         """The family's usable runs of one side and request type: status ok, not excluded
         by the validation, and not imprecise where their point has a run that is not: the
         runs the points table averages (analysis.family), so that a level's mean here is
         the one the report's tables show. `imprecise: true` keeps the imprecise runs too,
-        for a design that needs every replication (a 2^k r design, as its section has it)."""
-        runs = self.table(family, "runs")
-        ok = runs["status"] == "ok" if "status" in runs.columns else True
-        runs = runs[(runs["side"] == side) & (runs["type"] == kind) & ok]
-        runs = runs[~runs["run"].isin(self.excluded)]
+        for a design that needs every replication (a 2^k r design, as its section has it).
+
+        A point whose configuration other families measured too (`shared`) takes their runs
+        as well (`pooled`, the default; a design that needs its own replications says
+        `pooled=False`), under its own point and levels and with repetitions numbered apart
+        (so that a paired design pairs runs of one family's session only): its level's
+        spread then holds the variation between the families' sessions."""
+        runs = self._usable(family, kind, side)
+        if pooled:
+            runs = pd.concat([runs, *self._borrowed(family, kind, side)], ignore_index=True)
         if imprecise:
             return runs
         vague = runs["run"].isin(self.imprecise)
@@ -179,6 +193,55 @@ class Data:
         # give the interval; beside repetitions it would count as one of equal weight.
         precise = set(runs.loc[~vague, "point"])
         return runs[~vague | ~runs["point"].isin(precise)]
+
+    def _usable(self, family: str, kind: str, side: str) -> pd.DataFrame:
+        runs = self.table(family, "runs")
+        ok = runs["status"] == "ok" if "status" in runs.columns else True
+        runs = runs[(runs["side"] == side) & (runs["type"] == kind) & ok]
+        return runs[~runs["run"].isin(self.excluded)]
+
+    def _borrowed(self, family: str, kind: str, side: str) -> list[pd.DataFrame]:
+        """The other families' usable runs of this family's shared points, relabelled."""
+        own = self.table(family, "runs")
+        parts = []
+        for (f, point), others in sorted(self.shared.items()):
+            if f != family:
+                continue
+            mine = own[own["point"] == point]
+            if mine.empty:
+                continue
+            levels = {c: mine[c].iloc[0] for c in mine.columns if c.startswith("level_")}
+            for k, (other, theirs) in enumerate(others, start=1):
+                if other not in self.families:
+                    continue
+                rows = self._usable(other, kind, side)
+                rows = rows[rows["point"] == theirs]
+                if rows.empty:
+                    continue
+                rows = rows.drop(columns=[c for c in rows.columns if c.startswith("level_")])
+                offset = REPETITION_OFFSET * k
+                parts.append(
+                    rows.assign(point=point, repetition=rows["repetition"] + offset, **levels)
+                )
+        return parts
+
+    def pooled_from(self, family: str, points: set[str]) -> list[str]:
+        """The other families whose runs the given points of `family` pool."""
+        return sorted(
+            {o for (f, p), others in self.shared.items() if f == family and p in points
+             for o, _ in others if o in self.families}
+        )  # fmt: skip
+
+    def family_of_run(self, run: str, default: str) -> str:
+        """The family that measured a run (its name's first part), for a pooled run's
+        windows and records."""
+        head = str(run).split("/", 1)[0]
+        return head if head in self.families else default
+
+
+# A borrowed run's repetition is its own plus this times its family's place among the
+# others: repetitions of different families never pair.
+REPETITION_OFFSET = 1000
 
 
 def _only_imprecise(validation: pd.DataFrame) -> pd.Series:
@@ -265,7 +328,7 @@ def _side_window_values(
 ) -> np.ndarray:
     """A run's per-window values of a timed metric of one request type on one side,
     count-weighted over its sources, in window order."""
-    windows = data.table(family, "windows")
+    windows = data.table(data.family_of_run(run, family), "windows")
     rows = windows[(windows["run"] == run) & (windows["side"] == side) & (windows["type"] == kind)]
     rows = rows[rows[metric].notna()]
     if rows.empty:
@@ -291,7 +354,7 @@ def _window_values(
     together (as the stability check reads it), or of the request types `kind` on `side`
     summed, or a timed metric of one request type."""
     if metric == "throughput_ops":
-        windows = data.table(family, "windows")
+        windows = data.table(data.family_of_run(run, family), "windows")
         rows = windows[windows["run"] == run]
         if _kinds(kind) != ["all"]:
             rows = rows[(rows["side"] == side) & rows["type"].isin(_kinds(kind))]
@@ -529,7 +592,7 @@ def measure_factorial_top(data: Data, p: Mapping[str, Any]) -> Measure:
     standard error (Jain 1991 §18.4: s_q = s_e / sqrt(2^k r); with r = 1, s_e from the runs'
     batch means)."""
     # A 2^k r design needs every replication of every cell: its imprecise runs stay.
-    runs = _select(data.runs(p["family"], imprecise=True), p.get("where"))
+    runs = _select(data.runs(p["family"], imprecise=True, pooled=False), p.get("where"))
     names: Mapping[str, str] = p["factors"]
     clash = [c for c in names.values() if c in runs.columns and c not in names]
     frame = runs.drop(columns=clash).rename(columns=dict(names)).reset_index(drop=True)
@@ -693,7 +756,8 @@ def measure_median_share(data: Data, p: Mapping[str, Any]) -> Measure:
     selected points."""
     kind = str(p.get("type", "get"))
     records = data.table(p["family"], "pool_requests")
-    runs = _select(data.runs(p["family"], kind, "middleware"), p.get("where"))
+    # The pool records are the family's own: so are the runs.
+    runs = _select(data.runs(p["family"], kind, "middleware", pooled=False), p.get("where"))
     if runs.empty:
         raise FindingsError(f"no middleware runs of {p['family']} at {p.get('where')}")
     records = records[records["run"].isin(set(runs["run"])) & (records["type"] == kind)]
@@ -995,6 +1059,23 @@ def model_invalid(data: Data, m: Mapping[str, Any]) -> str | None:
     return None
 
 
+# Measures that read a family's own replications only (Data.runs(pooled=False)).
+UNPOOLED_MEASURES = ("factorial_top", "median_share")
+
+
+def _pooled_families(
+    data: Data, m: Mapping[str, Any], points: Mapping[str, pd.DataFrame]
+) -> list[str]:
+    """The other families whose runs the finding's levels pool (same configurations)."""
+    out: set[str] = set()
+    for family, where in construction.selections(m, points):
+        table = points.get(family)
+        if table is not None:
+            chosen = set(construction.select(table, where)["point"].astype(str))
+            out |= set(data.pooled_from(family, chosen))
+    return sorted(out)
+
+
 def evaluate(
     catalogue: Mapping[str, Any], data: Data, loads: Sequence[Mapping[str, Any]]
 ) -> list[Outcome]:
@@ -1031,6 +1112,9 @@ def evaluate(
         except (FindingsError, VerdictError) as err:
             verdict, ours, reason = Verdict.INCONCLUSIVE, "not measured", f"not measured: {err}"
             decided_by = "not measured"
+        pooled = _pooled_families(data, m, points)
+        if pooled and e is not None and m["kind"] not in UNPOOLED_MEASURES:
+            e = dataclasses.replace(e, test=f"{e.test}; runs pooled with {', '.join(pooled)}")
         interval = verdict
         built = ""
         invalid = model_invalid(data, m) if m["kind"] in MODEL_MEASURES else None

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import construction, findings
+from analysis import configurations, construction, findings
 from analysis.report import findings as tables
 from common import scalemodel
 
@@ -34,6 +34,7 @@ def main(sm) -> None:  # noqa: ANN001
     )
     machines = scalemodel.load_machines(Path(sm.input.machines))
     data.sites = construction.fitted_sites(targets, machines.delay_sites, sm.params.specs)
+    data.shared = configurations.shared(sm.params.specs)
 
     catalogue = findings.load_catalogue(sm.input.catalogue)
     loads = [
