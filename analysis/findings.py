@@ -769,29 +769,30 @@ def measure_max_level(data: Data, p: Mapping[str, Any]) -> Measure:
 
 
 def measure_linear_share(data: Data, p: Mapping[str, Any]) -> Measure:
-    """How much of a linear rise the throughput makes between two levels of a numeric
-    factor: (X_high / X_low) / (high / low), 1 for a rise in proportion to the factor, with
-    the delta method's interval on the log (analysis.verdicts.log_contrast)."""
+    """How far the throughput's rise between two levels of a numeric factor falls short of
+    a linear one: (X_high / X_low) / (high / low) - 1, zero for a rise in proportion to the
+    factor, with the delta method's interval on the log (analysis.verdicts.log_contrast)."""
     runs = _select(data.runs(p["family"]), p.get("where"))
     low, high = _levels(runs, p["factor"], p.get("low", "min"), p.get("high", "max"))
     samples = _level_samples(data, p["family"], runs, p["factor"], [low, high])
     log = log_contrast([samples[low], samples[high]], [-1.0, 1.0])
     linear = math.log(float(high) / float(low))
-    est = math.exp(log.estimate - linear)
+
+    def change(x: float) -> float:
+        return math.exp(x - linear) - 1 if not math.isnan(x) else math.nan
+
+    est = change(log.estimate)
+    # The delta method: d exp(x) = exp(x) dx.
     e = Evidence(
-        est,
-        math.exp(log.low - linear) if log.has_interval else math.nan,
-        math.exp(log.high - linear) if log.has_interval else math.nan,
-        log.test,
-        log.repetitions,
-        est * log.spread,  # the delta method: d exp(x) = exp(x) dx
-    )
+        est, change(log.low), change(log.high), log.test, log.repetitions,
+        (1 + est) * log.spread,
+    )  # fmt: skip
     gain = samples[high].mean / samples[low].mean
     text = (
         f"{_fmt(samples[low].mean)} → {_fmt(samples[high].mean)} ops/s from {low} to {high}:"
-        f" ×{gain:.2f} for ×{float(high) / float(low):.2f} ({est:.2f} of linear)"
+        f" ×{gain:.2f} for ×{float(high) / float(low):.2f} ({_pct(est)} from linear)"
     )
-    return Measure(e, text, "ratio")
+    return Measure(e, text)
 
 
 MEASURES: dict[str, Callable[[Data, Mapping[str, Any]], Measure]] = {
