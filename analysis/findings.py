@@ -838,6 +838,74 @@ def measure_study_ratio(data: Data, p: Mapping[str, Any]) -> Measure:
     return Measure(e, text, "ratio")
 
 
+def _level_samples(
+    data: Data, family: str, runs: pd.DataFrame, factor: str, levels: Sequence[str]
+) -> dict[str, Sample]:
+    """Each level's throughput sample: the runs of its best point."""
+    return {
+        lv: level_sample(
+            data, family, _best_point_runs(runs[runs[factor].astype(str) == lv]),
+            "throughput_ops", "all",
+        )
+        for lv in levels
+    }  # fmt: skip
+
+
+def measure_max_level(data: Data, p: Mapping[str, Any]) -> Measure:
+    """Where the maximum lies: the best throughput of the levels of `factor` within `band`
+    of the study's `level` over the best of every other level, minus one. Positive when the
+    maximum lies at the study's level, negative when it lies elsewhere; a plateau over both
+    gives about zero. The best of the other levels is the largest of several noisy means,
+    biased upwards, so the test leans against the study's location, not towards it."""
+    factor, at, band = p["factor"], float(p["level"]), float(p.get("band", 0))
+    runs = _select(data.runs(p["family"]), p.get("where"))
+    levels = sorted(runs[factor].dropna().astype(str).unique(), key=_order)
+    inside = [lv for lv in levels if abs(float(lv) - at) <= band]
+    outside = [lv for lv in levels if lv not in inside]
+    if not inside or not outside:
+        raise FindingsError(f"{factor} needs levels within {band:g} of {at:g} and beyond")
+    samples = _level_samples(data, p["family"], runs, factor, levels)
+    best_in = max(inside, key=lambda lv: samples[lv].mean)
+    best_out = max(outside, key=lambda lv: samples[lv].mean)
+    e = relative_change(samples[best_out], samples[best_in])
+    top = max(levels, key=lambda lv: samples[lv].mean)
+    words = str(p.get("words", factor.removeprefix("level_")))
+    span = f"{inside[0]}–{inside[-1]}" if len(inside) > 1 else inside[0]
+    text = (
+        f"maximum at {top} {words} ({_fmt(samples[top].mean)} ops/s); best at {span}:"
+        f" {_fmt(samples[best_in].mean)}, elsewhere: {_fmt(samples[best_out].mean)}"
+        f" at {best_out} ({_pct(e.estimate)})"
+    )
+    return Measure(e, text)
+
+
+def measure_linear_share(data: Data, p: Mapping[str, Any]) -> Measure:
+    """How far the throughput's rise between two levels of a numeric factor falls short of
+    a linear one: (X_high / X_low) / (high / low) - 1, zero for a rise in proportion to the
+    factor, with the delta method's interval on the log (analysis.verdicts.log_contrast)."""
+    runs = _select(data.runs(p["family"]), p.get("where"))
+    low, high = _levels(runs, p["factor"], p.get("low", "min"), p.get("high", "max"))
+    samples = _level_samples(data, p["family"], runs, p["factor"], [low, high])
+    log = log_contrast([samples[low], samples[high]], [-1.0, 1.0])
+    linear = math.log(float(high) / float(low))
+
+    def change(x: float) -> float:
+        return math.exp(x - linear) - 1 if not math.isnan(x) else math.nan
+
+    est = change(log.estimate)
+    # The delta method: d exp(x) = exp(x) dx.
+    e = Evidence(
+        est, change(log.low), change(log.high), log.test, log.repetitions,
+        (1 + est) * log.spread,
+    )  # fmt: skip
+    gain = samples[high].mean / samples[low].mean
+    text = (
+        f"{_fmt(samples[low].mean)} → {_fmt(samples[high].mean)} ops/s from {low} to {high}:"
+        f" ×{gain:.2f} for ×{float(high) / float(low):.2f} ({_pct(est)} from linear)"
+    )
+    return Measure(e, text)
+
+
 MEASURES: dict[str, Callable[[Data, Mapping[str, Any]], Measure]] = {
     "link_ratio": measure_link_ratio,
     "study_ratio": measure_study_ratio,
@@ -850,6 +918,8 @@ MEASURES: dict[str, Callable[[Data, Mapping[str, Any]], Measure]] = {
     "share": measure_share,
     "median_share": measure_median_share,
     "gain_per_doubling": measure_gain_per_doubling,
+    "max_level": measure_max_level,
+    "linear_share": measure_linear_share,
 }
 
 
@@ -946,7 +1016,30 @@ def load_catalogue(path: str | Path) -> dict[str, Any]:
     for b in doc["bottlenecks"]:
         if not {"family", "bottleneck", "source"} <= set(b):
             raise FindingsError(f"{path}: bottleneck entry {b} needs family, bottleneck, source")
+    check_untested(path, doc)
     return doc
+
+
+def check_untested(path: str | Path, doc: Mapping[str, Any]) -> None:
+    """The optional keys: a finding's `at` (the configuration it is judged at, as text) and
+    the top-level `not_tested` list of a seed's statements that no finding tests, each with
+    its `source`, `claim` and `why` (a hypothesis, an aim, or nothing our data can test)."""
+    for f in doc["findings"]:
+        if not isinstance(f.get("at", ""), str):
+            raise FindingsError(f"{path}: finding {f['id']}: `at` must be text")
+    entries = doc.get("not_tested", [])
+    if not isinstance(entries, list):
+        raise FindingsError(f"{path}: `not_tested` must be a list")
+    for n in entries:
+        if not isinstance(n, dict) or not {"source", "claim", "why", "study_of"} <= set(n):
+            raise FindingsError(f"{path}: not_tested entry {n} needs study_of, source, claim, why")
+        if not all(isinstance(n[k], str) and n[k].strip() for k in ("source", "claim", "why")):
+            raise FindingsError(f"{path}: not_tested entry {n}: source, claim, why are text")
+        if str(n["study_of"]) not in STUDIES:
+            raise FindingsError(
+                f"{path}: not_tested entry {n['claim']!r}: `study_of` must be one of"
+                f" {sorted(STUDIES)}"
+            )
 
 
 # Which study a finding belongs to: the report groups its "do the conclusions hold?" tables so.

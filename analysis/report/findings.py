@@ -4,6 +4,7 @@ the abstract and the conclusions are written from."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -283,3 +284,36 @@ def numbers(outcomes: Sequence[findings.Outcome], rows: Sequence[Mapping[str, An
     # the verdict on our repetitions gives it (\ifdefstring{\FindingThreadsSixteenVerdict}...).
     macros |= {verdict_macro(o.id): o.verdict.value for o in outcomes}
     return "".join(_macro(k, v) for k, v in macros.items())
+
+
+def judged_at(
+    outcomes: Sequence[findings.Outcome], catalogue: Mapping[str, Any]
+) -> list[findings.Outcome]:
+    """The outcomes with each finding's `at` (the configuration it is judged at, where the
+    catalogue gives one) after its source, so that its row names where it was judged."""
+    at = {f["id"]: str(f["at"]) for f in catalogue["findings"] if f.get("at")}
+    return [
+        dataclasses.replace(o, source=f"{o.source}; judged at: {at[o.id]}") if o.id in at else o
+        for o in outcomes
+    ]
+
+
+def untested_table(catalogue: Mapping[str, Any], study: str) -> str:
+    """One study's statements that no finding tests (the catalogue's `not_tested`), with
+    why: a hypothesis, an aim, or nothing our data can test."""
+    entries = [n for n in catalogue.get("not_tested", []) if str(n["study_of"]) == study]
+    lines = [rf"{tex(n['source'])} & {tex(n['claim'])} & {tex(n['why'])} \\" for n in entries] or [
+        r"\multicolumn{3}{@{}l@{}}{none} \\"
+    ]
+    return "\n".join(
+        [
+            r"\begin{tabular}{@{}p{0.16\linewidth}p{0.38\linewidth}p{0.4\linewidth}@{}}",
+            r"\toprule",
+            r"Source & Statement & Why no finding tests it \\",
+            r"\midrule",
+            "\n".join(lines),
+            r"\bottomrule",
+            r"\end{tabular}",
+            "",
+        ]
+    )

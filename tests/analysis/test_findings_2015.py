@@ -1,13 +1,18 @@
-"""Seed 003's claims in the findings catalogue: each is well-formed and belongs to the 2015
-table, and the measures they use decide on our data the way the rule says (the database's cap
-by the best point over the printed 1,950, the drop and the plateau by paired levels)."""
+"""Seed 003's claims in the findings catalogue: each is well-formed, names where it is judged
+and belongs to the 2015 table, and the measures they use decide on our data the way the rule
+says (the database's maxima by the best point over the printed values, their locations by
+the best level near the seed's over the best elsewhere, the rise against a linear one, the
+drop, the plateau and the workers by paired levels); what no finding tests is listed, with
+why."""
 
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 
 from analysis import findings
 from analysis.report import findings as tables
@@ -40,8 +45,17 @@ def evaluate(finding: dict, families: dict[str, dict[str, pd.DataFrame]]) -> fin
     return outcome
 
 
-def test_the_four_claims_are_in_the_catalogue_and_the_2015_table() -> None:
-    assert set(BY_ID) == {"plateau-2015", "db-caps-2015", "middleware-near-db-2015", "drop-2015"}
+CLAIMS = {
+    "rise-2015", "plateau-2015", "db-rise-2015", "db-saturates-2015", "db-peak-at-2015",
+    "db-caps-2015", "db-caps-large-2015", "db-peak-large-at-2015", "db-size-2015",
+    "middleware-near-db-2015", "db-bound-2015", "drop-2015", "workers-2015",
+}  # fmt: skip
+
+
+def test_the_claims_are_in_the_catalogue_and_the_2015_table() -> None:
+    assert set(BY_ID) == CLAIMS
+    # Every 2015 finding names the configuration it is judged at.
+    assert all(isinstance(f.get("at"), str) and f["at"] for f in BY_ID.values())
     outcomes = findings.evaluate(CATALOGUE, findings.Data(), [])
     assert {o.id for o in outcomes if o.study_of == "2015"} == set(BY_ID)
     # Nothing measured: every 2015 claim is inconclusive and says why.
@@ -111,3 +125,141 @@ def test_the_plateau_needs_the_level_of_the_workers() -> None:
                 ("size", "clients"))  # fmt: skip
     o = evaluate(copy.deepcopy(BY_ID["plateau-2015"]), {"mq_scale_clients": {"runs": no60}})
     assert o.verdict is Verdict.INCONCLUSIVE and "not measured" in o.reason
+
+
+# --- the parts of the claims, and the measures they need --------------------------------------
+
+
+def baseline(means: dict[str, float], size: str = "small", step: float = 0.0) -> pd.DataFrame:
+    """Database-baseline runs at clients -> mean throughput (three repetitions, +-1)."""
+    return runs("mq_db_baseline",
+                {(size, c): [x - 1 - step, x, x + 1 + step] for c, x in means.items()},
+                ("size", "clients"))  # fmt: skip
+
+
+def test_the_location_of_the_maximum_is_judged_within_a_step_of_the_seeds() -> None:
+    f = BY_ID["db-peak-at-2015"]
+    levels = [str(c) for c in range(10, 101, 10)]
+    peak80 = {c: 100 + (90 if c == "80" else 10 * min(int(c), 60) / 10) for c in levels}
+    o = evaluate(f, {"mq_db_baseline": {"runs": baseline(peak80)}})
+    assert o.verdict is Verdict.REPRODUCED and "maximum at 80 clients" in o.ours
+    # The maximum at 20 clients, the seed's band lower: contradicted.
+    peak20 = {c: 200.0 if c == "20" else 150.0 for c in levels}
+    o = evaluate(f, {"mq_db_baseline": {"runs": baseline(peak20)}})
+    assert o.verdict is Verdict.CONTRADICTED and o.estimate == pytest.approx(-0.25)
+    # A plateau over the band and beyond locates no maximum.
+    flat = {c: 150.0 for c in levels}
+    o = evaluate(f, {"mq_db_baseline": {"runs": baseline(flat, step=20)}})
+    assert o.verdict is Verdict.INCONCLUSIVE
+    # Large messages are judged on their own curve, at 60 clients.
+    large = runs("mq_db_baseline", {("large", c): [x - 1, x, x + 1] for c, x in
+                 {c: 200.0 if c == "60" else 120.0 for c in levels}.items()},
+                 ("size", "clients"))  # fmt: skip
+    both = pd.concat([baseline(peak20), large])
+    o = evaluate(BY_ID["db-peak-large-at-2015"], {"mq_db_baseline": {"runs": both}})
+    assert o.verdict is Verdict.REPRODUCED
+    assert evaluate(f, {"mq_db_baseline": {"runs": both}}).verdict is Verdict.CONTRADICTED
+
+
+def test_the_baseline_rises_then_saturates() -> None:
+    rising = {"10": 50.0, "80": 195.0, "100": 196.0}
+    data = {"mq_db_baseline": {"runs": baseline(rising)}}
+    assert evaluate(BY_ID["db-rise-2015"], data).verdict is Verdict.REPRODUCED
+    assert evaluate(BY_ID["db-saturates-2015"], data).verdict is Verdict.REPRODUCED
+    # Ours fell from the fewest clients, and rose again beyond 80: both parts contradicted.
+    falling = {"10": 240.0, "80": 160.0, "100": 200.0}
+    data = {"mq_db_baseline": {"runs": baseline(falling)}}
+    assert evaluate(BY_ID["db-rise-2015"], data).verdict is Verdict.CONTRADICTED
+    assert evaluate(BY_ID["db-saturates-2015"], data).verdict is Verdict.CONTRADICTED
+
+
+def test_the_large_maximum_and_its_fall_from_the_small_one() -> None:
+    levels = {c: 100.0 for c in ("10", "60", "100")}
+    small = baseline({**levels, "80": 195.0})
+    large = runs("mq_db_baseline", {("large", c): [142, 143, 144] for c in ("10", "60", "100")},
+                 ("size", "clients"))  # fmt: skip
+    data = {"mq_db_baseline": {"runs": pd.concat([small, large])}}
+    o = evaluate(BY_ID["db-caps-large-2015"], data)
+    assert o.verdict is Verdict.REPRODUCED and o.estimate == pytest.approx(1.0, abs=0.01)
+    assert not BY_ID["db-caps-large-2015"].get("construction")  # not a calibration target
+    o = evaluate(BY_ID["db-size-2015"], data)
+    assert o.verdict is Verdict.REPRODUCED and o.estimate == pytest.approx(-0.267, abs=0.01)
+    same = large.assign(throughput_ops=large["throughput_ops"] + 52)
+    data = {"mq_db_baseline": {"runs": pd.concat([small, same])}}
+    assert evaluate(BY_ID["db-size-2015"], data).verdict is Verdict.CONTRADICTED
+
+
+def scaled_clients(means: dict[str, float]) -> dict[str, dict[str, pd.DataFrame]]:
+    rows = {("small", c): [x * 0.99, x, x * 1.01] for c, x in means.items()}
+    return {"mq_scale_clients": {"runs": runs("mq_scale_clients", rows, ("size", "clients"))}}
+
+
+def test_the_rise_to_the_workers_and_the_plateau_are_judged_apart() -> None:
+    linear = scaled_clients({"10": 30.0, "60": 180.0, "100": 181.0})
+    assert evaluate(BY_ID["rise-2015"], linear).verdict is Verdict.REPRODUCED
+    assert evaluate(BY_ID["plateau-2015"], linear).verdict is Verdict.REPRODUCED
+    # Flat from the fewest clients: the plateau holds, the rise does not.
+    flat = scaled_clients({"10": 180.0, "60": 182.0, "100": 181.0})
+    o = evaluate(BY_ID["rise-2015"], flat)
+    assert o.verdict is Verdict.CONTRADICTED and o.estimate == pytest.approx(-0.83, abs=0.01)
+    assert evaluate(BY_ID["plateau-2015"], flat).verdict is Verdict.REPRODUCED
+    # Still rising beyond the workers: the rise to them holds, the plateau does not.
+    on = scaled_clients({"10": 30.0, "60": 170.0, "100": 260.0})
+    assert evaluate(BY_ID["rise-2015"], on).verdict is Verdict.REPRODUCED
+    assert evaluate(BY_ID["plateau-2015"], on).verdict is Verdict.CONTRADICTED
+
+
+def test_the_workers_and_the_bound() -> None:
+    cells = {(w, c): [180.0, 181.0, 182.0] for w in ("60", "100") for c in ("60", "99", "141")}
+    cells[("60", "54")] = [400.0, 401.0, 402.0]  # a column the seed left empty: not paired
+    t = runs("mq_throughput", cells, ("workers", "clients"))
+    assert evaluate(BY_ID["workers-2015"], {"mq_throughput": {"runs": t}}).verdict is (
+        Verdict.REPRODUCED
+    )
+    halved = t.assign(throughput_ops=t["throughput_ops"].where(t["level_workers"] == "60", 90.0))
+    assert evaluate(BY_ID["workers-2015"], {"mq_throughput": {"runs": halved}}).verdict is (
+        Verdict.CONTRADICTED
+    )
+    db = runs("mq_db_baseline", {("small", "80"): [200, 201, 199]}, ("size", "clients"))
+    quarter = t.assign(throughput_ops=t["throughput_ops"] / 4)  # at most 100.5 < 200
+    under = {"mq_db_baseline": {"runs": db}, "mq_throughput": {"runs": quarter}}
+    assert evaluate(BY_ID["db-bound-2015"], under).verdict is Verdict.REPRODUCED
+    over = {"mq_db_baseline": {"runs": db}, "mq_throughput": {"runs": t}}  # 402 > 200
+    assert evaluate(BY_ID["db-bound-2015"], over).verdict is Verdict.CONTRADICTED
+
+
+# --- what no finding tests --------------------------------------------------------------------
+
+
+def test_the_untested_statements_are_listed_with_why(tmp_path: Path) -> None:
+    entries = [n for n in CATALOGUE["not_tested"] if n["study_of"] == "2015"]
+    assert entries and all(n["why"] and n["source"].startswith("seed 003") for n in entries)
+    table = tables.untested_table(CATALOGUE, "2015")
+    assert table.count(r"\\") == len(entries) + 1  # the head and one row each
+    assert "none" in tables.untested_table(CATALOGUE, "2018")
+    doc = copy.deepcopy(CATALOGUE)
+    doc["not_tested"].append({"study_of": "2015", "source": "seed 003 §9", "claim": "x"})
+    path = tmp_path / "findings.yaml"
+    path.write_text(yaml.safe_dump(doc, allow_unicode=True))
+    with pytest.raises(findings.FindingsError, match="needs study_of, source, claim, why"):
+        findings.load_catalogue(path)
+    doc["not_tested"][-1] |= {"why": "a hypothesis", "study_of": "1999"}
+    path.write_text(yaml.safe_dump(doc, allow_unicode=True))
+    with pytest.raises(findings.FindingsError, match="study_of"):
+        findings.load_catalogue(path)
+
+
+def test_a_row_names_where_its_finding_is_judged(tmp_path: Path) -> None:
+    outcomes = findings.evaluate(CATALOGUE, findings.Data(), [])
+    rows = {o.id: o for o in tables.judged_at(outcomes, CATALOGUE)}
+    assert rows["drop-2015"].source.endswith("judged at: " + BY_ID["drop-2015"]["at"])
+    assert "judged at" in tables.findings_table(list(rows.values()), "2015")
+    # `at` is optional, and text where given.
+    plain = [f for f in CATALOGUE["findings"] if "at" not in f]
+    assert plain and all(rows[f["id"]].source == f["source"] for f in plain)
+    doc = copy.deepcopy(CATALOGUE)
+    doc["findings"][0]["at"] = 80
+    path = tmp_path / "findings.yaml"
+    path.write_text(yaml.safe_dump(doc, allow_unicode=True))
+    with pytest.raises(findings.FindingsError, match="`at` must be text"):
+        findings.load_catalogue(path)
