@@ -87,8 +87,9 @@ def extrapolation(target: Mapping[str, Any]) -> float:
     return 0.0
 
 
-# A fitted factor this far beyond its measured speeds is marked in the report.
-MAX_EXTRAPOLATION = 0.1
+# A fitted factor this far beyond its measured speeds is marked in the report: any, since
+# outside them no run measured the factor, only the fit's line reached it.
+MAX_EXTRAPOLATION = 0.0
 
 
 # A calibration run whose machine lost more than this share of its CPU time to the

@@ -238,19 +238,13 @@ def _outcome(row: pd.Series, metric: str, tolerance: float) -> str:
     return "undecided"
 
 
-def check(
-    runs: pd.DataFrame,
-    tolerance: float = AGREEMENT_TOLERANCE,
-    **options: Any,
-) -> pd.DataFrame:
-    """The scale check at any number of scales: `agreement` (each other scale against the
-    reference one; `options` are passed on), and per row what bounds the point at each scale
+def classify(table: pd.DataFrame, tolerance: float = AGREEMENT_TOLERANCE) -> pd.DataFrame:
+    """An `agreement` table with, per row, what bounds the point at each scale
     (`bound_reference`, `bound_other`: a role whose budget it used up, or LINK), its `kind`
     (`cpu` where a budget bounds it at either scale, else `link`), and `outcome`: `holds`
     where the throughput and response-time ratios' intervals both lie within `tolerance` of
     1, `fails` where either lies wholly outside, else `undecided`. A link-bound point must
     hold; a CPU-bound one holds only where its budget scaled as the model says."""
-    table = agreement(runs, **options)
     if table.empty:
         return table
     table = table.copy()
@@ -268,6 +262,14 @@ def check(
     return table
 
 
+def check(
+    runs: pd.DataFrame, tolerance: float = AGREEMENT_TOLERANCE, **options: Any
+) -> pd.DataFrame:
+    """The scale check at any number of scales: `agreement` of each other scale with the
+    reference one (`options` are passed on), each row classified (`classify`)."""
+    return classify(agreement(runs, **options), tolerance)
+
+
 def failed_points(
     table: pd.DataFrame, by: tuple[str, ...] = ("level_workload",)
 ) -> list[dict[str, Any]]:
@@ -279,7 +281,7 @@ def failed_points(
     if table.empty or "outcome" not in table.columns:
         return []
     out = []
-    keys = [*by, "reference_scale", "other_scale"]
+    keys = [*by, *(k for k in ("reference_scale", "other_scale") if k in table.columns)]
     for key, rows in table[table["outcome"] != "holds"].groupby(keys, sort=True):
         worst = rows.loc[(rows["throughput_study_ratio"] - 1).abs().idxmax()]
         out.append(
