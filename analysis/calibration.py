@@ -411,7 +411,7 @@ def session_ratios(calibration: Mapping[str, Any]) -> dict[str, dict[str, float 
       the results are read, which the measured speed may lie far from. Without the kept fit
       (a target this dataset does not keep) the factors' ratio f_kept / f_other, a CPU-bound
       throughput growing in proportion to its budget to first order."""
-    fits = {t["name"]: t["fit"] for t in calibration.get("targets") or []}
+    fits = {t.get("name"): t.get("fit") for t in calibration.get("targets") or []}
     out: dict[str, dict[str, float | None]] = {}
     for refit in calibration.get("refits") or []:
         kept, other = float(refit["kept"]), float(refit["other"])
