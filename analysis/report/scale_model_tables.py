@@ -450,6 +450,11 @@ def _beyond(row: Mapping[str, Any]) -> str:
     return f"{100 * row['extrapolation']:.0f}\\,\\% {side} the speeds measured"
 
 
+def _breakable(point: str) -> str:
+    """A point's name that may break after each `=` and `,`."""
+    return point.replace(",", r",\allowbreak{} ").replace("=", r"=\allowbreak{}")
+
+
 def fit_check_table(rows: list[dict[str, Any]] | None) -> str:
     """The fits at their factors (analysis.calibration.fit_validation): per target the study's
     value, the fitted factor and the speeds its runs measured, the fit's prediction at the
@@ -458,7 +463,7 @@ def fit_check_table(rows: list[dict[str, Any]] | None) -> str:
     if rows is None:
         return "\\emph{No scale model in this profile: no fit to check.}\n"
     lines = [
-        r"\begin{tabular}{@{}p{0.2\linewidth}rrlrp{0.17\linewidth}rrr@{}}",
+        r"\begin{tabular}{@{}p{0.2\linewidth}rrlrp{0.22\linewidth}rrr@{}}",
         r"\toprule",
         r"Target (role; designs) & Study & Factor & Speeds & Fit at factor & Family point"
         r" & Ours & Error & Best load \\",
@@ -469,7 +474,12 @@ def fit_check_table(rows: list[dict[str, Any]] | None) -> str:
         factor = f"{row['speed']:.3f}" + (r"$^\ast$" if row["clamped"] else "")
         if row["extrapolated"]:
             factor += r"$^\dagger$"
-        here = "--" if family is None else escape(f"{family['family']}: {family['point']}")
+        # The point's levels may break after each comma: a long one must fit its column.
+        here = (
+            "--"
+            if family is None
+            else escape(family["family"]) + r":\newline " + _breakable(escape(family["point"]))
+        )
         best = (
             "--"
             if family is None
@@ -649,7 +659,7 @@ def parameter_table(cal: dict[str, Any] | None, machines: Mapping[str, Any] | No
     if cal is None or machines is None:
         return "\\emph{No scale model in this profile: its hosts are the study's machines.}\n"
     lines = [
-        r"\begin{tabular}{@{}p{0.2\linewidth}lrlp{0.45\linewidth}@{}}",
+        r"\begin{tabular}{@{}llrlp{0.45\linewidth}@{}}",
         r"\toprule",
         r"Parameter & Studies & Value & Origin & Where it comes from \\",
         r"\midrule",

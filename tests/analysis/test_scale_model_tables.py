@@ -314,7 +314,10 @@ def test_the_fits_table_and_its_macros() -> None:
         r"database baseline 2015 (server; 2015) & 1{,}950 & 0.417$^\dagger$ & 0.5, 1 & 1{,}950"
         in tex
     )
-    family = r"mq\_db\_baseline: size=small,clients=80} & 1{,}632 & $-$16\,\% & 2{,}433"
+    family = (
+        r"mq\_db\_baseline:\newline size=\allowbreak{}small,\allowbreak{} clients=\allowbreak{}80}"
+        r" & 1{,}632 & $-$16\,\% & 2{,}433"
+    )
     assert family + r" (+25\,\%)" in tex
     macros = scale_model.fit_check_numbers(rows, None)
     assert macros["ScaleFitCase"] == "measured"
