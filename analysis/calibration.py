@@ -317,7 +317,7 @@ def _matching(rows: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
 
 
 def family_measurements(
-    target: Mapping[str, Any], points: Mapping[str, pd.DataFrame]
+    target: Mapping[str, Any], points: Mapping[str, pd.DataFrame], scale: float | None = None
 ) -> dict[str, Any] | None:
     """Where a family measured a calibration target's own configuration, at the fitted
     factor (every family point runs with calibration.json's budgets): the family, its point,
@@ -325,14 +325,22 @@ def family_measurements(
     repetitions; and that setup's best point, the largest mean over the levels of
     `virtual_clients` (the load the study's maximum was read from). `points` maps each
     family to its points table. None where no family measured the target's configuration;
-    of several, the one with the most repetitions."""
+    of several, the one with the most repetitions. Only points that ran under the scale model
+    count: at `scale` (the calibration's s for the target's study) where given, and with a CPU
+    budget for the target's role, where the tables record them (a profile's families may run
+    on real machines while its calibration emulates them)."""
     settings = _flat(target["point"])
+    budget = f"budgets_cores.{target['role']}"
     setup = {k: v for k, v in settings.items() if k != "virtual_clients"}
     found: list[dict[str, Any]] = []
     for family, table in sorted(points.items()):
         if table.empty or "throughput_study_mean" not in table.columns:
             continue
         rows = table[(table["side"] == target["side"]) & (table["type"] == "all")]
+        if scale is not None and "scale" in rows.columns:
+            rows = rows[np.isclose(pd.to_numeric(rows["scale"], errors="coerce"), scale)]
+        if budget in rows.columns:
+            rows = rows[pd.to_numeric(rows[budget], errors="coerce") > 0]
         same = _matching(rows, setup).dropna(subset=["throughput_study_mean"])
         at = _matching(same, settings)
         if at.empty:
@@ -364,12 +372,16 @@ def fit_validation(
     (`family_measurements`, None without one), each one's error (ours / study - 1), the
     speeds the fit used, and `extrapolated`: the factor lies outside them (by `extrapolation`
     of the nearest speed measured), so the fit's line, not a run, put it there."""
+    own = {
+        str(k): float(v) for k, v in (calibration.get("settings") or {}).get("studies", {}).items()
+    }
     rows = []
     for target in calibration["targets"]:
         fit = target["fit"]
         value = float(target["value"])
         prediction = float(fit["intercept"]) + float(fit["slope"]) * float(fit["speed"])
-        family = family_measurements(target, points)
+        scale = own.get(str(target["study"]), calibration.get("scale"))
+        family = family_measurements(target, points, None if scale is None else float(scale))
         beyond = extrapolation(target)
         rows.append(
             {

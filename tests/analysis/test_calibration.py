@@ -175,6 +175,14 @@ def test_each_fit_is_checked_where_a_family_measured_its_target() -> None:
     # 0.417 lies below the completed runs' 0.5 and 1.0 (the failed 0.25 measured nothing).
     assert row["speeds"] == [0.5, 1.0] and row["extrapolated"]
     assert row["extrapolation"] == pytest.approx(1 - (2750.0 / 6600.0) / 0.5)
+    # A family at another scale, or without the role's budget, did not run the model.
+    cal |= {"scale": 0.05, "settings": {"studies": {"2015": 0.2}}}
+    unscaled = {"mq_db_baseline": points["mq_db_baseline"].assign(scale=1.0)}
+    assert fit_validation(cal, unscaled)[0]["family"] is None
+    unbudgeted = points["mq_db_baseline"].assign(scale=0.2, **{"budgets_cores.server": None})
+    assert fit_validation(cal, {"f": unbudgeted})[0]["family"] is None
+    budgeted = unbudgeted.assign(**{"budgets_cores.server": 0.167})
+    assert fit_validation(cal, {"f": budgeted})[0]["family"]["value"] == 1632.0
     # Without a family at its configuration only the fit checks it.
     (alone,) = fit_validation(cal, {"other_size": points["other_size"]})
     assert alone["family"] is None and alone["error"] is None
