@@ -87,8 +87,9 @@ def extrapolation(target: Mapping[str, Any]) -> float:
     return 0.0
 
 
-# A fitted factor this far beyond its measured speeds is marked in the report.
-MAX_EXTRAPOLATION = 0.1
+# A fitted factor this far beyond its measured speeds is marked in the report: any, since
+# outside them no run measured the factor, only the fit's line reached it.
+MAX_EXTRAPOLATION = 0.0
 
 
 # A calibration run whose machine lost more than this share of its CPU time to the
@@ -290,3 +291,188 @@ def refits(
             }
         )
     return out
+
+
+# ---- Validation of the fits, and their repeatability between measurement sessions ----
+
+
+def _flat(point: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """A point's settings under the dotted names of the tidy tables (`middleware.workers`)."""
+    out: dict[str, Any] = {}
+    for key, value in point.items():
+        if isinstance(value, Mapping):
+            out |= _flat(value, f"{prefix}{key}.")
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
+def _matching(rows: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
+    for key, value in settings.items():
+        if key not in rows.columns:
+            return rows.iloc[0:0]
+        # Settings come from YAML and parquet alike: compare their text (2016 and "2016").
+        rows = rows[rows[key].astype(str) == str(value)]
+    return rows
+
+
+def family_measurements(
+    target: Mapping[str, Any], points: Mapping[str, pd.DataFrame], scale: float | None = None
+) -> dict[str, Any] | None:
+    """Where a family measured a calibration target's own configuration, at the fitted
+    factor (every family point runs with calibration.json's budgets): the family, its point,
+    the mean study-time throughput on the target's side (all request types) and its
+    repetitions; and that setup's best point, the largest mean over the levels of
+    `virtual_clients` (the load the study's maximum was read from). `points` maps each
+    family to its points table. None where no family measured the target's configuration;
+    of several, the one with the most repetitions. Only points that ran under the scale model
+    count: at `scale` (the calibration's s for the target's study) where given, and with a CPU
+    budget for the target's role, where the tables record them (a profile's families may run
+    on real machines while its calibration emulates them)."""
+    settings = _flat(target["point"])
+    budget = f"budgets_cores.{target['role']}"
+    setup = {k: v for k, v in settings.items() if k != "virtual_clients"}
+    found: list[dict[str, Any]] = []
+    for family, table in sorted(points.items()):
+        if table.empty or "throughput_study_mean" not in table.columns:
+            continue
+        rows = table[(table["side"] == target["side"]) & (table["type"] == "all")]
+        if scale is not None and "scale" in rows.columns:
+            rows = rows[np.isclose(pd.to_numeric(rows["scale"], errors="coerce"), scale)]
+        if budget in rows.columns:
+            rows = rows[pd.to_numeric(rows[budget], errors="coerce") > 0]
+        same = _matching(rows, setup).dropna(subset=["throughput_study_mean"])
+        at = _matching(same, settings)
+        if at.empty:
+            continue
+        here, best = at.iloc[0], same.loc[same["throughput_study_mean"].idxmax()]
+        found.append(
+            {
+                "family": family,
+                "point": str(here["point"]),
+                "value": float(here["throughput_study_mean"]),
+                "repetitions": int(here["repetitions"]),
+                "best_point": str(best["point"]),
+                "best_value": float(best["throughput_study_mean"]),
+            }
+        )
+    return max(found, key=lambda f: f["repetitions"], default=None)
+
+
+def _ok(runs: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    return [r for r in runs if r["status"] == "ok"]
+
+
+def fit_validation(
+    calibration: Mapping[str, Any], points: Mapping[str, pd.DataFrame]
+) -> list[dict[str, Any]]:
+    """One row per fitted target: the study's value, the fitted factor, the fit's prediction
+    there (a + b f; the study's value itself unless the factor was clamped), the family
+    measurement at the target's own configuration and at that setup's best point
+    (`family_measurements`, None without one), each one's error (ours / study - 1), the
+    speeds the fit used, and `extrapolated`: the factor lies outside them (by `extrapolation`
+    of the nearest speed measured), so the fit's line, not a run, put it there."""
+    own = {
+        str(k): float(v) for k, v in (calibration.get("settings") or {}).get("studies", {}).items()
+    }
+    rows = []
+    for target in calibration["targets"]:
+        fit = target["fit"]
+        value = float(target["value"])
+        prediction = float(fit["intercept"]) + float(fit["slope"]) * float(fit["speed"])
+        scale = own.get(str(target["study"]), calibration.get("scale"))
+        family = family_measurements(target, points, None if scale is None else float(scale))
+        beyond = extrapolation(target)
+        rows.append(
+            {
+                "name": target["name"],
+                "role": target["role"],
+                "studies": list(target.get("studies") or [target["study"]]),
+                "value": value,
+                "speed": float(fit["speed"]),
+                "clamped": bool(fit["clamped"]),
+                "prediction": prediction,
+                "prediction_error": prediction / value - 1,
+                "family": family,
+                "error": None if family is None else family["value"] / value - 1,
+                "best_error": None if family is None else family["best_value"] / value - 1,
+                "speeds": sorted({float(r["speed"]) for r in _ok(target["runs"])}),
+                "extrapolation": beyond,
+                "extrapolated": bool(beyond > 0),
+            }
+        )
+    return rows
+
+
+def relative_deviation(ratio: float) -> float:
+    """The relative standard deviation of two values whose ratio is `ratio`: with a = r b,
+    sd / mean = (|a - b| / sqrt 2) / ((a + b) / 2) = sqrt 2 |r - 1| / (r + 1)."""
+    if not (math.isfinite(ratio) and ratio > 0):
+        raise CalibrationError(f"a ratio of two throughputs must be positive, got {ratio!r}")
+    return math.sqrt(2) * abs(ratio - 1) / (ratio + 1)
+
+
+def session_ratios(calibration: Mapping[str, Any]) -> dict[str, dict[str, float | None]]:
+    """Per target that two sessions both calibrated (calibration.json `refits`), two ratios of
+    a throughput its role's budget bounds, kept session over the other:
+
+    - `measured`: the target's own runs at the largest speed both sessions ran
+      (`throughput_ratio`: the same point under the same budget), None without such a speed;
+    - `operating`: at the study's value, the kept fit's throughput at the other session's
+      factor over the study's value, (a + b f_other) / (a + b f_kept): the same budget where
+      the results are read, which the measured speed may lie far from. Without the kept fit
+      (a target this dataset does not keep) the factors' ratio f_kept / f_other, a CPU-bound
+      throughput growing in proportion to its budget to first order."""
+    fits = {t.get("name"): t.get("fit") for t in calibration.get("targets") or []}
+    out: dict[str, dict[str, float | None]] = {}
+    for refit in calibration.get("refits") or []:
+        kept, other = float(refit["kept"]), float(refit["other"])
+        fit = fits.get(refit["name"])
+        if fit is not None and math.isclose(float(fit["speed"]), kept):
+            at_kept = float(fit["intercept"]) + float(fit["slope"]) * kept
+            operating = (float(fit["intercept"]) + float(fit["slope"]) * other) / at_kept
+        else:
+            operating = kept / other
+        measured = refit.get("throughput_ratio")
+        out[str(refit["name"])] = {
+            "measured": None if measured is None else float(measured),
+            "operating": operating,
+        }
+    return out
+
+
+def target_variation(calibration: Mapping[str, Any]) -> dict[str, float]:
+    """Per target that two sessions both calibrated: the relative standard deviation between
+    the sessions of a throughput its role's budget bounds, the larger of the two
+    `session_ratios`' (`relative_deviation`). Targets fitted by one session only are
+    absent."""
+    return {
+        name: max(relative_deviation(r) for r in ratios.values() if r is not None)
+        for name, ratios in session_ratios(calibration).items()
+    }
+
+
+def session_variation(calibration: Mapping[str, Any]) -> dict[tuple[str, str], float]:
+    """Per (study, role) whose speed factor a target fits: the relative standard deviation
+    between measurement sessions of a throughput that role's CPU budget bounds.
+
+    For two sessions' throughputs of the same point at the same budget, with r = X_1 / X_2,
+
+        RSD = sd / mean = sqrt 2 |r - 1| / (r + 1)        (sample sd of two values, ddof 1)
+
+    for the target that serves the study's role, r the one of two ratios that deviates more
+    (`session_ratios`): its runs at the largest speed both sessions ran, and its kept fit at
+    the two sessions' factors where the study's value is read (`target_variation`). A result
+    bounded by that role's budget may move by this share between sessions beside its own
+    repetitions' spread: a verdict's interval on such a result widens by it (for a relative
+    half-width h and a t quantile q, sqrt(h^2 + (q RSD)^2) combines both). Roles no target
+    fits (a study's unfitted roles, the unbudgeted clients) and targets only one session
+    calibrated are absent: for them this dataset holds no repetition of the calibration, not
+    a variation of zero."""
+    per_target = target_variation(calibration)
+    out: dict[tuple[str, str], float] = {}
+    for refit in calibration.get("refits") or []:
+        for study in refit.get("studies") or []:
+            key = (str(study), str(refit["role"]))
+            out[key] = max(out.get(key, 0.0), per_target[str(refit["name"])])
+    return dict(sorted(out.items()))

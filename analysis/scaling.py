@@ -1,5 +1,5 @@
 """The scale model on the analysis side: measurements in the study's time, and the check
-that two scale factors agree once rescaled.
+that two or more scale factors agree once rescaled.
 
 A run at scale s ran 1/s slower than the study: its throughput stands for X / s in the
 study's time and its response time for R * s (common/scalemodel.py). The plan sets every
@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from analysis.aggregate import CI_LEVEL, MIN_CI_N
+from analysis.bottleneck import SATURATED
 
 # (measured column prefix, study column prefix, factor applied per unit of s: -1 divides by
 # s, +1 multiplies by it, and the unit change)
@@ -198,3 +200,98 @@ def agreement(
                 row[f"{column}_other"] = pd.to_numeric(test[column]).mean()
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+# The band around 1 within which rescaled values agree: a tighter one (a link-bound point
+# repeats to a few per mille) would fail on deviations smaller than any our verdicts resolve.
+AGREEMENT_TOLERANCE = 0.05
+LINK = "link"  # no CPU budget used up: what bounds the point is a link (or its load)
+# A point's outcome, worst first: how failed_points ranks the sides of one point.
+OUTCOMES = ("fails", "undecided", "holds")
+
+
+def bound_by(row: pd.Series, at: str) -> str:
+    """What bounds an agreement row's point at the scale `at` (`reference` or `other`): the
+    role whose CPU budget it used up (SATURATED or more; the busiest of several), else LINK.
+    Without CPU accounting nothing is known to be used up, so LINK as well."""
+    uses = {
+        column.removeprefix("cpu_util_").removesuffix(f"_{at}"): float(row[column])
+        for column in row.index
+        if column.startswith("cpu_util_") and column.endswith(f"_{at}") and pd.notna(row[column])
+    }
+    role, use = max(uses.items(), key=lambda kv: kv[1], default=(LINK, 0.0))
+    return role if use >= SATURATED else LINK
+
+
+def _outcome(row: pd.Series, metric: str, tolerance: float) -> str:
+    """`holds` when the ratio's interval lies within 1 +- tolerance, `fails` when it lies
+    wholly outside, else `undecided`; without an interval the ratio itself decides."""
+    lo, hi = row[f"{metric}_ratio_ci_low"], row[f"{metric}_ratio_ci_high"]
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        lo = hi = row[f"{metric}_ratio"]
+    if not math.isfinite(lo):
+        return "undecided"
+    if 1 - tolerance <= lo and hi <= 1 + tolerance:
+        return "holds"
+    if hi < 1 - tolerance or lo > 1 + tolerance:
+        return "fails"
+    return "undecided"
+
+
+def classify(table: pd.DataFrame, tolerance: float = AGREEMENT_TOLERANCE) -> pd.DataFrame:
+    """An `agreement` table with, per row, what bounds the point at each scale
+    (`bound_reference`, `bound_other`: a role whose budget it used up, or LINK), its `kind`
+    (`cpu` where a budget bounds it at either scale, else `link`), and `outcome`: `holds`
+    where the throughput and response-time ratios' intervals both lie within `tolerance` of
+    1, `fails` where either lies wholly outside, else `undecided`. A link-bound point must
+    hold; a CPU-bound one holds only where its budget scaled as the model says."""
+    if table.empty:
+        return table
+    table = table.copy()
+    table["bound_reference"] = table.apply(lambda r: bound_by(r, "reference"), axis=1)
+    table["bound_other"] = table.apply(lambda r: bound_by(r, "other"), axis=1)
+    cpu = (table["bound_reference"] != LINK) | (table["bound_other"] != LINK)
+    table["kind"] = cpu.map({True: "cpu", False: LINK})
+    table["outcome"] = table.apply(
+        lambda r: min(
+            (_outcome(r, m, tolerance) for m in ("throughput_study", "response_ms_study")),
+            key=OUTCOMES.index,
+        ),
+        axis=1,
+    )
+    return table
+
+
+def check(
+    runs: pd.DataFrame, tolerance: float = AGREEMENT_TOLERANCE, **options: Any
+) -> pd.DataFrame:
+    """The scale check at any number of scales: `agreement` of each other scale with the
+    reference one (`options` are passed on), each row classified (`classify`)."""
+    return classify(agreement(runs, **options), tolerance)
+
+
+def failed_points(
+    table: pd.DataFrame, by: tuple[str, ...] = ("level_workload",)
+) -> list[dict[str, Any]]:
+    """The configurations at which the scale model is not shown to hold (`check`'s rows whose
+    outcome is `fails` or `undecided`), one per point and other scale, worst side first: its
+    levels (`by`), the two scales, the worst outcome of its sides, what bounded it at each
+    scale and the throughput ratio farthest from 1. A verdict whose points share these levels
+    rests where the check failed (or could not tell)."""
+    if table.empty or "outcome" not in table.columns:
+        return []
+    out = []
+    keys = [*by, *(k for k in ("reference_scale", "other_scale") if k in table.columns)]
+    for key, rows in table[table["outcome"] != "holds"].groupby(keys, sort=True):
+        worst = rows.loc[(rows["throughput_study_ratio"] - 1).abs().idxmax()]
+        out.append(
+            dict(zip(keys, (k.item() if hasattr(k, "item") else k for k in key), strict=True))
+            | {
+                "outcome": min(rows["outcome"], key=OUTCOMES.index),
+                "sides": sorted(map(str, rows["side"])),
+                "bound_reference": str(worst["bound_reference"]),
+                "bound_other": str(worst["bound_other"]),
+                "throughput_ratio": float(worst["throughput_study_ratio"]),
+            }
+        )
+    return out

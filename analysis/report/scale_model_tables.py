@@ -1,23 +1,34 @@
 """The report's tables of the scale model, as tabulars (their captions are in
 paper/sections/scalemodel.tex), and its number macros.
 
-From calibration.json: the calibration targets, their runs and the fitted speed factors, and
-the study numbers kept for validation. From the scale_check family: the rescaled throughput
-and response time at s and 2s and their ratio. Profiles without the scale model (real
-machines) get tables that say so.
+From calibration.json: the calibration targets, their runs and the fitted speed factors, each
+fit checked at its factor (against its fit and the family that measured its configuration),
+its repeatability between sessions, and the study numbers kept for validation. From
+workflows/machines.yaml with calibration.json: every fitted or assumed parameter of the model.
+From the scale_check family: the rescaled throughput and response time at s and at every
+other scale, their ratio, what bounds each point and whether the model holds there. Profiles
+without the scale model (real machines) get tables that say so.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
 from analysis.bottleneck import SATURATED
-from analysis.calibration import MAX_EXTRAPOLATION, extrapolation
+from analysis.calibration import (
+    MAX_EXTRAPOLATION,
+    extrapolation,
+    session_ratios,
+    session_variation,
+    target_variation,
+)
 from analysis.latex import escape
 from analysis.report import factor_words as fw
+from analysis.scaling import AGREEMENT_TOLERANCE, LINK, bound_by, classify, failed_points
 
 
 def _f(x: Any, digits: int = 0) -> str:
@@ -115,24 +126,38 @@ def _ratio(row: pd.Series, metric: str) -> str:
     return f"{_f(r, 2)}{ci}"
 
 
+def _bounds(row: pd.Series) -> str:
+    return " / ".join(
+        "link" if row[f"bound_{at}"] == LINK else f"{row[f'bound_{at}']} CPU"
+        for at in ("reference", "other")
+    )
+
+
 def check_table(table: pd.DataFrame) -> str:
+    """One row per point, side and other scale s': the rescaled values at s and s', their
+    ratios, what bounds the point at s and at s', and whether the model holds there."""
     if table.empty:
         return "\\emph{The scale check did not run in this profile.}\n"
+    if "outcome" not in table.columns:
+        table = classify(table)
     lines = [
-        r"\begin{tabular}{@{}llrrlrrl@{}}",
+        r"\begin{tabular}{@{}llrlrrlrrll@{}}",
         r"\toprule",
-        r" & & \multicolumn{3}{c}{Throughput $X/s$ [ops/s]} & \multicolumn{3}{c}{Response time"
-        r" $R\cdot s$ [ms]} \\",
-        r"Workload & Side & at $s$ & at $s'$ & ratio [\CILevel{} CI] & at $s$ & at $s'$ & ratio \\",
+        r" & & & & \multicolumn{3}{c}{Throughput $X/s$ [ops/s]} & \multicolumn{3}{c}{Response"
+        r" time $R\cdot s$ [ms]} & \\",
+        r"Workload & Side & $s'$ & Bound at $s$ / $s'$ & at $s$ & at $s'$ & ratio [\CILevel{} CI]"
+        r" & at $s$ & at $s'$ & ratio & Model \\",
         r"\midrule",
     ]
-    for _, row in table.iterrows():
+    for _, row in table.sort_values(["level_workload", "other_scale", "side"]).iterrows():
         lines.append(
-            f"{escape(str(row['level_workload']))} & {row['side']}"
+            f"{escape(str(row['level_workload']))} & {row['side']} & {row['other_scale']:g}"
+            f" & {_bounds(row)}"
             f" & {_f(row['throughput_study_reference'])} & {_f(row['throughput_study_other'])}"
             f" & {_ratio(row, 'throughput_study')}"
             f" & {_f(row['response_ms_study_reference'], 2)}"
-            f" & {_f(row['response_ms_study_other'], 2)} & {_ratio(row, 'response_ms_study')} \\\\"
+            f" & {_f(row['response_ms_study_other'], 2)} & {_ratio(row, 'response_ms_study')}"
+            f" & {row['outcome']} \\\\"
         )
     lines += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(lines) + "\n"
@@ -217,37 +242,73 @@ def refit_items(cal: dict[str, Any]) -> list[str]:
 
 
 def _bound_role(row: pd.Series, at: str) -> str | None:
-    """The role whose CPU budget the point used up (SATURATED or more) at the scale `at`
-    (`reference` or `other`), the busiest if several; None without one or without accounting."""
-    uses = {
-        column.removeprefix("cpu_util_").removesuffix(f"_{at}"): float(row[column])
-        for column in row.index
-        if column.startswith("cpu_util_") and column.endswith(f"_{at}") and pd.notna(row[column])
-    }
-    role, use = max(uses.items(), key=lambda kv: kv[1], default=(None, 0.0))
-    return role if use >= SATURATED else None
+    """The role whose CPU budget the point used up at the scale `at`, None where none was."""
+    role = bound_by(row, at)
+    return None if role == LINK else role
 
 
 def _worst_percent(rows: pd.DataFrame, metric: str) -> str:
     return _f(100 * (rows[f"{metric}_ratio"] - 1).abs().max(), 1) if len(rows) else "--"
 
 
+def _worst_outcome(rows: pd.DataFrame) -> str:
+    """The worst outcome of the rows (`fails` before `undecided` before `holds`), `--` for
+    none."""
+    for outcome in ("fails", "undecided", "holds"):
+        if (rows["outcome"] == outcome).any():
+            return outcome
+    return "--"
+
+
+def failed_items(table: pd.DataFrame) -> list[str]:
+    """Each point and other scale where the model is not shown to hold
+    (analysis.scaling.failed_points), in words."""
+    if "outcome" not in table.columns:
+        table = classify(table)
+
+    def bound(role: str) -> str:
+        return "a link" if role == LINK else f"the {role}'s CPU budget"
+
+    return [
+        f"{escape(str(p['level_workload']))} at $s'={p['other_scale']:g}$ ({p['outcome']}; bound"
+        f" by {bound(p['bound_reference'])} at $s$ and {bound(p['bound_other'])} at $s'$,"
+        f" throughput ratio {p['throughput_ratio']:.2f})"
+        for p in failed_points(table)
+    ]
+
+
 def check_numbers(table: pd.DataFrame) -> dict[str, str]:
-    """The scale check's macros. Its points fall in two kinds: those no CPU budget bounds at
-    s, which must agree once rescaled, and those a budget bounds at s, which need not (a
-    larger budget does more than in proportion where the fits have a fixed cost). The case:
-    `unbound` (no point is bound at s), `released` (every bound point's budget is no longer
-    used up at s'), `bound` (some stay bound at s'), or `none` without a check."""
-    out = {"ScaleCheckCase": "none"}
-    for name in ("Other", "WorstThroughputPercent", "WorstResponsePercent",
+    """The scale check's macros, at any number of scales (each other scale s' against s).
+    Its points fall in two kinds: those no CPU budget bounds at s, which must agree once
+    rescaled, and those a budget bounds at s, which need not (a larger budget does more than
+    in proportion where the fits have a fixed cost). The case: `unbound` (no point is bound
+    at s), `released` (every bound point's budget is no longer used up at s'), `bound` (some
+    stay bound at s'), or `none` without a check. The outcome case: `holds` (the model holds
+    at every point), `fails` (it fails at some), `undecided` (at none it fails, at some it
+    cannot tell), with the points where it does not hold in `ScaleCheckFailed` and the worst
+    outcome of the link- and CPU-bound points apart."""
+    out = {
+        "ScaleCheckCase": "none",
+        "ScaleCheckOutcomeCase": "none",
+        "ScaleCheckTolerancePercent": f"{100 * AGREEMENT_TOLERANCE:g}",
+    }
+    for name in ("Other", "Scales", "WorstThroughputPercent", "WorstResponsePercent",
                  "UnboundThroughputPercent", "UnboundResponsePercent", "BoundThroughputPercent",
-                 "Bound"):  # fmt: skip
+                 "Bound", "Failed", "LinkOutcome", "CpuOutcome"):  # fmt: skip
         out[f"ScaleCheck{name}"] = "--"
     if table.empty:
         return out
-    out["ScaleCheckOther"] = f"{table['other_scale'].iloc[0]:g}"
+    if "outcome" not in table.columns:
+        table = classify(table)
+    others = sorted({float(x) for x in table["other_scale"]})
+    out["ScaleCheckOther"] = " and ".join(f"{x:g}" for x in others)
+    out["ScaleCheckScales"] = str(len(others) + 1)
     out["ScaleCheckWorstThroughputPercent"] = _worst_percent(table, "throughput_study")
     out["ScaleCheckWorstResponsePercent"] = _worst_percent(table, "response_ms_study")
+    out["ScaleCheckOutcomeCase"] = _worst_outcome(table)
+    out["ScaleCheckFailed"] = "; ".join(failed_items(table)) or "--"
+    out["ScaleCheckLinkOutcome"] = _worst_outcome(table[table["kind"] == LINK])
+    out["ScaleCheckCpuOutcome"] = _worst_outcome(table[table["kind"] != LINK])
     roles = table.apply(lambda row: _bound_role(row, "reference"), axis=1)
     unbound, bound = table[roles.isna()], table[roles.notna()]
     out["ScaleCheckUnboundThroughputPercent"] = _worst_percent(unbound, "throughput_study")
@@ -257,16 +318,17 @@ def check_numbers(table: pd.DataFrame) -> dict[str, str]:
         out["ScaleCheckCase"] = "unbound"
         return out
     items, released = [], True
-    # Every side of a workload is one run: its budgets are the same.
-    for workload, rows in bound.groupby("level_workload", sort=True):
+    # Every side of a workload at one scale is one run: its budgets are the same.
+    for (workload, scale), rows in bound.groupby(["level_workload", "other_scale"], sort=True):
         row, role = rows.iloc[0], roles[rows.index[0]]
         other = float(row[f"cpu_util_{role}_other"])
         released &= other < SATURATED
         ratios = " and ".join(sorted({_f(r, 2) for r in rows["throughput_study_ratio"]}))
+        at = "$s'$" if len(others) == 1 else f"$s'={scale:g}$"
         items.append(
             f"{escape(str(workload))}, where the {role} used "
             f"{100 * float(row[f'cpu_util_{role}_reference']):.0f}\\,\\% of its CPU budget at $s$ "
-            f"and {100 * other:.0f}\\,\\% at $s'$ (throughput ratio {ratios})"
+            f"and {100 * other:.0f}\\,\\% at {at} (throughput ratio {ratios})"
         )
     out["ScaleCheckCase"] = "released" if released else "bound"
     out["ScaleCheckBound"] = "; ".join(items)
@@ -312,7 +374,14 @@ def other_factor_numbers(cal: dict[str, Any] | None) -> dict[str, str]:
     return out
 
 
-def numbers(cal: dict[str, Any] | None, table: pd.DataFrame, profile_scale: float) -> str:
+def numbers(
+    cal: dict[str, Any] | None,
+    table: pd.DataFrame,
+    profile_scale: float,
+    fits: list[dict[str, Any]] | None = None,
+) -> str:
+    """Every macro of the section; `fits` is analysis.calibration.fit_validation's rows (None
+    without the family tables: the fits' check is then `none`)."""
     out = {"ScaleFactor": f"{profile_scale:g}", "ScaleModelUsed": "no" if cal is None else "yes"}
     # Every macro is defined, "--" where this profile has no such number.
     speeds = [f"ScaleSpeed{role.capitalize()}{word}" for word in STUDY_WORDS.values()
@@ -341,7 +410,7 @@ def numbers(cal: dict[str, Any] | None, table: pd.DataFrame, profile_scale: floa
         out["ScaleIntercepts"] = "; ".join(items) or "--"
         beyond = [
             f"{escape(fw.words(t['name'], fw.TARGET_WORDS))} ({t['fit']['speed']:.3f}, "
-            f"{100 * x:.0f}\\,\\% beyond the speeds measured)"
+            f"{100 * x:.0f}\\,\\% {_side(t)} the speeds measured)"
             for t in cal["targets"]
             if (x := extrapolation(t)) > MAX_EXTRAPOLATION
         ]
@@ -355,4 +424,301 @@ def numbers(cal: dict[str, Any] | None, table: pd.DataFrame, profile_scale: floa
         out["ScaleRefits"] = "; ".join(refit) or "--"
     out |= other_factor_numbers(cal)
     out |= check_numbers(table)
+    out |= fit_check_numbers(fits, cal)
     return "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in out.items())
+
+
+def _side(target: Mapping[str, Any]) -> str:
+    """`below` a fitted factor under the lowest speed its runs measured, else `beyond`."""
+    low = min((float(r["speed"]) for r in target["runs"] if r["status"] == "ok"), default=0.0)
+    return "below" if float(target["fit"]["speed"]) < low else "beyond"
+
+
+def _percent(x: float | None) -> str:
+    if x is None or not math.isfinite(x):
+        return "--"
+    return f"{100 * x:+.0f}\\,\\%".replace("-", "$-$")
+
+
+def _speeds(speeds: list[float]) -> str:
+    return ", ".join(f"{x:g}" for x in speeds) or "--"
+
+
+def _beyond(row: Mapping[str, Any]) -> str:
+    """Where an extrapolated factor lies: below the lowest or above the highest speed."""
+    side = "below" if row["speed"] < min(row["speeds"]) else "above"
+    return f"{100 * row['extrapolation']:.0f}\\,\\% {side} the speeds measured"
+
+
+def _breakable(point: str) -> str:
+    """A point's name that may break after each `=` and `,`."""
+    return point.replace(",", r",\allowbreak{} ").replace("=", r"=\allowbreak{}")
+
+
+def fit_check_table(rows: list[dict[str, Any]] | None) -> str:
+    """The fits at their factors (analysis.calibration.fit_validation): per target the study's
+    value, the fitted factor and the speeds its runs measured, the fit's prediction at the
+    factor, and the family's measurement at the target's own configuration and at that
+    setup's best load, each with its error against the study's value."""
+    if rows is None:
+        return "\\emph{No scale model in this profile: no fit to check.}\n"
+    lines = [
+        r"\begin{tabular}{@{}p{0.2\linewidth}rrlrp{0.22\linewidth}rrr@{}}",
+        r"\toprule",
+        r"Target (role; designs) & Study & Factor & Speeds & Fit at factor & Family point"
+        r" & Ours & Error & Best load \\",
+        r"\midrule",
+    ]
+    for row in rows:
+        family = row["family"]
+        factor = f"{row['speed']:.3f}" + (r"$^\ast$" if row["clamped"] else "")
+        if row["extrapolated"]:
+            factor += r"$^\dagger$"
+        # The point's levels may break after each comma: a long one must fit its column.
+        here = (
+            "--"
+            if family is None
+            else escape(family["family"]) + r":\newline " + _breakable(escape(family["point"]))
+        )
+        best = (
+            "--"
+            if family is None
+            else f"{_f(family['best_value'])} ({_percent(row['best_error'])})"
+        )
+        lines.append(
+            f"{escape(fw.words(row['name'], fw.TARGET_WORDS))} ({row['role']};"
+            f" {', '.join(row['studies'])}) & {_f(row['value'])} & {factor}"
+            f" & {_speeds(row['speeds'])} & {_f(row['prediction'])} & {{\\footnotesize {here}}}"
+            f" & {'--' if family is None else _f(family['value'])} & {_percent(row['error'])}"
+            f" & {best} \\\\"
+        )
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def variation_table(cal: dict[str, Any] | None) -> str:
+    """The calibration's repeatability between two sessions, per target both calibrated: the
+    two factors, the two ratios of a throughput the role bounds (analysis.calibration.
+    session_ratios) and the relative standard deviation it gives (target_variation)."""
+    if cal is None or not cal.get("refits"):
+        return "\\emph{One measurement session: no second calibration to repeat the fits.}\n"
+    ratios, rsd = session_ratios(cal), target_variation(cal)
+    lines = [
+        r"\begin{tabular}{@{}lllrrrrr@{}}",
+        r"\toprule",
+        r"Target & Role & Studies & Kept & Other & Runs' ratio (speed) & At the factor & RSD \\",
+        r"\midrule",
+    ]
+    for r in cal["refits"]:
+        both = ratios[r["name"]]
+        measured = (
+            "--" if both["measured"] is None else f"{both['measured']:.2f} ({float(r['speed']):g})"
+        )
+        lines.append(
+            f"{escape(fw.words(r['name'], fw.TARGET_WORDS))} & {r['role']}"
+            f" & {', '.join(map(str, r['studies']))} & {float(r['kept']):.3f}"
+            f" & {float(r['other']):.3f} & {measured} & {both['operating']:.2f}"
+            f" & {100 * rsd[r['name']]:.1f}\\,\\% \\\\"
+        )
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def _short(source: str, limit: int = 150) -> str:
+    """A source's first clause (to its first `;`), at most `limit` characters at a word: the
+    whole reasoning stays in workflows/machines.yaml."""
+    text = source.split("; ")[0].strip()
+    if len(text) > limit:
+        text = text[:limit].rsplit(" ", 1)[0] + " \u2026"
+    return text
+
+
+def _taken(source: str, assumed: bool) -> str:
+    """A source as the row states it: a study number another study's row takes over (its own
+    seed measured none) says so."""
+    short = _short(source)
+    return f"taken over from {short}" if assumed and not source.startswith("assumed") else short
+
+
+def _assumed(source: str, study_source: str, what: str) -> bool:
+    return source.startswith("assumed") or f"{what} assumed" in study_source
+
+
+def parameter_rows(cal: dict[str, Any], machines: Mapping[str, Any]) -> list[dict[str, str]]:
+    """Every parameter of the scale model that is fitted or assumed, in one list: the scale
+    factors, the speed factors per study and role, the speed bounds, the links per machine
+    type, the one-way delays per pair (a study's own included), the database's commit delay.
+    Each row: `parameter`, `studies`, `value`, `origin` (`fitted`, `assumed`, `set` by the
+    profile, or `seed` for a study's measurement) and `source`. `machines` is the raw
+    workflows/machines.yaml; the values the runs took come from calibration.json."""
+    studies = {str(k): v for k, v in machines["studies"].items()}
+    study_source = {k: str(v.get("source", "")) for k, v in studies.items()}
+    own_scale = {
+        str(k): float(v) for k, v in (cal.get("settings") or {}).get("studies", {}).items()
+    }
+    rows = []
+    common = sorted(set(studies) - set(own_scale))
+    rows.append(
+        {"parameter": "scale $s$", "studies": ", ".join(common), "value": f"{cal['scale']:g}",
+         "origin": "set", "source": "the profile's scale factor (scale.factor)"}
+    )  # fmt: skip
+    for study, scale in sorted(own_scale.items()):
+        rows.append(
+            {"parameter": "scale $s$", "studies": study, "value": f"{scale:g}", "origin": "set",
+             "source": "the profile's own scale of this study (scale.studies)"}
+        )  # fmt: skip
+    serving = {
+        (str(s), t["role"]): t for t in cal["targets"] for s in t.get("studies") or [t["study"]]
+    }
+    unfitted = {
+        (k, role): spec for k, v in studies.items() for role, spec in v.get("unfitted", {}).items()
+    }
+    for study, factors in sorted(cal["speed_factors"].items()):
+        for role, factor in sorted(factors.items()):
+            target = serving.get((study, role))
+            if target is not None:
+                fit, speeds = target["fit"], sorted({float(r["speed"]) for r in target["runs"]
+                                                      if r["status"] == "ok"})  # fmt: skip
+                beyond = extrapolation(target)
+                # Plain text: the table escapes it.
+                where = (
+                    f"{fw.words(target['name'], fw.TARGET_WORDS)} ({target['value']:,.0f} ops/s),"
+                    f" {fit['model']} fit over speeds {', '.join(f'{x:g}' for x in speeds)}"
+                )
+                if beyond > 0:
+                    side = "below" if fit["speed"] < speeds[0] else "above"
+                    where += f", extrapolated {100 * beyond:.0f} % {side} them"
+                origin = "fitted"
+            elif role == "client":
+                rule = cal["client_rule"]
+                where, origin = f"{rule['same_as']}: {rule['why']}", "assumed"
+            else:
+                spec = unfitted.get((study, role), {})
+                where = f"{spec.get('same_as', 'upper')} bound: {_short(str(spec.get('why', '')))}"
+                origin = "assumed"
+            rows.append(
+                {"parameter": f"speed factor, {role}", "studies": study,
+                 "value": "unbudgeted" if factor is None else f"{factor:.3f}", "origin": origin,
+                 "source": where}
+            )  # fmt: skip
+    low, high = cal["speed_bounds"]
+    rows.append(
+        {"parameter": "speed bounds", "studies": ", ".join(sorted(studies)),
+         "value": f"{low:g}--{high:g}", "origin": "assumed",
+         "source": "the machines file's range of a fitted factor (a fit beyond it is clamped)"}
+    )  # fmt: skip
+    types = machines["machine_types"]
+    for name, spec in types.items():
+        using = sorted(k for k, v in studies.items() if name in v["roles"].values())
+        if not using:
+            continue
+        source = str(spec["link_source"])
+        for assumed in (False, True):
+            these = [k for k in using if _assumed(source, study_source[k], "link capacities")
+                     == assumed]  # fmt: skip
+            if these:
+                rows.append(
+                    {"parameter": f"link, {name.replace('_', ' ')}", "studies": ", ".join(these),
+                     "value": f"{spec['link_mbit']:g} Mbit/s",
+                     "origin": "assumed" if assumed else "seed",
+                     "source": _taken(source, assumed)}
+                )  # fmt: skip
+    for pair, spec in machines["delays_ms"].items():
+        own = {str(k): v for k, v in (spec.get("studies") or {}).items()}
+        rest = sorted(set(studies) - set(own))
+        source = str(spec["source"])
+        for assumed in (False, True):
+            these = [k for k in rest if _assumed(source, study_source[k], "delays") == assumed]
+            if these:
+                rows.append(
+                    {"parameter": f"delay, {pair.replace('_', '--')}", "studies": ", ".join(these),
+                     "value": f"{spec['one_way_ms']:g} ms",
+                     "origin": "assumed" if assumed else "seed",
+                     "source": _taken(source, assumed)}
+                )  # fmt: skip
+        for study, mine in sorted(own.items()):
+            # A study's own delay stands apart because one of its numbers set it.
+            rows.append(
+                {"parameter": f"delay, {pair.replace('_', '--')}", "studies": study,
+                 "value": f"{mine['one_way_ms']:g} ms", "origin": "fitted",
+                 "source": _short(str(mine["source"]))}
+            )  # fmt: skip
+    for study, spec in sorted(studies.items()):
+        if "commit" in spec:
+            source = str(spec["commit"]["source"])
+            rows.append(
+                {"parameter": "commit delay", "studies": study,
+                 "value": f"{spec['commit']['ms']:g} ms",
+                 "origin": "assumed" if source.startswith("assumed") else "seed",
+                 "source": _short(source)}
+            )  # fmt: skip
+    return rows
+
+
+def parameter_table(cal: dict[str, Any] | None, machines: Mapping[str, Any] | None) -> str:
+    if cal is None or machines is None:
+        return "\\emph{No scale model in this profile: its hosts are the study's machines.}\n"
+    lines = [
+        r"\begin{tabular}{@{}llrlp{0.45\linewidth}@{}}",
+        r"\toprule",
+        r"Parameter & Studies & Value & Origin & Where it comes from \\",
+        r"\midrule",
+    ]
+    for row in parameter_rows(cal, machines):
+        lines.append(
+            f"{row['parameter']} & {row['studies']} & {row['value']} & {row['origin']}"
+            f" & {{\\footnotesize {escape(row['source'])}}} \\\\"
+        )
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def fit_check_numbers(
+    rows: list[dict[str, Any]] | None, cal: dict[str, Any] | None
+) -> dict[str, str]:
+    """The text's macros of the fits' check and their repeatability: the family's error at
+    each target's configuration (`ScaleFitErrors`), the largest in size and its target, the
+    extrapolated factors (`ScaleFitExtrapolated`, case `some` or `none`), and the session
+    variation per study and role (`ScaleSessionVariation`, its largest)."""
+    out = {"ScaleFitCase": "none", "ScaleFitExtrapolatedCase": "none",
+           "ScaleSessionCase": "none"}  # fmt: skip
+    for name in ("FitErrors", "FitWorstPercent", "FitWorstTarget", "FitBestLoads",
+                 "FitExtrapolated", "SessionVariation", "SessionWorstPercent",
+                 "SessionWorst"):  # fmt: skip
+        out[f"Scale{name}"] = "--"
+    if rows:
+        measured = [r for r in rows if r["error"] is not None]
+        out["ScaleFitCase"] = "measured" if measured else "unmeasured"
+
+        def name(r: Mapping[str, Any]) -> str:
+            return escape(fw.words(r["name"], fw.TARGET_WORDS))
+
+        out["ScaleFitErrors"] = (
+            "; ".join(f"{name(r)} {_percent(r['error'])}" for r in measured) or "--"
+        )
+        out["ScaleFitBestLoads"] = (
+            "; ".join(f"{name(r)} {_percent(r['best_error'])}" for r in measured) or "--"
+        )
+        if measured:
+            worst = max(measured, key=lambda r: abs(r["error"]))
+            out["ScaleFitWorstPercent"] = f"{100 * abs(worst['error']):.0f}"
+            out["ScaleFitWorstTarget"] = name(worst)
+        beyond = [r for r in rows if r["extrapolated"]]
+        out["ScaleFitExtrapolatedCase"] = "some" if beyond else "none"
+        out["ScaleFitExtrapolated"] = (
+            "; ".join(
+                f"{name(r)} ({r['speed']:.3f}, {_beyond(r)}: {_speeds(r['speeds'])})"
+                for r in beyond
+            )
+            or "--"
+        )
+    variation = session_variation(cal) if cal else {}
+    if variation:
+        out["ScaleSessionCase"] = "some"
+        out["ScaleSessionVariation"] = "; ".join(
+            f"{study} {role} {100 * v:.1f}\\,\\%" for (study, role), v in variation.items()
+        )
+        (study, role), v = max(variation.items(), key=lambda kv: kv[1])
+        out["ScaleSessionWorstPercent"] = f"{100 * v:.0f}"
+        out["ScaleSessionWorst"] = f"the {study} {role}"
+    return out

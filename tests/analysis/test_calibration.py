@@ -7,7 +7,16 @@ import math
 import pandas as pd
 import pytest
 
-from analysis.calibration import CalibrationError, calibrate, extrapolation, fit_speed
+from analysis.calibration import (
+    CalibrationError,
+    calibrate,
+    extrapolation,
+    fit_speed,
+    fit_validation,
+    relative_deviation,
+    session_variation,
+    target_variation,
+)
 from common.scalemodel import load_machines
 
 MACHINES = load_machines()
@@ -119,3 +128,100 @@ def test_a_factor_beyond_the_speeds_measured_is_an_extrapolation() -> None:
     # A failed run's speed was not measured.
     assert extrapolation(target(0.45, "ok", "failed")) == pytest.approx(0.125)
     assert math.isnan(extrapolation(target(0.45, "failed", "failed")))
+
+
+def _database_target() -> dict:
+    runs = [
+        {"speed": 0.5, "status": "ok", "throughput_study": 2500.0},
+        {"speed": 1.0, "status": "ok", "throughput_study": 5800.0},
+        {"speed": 0.25, "status": "failed", "throughput_study": None},
+    ]
+    return {
+        "name": "database_baseline_2015", "role": "server", "study": "2015",
+        "studies": ["2015"], "value": 1950.0, "side": "client",
+        "point": {"servers": 1, "virtual_clients": 40, "queue": {"message_size": 200}},
+        "fit": {"model": "affine", "slope": 6600.0, "intercept": -800.0,
+                "speed": 2750.0 / 6600.0, "clamped": False},
+        "runs": runs,
+    }  # fmt: skip
+
+
+def _points(values: dict[int, float], size: int = 200) -> pd.DataFrame:
+    return pd.DataFrame(
+        [{"point": f"clients={2 * n}", "side": "client", "type": "all", "servers": 1,
+          "virtual_clients": n, "queue.message_size": size, "repetitions": 3,
+          "throughput_study_mean": x} for n, x in values.items()]
+        + [{"point": "clients=80", "side": "middleware", "type": "all", "servers": 1,
+            "virtual_clients": 40, "queue.message_size": size, "repetitions": 3,
+            "throughput_study_mean": 9999.0}]
+    )  # fmt: skip
+
+
+def test_each_fit_is_checked_where_a_family_measured_its_target() -> None:
+    cal = {"targets": [_database_target()]}
+    points = {
+        "mq_db_baseline": _points({10: 2433.0, 40: 1632.0}),
+        "other_size": _points({40: 1000.0}, size=2000),  # another configuration
+        "empty": pd.DataFrame(),
+    }
+    (row,) = fit_validation(cal, points)
+    assert row["prediction"] == pytest.approx(1950.0) and row["prediction_error"] == 0
+    assert row["family"]["family"] == "mq_db_baseline"
+    assert row["family"]["point"] == "clients=80" and row["family"]["value"] == 1632.0
+    assert row["error"] == pytest.approx(1632.0 / 1950.0 - 1)
+    # The setup's best load: the same settings at any number of clients.
+    assert row["family"]["best_point"] == "clients=20"
+    assert row["best_error"] == pytest.approx(2433.0 / 1950.0 - 1)
+    # 0.417 lies below the completed runs' 0.5 and 1.0 (the failed 0.25 measured nothing).
+    assert row["speeds"] == [0.5, 1.0] and row["extrapolated"]
+    assert row["extrapolation"] == pytest.approx(1 - (2750.0 / 6600.0) / 0.5)
+    # A family at another scale, or without the role's budget, did not run the model.
+    cal |= {"scale": 0.05, "settings": {"studies": {"2015": 0.2}}}
+    unscaled = {"mq_db_baseline": points["mq_db_baseline"].assign(scale=1.0)}
+    assert fit_validation(cal, unscaled)[0]["family"] is None
+    unbudgeted = points["mq_db_baseline"].assign(scale=0.2, **{"budgets_cores.server": None})
+    assert fit_validation(cal, {"f": unbudgeted})[0]["family"] is None
+    budgeted = unbudgeted.assign(**{"budgets_cores.server": 0.167})
+    assert fit_validation(cal, {"f": budgeted})[0]["family"]["value"] == 1632.0
+    # Without a family at its configuration only the fit checks it.
+    (alone,) = fit_validation(cal, {"other_size": points["other_size"]})
+    assert alone["family"] is None and alone["error"] is None
+
+
+def test_relative_deviation_of_two_sessions() -> None:
+    # Two values 1.2 and 1: sd 0.2 / sqrt 2, mean 1.1.
+    assert relative_deviation(1.2) == pytest.approx(0.2 / math.sqrt(2) / 1.1)
+    assert relative_deviation(1 / 1.2) == pytest.approx(relative_deviation(1.2))
+    assert relative_deviation(1.0) == 0
+    with pytest.raises(CalibrationError):
+        relative_deviation(0.0)
+
+
+def test_session_variation_per_study_and_role() -> None:
+    server = _database_target() | {"name": "server_write_max", "studies": ["2018", "2016"]}
+    server["fit"] = {"model": "affine", "slope": 1000.0, "intercept": 0.0, "speed": 0.2}
+    cal = {
+        "targets": [server],
+        "refits": [
+            {"name": "server_write_max", "role": "server", "studies": ["2018", "2016"],
+             "kept": 0.2, "other": 0.21, "speed": 0.2, "throughput_ratio": 1.2},
+            # Not kept here, no shared speed: the factors' ratio stands in.
+            {"name": "middleware_max_2016", "role": "middleware", "studies": ["2016"],
+             "kept": 0.15, "other": 0.2, "speed": None, "throughput_ratio": None},
+        ],
+    }  # fmt: skip
+    per_target = target_variation(cal)
+    # The kept fit at the other factor gives 1.05 times: the runs' 1.2 deviates more.
+    assert per_target["server_write_max"] == pytest.approx(relative_deviation(1.2))
+    assert per_target["middleware_max_2016"] == pytest.approx(relative_deviation(0.75))
+    variation = session_variation(cal)
+    assert variation == {
+        ("2016", "middleware"): pytest.approx(relative_deviation(0.75)),
+        ("2016", "server"): pytest.approx(relative_deviation(1.2)),
+        ("2018", "server"): pytest.approx(relative_deviation(1.2)),
+    }
+    # The operating point deviates more where the runs' speed repeated well.
+    cal["refits"][0]["throughput_ratio"] = 1.01
+    assert target_variation(cal)["server_write_max"] == pytest.approx(relative_deviation(1.05))
+    # One session: nothing repeated, nothing to state.
+    assert session_variation({"targets": [server]}) == {}

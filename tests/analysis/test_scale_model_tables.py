@@ -3,9 +3,11 @@ a larger budget gave in the calibration's own runs."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import yaml
 
 from analysis.report import scale_model_tables as scale_model
 
@@ -142,7 +144,10 @@ def test_the_scale_check_table_and_its_worst_deviations() -> None:
         ]
     )
     tex = scale_model.check_table(table)
-    row = "read-only & client & 10{,}000 & 10{,}400 & 1.04 [1.02, 1.06] & 2.00 & 1.94 & 0.97"
+    row = (
+        "read-only & client & 0.1 & link / link & 10{,}000 & 10{,}400 & 1.04 [1.02, 1.06]"
+        " & 2.00 & 1.94 & 0.97 & undecided"
+    )
     assert row in tex
     numbers = scale_model.numbers(None, table, 0.05)
     assert r"\newcommand{\ScaleCheckWorstThroughputPercent}{10.0}" in numbers
@@ -202,6 +207,10 @@ def test_factors_beyond_the_speeds_measured_are_marked_and_named() -> None:
     macros = _macros(scale_model.numbers(cal, pd.DataFrame(), 0.05))
     assert macros["ScaleExtrapolatedCase"] == "some"
     assert "(0.773, 55\\,\\% beyond the speeds measured)" in macros["ScaleExtrapolated"]
+    # Below the lowest speed measured is as much an extrapolation, and said so.
+    database["fit"]["speed"] = 0.3
+    macros = _macros(scale_model.numbers(cal, pd.DataFrame(), 0.05))
+    assert "(0.300, 25\\,\\% below the speeds measured)" in macros["ScaleExtrapolated"]
     # Within its speeds a factor is interpolated: no mark.
     database["fit"]["speed"] = 0.45
     assert r"$^\dagger$" not in scale_model.calibration_table(cal)
@@ -254,3 +263,128 @@ def test_the_2016_design_at_the_2018_factor_is_read_from_its_own_runs() -> None:
     cal["targets"] += _design_2016(runs, 0.1458)["targets"]
     macros = _macros(scale_model.numbers(cal, pd.DataFrame(), 0.1))
     assert macros["ScaleSixteenAtEighteenCase"] == "below"
+
+
+def test_the_check_at_three_scales_names_where_the_model_fails() -> None:
+    cpu = {"cpu_util_server_reference": 0.97, "cpu_util_server_other": 0.7}
+    rows = [
+        _check_row("read-only", "client", 1.0, 1.0),
+        _check_row("read-only", "client", 1.0, 1.0) | {"other_scale": 0.15},
+        _check_row("write-only", "client", 1.22, 0.81) | cpu,
+        _check_row("write-only", "client", 1.3, 0.8) | cpu | {"other_scale": 0.15},
+    ]
+    table = pd.DataFrame(rows)
+    macros = _macros(scale_model.numbers(None, table, 0.05))
+    assert macros["ScaleCheckOther"] == "0.1 and 0.15" and macros["ScaleCheckScales"] == "3"
+    assert macros["ScaleCheckOutcomeCase"] == "fails"
+    assert macros["ScaleCheckLinkOutcome"] == "holds" and macros["ScaleCheckCpuOutcome"] == "fails"
+    assert macros["ScaleCheckFailed"] == (
+        "write-only at $s'=0.1$ (fails; bound by the server's CPU budget at $s$ and a link at"
+        " $s'$, throughput ratio 1.22); write-only at $s'=0.15$ (fails; bound by the server's"
+        " CPU budget at $s$ and a link at $s'$, throughput ratio 1.30)"
+    )
+    # Each other scale's bound points are named with their scale.
+    assert "74" not in macros["ScaleCheckBound"] and "at $s'=0.15$" in macros["ScaleCheckBound"]
+    tex = scale_model.check_table(table)
+    assert "write-only & client & 0.15 & server CPU / link" in tex and tex.count("fails") == 2
+    agreeing = _macros(scale_model.numbers(None, table.iloc[:2], 0.05))
+    assert agreeing["ScaleCheckOutcomeCase"] == "holds" and agreeing["ScaleCheckFailed"] == "--"
+
+
+def _validated_row(error: float | None, extrapolated: bool) -> dict[str, Any]:
+    family = None if error is None else {
+        "family": "mq_db_baseline", "point": "size=small,clients=80",
+        "value": 1950.0 * (1 + error), "repetitions": 3, "best_point": "size=small,clients=20",
+        "best_value": 2433.0,
+    }  # fmt: skip
+    return {
+        "name": "database_baseline_2015", "role": "server", "studies": ["2015"],
+        "value": 1950.0, "speed": 0.417, "clamped": False, "prediction": 1950.0,
+        "prediction_error": 0.0, "family": family, "error": error,
+        "best_error": None if error is None else 2433.0 / 1950.0 - 1,
+        "speeds": [0.5, 1.0], "extrapolation": 0.166 if extrapolated else 0.0,
+        "extrapolated": extrapolated,
+    }  # fmt: skip
+
+
+def test_the_fits_table_and_its_macros() -> None:
+    rows = [_validated_row(-0.163, True)]
+    tex = scale_model.fit_check_table(rows)
+    assert (
+        r"database baseline 2015 (server; 2015) & 1{,}950 & 0.417$^\dagger$ & 0.5, 1 & 1{,}950"
+        in tex
+    )
+    family = (
+        r"mq\_db\_baseline:\newline size=\allowbreak{}small,\allowbreak{} clients=\allowbreak{}80}"
+        r" & 1{,}632 & $-$16\,\% & 2{,}433"
+    )
+    assert family + r" (+25\,\%)" in tex
+    macros = scale_model.fit_check_numbers(rows, None)
+    assert macros["ScaleFitCase"] == "measured"
+    assert macros["ScaleFitErrors"] == r"database baseline 2015 $-$16\,\%"
+    assert macros["ScaleFitWorstPercent"] == "16"
+    assert macros["ScaleFitExtrapolated"] == (
+        r"database baseline 2015 (0.417, 17\,\% below the speeds measured: 0.5, 1)"
+    )
+    unmeasured = scale_model.fit_check_numbers([_validated_row(None, False)], None)
+    assert unmeasured["ScaleFitCase"] == "unmeasured"
+    assert unmeasured["ScaleFitExtrapolatedCase"] == "none"
+    assert scale_model.fit_check_numbers(None, None)["ScaleFitCase"] == "none"
+    assert "No scale model" in scale_model.fit_check_table(None)
+
+
+def test_every_fitted_or_assumed_parameter_is_listed_with_its_origin() -> None:
+    machines = yaml.safe_load(Path("workflows/machines.yaml").read_text())
+    target = _database_target_for_parameters()
+    cal = {
+        "scale": 0.05, "settings": {"studies": {"2015": 0.2}}, "speed_bounds": [0.03, 1.0],
+        "client_rule": {"same_as": "unbudgeted", "why": "not the study's generator"},
+        "speed_factors": {"2015": {"client": None, "middleware": 1.0, "server": 0.417}},
+        "targets": [target],
+    }  # fmt: skip
+    rows = {(r["parameter"], r["studies"]): r for r in scale_model.parameter_rows(cal, machines)}
+    assert rows[("scale $s$", "2016, 2018")]["value"] == "0.05"
+    assert rows[("scale $s$", "2015")]["value"] == "0.2"
+    server = rows[("speed factor, server", "2015")]
+    assert server["origin"] == "fitted" and "extrapolated 17 % below them" in server["source"]
+    assert rows[("speed factor, middleware", "2015")]["origin"] == "assumed"
+    assert rows[("speed factor, client", "2015")]["value"] == "unbudgeted"
+    # The 2016 design's own middleware-server delay, fitted to one of its study's numbers.
+    own = rows[("delay, middleware--server", "2016")]
+    assert own["origin"] == "fitted" and own["value"] == "2.5 ms"
+    assert "Little's law" in own["source"]
+    # 2015 measured no delays: the 2018 study's, assumed.
+    assert rows[("delay, client--middleware", "2015")]["origin"] == "assumed"
+    assert rows[("delay, client--middleware", "2016, 2018")]["origin"] == "seed"
+    commit = rows[("commit delay", "2015")]
+    assert commit["origin"] == "assumed" and commit["value"] == "1 ms"
+    tex = scale_model.parameter_table(cal, machines)
+    assert r"commit delay & 2015 & 1 ms & assumed" in tex
+    assert "No scale model" in scale_model.parameter_table(None, machines)
+
+
+def _database_target_for_parameters() -> dict[str, Any]:
+    return {
+        "name": "database_baseline_2015", "role": "server", "study": "2015",
+        "studies": ["2015"], "value": 1950.0,
+        "fit": {"model": "affine", "speed": 0.4175, "clamped": False},
+        "runs": [{"speed": 0.5, "status": "ok"}, {"speed": 1.0, "status": "ok"}],
+    }  # fmt: skip
+
+
+def test_the_sessions_variation_table_and_macros() -> None:
+    cal = {
+        "targets": [],
+        "refits": [
+            {"name": "server_write_max", "role": "server", "studies": ["2018", "2016"],
+             "kept": 0.2419, "other": 0.2878, "speed": 0.2, "throughput_ratio": 1.206},
+        ],
+    }  # fmt: skip
+    tex = scale_model.variation_table(cal)
+    assert "one server's write maximum & server & 2018, 2016 & 0.242 & 0.288 & 1.21 (0.2)" in tex
+    # Not kept here, the factors' ratio stands in at the factor: 0.84 deviates less than 1.21.
+    assert "& 0.84 & 13.2\\,\\% \\\\" in tex
+    macros = scale_model.fit_check_numbers(None, cal)
+    assert macros["ScaleSessionVariation"] == ("2016 server 13.2\\,\\%; 2018 server 13.2\\,\\%")
+    assert macros["ScaleSessionWorst"] == "the 2016 server"
+    assert "One measurement session" in scale_model.variation_table({"refits": []})

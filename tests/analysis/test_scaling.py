@@ -12,6 +12,8 @@ from analysis.scaling import (
     TimeBaseError,
     add_study_columns,
     agreement,
+    check,
+    failed_points,
     in_study_time,
     rescaled_columns,
     scale_of,
@@ -188,3 +190,47 @@ def test_rescaled_columns_names_the_power_of_the_scale() -> None:
         "response_us_var": 2,
         "net_us_mean": 1,
     }
+
+
+def test_check_at_three_scales_tells_link_from_cpu_bound_points() -> None:
+    rows = []
+    for level, scale in (("s", 0.04), ("double", 0.08), ("triple", 0.12)):
+        for rep in range(3):
+            wobble = 1 + 0.002 * rep
+            # Read-only: the link bounds it, and it scales; no budget is used up.
+            rows.append(
+                _run(level, scale, 400 * scale / 0.04 * wobble, 250 * 0.04 / scale)
+                | {"level_workload": "read-only", "cpu_util_server": 0.4}
+            )
+            # Write-only: the server's budget bounds it at s only, and it gains 30 %.
+            gain = 1.0 if level == "s" else 1.3
+            rows.append(
+                _run(level, scale, 400 * scale / 0.04 * gain * wobble, 250 * 0.04 / scale / gain)
+                | {"cpu_util_server": 0.97 if level == "s" else 0.7}
+            )
+    table = check(add_study_columns(pd.DataFrame(rows)))
+    assert len(table) == 4 and sorted(set(table["other_scale"])) == [0.08, 0.12]
+    read = table[table["level_workload"] == "read-only"]
+    write = table[table["level_workload"] == "write-only"]
+    assert set(read["kind"]) == {"link"} and set(read["outcome"]) == {"holds"}
+    assert set(write["bound_reference"]) == {"server"} and set(write["bound_other"]) == {"link"}
+    assert set(write["kind"]) == {"cpu"} and set(write["outcome"]) == {"fails"}
+    failed = failed_points(table)
+    assert [(p["level_workload"], p["other_scale"], p["outcome"]) for p in failed] == [
+        ("write-only", 0.08, "fails"),
+        ("write-only", 0.12, "fails"),
+    ]
+    assert failed[0]["throughput_ratio"] == pytest.approx(1.3)
+    assert failed[0]["bound_reference"] == "server" and failed[0]["sides"] == ["client"]
+
+
+def test_the_check_cannot_tell_where_an_interval_straddles_the_tolerance() -> None:
+    rows = [_run("s", 0.04, 400, 250), _run("s", 0.04, 400, 250), _run("s", 0.04, 400, 250)]
+    rows += [_run("double", 0.08, x, 125) for x in (700, 860, 1000)]
+    (row,) = check(add_study_columns(pd.DataFrame(rows))).to_dict("records")
+    assert row["outcome"] == "undecided" and row["kind"] == "link"  # no accounting: no budget
+    # One run a side has no interval: the ratio itself decides.
+    one = check(add_study_columns(pd.DataFrame([_run("s", 0.04, 400, 250),
+                                                _run("double", 0.08, 804, 125)])))  # fmt: skip
+    assert one.iloc[0]["outcome"] == "holds"
+    assert failed_points(one) == [] and failed_points(pd.DataFrame()) == []

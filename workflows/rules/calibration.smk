@@ -49,11 +49,21 @@ rule scale_model_tables:
             if "scale_check" in ACTIVE_FAMILIES
             else []
         ),
+        # Each fit is checked where a family measured its target's configuration.
+        points=(
+            [family_table(f, "points") for f in ACTIVE_FAMILIES if f != "scale_check"]
+            if CALIBRATION_PLAN
+            else []
+        ),
+        machines="workflows/machines.yaml",
         code=ANALYSIS_CODE,
     output:
         calibration=f"{RESULTS}/paper/scale-calibration.tex",
         validation=f"{RESULTS}/paper/scale-validation.tex",
         check=f"{RESULTS}/paper/scale-check.tex",
+        fits=f"{RESULTS}/paper/scale-fits.tex",
+        variation=f"{RESULTS}/paper/scale-variation.tex",
+        parameters=f"{RESULTS}/paper/scale-parameters.tex",
         numbers=f"{RESULTS}/paper/scale-model-numbers.tex",
     params:
         # The profile's s as the plan reads it (1 without the scale model).

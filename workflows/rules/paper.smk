@@ -17,6 +17,9 @@ PAPER_GENERATED = FINDINGS_GENERATED + [
     rules.scale_model_tables.output.calibration,
     rules.scale_model_tables.output.validation,
     rules.scale_model_tables.output.check,
+    rules.scale_model_tables.output.fits,
+    rules.scale_model_tables.output.variation,
+    rules.scale_model_tables.output.parameters,
     rules.scale_model_tables.output.numbers,
 ]
 
