@@ -142,6 +142,9 @@ class Data:
     mva2018: pd.DataFrame | None = None
     # Where the scale model was fitted to a study number (analysis.construction.fitted_sites).
     sites: list[construction.Site] = field(default_factory=list)
+    # (study, role) -> the relative spread between calibration sessions of a throughput that
+    # role's budget bounds (analysis.calibration.session_variation).
+    session_variation: dict[tuple[str, str], float] = field(default_factory=dict)
     # (family, point) -> the other families' points of the same configuration
     # (analysis.configurations.shared): their runs are pooled.
     shared: dict[tuple[str, str], list[tuple[str, str]]] = field(default_factory=dict)
@@ -1152,6 +1155,38 @@ def model_invalid(data: Data, m: Mapping[str, Any]) -> str | None:
     return None
 
 
+# Measures that set an absolute value of ours against the study's: where a CPU budget bounds
+# it, the speed factor's spread between calibration sessions enters its interval. A change
+# between levels that one budget bounds keeps it out: the factor scales both alike.
+ABSOLUTE_MEASURES = ("study_ratio",)
+
+
+def with_session_variation(
+    e: Evidence,
+    m: Mapping[str, Any],
+    finding: Mapping[str, Any],
+    bottleneck: str,
+    variation: Mapping[tuple[str, str], float],
+) -> Evidence:
+    """The evidence with its interval widened by the calibration's spread between sessions
+    (analysis.calibration.session_variation): half-widths combine as sqrt(h^2 + (z RSD x)^2),
+    for an absolute value bounded by a fitted role's budget; else the evidence as it was."""
+    if m["kind"] not in ABSOLUTE_MEASURES or not e.has_interval or not bottleneck.endswith(" CPU"):
+        return e
+    rsd = variation.get((str(finding.get("study_of")), bottleneck.removesuffix(" CPU")))
+    if not rsd:
+        return e
+    z = float(stats.norm.ppf(0.5 + CI_LEVEL / 2))
+    half = math.hypot((e.high - e.low) / 2, z * rsd * abs(e.estimate))
+    return dataclasses.replace(
+        e,
+        low=e.estimate - half,
+        high=e.estimate + half,
+        spread=math.hypot(e.spread, rsd * abs(e.estimate)),
+        test=f"{e.test}; with the calibration's {100 * rsd:.0f} % between sessions",
+    )
+
+
 # Measures that read a family's own replications only (Data.runs(pooled=False)).
 UNPOOLED_MEASURES = ("factorial_top", "median_share")
 
@@ -1190,6 +1225,8 @@ def evaluate(
         try:
             measured = MEASURES[m["kind"]](data, {**m, "study": f["study"]})
             e, ours, unit = measured.evidence, measured.text, measured.unit
+            if e is not None:
+                e = with_session_variation(e, m, f, bottleneck, data.session_variation)
             if e is None:
                 verdict, reason = Verdict.INCONCLUSIVE, _inconclusive_reason(None, None)
             else:

@@ -651,3 +651,27 @@ def test_a_median_share_is_a_ratio_of_medians_at_the_selected_point() -> None:
     # The medians' ratio (800 of about 1,001), not the means' (9,000 of 10,000).
     assert m.evidence is not None and m.evidence.estimate == pytest.approx(0.8, abs=0.002)
     assert "48 clients, 3 runs" in m.text
+
+
+def test_the_calibrations_spread_between_sessions_widens_an_absolute_value() -> None:
+    e = findings.Evidence(1.0, 0.99, 1.01, "t, 3 repetitions", 3, 0.005)
+    finding = {"study_of": "2015"}
+    wide = findings.with_session_variation(
+        e, {"kind": "study_ratio"}, finding, "server CPU", {("2015", "server"): 0.09}
+    )
+    # 1.96 x 9 % beside the repetitions' 1 %: the sessions dominate the interval.
+    assert wide.high - wide.low == pytest.approx(2 * math.hypot(0.01, 1.96 * 0.09), rel=0.01)
+    assert "9 % between sessions" in wide.test
+    # A change between levels one budget bounds, or a value no fitted budget bounds: as it was.
+    assert (
+        findings.with_session_variation(
+            e, {"kind": "max_throughput"}, finding, "server CPU", {("2015", "server"): 0.09}
+        )
+        is e
+    )
+    assert (
+        findings.with_session_variation(
+            e, {"kind": "study_ratio"}, finding, "none saturated", {("2015", "server"): 0.09}
+        )
+        is e
+    )

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import configurations, construction, findings
+from analysis import calibration, configurations, construction, findings
 from analysis.report import findings as tables
 from common import scalemodel
 
@@ -27,11 +27,9 @@ def main(sm) -> None:  # noqa: ANN001
     data.queueing2016 = json.loads(Path(sm.input.queueing2016).read_text())
     data.models2016 = json.loads(Path(sm.input.models2016).read_text())
     data.mva2018 = pd.read_parquet(sm.input.mva2018)
-    targets = (
-        json.loads(Path(sm.input.calibration[0]).read_text())["targets"]
-        if sm.input.calibration
-        else []
-    )
+    record = json.loads(Path(sm.input.calibration[0]).read_text()) if sm.input.calibration else {}
+    targets = record.get("targets", [])
+    data.session_variation = calibration.session_variation(record) if record else {}
     machines = scalemodel.load_machines(Path(sm.input.machines))
     data.sites = construction.fitted_sites(targets, machines.delay_sites, sm.params.specs)
     data.shared = configurations.shared(sm.params.specs)
