@@ -1075,6 +1075,8 @@ class Outcome:
     # What the interval rule alone gives (for a row by construction or not testable, the
     # verdict it would have had as evidence).
     interval_verdict: str = ""
+    # The other families whose runs of the same configurations its levels pooled.
+    pooled_with: tuple[str, ...] = ()
 
     @property
     def ratio(self) -> float:
@@ -1242,9 +1244,7 @@ def evaluate(
         except (FindingsError, VerdictError) as err:
             verdict, ours, reason = Verdict.INCONCLUSIVE, "not measured", f"not measured: {err}"
             decided_by = "not measured"
-        pooled = _pooled_families(data, m, points)
-        if pooled and e is not None and m["kind"] not in UNPOOLED_MEASURES:
-            e = dataclasses.replace(e, test=f"{e.test}; runs pooled with {', '.join(pooled)}")
+        pooled = _pooled_families(data, m, points) if m["kind"] not in UNPOOLED_MEASURES else []
         interval = verdict
         built = ""
         invalid = model_invalid(data, m) if m["kind"] in MODEL_MEASURES else None
@@ -1280,6 +1280,7 @@ def evaluate(
                 reason=reason,
                 decided_by=decided_by,
                 interval_verdict=interval.value,
+                pooled_with=tuple(pooled) if e is not None else (),
             )
         )
     return out

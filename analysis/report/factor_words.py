@@ -46,6 +46,13 @@ FAMILY_WORDS = {
     "factorial_2016": "2016 factorial",
     "designs_2016": "2016 beside 2018 design",
     "scale_check": "scale check",
+    "mq_db_baseline": "2015 database baseline",
+    "mq_throughput": "2015 throughput",
+    "mq_scale_clients": "2015 scaling clients",
+    "mq_scale_workers": "2015 scaling workers",
+    "mq_pop_strategy": "2015 pop strategies",
+    "mq_factorial": "2015 factorial",
+    "mq_stability": "2015 stability",
 }
 
 TARGET_WORDS = {

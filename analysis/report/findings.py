@@ -122,7 +122,12 @@ def estimate_text(o: findings.Outcome) -> str:
 
 def _repetitions(o: findings.Outcome) -> str:
     """How the interval was obtained; every test's description names its repetitions."""
-    return o.test if o.repetitions else "nothing measured"
+    if not o.repetitions:
+        return "nothing measured"
+    if o.pooled_with:
+        families = ", ".join(fw.family_words(f) for f in o.pooled_with)
+        return f"{o.test}; runs of the same configuration pooled with {families}"
+    return o.test
 
 
 def _verdict(o: findings.Outcome) -> str:
