@@ -10,9 +10,9 @@ than measured against it:
   where the calibration fitted a speed factor (a calibration target's configuration, at any
   client count), or where a delay was derived from the study's number (machines.yaml
   `derived_at`): the fit put the study's value there;
-- **fixed load**: the finding judges the effect of a factor that, in the study's design, does
-  not reach the role whose CPU budget binds at its points (`FIXED_LOAD`): the budget, not the
-  factor, sets both levels.
+- **fixed load**: the finding judges the effect of a factor that, in the study's design and at
+  the points compared, does not reach the role whose CPU budget binds there (`FIXED_LOADS`):
+  the budget, not the factor, sets every level.
 
 The sites are computed from the calibration's record (its targets' points) and the plan's
 point specifications (`fitted_sites`), not listed per finding.
@@ -20,7 +20,7 @@ point specifications (`fitted_sites`), not listed per finding.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,13 +34,29 @@ LINK_CAP = "link cap"
 FITTED = "fitted"
 FIXED_LOAD = "fixed load"
 
-# (study, role, factor): why the factor's levels leave the role's load as it was. A role's CPU
-# budget that binds at both levels then sets both.
-FIXED_LOADS: dict[tuple[str, str, str], str] = {
+
+def _every_session_busy(points: pd.DataFrame) -> bool:
+    """Whether at every point the clients keep every database session of the middlewares'
+    workers busy (clients >= middlewares x workers): more clients then wait before the
+    distributor. Without middlewares each client holds its own session, and clients reach
+    the database."""
+    needed = {"middlewares", "queue.workers", "clients_total"}
+    if points.empty or not needed <= set(points.columns):
+        return False
+    sessions = points["middlewares"].astype(float) * points["queue.workers"].astype(float)
+    return bool(((points["middlewares"] > 0) & (points["clients_total"] >= sessions)).all())
+
+
+# (study, role, factor): why the factor's levels leave the role's load as it was, and the test
+# of the compared points under which that holds. A role's CPU budget that binds at every
+# level then sets them all.
+FIXED_LOADS: dict[tuple[str, str, str], tuple[str, Callable[[pd.DataFrame], bool]]] = {
     ("2015", "server", "level_clients"): (
-        "the database holds one session per middleware worker whatever the clients, so"
-        " clients beyond the workers wait before the distributor and leave the database's"
-        " load, and with it its CPU-bound throughput, as it was"
+        "the database holds one session per middleware worker and the clients keep every"
+        " session busy at every level compared, so clients beyond the workers wait before"
+        " the distributor and leave the database's load, and with it its CPU-bound"
+        " throughput, as it was",
+        _every_session_busy,
     ),
 }
 
@@ -176,6 +192,22 @@ def selections(
     return [(family, {**where, factor: level}) for level in levels]
 
 
+def _compared_points(
+    measure: Mapping[str, Any], points: Mapping[str, pd.DataFrame]
+) -> pd.DataFrame:
+    """The client rows of every point the measure's levels compare."""
+    parts = []
+    for family, where in selections(measure, points):
+        table = points.get(family)
+        if table is None:
+            return pd.DataFrame()
+        rows = select(table, where)
+        if "side" in rows.columns:
+            rows = rows[(rows["side"] == "client") & (rows["type"] == "all")]
+        parts.append(rows)
+    return pd.concat(parts) if parts else pd.DataFrame()
+
+
 def _fitted(
     measure: Mapping[str, Any], points: Mapping[str, pd.DataFrame], sites: Iterable[Site]
 ) -> Decision:
@@ -220,8 +252,9 @@ def decide(
         return fitted
     factor = measure.get("factor")
     role = bottleneck.removesuffix(" CPU") if bottleneck.endswith(" CPU") else None
-    why = FIXED_LOADS.get((str(finding.get("study_of")), str(role), str(factor)))
-    if why:
+    fixed = FIXED_LOADS.get((str(finding.get("study_of")), str(role), str(factor)))
+    if fixed and fixed[1](_compared_points(measure, points)):
+        why = fixed[0]
         return Decision(
             FIXED_LOAD,
             f"the {role}'s CPU budget binds at its points and {why}: no change can come"

@@ -91,14 +91,31 @@ def test_a_link_bound_finding_is_by_construction_whatever_it_measures() -> None:
     assert decision.rule == construction.LINK_CAP and "server link" in decision.reason
 
 
+def _mq_points(middlewares: int, workers: int, clients: tuple[int, ...]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [{"point": f"clients={c}", "side": "client", "type": "all", "level_clients": str(c),
+          "clients_total": c, "middlewares": middlewares, "queue.workers": workers}
+         for c in clients]
+    )  # fmt: skip
+
+
 def test_a_factor_that_does_not_reach_the_binding_role_is_by_construction() -> None:
     drop = {"id": "drop", "study_of": "2015", "measure": {"kind": "paired", "family": "mq",
             "factor": "level_clients", "low": "60", "high": "141"}}  # fmt: skip
-    decision = construction.decide(drop, "server CPU", {}, [])
+    busy = {"mq": _mq_points(2, 30, (60, 141))}
+    decision = construction.decide(drop, "server CPU", busy, [])
     assert decision.rule == construction.FIXED_LOAD and "one session per" in decision.reason
+    # Fewer clients than sessions at one level: the clients reach the database there.
+    assert not construction.decide(
+        drop, "server CPU", {"mq": _mq_points(2, 50, (60, 141))}, []
+    ).applies
+    # Clients straight to the database hold a session each.
+    assert not construction.decide(
+        drop, "server CPU", {"mq": _mq_points(0, 16, (60, 141))}, []
+    ).applies
     # The same factor with the middleware bound, or another study's clients: evidence.
-    assert not construction.decide(drop, "middleware CPU", {}, []).applies
-    assert not construction.decide({**drop, "study_of": "2018"}, "server CPU", {}, []).applies
+    assert not construction.decide(drop, "middleware CPU", busy, []).applies
+    assert not construction.decide({**drop, "study_of": "2018"}, "server CPU", busy, []).applies
 
 
 def test_evaluate_counts_a_fitted_row_apart_without_a_catalogue_mark() -> None:
