@@ -121,9 +121,18 @@ def split_figure(split: pd.DataFrame, sizes: list[int], path: str) -> None:
         for col, (colour, marker, linestyle) in SPLIT_STYLE.items():
             y = s[col].to_numpy(float) / 1e3
             ok = y > 0  # a logarithmic axis cannot show zero
-            ax.plot(
+            err = None
+            if f"{col}_ci_low" in s:
+                lo = s[f"{col}_ci_low"].to_numpy(float)[ok] / 1e3
+                hi = s[f"{col}_ci_high"].to_numpy(float)[ok] / 1e3
+                # Bars stay above zero on the logarithmic axis.
+                err = np.vstack([np.nan_to_num(np.minimum(y[ok] - lo, 0.99 * y[ok])),
+                                 np.nan_to_num(hi - y[ok])])  # fmt: skip
+            ax.errorbar(
                 s["size"].to_numpy()[ok],
                 y[ok],
+                yerr=err,
+                capsize=2,
                 marker=marker,
                 color=colour,
                 linestyle=linestyle,
