@@ -101,21 +101,26 @@ def error_lines(
     label: str = "",
     distinct: bool = False,
     colour_of: Callable[[object], str] | None = None,
+    dodge: float = 0.0,
 ) -> None:
     """One line per value of `series` and per side, with the metric's confidence interval as
     error bars (absent where there is a single repetition). `metric` names the columns
     `<metric>_mean`, `_ci_low`, `_ci_high` of a points table. Colours tell the series apart
     (`colour_of` a series value's, e.g. worker_colour; else by rank) and line style and
     marker the side; with `distinct`, every series × side line has its own colour and marker
-    (and the side's line style). Lines are drawn, and so listed, in numeric order."""
+    (and the side's line style). Lines are drawn, and so listed, in numeric order. With
+    `dodge`, the k-th of n lines moves by (k - (n-1)/2)·dodge along x, so that lines at the
+    same values stay apart."""
     groups = data.groupby([series, "side"] if series else ["side"], sort=True, dropna=False)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     names = sorted({k[0] for k in groups.groups} if series else {""}, key=_order)
     sides = sorted({k[1] if series else k[0] for k in groups.groups})
     styles = distinct_styles(len(names) * len(sides))
     ordered = sorted(groups, key=lambda kg: (names.index(kg[0][0]) if series else 0, str(kg[0])))
-    for key, g in ordered:
+    for k, (key, g) in enumerate(ordered):
         name, side = (key[0], key[1]) if series else ("", key[0])
+        if dodge:
+            g = g.assign(**{x: g[x].astype(float) + (k - (len(ordered) - 1) / 2) * dodge})
         text = f"{label}{name}, {side}" if series else side
         colour = colour_of(name) if colour_of else colours[names.index(name) % len(colours)]
         style = {**SIDE_STYLE.get(side, {}), "color": colour}

@@ -29,16 +29,20 @@ def series_lines(
     label: str = "",
     side_in_label: bool = True,
     style_of: Callable[[object], dict[str, str]] | None = None,
+    dodge: float = 0.0,
 ) -> None:
     """One line per value of `series` and per side (`<metric>_mean`, `_ci_low`, `_ci_high`
     of a points table); error bars where there is an interval. A series' colour and marker
     are `style_of` its value (e.g. fg.worker_style) or else by its rank; lines are drawn in
-    numeric order of the series."""
+    numeric order of the series. With `dodge`, the k-th of n lines moves by (k - (n-1)/2)·dodge
+    along x, so that lines at the same values stay apart."""
     names = fg.levels_sorted(data[series])
     groups = sorted(
         data.groupby([series, "side"]), key=lambda kg: (names.index(kg[0][0]), str(kg[0][1]))
     )
-    for (name, side), g in groups:
+    for k, ((name, side), g) in enumerate(groups):
+        if dodge:
+            g = g.assign(**{x: g[x].astype(float) + (k - (len(groups) - 1) / 2) * dodge})
         fg.errorbar_line(
             ax,
             g,

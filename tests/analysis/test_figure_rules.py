@@ -180,3 +180,16 @@ def test_headline_points_carry_their_intervals(saved: dict[str, fg.plt.Figure]) 
     segments = bars[0].lines[2][0].get_segments()
     assert [s[1][1] - s[0][1] for s in segments] == pytest.approx([2.0, 2.0])
     assert not math.isnan(segments[0][0][1])
+
+
+def test_dodged_lines_at_equal_values_stay_apart() -> None:
+    pts = points([8], level_workload="read-only", level_setup="one_middleware")
+    # Both sides with the same throughput: without a dodge one line lies on the other.
+    pts["throughput_ops_mean"] = 1000.0
+    for dodge, apart in ((0.0, False), (0.5, True)):
+        fig, axes = fg.figure()
+        ax = axes[0][0]
+        fg.error_lines(ax, pts, "clients_total", "throughput_ops", "series", dodge=dodge)
+        xs = [tuple(c.lines[0].get_xdata()) for c in ax.containers]
+        assert len(xs) == 2 and (xs[0] != xs[1]) is apart
+        fg.plt.close(fig)

@@ -92,9 +92,11 @@ def breakdown_figure(mw: pd.DataFrame, path: str) -> None:
             y,
             yerr=err,
             capsize=2,
-            markersize=3.5,
             linewidth=1,
             linestyle=sp.SIDE_LINESTYLE["middleware"],
+            # Hollow, each larger than the next: parts near zero lie on one another.
+            markerfacecolor="none",
+            markersize=3.0 + 1.2 * (len(COMPONENTS) - i),
             label=name,
             **sp.style(i),
         )

@@ -166,8 +166,11 @@ def sides_figure(side_pct: pd.DataFrame, means: pd.DataFrame, path: str) -> None
             mw["clients_total"],
             mw["mean_mean"] / 1e3 + mw["round_trip_ms"],
             linestyle=":",
-            markersize=3.5,
-            linewidth=1,
+            # Larger, hollow and on top: it lies on the clients' mean where the sum holds.
+            markersize=6,
+            markerfacecolor="none",
+            zorder=4,
+            linewidth=1.2,
             label="mean, middleware + round trip",
             **sp.style(offset + 2),
         )

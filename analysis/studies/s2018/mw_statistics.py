@@ -69,8 +69,8 @@ def middleware_statistics(
                 if metric == "queue_us_mean":
                     s = seeds[(seeds["workload"] == wl) & (seeds["setup"] == setup)]
                     for w, g in s.groupby("workers"):
-                        label = f"seed 004 (Table 5), {int(w)} WT"
-                        rf.seed_points(ax, g["clients"], g["queue_ms"], label, "middleware",
+                        seed_label = f"seed 004 (Table 5), {int(w)} WT"
+                        rf.seed_points(ax, g["clients"], g["queue_ms"], seed_label, "middleware",
                                        rf.worker_colour(w))  # fmt: skip
                 if d.empty:
                     ax.text(0.5, 0.5, "no points", ha="center", transform=ax.transAxes)
