@@ -185,7 +185,7 @@ def test_headline_points_carry_their_intervals(saved: dict[str, fg.plt.Figure]) 
 def test_dodged_lines_at_equal_values_stay_apart() -> None:
     pts = points([8], level_workload="read-only", level_setup="one_middleware")
     # Both sides with the same throughput: without a dodge one line lies on the other.
-    pts["throughput_ops_mean"] = 1000.0
+    pts[["throughput_ops_mean", "throughput_ops_ci_low", "throughput_ops_ci_high"]] = 1000.0
     for dodge, apart in ((0.0, False), (0.5, True)):
         fig, axes = fg.figure()
         ax = axes[0][0]
