@@ -219,10 +219,13 @@ def histogram_figure(six: pd.DataFrame, pct: pd.DataFrame, unit_us: float, path:
                         transform=ax.get_xaxis_transform(),
                         label=f"{q[1:]}th percentile",
                     )
+    # A tick close to the overflow bar's would print its number into "above".
+    over_mid, span = (over_x + over_w / 2) / 1e3, (over_x + over_w + width) / 1e3
     ticks = [t for t in ref_ax.get_xticks() if 0 <= t <= edges[-1] / 1e3]
+    ticks = [t for t in ticks if over_mid - t > 0.1 * span]
     for ax in axes.flat:
         ax.set_xlim(0, (over_x + over_w + width) / 1e3)
-        ax.set_xticks([*ticks, (over_x + over_w / 2) / 1e3])
+        ax.set_xticks([*ticks, over_mid])
         ax.set_xticklabels([f"{t:g}" for t in ticks] + ["above"])
         ax.set_ylim(bottom=0)
     ref_ax.set_ylim(top=ref_ax.get_ylim()[1] * 1.12)  # room for the overflow's label
