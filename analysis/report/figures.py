@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import matplotlib
@@ -29,6 +29,24 @@ MISSING = "--"
 # Markers for figures that give every series its own colour and marker (`distinct_styles`).
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
 _MACRO_NAME = re.compile(r"^[A-Za-z]+$")
+_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
+
+# One colour and marker per worker (thread) count, the same in every figure, so that a count
+# reads alike across sections: the counts the studies run have tab10 colours of their own
+# (grey and black are left to reference lines and seeds); any other count gets a shade of a
+# colour map fixed by the count alone.
+WORKER_COLOURS = {
+    1: "#17becf",
+    2: "#e377c2",
+    4: "#9467bd",
+    8: "#1f77b4",
+    16: "#ff7f0e",
+    24: "#bcbd22",
+    32: "#2ca02c",
+    64: "#d62728",
+    128: "#8c564b",
+}
+WORKER_MARKERS = {1: "<", 2: ">", 4: "v", 8: "o", 16: "s", 24: "P", 32: "^", 64: "D", 128: "X"}
 
 
 def figure(ncols: int = 1, nrows: int = 1, width: float = 6.4, height: float = 2.8) -> tuple:
@@ -43,6 +61,36 @@ def save(fig: plt.Figure, path: str | Path) -> None:
     plt.close(fig)
 
 
+def leading_number(value: object) -> float:
+    """The first number in a value or its text ("8 WT" -> 8, "T=24" -> 24); NaN without one."""
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        found = _NUMBER.search(str(value))
+        return float(found.group()) if found else math.nan
+
+
+def worker_colour(workers: object) -> str:
+    """The colour of a worker count (a number, or a label that starts with it: "32 WT") in
+    every figure."""
+    n = leading_number(workers)
+    if not math.isfinite(n) or n <= 0:
+        return "k"
+    if n in WORKER_COLOURS:
+        return WORKER_COLOURS[int(n)]
+    return matplotlib.colors.to_hex(matplotlib.colormaps["viridis"](min(math.log2(n) / 8, 1.0)))
+
+
+def worker_marker(workers: object) -> str:
+    """The marker of a worker count, as worker_colour its colour."""
+    n = leading_number(workers)
+    return WORKER_MARKERS.get(int(n), "*") if math.isfinite(n) else "*"
+
+
+def worker_style(workers: object) -> dict[str, str]:
+    return {"color": worker_colour(workers), "marker": worker_marker(workers)}
+
+
 def error_lines(
     ax: plt.Axes,
     data: pd.DataFrame,
@@ -52,21 +100,30 @@ def error_lines(
     scale: float = 1.0,
     label: str = "",
     distinct: bool = False,
+    colour_of: Callable[[object], str] | None = None,
+    dodge: float = 0.0,
 ) -> None:
     """One line per value of `series` and per side, with the metric's confidence interval as
     error bars (absent where there is a single repetition). `metric` names the columns
     `<metric>_mean`, `_ci_low`, `_ci_high` of a points table. Colours tell the series apart
-    and line style and marker the side; with `distinct`, every series × side line has its own
-    colour and marker (and the side's line style)."""
+    (`colour_of` a series value's, e.g. worker_colour; else by rank) and line style and
+    marker the side; with `distinct`, every series × side line has its own colour and marker
+    (and the side's line style). Lines are drawn, and so listed, in numeric order. With
+    `dodge`, the k-th of n lines moves by (k - (n-1)/2)·dodge along x, so that lines at the
+    same values stay apart."""
     groups = data.groupby([series, "side"] if series else ["side"], sort=True, dropna=False)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     names = sorted({k[0] for k in groups.groups} if series else {""}, key=_order)
     sides = sorted({k[1] if series else k[0] for k in groups.groups})
     styles = distinct_styles(len(names) * len(sides))
-    for key, g in groups:
+    ordered = sorted(groups, key=lambda kg: (names.index(kg[0][0]) if series else 0, str(kg[0])))
+    for k, (key, g) in enumerate(ordered):
         name, side = (key[0], key[1]) if series else ("", key[0])
+        if dodge:
+            g = g.assign(**{x: g[x].astype(float) + (k - (len(ordered) - 1) / 2) * dodge})
         text = f"{label}{name}, {side}" if series else side
-        style = {**SIDE_STYLE.get(side, {}), "color": colours[names.index(name) % len(colours)]}
+        colour = colour_of(name) if colour_of else colours[names.index(name) % len(colours)]
+        style = {**SIDE_STYLE.get(side, {}), "color": colour}
         if distinct:
             style |= styles[names.index(name) * len(sides) + sides.index(side)]
         errorbar_line(ax, g, x, metric, scale, markersize=3, label=text, **style)
@@ -153,20 +210,55 @@ def not_measured(ax: plt.Axes) -> None:
     ax.text(0.5, 0.5, "not measured", ha="center", va="center", transform=ax.transAxes)
 
 
+def numeric_order(handles: Sequence, labels: Sequence[str]) -> tuple[list, list[str]]:
+    """Legend entries in numeric order: entries that differ only in their numbers ("8 WT,
+    client", "16 WT, client") form a group, sorted by those numbers (8 before 16, not as
+    text); the groups keep the order in which they first appear."""
+    pattern = [_NUMBER.sub("#", label) for label in labels]
+    first = {p: i for i, p in reversed(list(enumerate(pattern)))}
+    key = [
+        (first[p], [float(n) for n in _NUMBER.findall(lab)])
+        for p, lab in zip(pattern, labels, strict=True)
+    ]
+    order = sorted(range(len(labels)), key=lambda i: key[i])
+    return [handles[i] for i in order], [labels[i] for i in order]
+
+
+def legend_entries(*axes: plt.Axes) -> tuple[list, list[str]]:
+    """The labelled artists of `axes`, a label once, in numeric order."""
+    seen: dict[str, object] = {}
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            seen.setdefault(lab, h)
+    return numeric_order(list(seen.values()), list(seen))
+
+
 def legend_below(fig: plt.Figure, ax: plt.Axes, ncols: int = 4) -> None:
     """One legend for the whole figure, under its axes, where it covers no data (the
     series of `ax`, which every panel shares)."""
-    handles, labels = ax.get_legend_handles_labels()
+    handles, labels = legend_entries(ax)
     if handles:
         fig.legend(handles, labels, loc="outside lower center", ncols=ncols, fontsize=6,
                    frameon=False)  # fmt: skip
 
 
-def _order(value: object) -> tuple[int, object]:
+def legend_right(fig: plt.Figure, *axes: plt.Axes, fontsize: float = 6) -> None:
+    """One legend for the whole figure, right of its axes (constrained layout makes room),
+    of the series of `axes`."""
+    handles, labels = legend_entries(*axes)
+    if handles:
+        fig.legend(handles, labels, loc="outside right upper", fontsize=fontsize)
+
+
+def _order(value: object) -> tuple[int, float, str]:
+    """Numbers by value, then text that starts with a number by it ("8 WT" before "16 WT"),
+    then other text."""
     try:
-        return (0, float(value))  # type: ignore[arg-type]
+        return (0, float(value), "")  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        return (1, str(value))
+        text = str(value)
+        found = re.match(r"\s*([-+]?\d+(?:\.\d+)?)", text)
+        return (1, float(found.group(1)), text) if found else (2, 0.0, text)
 
 
 def levels_sorted(values: Iterable[object]) -> list:

@@ -3,6 +3,8 @@ side its own line style, and a legend placed outside the axes so it never covers
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 
 from analysis.report import figures as fg
@@ -26,11 +28,21 @@ def series_lines(
     scale: float = 1.0,
     label: str = "",
     side_in_label: bool = True,
+    style_of: Callable[[object], dict[str, str]] | None = None,
+    dodge: float = 0.0,
 ) -> None:
     """One line per value of `series` and per side (`<metric>_mean`, `_ci_low`, `_ci_high`
-    of a points table); error bars where there is an interval."""
+    of a points table); error bars where there is an interval. A series' colour and marker
+    are `style_of` its value (e.g. fg.worker_style) or else by its rank; lines are drawn in
+    numeric order of the series. With `dodge`, the k-th of n lines moves by (k - (n-1)/2)·dodge
+    along x, so that lines at the same values stay apart."""
     names = fg.levels_sorted(data[series])
-    for (name, side), g in data.groupby([series, "side"], sort=True):
+    groups = sorted(
+        data.groupby([series, "side"]), key=lambda kg: (names.index(kg[0][0]), str(kg[0][1]))
+    )
+    for k, ((name, side), g) in enumerate(groups):
+        if dodge:
+            g = g.assign(**{x: g[x].astype(float) + (k - (len(groups) - 1) / 2) * dodge})
         fg.errorbar_line(
             ax,
             g,
@@ -40,13 +52,13 @@ def series_lines(
             markersize=3.5,
             linestyle=SIDE_LINESTYLE.get(str(side), ":"),
             label=f"{label}{name}, {side}" if side_in_label else f"{label}{name}",
-            **style(names.index(name)),
+            **(style_of(name) if style_of else style(names.index(name))),
         )
 
 
 def legend_outside(fig: fg.plt.Figure, ax: fg.plt.Axes, ncols: int = 1) -> None:
     """The legend of `ax`'s lines to the right of the figure's axes (constrained layout
     makes room for it)."""
-    handles, labels = ax.get_legend_handles_labels()
+    handles, labels = fg.legend_entries(ax)
     if handles:
         fig.legend(handles, labels, loc="outside right upper", fontsize=6, ncols=ncols)

@@ -70,7 +70,7 @@ def figure(rows: pd.DataFrame, reference: Mapping[str, Any], knees: dict[str, fl
         if math.isfinite(knees.get(str(size), math.nan)):
             tput.axvline(knees[str(size)], color=c, linestyle=":", linewidth=1)
     for size, seed in reference["db_baseline"]["max"].items():
-        fig.seed_points(tput, [seed["clients"]], [seed["throughput"]], f"seed max, {size}",
+        fig.seed_points(tput, [seed["clients"]], [seed["throughput"]], f"seed 003 max., {size}",
                         color=colours.get(size, "k"))  # fmt: skip
     tput.set_xlabel("clients")
     tput.set_ylabel("throughput (ops/s, study)")

@@ -18,6 +18,11 @@ from analysis.studies.s2015 import counters
 from analysis.studies.s2015.common import level, name, system
 
 STRATEGIES = ("skip_locked", "naive")
+# The pops' confidence intervals over repetitions, as the points table has them and as
+# `cells` names them (pop_ms_* still in µs until `cells` converts them).
+RAW_INTERVALS = ["throughput_ops_ci_low", "throughput_ops_ci_high", "response_us_mean_ci_low",
+                 "response_us_mean_ci_high"]  # fmt: skip
+INTERVALS = ["pops_ci_low", "pops_ci_high", "pop_ms_ci_low", "pop_ms_ci_high"]
 
 
 def cells(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame,
@@ -26,11 +31,11 @@ def cells(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame,
     (study units), the middleware's share of empty pops, and the database's wait shares."""
     rows = system(points)
     columns = ["point", "pop", "clients", "throughput", "pops", "pop_ms", "empty",
-               *counters.SHARES]  # fmt: skip
+               *counters.SHARES, *INTERVALS]  # fmt: skip
     if rows.empty:
         return pd.DataFrame(columns=columns)
     pops = system(points, kind="pop_queue")[["point", "throughput_ops_mean",
-                                              "response_us_mean_mean"]]  # fmt: skip
+                                              "response_us_mean_mean", *RAW_INTERVALS]]  # fmt: skip
     out = pd.DataFrame(
         {
             "point": rows["point"],
@@ -39,9 +44,12 @@ def cells(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame,
             "throughput": rows["throughput_ops_mean"],
         }
     )
-    pops = pops.rename(columns={"throughput_ops_mean": "pops", "response_us_mean_mean": "pop_us"})
+    pops = pops.rename(columns={"throughput_ops_mean": "pops", "response_us_mean_mean": "pop_us",
+                                **dict(zip(RAW_INTERVALS, INTERVALS, strict=True))})  # fmt: skip
     out = out.merge(pops, on="point", how="left")
     out["pop_ms"] = out.pop("pop_us") * 1e-3
+    for bound in ("low", "high"):
+        out[f"pop_ms_ci_{bound}"] = out[f"pop_ms_ci_{bound}"] * 1e-3
     out = out.merge(counters.empty_pops(windows), on="point", how="left")
     out = out.merge(counters.per_point(db, runs), on="point", how="left")
     for c in columns:
@@ -65,8 +73,12 @@ def figure(c: pd.DataFrame, path: str | Path) -> None:
     f, axes = fig.figure(ncols=2, width=6.4, height=2.4)
     tput, resp = axes[0]
     for i, (pop, g) in enumerate(c.groupby("pop")):
-        tput.plot(g["clients"], g["pops"], marker="o", color=f"C{i}", label=str(pop))
-        resp.plot(g["clients"], g["pop_ms"], marker="o", color=f"C{i}", label=str(pop))
+        # Each strategy its own marker and line style as well: where both overlap, both show.
+        style = {"color": f"C{i}", "marker": fig.MARKERS[i], "linestyle": ("-", "--")[i % 2],
+                 "markersize": 3.5, "label": str(pop)}  # fmt: skip
+        for ax, metric in ((tput, "pops"), (resp, "pop_ms")):
+            fig.errorbar_line(ax, g.rename(columns={metric: f"{metric}_mean"}), "clients",
+                              metric, **style)  # fmt: skip
     tput.set_ylabel("pops (ops/s, study)")
     resp.set_ylabel("pop response (ms, study)")
     for ax in (tput, resp):

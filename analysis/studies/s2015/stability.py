@@ -66,16 +66,25 @@ def trend(t: pd.DataFrame) -> dict[str, float]:
 
 
 def figure(t: pd.DataFrame, path: str | Path) -> None:
-    f, axes = fig.figure(width=6.4, height=2.2)
-    ax = axes[0][0]
-    for i, (size, g) in enumerate(t.groupby("size")):
+    # One panel per message size on one scale: two noisy traces in one panel hide each other.
+    sizes = sorted(t["size"].unique()) if not t.empty else [""]
+    f, axes = fig.figure(nrows=len(sizes), width=6.4, height=1.2 + 1.1 * len(sizes))
+    panels = [row[0] for row in axes]
+    for i, (ax, size) in enumerate(zip(panels, sizes, strict=True)):
+        g = t[t["size"] == size]
         ax.plot(g["t_s"], g["throughput"], color=f"C{i}", linewidth=0.8, label=str(size))
-    ax.set_xlabel("time (s, study)")
-    ax.set_ylabel("throughput (ops/s, study)")
-    ax.set_ylim(bottom=0)
+        ax.set_ylabel(f"{size}: ops/s, study" if size != "" else "throughput (ops/s, study)")
+    if not t.empty:
+        fig.shared_ylim(panels)
+        for ax in panels:
+            ax.set_ylim(bottom=0)
+            ax.set_xlim(float(t["t_s"].min()), float(t["t_s"].max()))
+    panels[-1].set_xlabel("time (s, study)")
     if t.empty:
-        fig.not_measured(ax)
-    fig.legend_below(f, ax, ncols=2)
+        fig.not_measured(panels[0])
+    handles, labels = fig.legend_entries(*panels)
+    if handles:
+        f.legend(handles, labels, loc="outside lower center", ncols=2, fontsize=6, frameon=False)
     fig.save(f, path)
 
 

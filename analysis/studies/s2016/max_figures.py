@@ -22,31 +22,31 @@ COMPONENTS = {
 
 def throughput_figure(points: pd.DataFrame, path: str, mx: dict) -> None:
     """Throughput against total clients, a line per pool size and side, with the original's
-    value per pool size (`mx`: max_throughput of reference2016.yaml)."""
+    value per pool size (`mx`: max_throughput of reference2016.yaml) and its maximum."""
     fig, axes = fg.figure()
     ax = axes[0][0]
-    sp.series_lines(ax, points, "clients_total", "throughput_ops", series=WORKERS, label="T=")
-    original_marks(ax, fg.levels_sorted(points[WORKERS]), mx)
+    sp.series_lines(ax, points, "clients_total", "throughput_ops", series=WORKERS, label="T=",
+                    style_of=fg.worker_style)  # fmt: skip
+    original_marks(ax, mx)
+    if "throughput_ops" in mx:
+        fg.seed_points(ax, [mx["clients"]], [mx["throughput_ops"]],
+                       f"seed 000, T={mx['threads_per_pool']}, maximum ({mx['section']})",
+                       color=fg.worker_colour(mx["threads_per_pool"]))  # fmt: skip
     ax.set_xlabel("total clients")
     ax.set_ylabel("throughput (ops/s), study time")
     sp.legend_outside(fig, ax)
     fg.save(fig, path)
 
 
-def original_marks(ax: fg.plt.Axes, ours: list, mx: dict) -> None:
+def original_marks(ax: fg.plt.Axes, mx: dict) -> None:
     """The original's value per pool size (its text on its Figure 3) as a dotted horizontal
-    line in the colour of our series of that size; a peak also as a hollow marker at its
-    clients."""
-    sizes = fg.levels_sorted([*ours, *mx["plateau_ops"]])
-    extra = [workers for workers in sizes if workers not in ours]
-    for workers in sizes:
-        # Our sizes keep their series' style; the original's other sizes follow on.
-        style = sp.style(
-            ours.index(workers) if workers in ours else len(ours) + extra.index(workers)
-        )
+    line in the colour of that pool size (fg.worker_colour, the colour of our series of the
+    size, run or not); a peak also as a hollow marker at its clients."""
+    for workers in fg.levels_sorted(mx["plateau_ops"]):
+        style = fg.worker_style(workers)
         value = float(mx["plateau_ops"][workers])
         kind = mx.get("plateau_kind", {}).get(workers, {"kind": "plateau"})
-        label = f"T={workers}, original's {kind['kind']}"
+        label = f"seed 000, T={workers}, {kind['kind']}"
         if "clients" in kind:
             label += f" ({kind['clients']} clients)"
             ax.plot([kind["clients"]], [value], linestyle="none", markersize=5,
@@ -54,11 +54,19 @@ def original_marks(ax: fg.plt.Axes, ours: list, mx: dict) -> None:
         ax.axhline(value, color=style["color"], linestyle=":", linewidth=1, label=label)
 
 
-def percentile_figure(pct: pd.DataFrame, path: str) -> None:
-    """The middleware's GET median (left) and 90th percentile (right) per pool size."""
+def percentile_figure(pct: pd.DataFrame, path: str, mx: dict | None = None) -> None:
+    """The middleware's GET median (left) and 90th percentile (right) per pool size, with
+    the original's at its maximum (`mx`: max_throughput of reference2016.yaml, its Table 1
+    response percentiles at 260 clients and 24 threads)."""
     fig, axes = fg.figure(ncols=2)
     for ax, q, name in zip(axes[0], ("p50", "p90"), ("median", "90th percentile"), strict=True):
-        sp.series_lines(ax, pct, "clients_total", q, series=WORKERS, scale=1e-3, label="T=")
+        sp.series_lines(ax, pct, "clients_total", q, series=WORKERS, scale=1e-3, label="T=",
+                        style_of=fg.worker_style)  # fmt: skip
+        if mx is not None and f"response_ms_{q}" in mx:
+            t = mx["threads_per_pool"]
+            fg.seed_points(ax, [mx["clients"]], [mx[f"response_ms_{q}"]],
+                           f"seed 000, T={t}, middleware", side="middleware",
+                           color=fg.worker_colour(t))  # fmt: skip
         ax.set_xlabel("total clients")
         ax.set_title(name, fontsize=8)
     # One scale for both panels, named once: a label per panel is cut at the axis height.
@@ -84,9 +92,11 @@ def breakdown_figure(mw: pd.DataFrame, path: str) -> None:
             y,
             yerr=err,
             capsize=2,
-            markersize=3.5,
             linewidth=1,
             linestyle=sp.SIDE_LINESTYLE["middleware"],
+            # Hollow, each larger than the next: parts near zero lie on one another.
+            markerfacecolor="none",
+            markersize=3.0 + 1.2 * (len(COMPONENTS) - i),
             label=name,
             **sp.style(i),
         )

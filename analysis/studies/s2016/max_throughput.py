@@ -203,7 +203,7 @@ def report(tables: Mapping[str, pd.DataFrame], ref: Mapping, figures: Mapping[st
     max_figures.throughput_figure(points, figures["throughput"], mx)
 
     pct = percentiles(hist, windows, points)
-    max_figures.percentile_figure(pct, figures["percentiles"])
+    max_figures.percentile_figure(pct, figures["percentiles"], mx)
 
     client = points[points["side"] == "client"].rename(columns={WORKERS: "workers"})
     chosen = choose_max(client, MAX_TOLERANCE)

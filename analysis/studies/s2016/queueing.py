@@ -665,11 +665,12 @@ REPLICATION_TABLES = ("points", "windows", "queue", "pools", "pool_requests", "r
 
 
 def mva_figure(curves: list[MVACurve], path: str) -> None:
-    """Measured points and MVA curve of each pool size: every series its colour and marker."""
+    """Measured points and MVA curve of each pool size, both in the pool size's colour
+    (fg.worker_colour); measured solid with its marker, the model dotted with crosses."""
     fig, axes = fg.figure(ncols=2)
-    styles = fg.distinct_styles(2 * len(curves))
-    for i, c in enumerate(curves):
-        measured, model = styles[2 * i], styles[2 * i + 1]
+    for c in curves:
+        measured = fg.worker_style(c.workers)
+        model = {"color": measured["color"], "marker": "x"}
         for ax, pred, metric, scale in (
             (axes[0][0], c.throughput, "throughput_ops", 1.0),
             (axes[0][1], c.response_ms, "response_us_mean", 1e-3),

@@ -34,7 +34,8 @@ def figure(points: pd.DataFrame, path: str) -> None:
     """Sets (left) and gets (right), throughput (top) and response time (bottom); every
     replication level and side its own colour and marker, one legend under the panels, and
     the response times of sets and gets on one scale (their throughputs differ by the write
-    share, so each has its own)."""
+    share, so each has its own); the lines are set slightly apart along S, so that the two
+    sides' nearly equal throughputs both show."""
     fig, axes = fg.figure(ncols=2, nrows=2, height=4.8)
     for j, kind in enumerate(("set", "get")):
         d = points[points["type"] == kind]
@@ -47,7 +48,7 @@ def figure(points: pd.DataFrame, path: str) -> None:
             ax = axes[i][j]
             fg.error_lines(
                 ax, d, "servers", metric, series="level_replication", scale=scale,
-                label="replication ", distinct=True,
+                label="replication ", distinct=True, dodge=0.08,
             )  # fmt: skip
             ax.set_title(f"{kind} requests", fontsize=8)
             ax.set_xlabel("servers $S$")

@@ -149,13 +149,14 @@ def sides_figure(side_pct: pd.DataFrame, means: pd.DataFrame, path: str) -> None
     mean = data[data["series"].str.startswith("mean")]
     offset = len(fg.levels_sorted(pct["series"]))
     for i, (side, g) in enumerate(mean.groupby("side", sort=True)):
-        g = g.sort_values("clients_total")
-        ax2.plot(
-            g["clients_total"],
-            g["v_mean"] / 1e3,
+        fg.errorbar_line(
+            ax2,
+            g,
+            "clients_total",
+            "v",
+            1e-3,
             linestyle=sp.SIDE_LINESTYLE.get(str(side), ":"),
             markersize=3.5,
-            linewidth=1,
             label=f"mean, {side}",
             **sp.style(offset + i),
         )
@@ -165,8 +166,11 @@ def sides_figure(side_pct: pd.DataFrame, means: pd.DataFrame, path: str) -> None
             mw["clients_total"],
             mw["mean_mean"] / 1e3 + mw["round_trip_ms"],
             linestyle=":",
-            markersize=3.5,
-            linewidth=1,
+            # Larger, hollow and on top: it lies on the clients' mean where the sum holds.
+            markersize=6,
+            markerfacecolor="none",
+            zorder=4,
+            linewidth=1.2,
             label="mean, middleware + round trip",
             **sp.style(offset + 2),
         )

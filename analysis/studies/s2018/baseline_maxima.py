@@ -5,7 +5,7 @@ and 5)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -52,11 +52,17 @@ MIDDLEWARE_HEADER = [
 
 
 def panel_grid(
-    data: pd.DataFrame, seeds: pd.DataFrame, series: str | None, title: str, path: str
+    data: pd.DataFrame,
+    seeds: pd.DataFrame,
+    series: str | None,
+    title: str,
+    path: str,
+    colour_of: Callable[[object], str] | None = None,
 ) -> None:
     """Throughput and response time against the clients, per workload, in the study's time
     (`data` from in_study_time), with seed 004's values (`seeds`: rows of
-    seed2018.baseline_figure_points with their legend `label` and `colour`)."""
+    seed2018.baseline_figure_points with their legend `label` and `colour`); `colour_of`
+    a series value's colour (rf.error_lines)."""
     fig, axes = rf.figure(ncols=2, nrows=2, height=4.6)
     for row, wl in enumerate(WORKLOADS):
         d = data[data["level_workload"] == wl]
@@ -65,15 +71,13 @@ def panel_grid(
             if d.empty:
                 ax.text(0.5, 0.5, "no points at this level", ha="center", transform=ax.transAxes)
             else:
-                rf.error_lines(ax, d, "clients_total", metric, series, scale)
+                rf.error_lines(ax, d, "clients_total", metric, series, scale, colour_of=colour_of)
             theirs = seeds[seeds["workload"] == wl]
             for (label, side, colour), g in theirs.groupby(["label", "side", "colour"]):
                 rf.seed_points(ax, g["clients"], g[seed_column], label, side, colour)
             ax.set(xlabel="clients (virtual)", ylabel=f"{wl}: {unit}")
             ax.set_ylim(bottom=0)
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    if handles:
-        fig.legend(handles, labels, loc="outside right upper", fontsize=6)
+    rf.legend_right(fig, *axes.flat)
     fig.suptitle(title, fontsize=8)
     rf.save(fig, path)
 
@@ -107,10 +111,11 @@ def figures(
                 f"seed 004, {int(w)} WT, {side}"
                 for w, side in s[["workers", "side"]].itertuples(index=False)
             ],
-            colour="k",
+            # In the colour of our series of the same worker count.
+            colour=[rf.worker_colour(w) for w in s["workers"]],
         )
         title = f"Baseline with middleware: {setup.replace('_', ' ')}, study time"
-        panel_grid(d, s, "workers", title, path)
+        panel_grid(d, s, "workers", title, path, colour_of=rf.worker_colour)
 
 
 def study(row: pd.Series | None, column: str) -> float:

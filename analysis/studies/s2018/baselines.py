@@ -14,6 +14,7 @@ import pandas as pd
 from analysis.report import figures as rf
 from analysis.scaling import in_study_time
 from analysis.studies.s2018 import baseline_maxima, mw_statistics
+from analysis.studies.s2018 import seed as seed2018
 from analysis.studies.s2018.baseline_links import bandwidth_bound, link_bounds_table
 from analysis.studies.s2018.interactive_law import interactive_law, modified_interactive_law
 
@@ -78,6 +79,7 @@ def report(
     linkcap, macros = link_bounds_table(direct, mw, ref)
     numbers += macros
     stats = mw_statistics.statistics_points(mw_study, queue, windows)
-    numbers += mw_statistics.middleware_statistics(stats, figures.mw_stats)
+    seeds_queue = seed2018.baseline_queue_points(ref)
+    numbers += mw_statistics.middleware_statistics(stats, figures.mw_stats, seeds_queue)
     numbers += modified_interactive_law(stats, figures.law_modified)
     return Baselines(direct_tex, mw_tex, seeds_mw, seeds_law, linkcap, "".join(numbers))

@@ -45,11 +45,18 @@ def interactive_law(direct: pd.DataFrame, mw: pd.DataFrame, path: str) -> list[s
     ]:
         d = law[law["level_setup"] == fam]
         if not d.empty:
-            ax.scatter(
+            # The measured throughput's confidence interval, where the points carry one.
+            xerr = rf.ci_errors(d, "throughput_ops") if "throughput_ops_ci_low" in d else None
+            ax.errorbar(
                 d["throughput_ops_mean"],
                 d["predicted_throughput_ops"],
-                s=12,
+                xerr=xerr,
+                linestyle="none",
+                markersize=3.5,
+                capsize=1.5,
+                elinewidth=0.6,
                 marker=marker,
+                markerfacecolor="none",  # hollow: points of two setups at one place both show
                 label=fam.replace("_", " "),
             )
     lim = float(

@@ -68,6 +68,12 @@ def time_split(points: pd.DataFrame) -> pd.DataFrame:
     out = rows[["sharding", "size"]].copy()
     for c, col in cols.items():
         out[c] = pd.to_numeric(rows[col], errors="coerce").astype(float)
+        # The component's confidence interval over repetitions, where the points carry it.
+        for bound in ("low", "high"):
+            ci = f"{col}_ci_{bound}"
+            out[f"{c}_ci_{bound}"] = (
+                pd.to_numeric(rows[ci], errors="coerce").astype(float) if ci in rows else math.nan
+            )
     out["total_us"] = out[list(COMPONENTS)].sum(axis=1, min_count=1)
     for c in COMPONENTS:
         out[f"{c}_share"] = out[c] / out["total_us"]

@@ -121,9 +121,18 @@ def split_figure(split: pd.DataFrame, sizes: list[int], path: str) -> None:
         for col, (colour, marker, linestyle) in SPLIT_STYLE.items():
             y = s[col].to_numpy(float) / 1e3
             ok = y > 0  # a logarithmic axis cannot show zero
-            ax.plot(
+            err = None
+            if f"{col}_ci_low" in s:
+                lo = s[f"{col}_ci_low"].to_numpy(float)[ok] / 1e3
+                hi = s[f"{col}_ci_high"].to_numpy(float)[ok] / 1e3
+                # Bars stay above zero on the logarithmic axis.
+                err = np.vstack([np.nan_to_num(np.minimum(y[ok] - lo, 0.99 * y[ok])),
+                                 np.nan_to_num(hi - y[ok])])  # fmt: skip
+            ax.errorbar(
                 s["size"].to_numpy()[ok],
                 y[ok],
+                yerr=err,
+                capsize=2,
                 marker=marker,
                 color=colour,
                 linestyle=linestyle,
@@ -210,10 +219,13 @@ def histogram_figure(six: pd.DataFrame, pct: pd.DataFrame, unit_us: float, path:
                         transform=ax.get_xaxis_transform(),
                         label=f"{q[1:]}th percentile",
                     )
+    # A tick close to the overflow bar's would print its number into "above".
+    over_mid, span = (over_x + over_w / 2) / 1e3, (over_x + over_w + width) / 1e3
     ticks = [t for t in ref_ax.get_xticks() if 0 <= t <= edges[-1] / 1e3]
+    ticks = [t for t in ticks if over_mid - t > 0.1 * span]
     for ax in axes.flat:
         ax.set_xlim(0, (over_x + over_w + width) / 1e3)
-        ax.set_xticks([*ticks, (over_x + over_w / 2) / 1e3])
+        ax.set_xticks([*ticks, over_mid])
         ax.set_xticklabels([f"{t:g}" for t in ticks] + ["above"])
         ax.set_ylim(bottom=0)
     ref_ax.set_ylim(top=ref_ax.get_ylim()[1] * 1.12)  # room for the overflow's label

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
@@ -23,7 +22,7 @@ STATS_METRICS = [
     ("queue_us_mean", 1e-3, "time in queue [ms]"),
     ("server_us_mean", 1e-3, "waiting for memcached [ms]"),
 ]
-MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+QUEUE_SEED_COLUMNS = ["setup", "workload", "clients", "workers", "queue_ms"]
 
 
 def statistics_points(
@@ -38,12 +37,15 @@ def statistics_points(
     return m
 
 
-def middleware_statistics(m: pd.DataFrame, path: str) -> list[str]:
+def middleware_statistics(
+    m: pd.DataFrame, path: str, seeds: pd.DataFrame | None = None
+) -> list[str]:
     """Seed 004's Figs 4-5: queue length, time in queue and waiting for memcached per worker
     count against the clients, per workload and number of middlewares (`m`: from
-    `statistics_points`; figure at `path`); its macros."""
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    `statistics_points`; figure at `path`), with the seed's time in queue where it prints
+    one (`seeds`: seed2018.baseline_queue_points); its macros."""
     workers = rf.levels_sorted(m["workers"])
+    seeds = seeds if seeds is not None else pd.DataFrame(columns=QUEUE_SEED_COLUMNS)
     fig, axes = rf.figure(ncols=3, nrows=len(STATS_ROWS), width=6.4, height=7.2)
     for col, (metric, scale, label) in enumerate(STATS_METRICS):
         for wl in WORKLOADS:
@@ -53,7 +55,7 @@ def middleware_statistics(m: pd.DataFrame, path: str) -> list[str]:
                     continue
                 ax = axes[row][col]
                 d = m[(m["level_workload"] == wl) & (m["level_setup"] == setup)]
-                for i, w in enumerate(workers):
+                for w in workers:
                     rf.errorbar_line(
                         ax,
                         d[d["workers"] == w],
@@ -61,10 +63,15 @@ def middleware_statistics(m: pd.DataFrame, path: str) -> list[str]:
                         metric,
                         scale,
                         markersize=3,
-                        color=colours[i % len(colours)],
-                        marker=MARKERS[i % len(MARKERS)],
                         label=f"{w} WT",
+                        **rf.worker_style(w),
                     )
+                if metric == "queue_us_mean":
+                    s = seeds[(seeds["workload"] == wl) & (seeds["setup"] == setup)]
+                    for w, g in s.groupby("workers"):
+                        seed_label = f"seed 004 (Table 5), {int(w)} WT"
+                        rf.seed_points(ax, g["clients"], g["queue_ms"], seed_label, "middleware",
+                                       rf.worker_colour(w))  # fmt: skip
                 if d.empty:
                     ax.text(0.5, 0.5, "no points", ha="center", transform=ax.transAxes)
                 ax.set_ylim(0, top * 1.08 if np.isfinite(top) and top > 0 else 1)
@@ -72,9 +79,7 @@ def middleware_statistics(m: pd.DataFrame, path: str) -> list[str]:
                 ax.set(ylabel=label)
                 if row == len(STATS_ROWS) - 1:
                     ax.set_xlabel("clients (virtual)")
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    if handles:
-        fig.legend(handles, labels, loc="outside right upper", fontsize=6)
+    rf.legend_right(fig, *axes.flat)
     rf.save(fig, path)
     return statistics_macros(m, workers)
 

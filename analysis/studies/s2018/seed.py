@@ -308,6 +308,19 @@ def baseline_figure_points(reference: Mapping) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=FIGURE_COLUMNS)
 
 
+def baseline_queue_points(reference: Mapping) -> pd.DataFrame:
+    """Seed 004's time in the middleware's queue with middlewares (Table 5, ms, at its
+    `clients` and `workers`) per setup and workload, as points beside our statistics."""
+    mw = reference.get("baselines_middleware", {})
+    rows = [
+        [setup, workload, _value(mw, "clients"), _value(mw, "workers"), _value(v, "mw_queue")]
+        for setup, entry in mw.items()
+        if isinstance(entry, Mapping)
+        for workload, v in entry.items()
+    ]
+    return pd.DataFrame(rows, columns=["setup", "workload", "clients", "workers", "queue_ms"])
+
+
 def writes_figure_points(reference: Mapping) -> pd.DataFrame:
     """Seed 004's write experiment at each worker count's maximum (Table 7) as points to
     draw beside ours: `workers`, `clients`, the client and middleware throughput (ops/s),

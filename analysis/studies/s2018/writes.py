@@ -69,8 +69,8 @@ class Writes(NamedTuple):
 def writes_figure(pts: pd.DataFrame, seeds: pd.DataFrame, path: str) -> None:
     """Throughput, response time, time in queue and waiting for memcached per worker count
     against the clients (`pts` in the study's time), with seed 004's maximum of each worker
-    count (`seeds`: seed2018.writes_figure_points) as black markers labelled with their
-    workers per middleware."""
+    count (`seeds`: seed2018.writes_figure_points) in that count's colour, each also
+    labelled with its workers per middleware."""
     fig, axes = rf.figure(ncols=2, nrows=2, height=4.6)
     for ax, (metric, scale, label, side, seed_columns) in zip(
         [a for row in axes for a in row], PANELS, strict=True
@@ -79,10 +79,15 @@ def writes_figure(pts: pd.DataFrame, seeds: pd.DataFrame, path: str) -> None:
         if d.empty:
             ax.text(0.5, 0.5, "no points", ha="center", transform=ax.transAxes)
         else:
-            rf.error_lines(ax, d, "clients_total", metric, "series", scale)
+            rf.error_lines(
+                ax, d, "clients_total", metric, "series", scale, colour_of=rf.worker_colour
+            )
         for column, seed_side in seed_columns:
-            name = f"seed 004 max. at n WT, {seed_side}"
-            rf.seed_points(ax, seeds["clients"], seeds[column], name, seed_side)
+            # Each worker count's maximum in the colour of our series of that count.
+            for workers, g in seeds.groupby("workers"):
+                name = f"seed 004 max., {int(workers)} WT, {seed_side}"
+                colour = rf.worker_colour(workers)
+                rf.seed_points(ax, g["clients"], g[column], name, seed_side, colour)
         for column, _ in seed_columns[:1]:
             for _, r in seeds.dropna(subset=[column]).iterrows():
                 ax.annotate(
@@ -94,9 +99,7 @@ def writes_figure(pts: pd.DataFrame, seeds: pd.DataFrame, path: str) -> None:
                 )
         ax.set(xlabel="clients (virtual)", ylabel=label)
         ax.set_ylim(bottom=0)
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    if handles:
-        fig.legend(handles, labels, loc="outside right upper", fontsize=6)
+    rf.legend_right(fig, *axes.flat)
     rf.save(fig, path)
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from analysis.report import figures as fg
-from analysis.report import series_plot as sp
 from analysis.studies.s2016 import max_figures
 from analysis.studies.s2016.max_throughput import percentiles
 from analysis.studies.s2016.study_time import by_points
@@ -14,19 +13,19 @@ from analysis.studies.s2016.tables import read_only_points
 from tests.analysis.studies.s2016.conftest import legend_texts, max_tables
 
 
-def test_the_originals_values_follow_our_series_colours(ref: dict) -> None:
+def test_the_originals_values_take_the_colour_of_their_pool_size(ref: dict) -> None:
     fig, axes = fg.figure()
     ax = axes[0][0]
-    max_figures.original_marks(ax, [8, 24], ref["max_throughput"])
+    max_figures.original_marks(ax, ref["max_throughput"])
     lines = {ln.get_label(): ln for ln in ax.lines}
-    assert lines["T=8, original's plateau"].get_ydata()[0] == 8000
-    # A peak is a line and a hollow marker at its clients; our T=24 keeps its colour.
-    peak = lines["T=24, original's peak (280 clients)"]
-    assert peak.get_color() == sp.style(1)["color"]
+    assert lines["seed 000, T=8, plateau"].get_ydata()[0] == 8000
+    # A peak is a line and a hollow marker at its clients, in the colour of T=24 everywhere.
+    peak = lines["seed 000, T=24, peak (280 clients)"]
+    assert peak.get_color() == fg.worker_colour(24)
     markers = [ln for ln in ax.lines if list(ln.get_xdata()) == [280]]
     assert markers and markers[0].get_markerfacecolor() == "none"
-    # Sizes we did not run follow our series: T=16 takes the third style.
-    assert lines["T=16, original's plateau"].get_color() == sp.style(2)["color"]
+    # Sizes we did not run keep their own colour too.
+    assert lines["seed 000, T=16, plateau"].get_color() == fg.worker_colour(16)
     fg.plt.close(fig)
 
 
@@ -35,7 +34,7 @@ def test_throughput_percentile_and_breakdown_figures(saved: dict, ref: dict) -> 
     raw = read_only_points(t["points"])
     points = by_points(raw, raw)
     max_figures.throughput_figure(points, "x.pdf", ref["max_throughput"])
-    assert {"T=8, client", "T=24, middleware", "T=32, original's peak (220 clients)"} <= set(
+    assert {"T=8, client", "T=24, middleware", "seed 000, T=32, peak (220 clients)"} <= set(
         legend_texts(saved["x.pdf"])
     )
     pct = percentiles(by_points(t["histograms"], raw), by_points(t["windows"], raw), points)
