@@ -13,11 +13,14 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.report import figures as fig
+from analysis.report.factor_words import words
 from analysis.report.numbers import Report
 from analysis.studies.s2015 import counters
 from analysis.studies.s2015.common import level, name, system
 
 STRATEGIES = ("skip_locked", "naive")
+# How the figure and table name a strategy: the SQL clause, not the option's spelling.
+STRATEGY_WORDS = {"skip_locked": "SKIP LOCKED", "naive": "naive"}
 
 
 def cells(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame,
@@ -52,8 +55,8 @@ def cells(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame,
 
 def table(c: pd.DataFrame) -> str:
     rows = [
-        [fig.escape(r["pop"]), fig.num(r["clients"]), fig.num(r["throughput"]),
-         fig.num(r["pops"]), fig.num(r["pop_ms"], 1), fig.pct(r["empty"]),
+        [fig.escape(words(r["pop"], STRATEGY_WORDS)), fig.num(r["clients"]),
+         fig.num(r["throughput"]), fig.num(r["pops"]), fig.num(r["pop_ms"], 1), fig.pct(r["empty"]),
          fig.pct(r["share_lock"]), fig.pct(r["share_wal"]), fig.pct(r["share_cpu"])]
         for _, r in c.iterrows()
     ]  # fmt: skip
@@ -65,8 +68,9 @@ def figure(c: pd.DataFrame, path: str | Path) -> None:
     f, axes = fig.figure(ncols=2, width=6.4, height=2.4)
     tput, resp = axes[0]
     for i, (pop, g) in enumerate(c.groupby("pop")):
-        tput.plot(g["clients"], g["pops"], marker="o", color=f"C{i}", label=str(pop))
-        resp.plot(g["clients"], g["pop_ms"], marker="o", color=f"C{i}", label=str(pop))
+        label = words(str(pop), STRATEGY_WORDS)
+        tput.plot(g["clients"], g["pops"], marker="o", color=f"C{i}", label=label)
+        resp.plot(g["clients"], g["pop_ms"], marker="o", color=f"C{i}", label=label)
     tput.set_ylabel("pops (ops/s, study)")
     resp.set_ylabel("pop response (ms, study)")
     for ax in (tput, resp):
