@@ -2,8 +2,9 @@
 #   make setup   install what is missing (Debian packages unless in `nix develop`, .venv) and check
 #   make build   build/middleware.jar, build/loadgen.jar, build/benchmarks.jar, build/simplemq.jar
 #   make test    Java, Python, flake (check-nix) and workflow test suites
-#   make paper   paper/report.pdf from the newest reference dataset (data/), in minutes; from
-#                results/PROFILE instead once `make measure` completed it (DATASET=dir to choose)
+#   make paper   paper/report.pdf and paper/supplement.pdf from the newest reference dataset
+#                (data/), in minutes; from results/PROFILE instead once `make measure` completed
+#                it (DATASET=dir to choose)
 #   make measure measure PROFILE (default: default) into results/PROFILE; resumes after a kill
 #   make archive archive the measurement of PROFILE as data/PROFILE/<today>/ (a piece: partial)
 #   make bench   JMH against its budgets, loadgen vs memcaslap, middleware vs memcached and twemproxy
@@ -189,5 +190,5 @@ fuzz:
 	@scripts/fuzz.sh $(FUZZ_SECONDS)
 
 clean:
-	@rm -rf build results paper/build paper/report.pdf .snakemake
+	@rm -rf build results paper/build paper/report.pdf paper/supplement.pdf paper/tables .snakemake
 	@$(MVN) clean

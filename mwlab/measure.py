@@ -533,8 +533,9 @@ def _dataset_call(ds: Path, results: Path) -> list[str]:
 def paper_command(
     profile: str, ds: Path | None, results: Path | None, cores: int, out: Path
 ) -> None:
-    """Build the report: from results/<profile> when `mwlab measure` completed it there, else
-    from a reference dataset (--dataset, or the newest under data/, the profile's first)."""
+    """Build the report and its supplement: from results/<profile> when `mwlab measure`
+    completed it there, else from a reference dataset (--dataset, or the newest under data/,
+    the profile's first)."""
     root = Path.cwd()
     measured = Path("results") / profile
     record_path = measured / RECORD
@@ -564,9 +565,15 @@ def paper_command(
     if subprocess.run(command, cwd=root, check=False, env=pipeline_env()).returncode != 0:
         raise click.ClickException("the pipeline failed; see its output above")
     out.parent.mkdir(parents=True, exist_ok=True)
-    if out.resolve() != (root / target).resolve():
-        out.write_bytes((root / target).read_bytes())
-    click.echo(f"paper: {out}")
+    # The supplement and its CSV tables are built with the report and travel beside it.
+    copies = [(target, out), (target.with_name("supplement.pdf"), out.with_name("supplement.pdf"))]
+    tables = root / target.parent / "tables"
+    copies += [(t, out.parent / "tables" / t.name) for t in sorted(tables.glob("*.csv"))]
+    for source, copy in copies:
+        if copy.resolve() != (root / source).resolve():
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            copy.write_bytes((root / source).read_bytes())
+    click.echo(f"paper: {out} and {out.with_name('supplement.pdf')}")
 
 
 @click.group("dataset")

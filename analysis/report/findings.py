@@ -100,7 +100,18 @@ def _number(x: float, unit: str) -> str:
         return f"{100 * x:+.1f}"
     if unit == "share":
         return f"{100 * x:.1f}"
-    return f"{x:,.3g}"
+    return _significant(x)
+
+
+def _significant(x: float, digits: int = 3) -> str:
+    """Three significant digits in positional notation, as :,.3g but never with an exponent
+    (2,590 rather than 2.59e+03): a reader compares these with the study's printed values."""
+    if x == 0 or not math.isfinite(x):
+        return f"{x:g}"
+    magnitude = math.floor(math.log10(abs(x)))
+    decimals = max(digits - 1 - magnitude, 0)
+    text = f"{round(x, digits - 1 - magnitude):,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text  # as :g drops them
 
 
 def estimate_text(o: findings.Outcome) -> str:

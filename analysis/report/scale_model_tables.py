@@ -248,7 +248,11 @@ def _bound_role(row: pd.Series, at: str) -> str | None:
 
 
 def _worst_percent(rows: pd.DataFrame, metric: str) -> str:
-    return _f(100 * (rows[f"{metric}_ratio"] - 1).abs().max(), 1) if len(rows) else "--"
+    """The largest deviation in per cent, one decimal. The prose reads it as a bound ("agree
+    within x %"), so a deviation that rounds to zero reads as the resolution, 0.1."""
+    if not len(rows):
+        return "--"
+    return _f(max(100 * (rows[f"{metric}_ratio"] - 1).abs().max(), 0.1), 1)
 
 
 def _worst_outcome(rows: pd.DataFrame) -> str:

@@ -675,3 +675,10 @@ def test_the_calibrations_spread_between_sessions_widens_an_absolute_value() -> 
         )
         is e
     )
+
+
+def test_estimates_are_printed_without_an_exponent() -> None:
+    # As :,.3g, but 2,590 where :,.3g gives 2.59e+03.
+    assert [tables._significant(x) for x in (2590.4, -1212.9, -457.2, 13.456, 0.012345, 1.0)] == [
+        "2,590", "-1,210", "-457", "13.5", "0.0123", "1"
+    ]  # fmt: skip

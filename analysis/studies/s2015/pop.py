@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.report import figures as fig
+from analysis.report.factor_words import words
 from analysis.report.numbers import Report
 from analysis.studies.s2015 import counters
 from analysis.studies.s2015.common import level, name, system
@@ -23,6 +24,8 @@ STRATEGIES = ("skip_locked", "naive")
 RAW_INTERVALS = ["throughput_ops_ci_low", "throughput_ops_ci_high", "response_us_mean_ci_low",
                  "response_us_mean_ci_high"]  # fmt: skip
 INTERVALS = ["pops_ci_low", "pops_ci_high", "pop_ms_ci_low", "pop_ms_ci_high"]
+# How the figure and table name a strategy: the SQL clause, not the option's spelling.
+STRATEGY_WORDS = {"skip_locked": "SKIP LOCKED", "naive": "naive"}
 
 
 def cells(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame,
@@ -60,8 +63,8 @@ def cells(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame,
 
 def table(c: pd.DataFrame) -> str:
     rows = [
-        [fig.escape(r["pop"]), fig.num(r["clients"]), fig.num(r["throughput"]),
-         fig.num(r["pops"]), fig.num(r["pop_ms"], 1), fig.pct(r["empty"]),
+        [fig.escape(words(r["pop"], STRATEGY_WORDS)), fig.num(r["clients"]),
+         fig.num(r["throughput"]), fig.num(r["pops"]), fig.num(r["pop_ms"], 1), fig.pct(r["empty"]),
          fig.pct(r["share_lock"]), fig.pct(r["share_wal"]), fig.pct(r["share_cpu"])]
         for _, r in c.iterrows()
     ]  # fmt: skip
@@ -75,7 +78,7 @@ def figure(c: pd.DataFrame, path: str | Path) -> None:
     for i, (pop, g) in enumerate(c.groupby("pop")):
         # Each strategy its own marker and line style as well: where both overlap, both show.
         style = {"color": f"C{i}", "marker": fig.MARKERS[i], "linestyle": ("-", "--")[i % 2],
-                 "markersize": 3.5, "label": str(pop)}  # fmt: skip
+                 "markersize": 3.5, "label": words(str(pop), STRATEGY_WORDS)}  # fmt: skip
         for ax, metric in ((tput, "pops"), (resp, "pop_ms")):
             fig.errorbar_line(ax, g.rename(columns={metric: f"{metric}_mean"}), "clients",
                               metric, **style)  # fmt: skip

@@ -158,6 +158,8 @@ def test_pop_compares_the_strategies_at_the_most_clients(tmp_path: Path) -> None
     assert r.numbers["MqPopNaiveEmpty"] == "75.0\\,\\%"
     assert r.numbers["MqPopSkipLockedEmpty"] == "0.0\\,\\%"
     assert "75.0" in r.tex["table"]
+    # The strategies read as the SQL clause, not as the option's spelling.
+    assert "SKIP LOCKED" in r.tex["table"] and "skip" not in r.tex["table"]
     assert (tmp_path / "pop.pdf").is_file()
     # Without the windows the share is unknown, not zero.
     blind = pop.report(pd.concat([p, pops]), db, runs, pd.DataFrame(), tmp_path / "pop.pdf")
