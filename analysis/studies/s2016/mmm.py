@@ -43,7 +43,7 @@ def servers(memcached: int, workers: int, middlewares: int = 1) -> int:
 
 def gets(windows: pd.DataFrame, pool_requests: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The middleware's GET windows and the read pools' parts: what the M/M/m models."""
-    mw = windows[(windows["side"] == "middleware") & (windows["type"] == "get")]
+    mw = windows[(windows["side"] == "middleware") & windows["type"].isin(["get", "multiget"])]
     return mw, pool_requests[pool_requests["pool"] == "read"]
 
 

@@ -555,7 +555,7 @@ def mmm_table(ours: dict[int, tuple[dict, dict]], seed: dict) -> Part:
             _model_entry(
                 meas["point"], m["mean_response_time"], meas["mean_response_time"], f"S = {s}"
             )
-            | {"validity": meas["validity"].to_dict()}
+            | ({"validity": meas["validity"].to_dict()} if "validity" in meas else {})
             for s, (m, meas) in sorted(ours.items())
             # A prediction the findings can check: at a measured point, with a response time.
             if "point" in meas

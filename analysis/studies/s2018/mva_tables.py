@@ -12,6 +12,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from analysis.models import mva
+from analysis.models import validity as vd
 from analysis.report import figures as rf
 from analysis.studies.s2018 import mva_middleware as mw
 from analysis.studies.s2018 import seed as seed2018
@@ -30,6 +31,11 @@ DATA_COLUMNS = [
     "x_measured_raw",
     "scale",
     "bottleneck",
+    # Per setup and workload (analysis.models.validity): the error at the fewest clients,
+    # whether the network is valid here, and why not.
+    "lightest_error",
+    "valid",
+    "validity_reason",
 ]
 MVA_HEADER = ["setup", "workload", "N", "X MVA", "X meas.", "raw"]
 MVA_HEADER += ["R MVA [ms]", "R meas. [ms]", "bottleneck"]
@@ -100,6 +106,7 @@ def tables(
         net, times = f.network, f.times
         label = [setup.replace("_", " "), workload]
         comp = []
+        first = len(mva_data)
         for _, c in f.client.iterrows():
             n = int(c["clients_total"])
             res = mva.solve(net, n)
@@ -128,6 +135,13 @@ def tables(
                     rf.num(c["response_us_mean_mean"] / 1e3, 2),
                     rf.escape(mw.bottleneck(res)),
                 ]
+            )
+        judged = judge(f, mva_data[first:])
+        for row in mva_data[first:]:
+            row.update(
+                lightest_error=judged.lightest_error,
+                valid=judged.valid,
+                validity_reason=judged.reason,
             )
         # The table's bottleneck is the one at the most clients: the last point's.
         cap = times.capacities(f.workers, f.middlewares)
@@ -170,6 +184,24 @@ def tables(
         seeds=seeds,
         data=pd.DataFrame(mva_data, columns=DATA_COLUMNS),
         numbers=numbers,
+    )
+
+
+def judge(f: mw.Fit, rows: list[dict]) -> vd.Validity:
+    """The validity of one fitted network from its rows of DATA_COLUMNS: its throughput
+    error at the fewest clients, and memcached's service time free of the round trip (the
+    network between clients and middleware is a delay centre by construction)."""
+    if not rows:
+        return vd.judge("MVA", math.nan, "")
+    low = min(rows, key=lambda r: r["clients"])
+    return vd.judge(
+        "MVA",
+        vd.relative_error(low["x_model"], low["x_measured"]),
+        str(low["point"]),
+        (
+            vd.delay_centre(False, f.times.network, "network"),
+            vd.delay_centre(not f.server_from_direct, f.times.server, "memcached"),
+        ),
     )
 
 
