@@ -93,12 +93,16 @@ def tables(
     ]
     mva_rows, param_rows, mva_data = [], [], []
     comp_tables: dict[str, list[list[str]]] = {s: [] for s in SETUPS}
+    verdicts: list[bool] = []
     macros: dict[str, str] = {}
     for setup in SETUPS:
         for workload in WORKLOADS:
             key = camel("Model", setup, workload)
             macros[f"{key}Bottleneck"] = "n/a (no points)"
             macros[f"{key}X"] = rf.MISSING
+            macros[f"{key}LightestError"] = rf.MISSING
+            macros[f"{key}LightestClients"] = rf.MISSING
+            macros[f"{key}ValidCase"] = "unjudged"
             for part in ("NetThread", "Workers", "Memcached"):
                 macros[f"{key}Capacity{part}"] = rf.MISSING
     for (setup, workload), f in sorted(fitted.items()):
@@ -137,6 +141,10 @@ def tables(
                 ]
             )
         judged = judge(f, mva_data[first:])
+        verdicts.append(judged.valid)
+        macros[f"{key}LightestError"] = rf.pct(judged.lightest_error)
+        macros[f"{key}LightestClients"] = str(min(r["clients"] for r in mva_data[first:]))
+        macros[f"{key}ValidCase"] = "valid" if judged.valid else "invalid"
         for row in mva_data[first:]:
             row.update(
                 lightest_error=judged.lightest_error,
@@ -169,6 +177,10 @@ def tables(
     for setup in SETUPS:
         read, write = (macros[f"{camel('Model', setup, w)}Bottleneck"] for w in WORKLOADS)
         macros[f"{camel('Model', setup)}BottleneckPhrase"] = mw.bottleneck_phrase(read, write)
+    # `all`, `some` or `none` of the fitted networks valid (analysis.models.validity).
+    case = "all" if all(verdicts) else "some" if any(verdicts) else "none"
+    macros["ModelMvaValidCase"] = case if verdicts else "unjudged"
+    macros["ModelMvaTolerance"] = rf.pct(vd.TOLERANCE, 0)
     numbers += [rf.macro(k, v) for k, v in macros.items()]
     comp_one, comp_two = (
         rf.tabular(COMP_HEADER, comp_tables[setup], "lll" + "r" * 6) for setup in SETUPS
