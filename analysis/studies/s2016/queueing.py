@@ -639,6 +639,7 @@ def mva_models(d: Frames) -> tuple[list[MVACurve], Part, dict[int, Lightest]]:
     pts = d["points"][d["points"]["type"] == "all"]
     curves, rows, errs, bottlenecks = [], [], [], set()
     lightest: dict[int, Lightest] = {}
+    round_trips: set[float] = set()
     entries = []
     beyond = 0  # points whose predicted read-pool busy fraction exceeds 100 %
     for workers, level in pts.groupby(WORKERS, sort=True):
@@ -670,6 +671,7 @@ def mva_models(d: Frames) -> tuple[list[MVACurve], Part, dict[int, Lightest]]:
                     mva_checks(p, times, design, read_threads(d["pools"], low["point"], ok)),
                 )
                 lightest[int(workers)] = Lightest(v, times)
+                round_trips.add(times.round_trip)
                 entry = _model_entry(
                     low["point"],
                     p.throughput,
@@ -710,8 +712,26 @@ def mva_models(d: Frames) -> tuple[list[MVACurve], Part, dict[int, Lightest]]:
         "SixteenMVABottlenecks": fg.escape(", ".join(sorted(bottlenecks))) or fg.MISSING,
         **beyond_numbers(beyond, len(rows)),
         **lightest_numbers(lightest),
+        # The emulated round trip to memcached, ms in the study's time (one value per family).
+        "SixteenMVARoundTrip": ", ".join(fg.num(r * 1e3, 2) for r in sorted(round_trips))
+        or fg.MISSING,
     }
     return curves, Part(tabular, numbers, {"mva": entries}), lightest
+
+
+WHY = {  # a failed check of the MVA, as a clause of the prose
+    "lightest_load": "it misses the lightest load beyond the tolerance",
+    "delay_centre": "a round trip sits in a station's service time",
+    "servers": "its read stations do not have the pools' threads",
+    "utilisation_read_thread_holding": "it implies read threads busy more than all of the time",
+}
+
+
+def invalid_why(v: vd.Validity | None) -> str:
+    """Why a model is not valid, in LaTeX-safe words (empty when valid or unjudged)."""
+    if v is None:
+        return ""
+    return fg.listed([WHY.get(c.name, fg.escape(c.name)) for c in v.checks if not c.ok])
 
 
 def lightest_numbers(lightest: Mapping[int, Lightest]) -> dict[str, str]:
@@ -836,6 +856,7 @@ def mva_seed(d: Frames, seed: dict, lightest: Mapping[int, Lightest] | None = No
         seed_valid = None
     numbers: dict[str, Any] = {
         "SixteenMVASeedValidCase": valid_case(seed_valid),
+        "SixteenMVASeedInvalidWhy": invalid_why(seed_valid),
         "SixteenMVASeedServers": fg.num(chosen_s) if chosen_s is not None else fg.MISSING,
         "SixteenMVASeedError": fg.pct(
             (model.get("throughput", math.nan) - measured_x) / measured_x
