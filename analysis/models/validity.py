@@ -150,7 +150,7 @@ def _phrase(c: Check) -> str:
     if c.name == "delay_centre":
         return "a network round trip sits in a station's service time"
     if c.name == "recipe_identity":
-        return f"its error is N(1−ρ)/ρ of its own fitting recipe ({c.value:+.1%})"
+        return f"its error is its fitting recipe's algebra, ρ/(N(1−ρ)) − 1 = {c.value:+.1%}"
     name = c.name.removeprefix("utilisation_").replace("_holding", "").replace("_", " ")
     return f"its {name} utilisation is {c.value:.2f}, not below 1"
 
