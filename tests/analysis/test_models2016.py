@@ -78,34 +78,43 @@ def test_write_thread_time_is_busy_time_per_set(tables: parse.RunTables) -> None
     assert math.isnan(pools.write_thread_time_us(tables.pools[tables.pools["pool"] == "read"]))
 
 
-# --- M/M/m with m = S·(T+1) ------------------------------------------------------------------
+# --- M/M/m of the GETs, m = S·T read threads ----------------------------------------------
 
 
-def test_mmm_inputs_count_every_thread_and_hold_time_per_part(tables: parse.RunTables) -> None:
+def test_mmm_inputs_count_the_read_threads_and_hold_time_per_get_part(
+    tables: parse.RunTables,
+) -> None:
     windows = tables.tidy()
     i = mmm2016.inputs(windows, tables.pool_requests, memcached=2, workers=4)
-    assert i.servers == 10
+    # Only the read threads serve GETs: 2 servers × 4, the 2 write threads left out.
+    assert i.servers == 8
     worker = {(r["window"], r["type"]): float(r["worker_us_mean"]) for r in rows("windows.csv")}
-    parts = rows("pool_requests.csv")
+    parts = [r for r in rows("pool_requests.csv") if r["pool"] == "read"]
     n = sum(int(r["count"]) for r in parts)
     held = sum(
         int(r["count"]) * (float(r["server_us_mean"]) + worker[(r["window"], r["type"])])
         for r in parts
     )
     assert i.service_time_us == pytest.approx(held / n)
-    per_window = {}
+    per_window: dict[str, float] = {}
     for r in rows("windows.csv"):
-        per_window[r["window"]] = per_window.get(r["window"], 0) + float(r["throughput_ops"])
+        if r["type"] in ("get", "multiget"):
+            per_window[r["window"]] = per_window.get(r["window"], 0) + float(r["throughput_ops"])
     assert i.arrival_rate == pytest.approx(sum(per_window.values()) / len(per_window))
     result = mmm2016.solve(i)
-    assert result.servers == 10 and result.utilization < 1
+    assert result.servers == 8 and result.utilization < 1
     assert result.mean_response_time == pytest.approx(1 / i.service_rate + result.mean_waiting_time)
+
+
+def test_mmm_servers_are_the_read_threads() -> None:
+    assert mmm2016.servers(5, 24) == 120
+    assert mmm2016.servers(3, 8, middlewares=2) == 48
 
 
 def test_mmm_measured_side(tables: parse.RunTables) -> None:
     windows = tables.tidy()
     got = mmm2016.measured(windows, tables.pool_requests, tables.queue, arrival_rate=10_000.0)
-    raw = rows("windows.csv")
+    raw = [r for r in rows("windows.csv") if r["type"] in ("get", "multiget")]
     n = sum(int(r["count"]) for r in raw)
     mean = sum(int(r["count"]) * float(r["response_us_mean"]) for r in raw) / n
     assert got["mean_response_time"] == pytest.approx(mean / 1e6)
@@ -116,7 +125,6 @@ def test_mmm_measured_side(tables: parse.RunTables) -> None:
 
 
 def test_mmm_servers_reject_nonsense() -> None:
-    assert mmm2016.servers(5, 24) == 125 and mmm2016.servers(3, 8, middlewares=2) == 54
     with pytest.raises(ValueError, match="positive"):
         mmm2016.servers(0, 24)
 

@@ -255,17 +255,19 @@ def test_writes_times_include_the_response_time(built: dict[str, Path]) -> None:
     assert "response time in the middleware" in built["writes-times-set.tex"].read_text()
 
 
-def test_models_count_every_thread(built: dict[str, Path]) -> None:
+def test_models_count_the_read_threads(built: dict[str, Path]) -> None:
     n = numbers(built, "queueing")
-    # Smoke: five servers with eight read threads each, plus one write thread per server.
-    assert n["SixteenMMmServers"] == "45"
-    assert "M/M/45" in built["open-models.tex"].read_text()
+    # Smoke: five servers with eight read threads each; the write threads serve no GET.
+    assert n["SixteenMMmServers"] == "40"
+    assert "M/M/40" in built["open-models.tex"].read_text()
     mmm = built["mmm.tex"].read_text()
     assert "346" in mmm and "17{,}242" in mmm  # the seed's μ and λ for S = 3
-    assert re.search(r"Servers \$m\$ & 75 & 75 & 99", mmm)  # S = 3, T = 24: 3·25
+    assert re.search(r"Servers \$m\$ & 72 & 72 & 99", mmm)  # S = 3, T = 24: 3·24
     seed = built["mva-seed.tex"].read_text()
     assert "20{,}445" in seed
     assert n["SixteenMVASeedServers"] == "3"
+    assert n["SixteenMMOneValidCase"] in {"valid", "invalid"}
+    assert n["SixteenMVAValidCase"] in {"all", "some", "none"}
 
 
 def test_design_comparison_names_the_busiest_pools(built: dict[str, Path]) -> None:

@@ -1,7 +1,14 @@
-"""M/M/m of the 2016 design, as seed 001 (§2) built it: every thread that serves a queue is
-one server, m = S·(T+1) per middleware (T read threads and one write thread per memcached
-server); μ is the inverse of the mean time a thread holds a part (dequeue to reply, server
-time plus thread time) and λ the mean throughput over the middleware's windows."""
+"""M/M/m of the 2016 design's GETs: m = S·T per middleware, the read threads.
+
+Seed 001 (§2) counted every thread, m = S·(T+1), as if all of them took jobs from one queue.
+In this design a GET waits in its primary's read queue and only that server's T read
+threads serve it; the write thread of each server takes only SETs, and it does not hold a
+SET while memcached answers (it is asynchronous, a Selector over its connections), so it is
+no server of the M/M/m's kind. The model is therefore one of the GETs: m the read threads,
+λ the GETs' mean throughput over the middleware's windows, 1/μ the mean time a read thread
+holds a GET part (dequeue to reply: server time plus thread time). The writes (none or a
+few per cent of the requests here) are left out, and so are the write threads. One queue
+for all m threads is still an idealisation (the design has one per server)."""
 
 from __future__ import annotations
 
@@ -27,11 +34,17 @@ class Inputs:
 
 
 def servers(memcached: int, workers: int, middlewares: int = 1) -> int:
-    """m = S·(T+1) per middleware, T = `workers` read threads per memcached server: every
-    read thread and every write thread."""
+    """m = S·T per middleware, T = `workers` read threads per memcached server: the threads
+    that serve GETs (write threads serve only SETs)."""
     if min(memcached, workers, middlewares) < 1:
         raise ValueError("servers, threads and middlewares must be positive")
-    return middlewares * memcached * (workers + 1)
+    return middlewares * memcached * workers
+
+
+def gets(windows: pd.DataFrame, pool_requests: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The middleware's GET windows and the read pools' parts: what the M/M/m models."""
+    mw = windows[(windows["side"] == "middleware") & windows["type"].isin(["get", "multiget"])]
+    return mw, pool_requests[pool_requests["pool"] == "read"]
 
 
 def inputs(
@@ -41,8 +54,9 @@ def inputs(
     workers: int,
     middlewares: int = 1,
 ) -> Inputs:
-    """Model inputs from one configuration's stable middleware windows and pool records."""
-    mw = windows[(windows["side"] == "middleware") & (windows["type"] != "all")]
+    """Model inputs from one configuration's stable middleware windows and pool records
+    (their GETs and read parts)."""
+    mw, pool_requests = gets(windows, pool_requests)
     return Inputs(
         servers=servers(memcached, workers, middlewares),
         arrival_rate=estimate.arrival_rate(mw),
@@ -75,12 +89,12 @@ def _pooled(count: pd.Series, mean: pd.Series, var: pd.Series) -> tuple[float, f
 def measured(
     windows: pd.DataFrame, pool_requests: pd.DataFrame, queue: pd.DataFrame, arrival_rate: float
 ) -> dict[str, float]:
-    """The measured counterparts of the model's rows, in seconds: response time (the
-    middleware's, arrival to reply), waiting time (the parts' time in their queue), jobs in
-    the system (Little's law, λ·R, as seed 001 computed them) and waiting jobs (the
-    time-weighted length of all queues, summed over middlewares). `queue` rows must be
-    those of the stable windows."""
-    mw = windows[(windows["side"] == "middleware") & (windows["type"] != "all")]
+    """The measured counterparts of the model's rows, in seconds, of the GETs: response time
+    (the middleware's, arrival to reply), waiting time (the read parts' time in their queue),
+    jobs in the system (Little's law, λ·R, as seed 001 computed them) and waiting jobs (the
+    time-weighted length of all queues, summed over middlewares: the few SETs' included).
+    `queue` rows must be those of the stable windows."""
+    mw, pool_requests = gets(windows, pool_requests)
     mw = mw.dropna(subset=["response_us_mean"])
     r_mean, r_std = _pooled(mw["count"], mw["response_us_mean"], mw["response_us_std"] ** 2)
     q = part_times(pool_requests, "queue", by=())

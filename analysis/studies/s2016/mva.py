@@ -2,14 +2,17 @@
 
 Stations: the client side (a delay centre: the clients and the network, everything outside
 the middleware), the net-thread, per memcached server i a read pool (T servers), a write
-thread (one server) and the memcached server itself. A request is a GET with probability
-1 − w and a SET with probability w, and keys are spread evenly over the S primaries, so the
-visit ratios per request are
+thread (one server) and the memcached server itself, and the round trip between middleware
+and memcached (a delay centre: the testbed delays every packet of that link, and a delay
+serves every request at once, so it is no part of a queue's service time). A request is a
+GET with probability 1 − w and a SET with probability w, and keys are spread evenly over the
+S primaries, so the visit ratios per request are
 
     read i:      (1 − w) / S        (a GET waits in its primary's read queue)
     write i:     w / S              (a SET in its primary's write queue)
     memcached i: ((1 − w) + w·k) / S (a GET reads its primary; a SET goes to its k replicas,
                                      k the replication factor)
+    round trip:  (1 − w) + w·k       (one per visit to a memcached server)
 
 Product-form networks cannot express two things of the real system, and the model says so
 rather than hide it: a read thread holds its part while memcached answers (the read station's
@@ -53,10 +56,11 @@ class ServiceTimes:
     net_thread: float
     read: float  # a read thread's own time per GET part (without the wait for memcached)
     write: float  # the write thread's busy time per SET
-    memcached: float  # one request at one server (includes the round trip)
+    memcached: float  # one request at one server, the server's own service
+    round_trip: float = 0.0  # middleware to memcached and back, per visit (a delay centre)
 
     def __post_init__(self) -> None:
-        for name in ("client", "net_thread", "read", "memcached"):
+        for name in ("client", "net_thread", "read", "memcached", "round_trip"):
             v = getattr(self, name)
             if not (v >= 0 and math.isfinite(v)):
                 raise ValueError(f"service time {name} must be a number >= 0, got {v}")
@@ -69,6 +73,18 @@ def design_of(point: pd.Series) -> Design:
     servers = int(point["servers"])
     r = servers if replication is None or pd.isna(replication) else int(replication)
     return Design(servers, int(point["middleware.workers"]), r, set_share(point["workload.ratio"]))
+
+
+def round_trip_of(point: pd.Series) -> float:
+    """The emulated round trip between middleware and memcached of a point row, in the
+    study's time (s): twice the one-way delay (`delays_ms.middleware_server`, testbed ms) by
+    the point's scale; 0 without a delay."""
+    delay = point.get("delays_ms.middleware_server")
+    if delay is None or pd.isna(delay):
+        return 0.0
+    scale = point.get("scale")
+    s = 1.0 if scale is None or pd.isna(scale) else float(scale)
+    return 2 * float(delay) * s / 1e3
 
 
 def visits(d: Design) -> dict[str, float]:
@@ -93,6 +109,9 @@ def network(d: Design, t: ServiceTimes) -> mva.Network:
                 raise ValueError(f"a load with writes needs a write service time, got {t.write}")
             stations.append(mva.Station(f"write{i}", "queue", t.write, v["write"]))
         stations.append(mva.Station(f"memcached{i}", "queue", t.memcached, v["memcached"]))
+    if t.round_trip > 0:
+        total = v["memcached"] * d.servers
+        stations.append(mva.Station("round-trip", "delay", t.round_trip, total))
     return mva.Network(tuple(stations))
 
 
@@ -121,7 +140,8 @@ def predict(d: Design, t: ServiceTimes, clients: int) -> Prediction:
         return max((st[n].utilization for n in names), default=math.nan)
 
     net = st["net-thread"].response_time
-    mc = per_visit("memcached")
+    # One visit to a server: its round trip and its queue.
+    mc = per_visit("memcached") + t.round_trip
     utilization = {
         "net-thread": st["net-thread"].utilization,
         "read": util("read"),
@@ -129,7 +149,8 @@ def predict(d: Design, t: ServiceTimes, clients: int) -> Prediction:
         "memcached": util("memcached"),
     }
     v = visits(d)
-    # A read thread is busy from dequeue to done: its own time and the wait at memcached.
+    # A read thread is busy from dequeue to done: its own time, the round trip and the wait
+    # at memcached.
     read_busy = res.throughput * v["read"] * (t.read + mc) / d.workers
     known = {k: u for k, u in utilization.items() if math.isfinite(u)}
     return Prediction(
@@ -152,13 +173,17 @@ def _weighted(frame: pd.DataFrame, column: str) -> float:
 
 
 def service_times(
-    windows: pd.DataFrame, pools: pd.DataFrame, pool_requests: pd.DataFrame
+    windows: pd.DataFrame,
+    pools: pd.DataFrame,
+    pool_requests: pd.DataFrame,
+    round_trip: float = 0.0,
 ) -> ServiceTimes:
     """Service times of one configuration from its stable windows (both sides, tidy
     `windows` with request types) and its pool statistics: the client delay is the clients'
     mean response time minus the middleware's; the read time is the worker time of GETs;
     the write time the write threads' busy time per SET; memcached's the server time of GET
-    parts (of SETs for a load without GETs)."""
+    parts (of SETs for a load without GETs) less the link's `round_trip` (s, round_trip_of),
+    which the network has as its own delay centre."""
     typed = windows[windows["type"] != "all"]
     client = typed[typed["side"] == "client"]
     mw = typed[typed["side"] == "middleware"]
@@ -178,5 +203,6 @@ def service_times(
         net_thread=_weighted(mw, "net_us_mean") * us,
         read=(_weighted(gets, "worker_us_mean") if len(gets) else 0.0) * us,
         write=write_thread_time_us(pools) * us,
-        memcached=memcached * us,
+        memcached=max(memcached * us - round_trip, 0.0),
+        round_trip=round_trip,
     )

@@ -14,6 +14,7 @@ figure."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ import pandas as pd
 
 from analysis import estimate, pools
 from analysis.models import busy_period, queueing
+from analysis.models import validity as vd
 from analysis.report import figures as fg
 from analysis.studies.s2016 import mmm as mmm2016
 from analysis.studies.s2016 import mva as mva2016
@@ -160,6 +162,55 @@ def _error(model: dict, measured: dict) -> float:
     return (model.get("mean_response_time", math.nan) - m) / m if m else math.nan
 
 
+def read_threads(pool_table: pd.DataFrame, point: str, ok: set[str]) -> int | None:
+    """The read threads the middlewares of a point ran (its pool records: every read pool's
+    threads, summed over servers and middlewares; the mean over runs); None without any."""
+    f = of_point(pool_table, point, ok)
+    f = f[f["pool"] == "read"]
+    if f.empty:
+        return None
+    per_run = f.groupby(["run", "source", "server"])["threads"].max().groupby("run").sum()
+    return round(float(per_run.mean()))
+
+
+def valid_case(v: vd.Validity | None) -> str:
+    """A model's validity for the prose: `valid`, `invalid` or `unjudged` (no model)."""
+    return "unjudged" if v is None else "valid" if v.valid else "invalid"
+
+
+@dataclass(frozen=True)
+class OpenAt:
+    """M/M/1 and M/M/m response times at one point of the read-only family, and the
+    measured one (s)."""
+
+    point: str
+    mm1: float
+    mmm: float
+    measured: float
+    rho: float  # the M/M/1's
+
+
+def open_at(
+    d: Frames, point: str, mu1: float, servers: int, workers: int, middlewares: int
+) -> OpenAt:
+    """The open models fitted as at the maximum-throughput point (μ of the M/M/1 the
+    family's highest window) at another `point` of the family."""
+    ok = ok_runs(d["runs"])
+    windows = d["windows"]
+    at = windows[windows["point"] == point]
+    mw = at[(at["side"] == "middleware") & (at["type"] != "all")]
+    lam = estimate.arrival_rate(mw)
+    requests = of_point(d["pool_requests"], point, ok)
+    meas = mmm2016.measured(at, requests, stable_queue(d["queue"], windows, point), lam)
+    r1 = r2 = math.nan
+    with contextlib.suppress(queueing.UnstableQueueError):
+        r1 = queueing.mm1(lam, mu1).mean_response_time
+    with contextlib.suppress(queueing.UnstableQueueError, ValueError):
+        i = mmm2016.inputs(at, requests, servers, workers, middlewares)
+        r2 = mmm2016.solve(i).mean_response_time
+    return OpenAt(point, r1, r2, meas["mean_response_time"], lam / mu1)
+
+
 def open_models(d: Frames, seed: dict) -> Part:
     """M/M/1 and M/M/m at the maximum-throughput configuration of the read-only family
     (`d`: its tables through `timed_reads`) beside seed 001's M/M/1 (`seed`)."""
@@ -196,6 +247,43 @@ def open_models(d: Frames, seed: dict) -> Part:
             unstable.append(f"{'M/M/1' if name == 'mm1' else f'M/M/{inputs.servers}'}: {err}")
     results["mm1"]["servers"] = 1
     results["mmm"]["servers"] = inputs.servers
+    # Validity: both models at the fewest clients of the chosen pool size, fitted the same way.
+    level = client[client[WORKERS] == chosen["workers"]].sort_values("clients_total")
+    light = open_at(
+        d,
+        level.iloc[0]["point"],
+        mu1,
+        int(chosen["servers"]),
+        int(chosen["workers"]),
+        int(chosen["middlewares"]),
+    )
+    mm1_error, mmm_error = _error(results["mm1"], measured), _error(results["mmm"], measured)
+    clients_n = float(chosen["clients_total"])
+    rho1 = results["mm1"].get("utilization", lam / mu1)
+    mm1_valid = vd.judge(
+        "M/M/1",
+        vd.relative_error(light.mm1, light.measured),
+        light.point,
+        (
+            vd.servers(1, inputs.servers, "read threads that serve the GETs"),
+            vd.utilisation("server", rho1),
+            vd.recipe(mm1_error, clients_n, rho1),
+        ),
+    )
+    threads = read_threads(d["pools"], point, ok)
+    mmm_valid = vd.judge(
+        f"M/M/{inputs.servers}",
+        vd.relative_error(light.mmm, light.measured),
+        light.point,
+        (
+            vd.servers(
+                inputs.servers,
+                threads if threads is not None else inputs.servers,
+                "read threads the pools ran",
+            ),
+            vd.utilisation("read_thread", results["mmm"].get("utilization", math.nan)),
+        ),
+    )
     seed_pred = {**seed["predicted"], "arrival_rate": seed["arrival_rate"], "servers": 1,
                  "service_rate": seed["service_rate"]}  # fmt: skip
     rows = []
@@ -220,6 +308,9 @@ def open_models(d: Frames, seed: dict) -> Part:
         models["mm1"] = _model_entry(
             point, mm1r["mean_response_time"], measured["mean_response_time"], "M/M/1"
         )
+        models["mm1"]["validity"] = mm1_valid.to_dict()
+        # The error the recipe's identity alone gives, beside the model's.
+        models["mm1"]["identity_error"] = vd.identity_error(clients_n, rho1)
     numbers = {
         "SixteenMMOneLambda": fg.num(lam),
         # The same point's throughput as the clients measure it (the grid's and Table 1's).
@@ -227,13 +318,24 @@ def open_models(d: Frames, seed: dict) -> Part:
         "SixteenMMOneMu": fg.num(mu1),
         "SixteenMMOneRho": fg.num(mm1r.get("utilization", math.nan), 3),
         "SixteenMMOneResponse": fg.num(mm1r.get("mean_response_time", math.nan) * 1e3, 3),
-        "SixteenMMOneResponseError": fg.pct(_error(mm1r, measured)),
+        "SixteenMMOneResponseError": fg.pct(mm1_error),
+        "SixteenMMOneLightestError": fg.pct(mm1_valid.lightest_error),
+        "SixteenMMOneLightestClients": fg.num(level.iloc[0]["clients_total"]),
+        "SixteenMMOneValidCase": valid_case(mm1_valid),
+        "SixteenMMOneIdentityError": fg.pct(vd.identity_error(clients_n, rho1)),
+        "SixteenMMOneClients": fg.num(clients_n),
+        # `restates`: the M/M/1's error at the point is N(1-rho)/rho, the recipe's algebra.
+        "SixteenMMOneRecipeCase": "differs"
+        if all(c.ok for c in mm1_valid.checks if c.name == "recipe_identity")
+        else "restates",
         "SixteenMMmServers": fg.num(inputs.servers),
         "SixteenMMmMu": fg.num(inputs.service_rate),
         "SixteenMMmServiceTime": fg.num(inputs.service_time_us / 1e3, 3),
         "SixteenMMmRho": fg.num(mmmr.get("utilization", math.nan), 3),
         "SixteenMMmResponse": fg.num(mmmr.get("mean_response_time", math.nan) * 1e3, 3),
-        "SixteenMMmResponseError": fg.pct(_error(mmmr, measured)),
+        "SixteenMMmResponseError": fg.pct(mmm_error),
+        "SixteenMMmLightestError": fg.pct(mmm_valid.lightest_error),
+        "SixteenMMmValidCase": valid_case(mmm_valid),
         "SixteenMMmQueueing": fg.num(mmmr.get("prob_queueing", math.nan), 3),
         "SixteenMeasuredResponse": fg.num(measured["mean_response_time"] * 1e3, 3),
         "SixteenMeasuredWaiting": fg.num(measured["mean_waiting_time"] * 1e3, 3),
@@ -298,6 +400,21 @@ def mmm_per_servers(d: Frames) -> dict[int, tuple[dict, dict]]:
             model.update(mmm2016.flat(mmm2016.solve(i)))
         meas = mmm2016.measured(w, req, stable_queue(d["queue"], windows, point), i.arrival_rate)
         meas.update(servers=i.servers, arrival_rate=i.arrival_rate, point=point)
+        # The family runs each S at one client count, so that point is its lightest load.
+        threads = read_threads(d["pools"], point, ok)
+        meas["validity"] = vd.judge(
+            f"M/M/{i.servers}",
+            _error(model, meas),
+            point,
+            (
+                vd.servers(
+                    i.servers,
+                    threads if threads is not None else i.servers,
+                    "read threads the pools ran",
+                ),
+                vd.utilisation("read_thread", model.get("utilization", math.nan)),
+            ),
+        )
         ours[s] = (model, meas)
     return ours
 
@@ -427,6 +544,9 @@ def mmm_table(ours: dict[int, tuple[dict, dict]], seed: dict) -> Part:
         "SixteenSeedMMmTable": fg.escape(seed["table"]),
         "SixteenSeedMMmClients": fg.num(cfg["clients"]),
         "SixteenSeedMMmThreads": fg.num(cfg["threads_per_pool"]),
+        "SixteenMMmServersValidCase": _cases(
+            [meas["validity"] for _, meas in ours.values() if "validity" in meas]
+        ),
         "SixteenSeedMMmWrites": fg.num(cfg["writes_percent"]),
         **mmm_rows(ours, seed),
     }
@@ -435,6 +555,7 @@ def mmm_table(ours: dict[int, tuple[dict, dict]], seed: dict) -> Part:
             _model_entry(
                 meas["point"], m["mean_response_time"], meas["mean_response_time"], f"S = {s}"
             )
+            | ({"validity": meas["validity"].to_dict()} if "validity" in meas else {})
             for s, (m, meas) in sorted(ours.items())
             # A prediction the findings can check: at a measured point, with a response time.
             if "point" in meas
@@ -445,13 +566,42 @@ def mmm_table(ours: dict[int, tuple[dict, dict]], seed: dict) -> Part:
     return Part(tabular, numbers, models)
 
 
+def _cases(validities: list[vd.Validity]) -> str:
+    """`all`, `some` or `none` of the models valid; `unjudged` without any."""
+    if not validities:
+        return "unjudged"
+    flags = [v.valid for v in validities]
+    return "all" if all(flags) else "some" if any(flags) else "none"
+
+
 def times_at(d: Frames, point: str, ok: set[str]) -> mva2016.ServiceTimes:
-    """The MVA's service times measured at one point (its ok runs)."""
+    """The MVA's service times measured at one point (its ok runs), the emulated round trip
+    to memcached taken out of memcached's time into its own delay centre."""
     w = d["windows"]
+    rows = d["points"][d["points"]["point"] == point]
+    rtt = mva2016.round_trip_of(rows.iloc[0]) if len(rows) else 0.0
     return mva2016.service_times(
         w[(w["point"] == point) & w["run"].isin(ok)],
         of_point(d["pools"], point, ok),
         of_point(d["pool_requests"], point, ok),
+        rtt,
+    )
+
+
+def mva_checks(
+    p: mva2016.Prediction, times: mva2016.ServiceTimes, design: mva2016.Design, threads: int | None
+) -> tuple[vd.Check, ...]:
+    """The MVA's inputs in range: the round trip a delay centre, each read station with the
+    read threads a pool ran, and a read pool that its parts do not hold beyond its threads
+    (the network requires a busy fraction below 1, holding at memcached included)."""
+    return (
+        vd.delay_centre(False, times.round_trip, "memcached"),
+        vd.servers(
+            design.workers,
+            threads // design.servers if threads else design.workers,
+            "read threads per pool",
+        ),
+        vd.utilisation("read_thread_holding", p.read_busy),
     )
 
 
@@ -472,13 +622,25 @@ class MVACurve:
     measured: pd.DataFrame  # the client points of this pool size
 
 
-def mva_models(d: Frames) -> tuple[list[MVACurve], Part]:
+@dataclass(frozen=True)
+class Lightest:
+    """The MVA of one pool size at its lightest load: its validity and service times."""
+
+    validity: vd.Validity
+    times: mva2016.ServiceTimes
+
+
+def mva_models(d: Frames) -> tuple[list[MVACurve], Part, dict[int, Lightest]]:
     """The MVA over the maximum-throughput family's client counts, service times from the
-    lightest load of each pool size: curves to draw, and the table of predicted against
-    measured throughput, response time and read-pool busy fraction."""
+    lightest load of each pool size: curves to draw, the table of predicted against
+    measured throughput, response time and read-pool busy fraction, and per pool size the
+    MVA's validity (judged at its lightest load)."""
     ok = ok_runs(d["runs"])
     pts = d["points"][d["points"]["type"] == "all"]
     curves, rows, errs, bottlenecks = [], [], [], set()
+    lightest: dict[int, Lightest] = {}
+    round_trips: set[float] = set()
+    entries = []
     beyond = 0  # points whose predicted read-pool busy fraction exceeds 100 %
     for workers, level in pts.groupby(WORKERS, sort=True):
         client = level[level["side"] == "client"].sort_values("clients_total")
@@ -501,6 +663,24 @@ def mva_models(d: Frames) -> tuple[list[MVACurve], Part]:
             p = mva2016.predict(design, times, int(c["clients_total"]))
             busy = measured_busy(d["pools"], c["point"], ok)
             ex = (p.throughput - c["throughput_ops_mean"]) / c["throughput_ops_mean"]
+            if c["point"] == low["point"]:
+                v = vd.judge(
+                    "MVA",
+                    ex,
+                    low["point"],
+                    mva_checks(p, times, design, read_threads(d["pools"], low["point"], ok)),
+                )
+                lightest[int(workers)] = Lightest(v, times)
+                round_trips.add(times.round_trip)
+                entry = _model_entry(
+                    low["point"],
+                    p.throughput,
+                    c["throughput_ops_mean"],
+                    f"T = {int(workers)}, N = {int(c['clients_total'])}",
+                    metric="throughput_ops",
+                    side="client",
+                )
+                entries.append(entry | {"validity": v.to_dict()})
             er = (p.response_time * 1e6 - c["response_us_mean_mean"]) / c["response_us_mean_mean"]
             errs.append(abs(ex))
             bottlenecks.add(p.bottleneck)
@@ -531,8 +711,43 @@ def mva_models(d: Frames) -> tuple[list[MVACurve], Part]:
         "SixteenMVAMaxError": fg.pct(float(np.max(errs)) if errs else math.nan),
         "SixteenMVABottlenecks": fg.escape(", ".join(sorted(bottlenecks))) or fg.MISSING,
         **beyond_numbers(beyond, len(rows)),
+        **lightest_numbers(lightest),
+        # The emulated round trip to memcached, ms in the study's time (one value per family).
+        "SixteenMVARoundTrip": ", ".join(fg.num(r * 1e3, 2) for r in sorted(round_trips))
+        or fg.MISSING,
     }
-    return curves, Part(tabular, numbers)
+    return curves, Part(tabular, numbers, {"mva": entries}), lightest
+
+
+WHY = {  # a failed check of the MVA, as a clause of the prose
+    "lightest_load": "it misses the lightest load beyond the tolerance",
+    "delay_centre": "a round trip sits in a station's service time",
+    "servers": "its read stations do not have the pools' threads",
+    "utilisation_read_thread_holding": "it implies read threads busy more than all of the time",
+}
+
+
+def invalid_why(v: vd.Validity | None) -> str:
+    """Why a model is not valid, in LaTeX-safe words (empty when valid or unjudged)."""
+    if v is None:
+        return ""
+    return fg.listed([WHY.get(c.name, fg.escape(c.name)) for c in v.checks if not c.ok])
+
+
+def lightest_numbers(lightest: Mapping[int, Lightest]) -> dict[str, str]:
+    """The MVA's throughput errors at each pool size's lightest load, for the prose:
+    `SixteenMVALightestItems` as `$T = 8$: −5.0 %` items, their range, and
+    `SixteenMVAValidCase` (`all`, `some`, `none` of the pool sizes valid)."""
+    errors = [v.validity.lightest_error for v in lightest.values()]
+    items = [f"$T = {t}$: {fg.pct(v.validity.lightest_error)}" for t, v in sorted(lightest.items())]
+    finite = [e for e in errors if math.isfinite(e)]
+    return {
+        "SixteenMVALightestItems": fg.listed(items) or fg.MISSING,
+        "SixteenMVALightestMin": fg.pct(min(finite)) if finite else fg.MISSING,
+        "SixteenMVALightestMax": fg.pct(max(finite)) if finite else fg.MISSING,
+        "SixteenMVAValidCase": _cases([v.validity for v in lightest.values()]),
+        "SixteenMVATolerance": fg.pct(vd.TOLERANCE, 0),
+    }
 
 
 BEYOND_POOL = "$^\\ast$"  # marks a predicted busy fraction no pool of T threads can have
@@ -554,9 +769,13 @@ def beyond_numbers(beyond: int, points: int) -> dict[str, str]:
     }
 
 
-def mva_seed(d: Frames, seed: dict) -> Part:
+def mva_seed(d: Frames, seed: dict, lightest: Mapping[int, Lightest] | None = None) -> Part:
     """The MVA at the replication family's point without replication nearest to seed 001's
-    number of servers, beside its Table 3."""
+    number of servers, beside its Table 3. The replication family runs one client count, so
+    what needs a light load comes from the maximum-throughput family's lightest load at the
+    pool size nearest the point's (`lightest`): memcached's own service time (at the point,
+    under load, the server time also holds memcached's queue, which the network computes
+    itself) and the MVA's lightest-load error for its validity."""
     ok = ok_runs(d["runs"])
     pts = d["points"]
     client = pts[(pts["side"] == "client") & (pts["level_replication"] == "none")]
@@ -571,8 +790,19 @@ def mva_seed(d: Frames, seed: dict) -> Part:
         at = client[client["point"] == point].set_index("type")
         design = mva2016.design_of(at.loc["all"])
         times = times_at(d, point, ok)
+        near = None
+        if lightest:
+            near = lightest[min(lightest, key=lambda k: (abs(k - design.workers), k))]
+            times = dataclasses.replace(times, memcached=near.times.memcached)
         p = mva2016.predict(design, times, int(at.loc["all", "clients_total"]))
         busiest = (p.bottleneck, p.utilization[p.bottleneck])
+        checks = mva_checks(p, times, design, read_threads(d["pools"], point, ok))
+        if near is not None:
+            seed_valid: vd.Validity | None = vd.judge(
+                "MVA", near.validity.lightest_error, near.validity.lightest_point, checks
+            )
+        else:
+            seed_valid = vd.judge("MVA", math.nan, "", checks)
         w = design.write_share
         st = p.result.stations
         model = {
@@ -622,7 +852,11 @@ def mva_seed(d: Frames, seed: dict) -> Part:
         ["Metric", "MVA", "Measured", "Seed MVA", "Seed meas."], rows, "p{6.2cm}rrrr"
     )
     measured_x = meas.get("throughput", math.nan)
+    if chosen_s is None:
+        seed_valid = None
     numbers: dict[str, Any] = {
+        "SixteenMVASeedValidCase": valid_case(seed_valid),
+        "SixteenMVASeedInvalidWhy": invalid_why(seed_valid),
         "SixteenMVASeedServers": fg.num(chosen_s) if chosen_s is not None else fg.MISSING,
         "SixteenMVASeedError": fg.pct(
             (model.get("throughput", math.nan) - measured_x) / measured_x
@@ -653,12 +887,14 @@ def mva_seed(d: Frames, seed: dict) -> Part:
             metric="throughput_ops",
             side="client",
         )
+        if seed_valid is not None:
+            models["mva_seed"]["validity"] = seed_valid.to_dict()
     return Part(tabular, numbers, models)
 
 
 # The maximum-throughput family's tables the open models and the MVA read, and the
 # replication family's.
-OPEN_TABLES = ("points", "windows", "histograms", "queue", "pool_requests", "runs")
+OPEN_TABLES = ("points", "windows", "histograms", "queue", "pools", "pool_requests", "runs")
 MVA_TABLES = ("points", "windows", "pools", "pool_requests", "runs")
 MAX_TABLES = ("points", "windows", "histograms", "queue", "pools", "pool_requests", "runs")
 REPLICATION_TABLES = ("points", "windows", "queue", "pools", "pool_requests", "runs")
@@ -729,10 +965,11 @@ def report(
     mmm_part = mmm_table(mmm_per_servers(repl), seed_models["mmm"])
     numbers |= mmm_part.numbers
     predictions |= mmm_part.models
-    curves, mva_part = mva_models(timed(MVA_TABLES))
+    curves, mva_part, lightest = mva_models(timed(MVA_TABLES))
     mva_figure(curves, mva_figure_path)
     numbers |= mva_part.numbers
-    seed_part = mva_seed(repl, seed_models["mva"])
+    predictions |= mva_part.models
+    seed_part = mva_seed(repl, seed_models["mva"], lightest)
     numbers |= seed_part.numbers
     predictions |= seed_part.models
     return Report(open_part, mmm_part, mva_part, seed_part, numbers, predictions)

@@ -104,6 +104,9 @@ class Fit:
     workers: int
     middlewares: int
     client: pd.DataFrame
+    # memcached's service time is the inverse of one server's throughput without middleware;
+    # False: the middleware's server time, which holds the round trip to memcached.
+    server_from_direct: bool = True
 
 
 def fit(
@@ -147,6 +150,7 @@ def fit(
             workers=workers,
             middlewares=middlewares,
             client=client,
+            server_from_direct=not one_server.empty and float(one_server.max()) > 0,
         )
     return fitted
 

@@ -12,6 +12,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from analysis.models import mva
+from analysis.models import validity as vd
 from analysis.report import figures as rf
 from analysis.studies.s2018 import mva_middleware as mw
 from analysis.studies.s2018 import seed as seed2018
@@ -30,6 +31,11 @@ DATA_COLUMNS = [
     "x_measured_raw",
     "scale",
     "bottleneck",
+    # Per setup and workload (analysis.models.validity): the error at the fewest clients,
+    # whether the network is valid here, and why not.
+    "lightest_error",
+    "valid",
+    "validity_reason",
 ]
 MVA_HEADER = ["setup", "workload", "N", "X MVA", "X meas.", "raw"]
 MVA_HEADER += ["R MVA [ms]", "R meas. [ms]", "bottleneck"]
@@ -87,12 +93,16 @@ def tables(
     ]
     mva_rows, param_rows, mva_data = [], [], []
     comp_tables: dict[str, list[list[str]]] = {s: [] for s in SETUPS}
+    verdicts: list[bool] = []
     macros: dict[str, str] = {}
     for setup in SETUPS:
         for workload in WORKLOADS:
             key = camel("Model", setup, workload)
             macros[f"{key}Bottleneck"] = "n/a (no points)"
             macros[f"{key}X"] = rf.MISSING
+            macros[f"{key}LightestError"] = rf.MISSING
+            macros[f"{key}LightestClients"] = rf.MISSING
+            macros[f"{key}ValidCase"] = "unjudged"
             for part in ("NetThread", "Workers", "Memcached"):
                 macros[f"{key}Capacity{part}"] = rf.MISSING
     for (setup, workload), f in sorted(fitted.items()):
@@ -100,6 +110,7 @@ def tables(
         net, times = f.network, f.times
         label = [setup.replace("_", " "), workload]
         comp = []
+        first = len(mva_data)
         for _, c in f.client.iterrows():
             n = int(c["clients_total"])
             res = mva.solve(net, n)
@@ -129,6 +140,17 @@ def tables(
                     rf.escape(mw.bottleneck(res)),
                 ]
             )
+        judged = judge(f, mva_data[first:])
+        verdicts.append(judged.valid)
+        macros[f"{key}LightestError"] = rf.pct(judged.lightest_error)
+        macros[f"{key}LightestClients"] = str(min(r["clients"] for r in mva_data[first:]))
+        macros[f"{key}ValidCase"] = "valid" if judged.valid else "invalid"
+        for row in mva_data[first:]:
+            row.update(
+                lightest_error=judged.lightest_error,
+                valid=judged.valid,
+                validity_reason=judged.reason,
+            )
         # The table's bottleneck is the one at the most clients: the last point's.
         cap = times.capacities(f.workers, f.middlewares)
         param_rows.append(
@@ -155,6 +177,10 @@ def tables(
     for setup in SETUPS:
         read, write = (macros[f"{camel('Model', setup, w)}Bottleneck"] for w in WORKLOADS)
         macros[f"{camel('Model', setup)}BottleneckPhrase"] = mw.bottleneck_phrase(read, write)
+    # `all`, `some` or `none` of the fitted networks valid (analysis.models.validity).
+    case = "all" if all(verdicts) else "some" if any(verdicts) else "none"
+    macros["ModelMvaValidCase"] = case if verdicts else "unjudged"
+    macros["ModelMvaTolerance"] = rf.pct(vd.TOLERANCE, 0)
     numbers += [rf.macro(k, v) for k, v in macros.items()]
     comp_one, comp_two = (
         rf.tabular(COMP_HEADER, comp_tables[setup], "lll" + "r" * 6) for setup in SETUPS
@@ -170,6 +196,24 @@ def tables(
         seeds=seeds,
         data=pd.DataFrame(mva_data, columns=DATA_COLUMNS),
         numbers=numbers,
+    )
+
+
+def judge(f: mw.Fit, rows: list[dict]) -> vd.Validity:
+    """The validity of one fitted network from its rows of DATA_COLUMNS: its throughput
+    error at the fewest clients, and memcached's service time free of the round trip (the
+    network between clients and middleware is a delay centre by construction)."""
+    if not rows:
+        return vd.judge("MVA", math.nan, "")
+    low = min(rows, key=lambda r: r["clients"])
+    return vd.judge(
+        "MVA",
+        vd.relative_error(low["x_model"], low["x_measured"]),
+        str(low["point"]),
+        (
+            vd.delay_centre(False, f.times.network, "network"),
+            vd.delay_centre(not f.server_from_direct, f.times.server, "memcached"),
+        ),
     )
 
 

@@ -43,15 +43,19 @@ def test_the_report_gives_each_model_its_tables_and_gathers_their_parts(
         given["open"], given["mm1"] = d, seed
         return part("open")
 
-    def mva_models(d: q.Frames) -> tuple[list, q.Part]:
+    def mva_models(d: q.Frames) -> tuple[list, q.Part, dict]:
         given["mva"] = d
-        return [], part("mva")
+        return [], part("mva"), {24: "lightest"}
+
+    def mva_seed(d: q.Frames, seed: dict, lightest: dict) -> q.Part:
+        given["lightest"] = lightest
+        return part("seed")
 
     monkeypatch.setattr(q, "open_models", open_models)
     monkeypatch.setattr(q, "mmm_per_servers", lambda d: given.setdefault("repl", d))
     monkeypatch.setattr(q, "mmm_table", lambda ours, seed: part("mmm"))
     monkeypatch.setattr(q, "mva_models", mva_models)
-    monkeypatch.setattr(q, "mva_seed", lambda d, seed: part("seed"))
+    monkeypatch.setattr(q, "mva_seed", mva_seed)
     top = max_tables()
     top["queue"] = pd.DataFrame(
         {
@@ -75,8 +79,10 @@ def test_the_report_gives_each_model_its_tables_and_gathers_their_parts(
     assert "mva.pdf" in saved
     assert [report.open.tabular, report.mmm.tabular, report.mva.tabular] == ["open", "mmm", "mva"]
     assert list(report.numbers) == ["Nopen", "Nmmm", "Nmva", "Nseed"]
-    # The MVA curves' part is no prediction at a point: the findings do not get it.
-    assert list(report.models) == ["Mopen", "Mmmm", "Mseed"]
+    # The MVA's entries are its predictions at each pool size's lightest load, with their
+    # validity; the seed's MVA is judged by that lightest load.
+    assert list(report.models) == ["Mopen", "Mmmm", "Mmva", "Mseed"]
+    assert given["lightest"] == {24: "lightest"}
 
 
 def test_the_mva_figures_axis_labels_stay_on_the_figure(saved: dict) -> None:
