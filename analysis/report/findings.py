@@ -20,7 +20,9 @@ from analysis.report import figures as fg
 from analysis.verdicts import Verdict
 
 NOT_MEASURED = "not measured"
-_UNICODE = {"→": r"$\to$", "−": r"$-$", "≤": r"$\le$", "≥": r"$\ge$"}
+_UNICODE = {"→": r"$\to$", "−": r"$-$", "≤": r"$\le$", "≥": r"$\ge$", "ρ": r"$\rho$",
+            "λ": r"$\lambda$", "μ": r"$\mu$", "×": r"$\times$", "±": r"$\pm$",
+            "≈": r"$\approx$"}  # fmt: skip
 
 
 def tex(text: str) -> str:

@@ -682,3 +682,7 @@ def test_estimates_are_printed_without_an_exponent() -> None:
     assert [tables._significant(x) for x in (2590.4, -1212.9, -457.2, 13.456, 0.012345, 1.0)] == [
         "2,590", "-1,210", "-457", "13.5", "0.0123", "1"
     ]  # fmt: skip
+
+
+def test_a_model_reason_in_greek_letters_sets_in_latex() -> None:
+    assert tables.tex("N(1−ρ)/ρ, λ ± 5 %") == r"N(1$-$$\rho$)/$\rho$, $\lambda$ $\pm$ 5 \%"
