@@ -81,13 +81,14 @@ class Site:
 class Decision:
     rule: str  # LINK_CAP, FITTED or FIXED_LOAD; "" when the verdict is evidence
     reason: str
+    short: str = ""  # the reason in a few words, for a table row
 
     @property
     def applies(self) -> bool:
         return bool(self.rule)
 
 
-NOT_BY_CONSTRUCTION = Decision("", "")
+NOT_BY_CONSTRUCTION = Decision("", "", "")
 
 
 def _same(want: Any, have: Any) -> bool:
@@ -229,6 +230,7 @@ def _fitted(
         FITTED,
         "every level it compares was measured where the scale model was fitted to the"
         f" study's number ({'; '.join(whats)}), so the fit set its throughput",
+        f"fitted there ({'; '.join(whats)})",
     )
 
 
@@ -245,6 +247,7 @@ def decide(
             LINK_CAP,
             f"the {bottleneck} binds at its points, and its cap is the study's bandwidth"
             " times s, so the cap, not the system, sets the result",
+            f"the {bottleneck}'s cap binds",
         )
     measure = finding["measure"]
     fitted = _fitted(measure, points, sites)
@@ -259,5 +262,6 @@ def decide(
             FIXED_LOAD,
             f"the {role}'s CPU budget binds at its points and {why}: no change can come"
             " from the factor in the model",
+            f"the {role}'s budget binds, and the factor does not reach it",
         )
     return NOT_BY_CONSTRUCTION

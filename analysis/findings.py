@@ -1077,6 +1077,8 @@ class Outcome:
     interval_verdict: str = ""
     # The other families whose runs of the same configurations its levels pooled.
     pooled_with: tuple[str, ...] = ()
+    # The reason in a few words, for the report's table (`reason` in full otherwise).
+    short_reason: str = ""
 
     @property
     def ratio(self) -> float:
@@ -1110,7 +1112,8 @@ def rule_text(rule: Mapping[str, Any], study: Any) -> str:
     """The interval rule in words, as findings.json records what decided a verdict."""
     kind = rule.get("kind")
     if kind == "effect":
-        return f"interval: a {rule.get('direction', 'increase')} (beyond 0)"
+        direction = rule.get("direction", "increase")
+        return f"interval: {'an' if direction == 'increase' else 'a'} {direction} (beyond 0)"
     if kind == "beyond":
         return f"interval: {rule.get('direction')} {float(rule['threshold']):+g}"
     if kind == "within":
@@ -1247,15 +1250,16 @@ def evaluate(
         pooled = _pooled_families(data, m, points) if m["kind"] not in UNPOOLED_MEASURES else []
         interval = verdict
         built = ""
+        short = f"{needed} repetitions per level would decide" if needed else ""
         invalid = model_invalid(data, m) if m["kind"] in MODEL_MEASURES else None
         if invalid:
-            verdict, reason, needed = Verdict.NOT_TESTABLE, invalid, None
+            verdict, reason, needed, short = Verdict.NOT_TESTABLE, invalid, None, ""
             decided_by = "model validity: " + invalid
         elif decided_by != "not measured":
             rule = construction.decide(f, bottleneck, points, data.sites)
             if rule.applies:
                 verdict, built, needed = Verdict.BY_CONSTRUCTION, rule.reason, None
-                reason = rule.reason
+                reason, short = rule.reason, rule.short
                 decided_by = f"construction ({rule.rule}): {rule.reason}"
         nan = math.nan
         out.append(
@@ -1281,6 +1285,7 @@ def evaluate(
                 decided_by=decided_by,
                 interval_verdict=interval.value,
                 pooled_with=tuple(pooled) if e is not None else (),
+                short_reason=short,
             )
         )
     return out

@@ -148,9 +148,10 @@ def _verdict(o: findings.Outcome) -> str:
     if not o.is_evidence and o.interval_verdict:
         # What the interval alone gives, for a row that is not counted as evidence.
         words[0] += rf" (the interval: {escape(o.interval_verdict)})"
-    if o.reason:
+    reason = o.short_reason or o.reason
+    if reason:
         # A reason may name a family or a column: let the narrow cell break after `_`.
-        words.append(tex(o.reason).replace(r"\_", r"\_\allowbreak{}"))
+        words.append(tex(reason).replace(r"\_", r"\_\allowbreak{}"))
     return "; ".join(words)
 
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from analysis.report import figures as fg
 
 DATA = Path(__file__).parent / "data"
 MARK = "@@JSON@@"
@@ -34,3 +37,13 @@ def rel_diff(a: float, b: float) -> float:
     if a == b:
         return 0.0
     return abs(a - b) / max(abs(a), abs(b))
+
+
+@pytest.fixture
+def saved(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, fg.plt.Figure]]:
+    """Every figure `fg.save` is given, by its path (not written, closed after the test)."""
+    figures: dict[str, fg.plt.Figure] = {}
+    monkeypatch.setattr(fg, "save", lambda fig, path: figures.__setitem__(str(path), fig))
+    yield figures
+    for fig in figures.values():
+        fg.plt.close(fig)

@@ -137,6 +137,7 @@ def test_evaluate_counts_a_fitted_row_apart_without_a_catalogue_mark() -> None:
     (o,) = findings.evaluate({"bottlenecks": [], "findings": [finding]}, data, [])
     assert o.verdict is Verdict.BY_CONSTRUCTION and o.interval_verdict == "reproduced"
     assert o.decided_by.startswith("construction (fitted)")
+    assert o.short_reason == "fitted there (the server's speed factor (target server write max))"
     assert not o.is_evidence
     # Without the calibration's record the same row is evidence.
     data = findings.Data(families={"direct": {"runs": runs, "points": _points()}})

@@ -5,7 +5,6 @@ values, labelled with the seed."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from pathlib import Path
 
 import matplotlib.colors as mcolors
@@ -28,16 +27,6 @@ METRICS = ("throughput_ops", "response_us_mean", "queue_us_mean", "server_us_mea
 
 def reference(year: int) -> dict:
     return yaml.safe_load((ROOT / "workflows" / f"reference{year}.yaml").read_text())
-
-
-@pytest.fixture
-def saved(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, fg.plt.Figure]]:
-    """Every figure given to `fg.save`, by its path (not written; closed after the test)."""
-    figures: dict[str, fg.plt.Figure] = {}
-    monkeypatch.setattr(fg, "save", lambda fig, path: figures.__setitem__(str(path), fig))
-    yield figures
-    for fig in figures.values():
-        fg.plt.close(fig)
 
 
 def points(workers: list[int], **levels: object) -> pd.DataFrame:

@@ -4,7 +4,6 @@ so a test can read their axes."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -19,16 +18,6 @@ ROOT = Path(__file__).resolve().parents[4]
 @pytest.fixture(scope="session")
 def ref() -> dict:
     return yaml.safe_load((ROOT / "workflows" / "reference2016.yaml").read_text())
-
-
-@pytest.fixture
-def saved(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, fg.plt.Figure]]:
-    """Every figure `fg.save` is given, by its path (not written, closed after the test)."""
-    figures: dict[str, fg.plt.Figure] = {}
-    monkeypatch.setattr(fg, "save", lambda fig, path: figures.__setitem__(str(path), fig))
-    yield figures
-    for fig in figures.values():
-        fg.plt.close(fig)
 
 
 def legend_texts(fig: fg.plt.Figure) -> list[str]:
