@@ -255,6 +255,24 @@ def merge(
     }
 
 
+def add_session(first: Mapping[str, Any], later: Mapping[str, Any]) -> dict[str, Any]:
+    """`first`'s calibration with a later session's fits of the same targets as refits (`mwlab
+    dataset merge --families`: families measured again under their own calibration). The
+    dataset keeps `first`'s factors; the later session adds to the calibration's repeatability.
+    Both must be one scale model (scale, speed bounds, client rule and settings)."""
+    keys = ("scale", "speed_bounds", "client_rule", "settings")
+    differ = [k for k in keys if first.get(k) != later.get(k)]
+    if differ:
+        raise CalibrationError(
+            f"the two calibrations differ in {', '.join(differ)}: their budgets are not one model"
+        )
+    kept = {t["name"] for t in first["targets"]}
+    return {
+        **first,
+        "refits": [*first.get("refits", []), *refits(first["targets"], later["targets"], kept)],
+    }
+
+
 def _mean_by_speed(runs: Iterable[Mapping[str, Any]]) -> dict[float, float]:
     ok: dict[float, list[float]] = {}
     for r in runs:
@@ -412,9 +430,10 @@ def relative_deviation(ratio: float) -> float:
     return math.sqrt(2) * abs(ratio - 1) / (ratio + 1)
 
 
-def session_ratios(calibration: Mapping[str, Any]) -> dict[str, dict[str, float | None]]:
-    """Per target that two sessions both calibrated (calibration.json `refits`), two ratios of
-    a throughput its role's budget bounds, kept session over the other:
+def session_ratios(calibration: Mapping[str, Any]) -> list[dict[str, float | None]]:
+    """Per refit (calibration.json `refits`: a target two sessions both calibrated; a target
+    three sessions calibrated has two), in their order, two ratios of a throughput its role's
+    budget bounds, kept session over the other:
 
     - `measured`: the target's own runs at the largest speed both sessions ran
       (`throughput_ratio`: the same point under the same budget), None without such a speed;
@@ -424,7 +443,7 @@ def session_ratios(calibration: Mapping[str, Any]) -> dict[str, dict[str, float 
       (a target this dataset does not keep) the factors' ratio f_kept / f_other, a CPU-bound
       throughput growing in proportion to its budget to first order."""
     fits = {t.get("name"): t.get("fit") for t in calibration.get("targets") or []}
-    out: dict[str, dict[str, float | None]] = {}
+    out: list[dict[str, float | None]] = []
     for refit in calibration.get("refits") or []:
         kept, other = float(refit["kept"]), float(refit["other"])
         fit = fits.get(refit["name"])
@@ -434,22 +453,28 @@ def session_ratios(calibration: Mapping[str, Any]) -> dict[str, dict[str, float 
         else:
             operating = kept / other
         measured = refit.get("throughput_ratio")
-        out[str(refit["name"])] = {
-            "measured": None if measured is None else float(measured),
-            "operating": operating,
-        }
+        out.append(
+            {"measured": None if measured is None else float(measured), "operating": operating}
+        )
     return out
 
 
+def refit_deviation(ratios: Mapping[str, float | None]) -> float:
+    """One refit's relative standard deviation between its two sessions: the larger of its
+    `session_ratios`' (`relative_deviation`)."""
+    return max(relative_deviation(r) for r in ratios.values() if r is not None)
+
+
 def target_variation(calibration: Mapping[str, Any]) -> dict[str, float]:
-    """Per target that two sessions both calibrated: the relative standard deviation between
-    the sessions of a throughput its role's budget bounds, the larger of the two
-    `session_ratios`' (`relative_deviation`). Targets fitted by one session only are
-    absent."""
-    return {
-        name: max(relative_deviation(r) for r in ratios.values() if r is not None)
-        for name, ratios in session_ratios(calibration).items()
-    }
+    """Per target that two or more sessions calibrated: the relative standard deviation
+    between the sessions of a throughput its role's budget bounds, the largest of its refits'
+    `session_ratios` (`relative_deviation`). Targets fitted by one session only are absent."""
+    out: dict[str, float] = {}
+    refits = calibration.get("refits") or []
+    for refit, ratios in zip(refits, session_ratios(calibration), strict=True):
+        rsd = refit_deviation(ratios)
+        out[str(refit["name"])] = max(out.get(str(refit["name"]), 0.0), rsd)
+    return out
 
 
 def session_variation(calibration: Mapping[str, Any]) -> dict[tuple[str, str], float]:

@@ -17,6 +17,14 @@ With `replace`, the second may hold studies the first holds too: it replaces the
 studies measured again on newer code (the memcached studies after a change to the middleware)
 enter a dataset without measuring its other studies again. The first keeps only its other
 studies: their families, runs, speed factors and pieces.
+
+With `families`, the second holds only those families, of studies the first keeps, measured
+again in a later session (the scale check at more scales): they replace the first's. A family
+that reads nothing of its study's calibration (the scale check compares its own points at
+several scales, each with the budgets its runs record) can be measured on its own this way.
+The first's calibration stays the dataset's; the second's fits of the same targets become
+refits, a further session of the calibration's repeatability. The provenance names the
+replaced families' own commit, code, machine and dates (`family_commits`).
 """
 
 from __future__ import annotations
@@ -68,11 +76,7 @@ def fingerprints(doc: dict[str, Any], held: dict[str, list[str]]) -> dict[str, s
     return {s: (doc.get("fingerprints") or {}).get(s, doc.get("fingerprint")) for s in held}
 
 
-def check(
-    first: Path, second: Path, replace: bool = False
-) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """The studies each dataset gives the merge (with `replace`, the first's without those the
-    second holds), after refusing a pair that cannot be merged."""
+def _verified(first: Path, second: Path) -> None:
     for folder in (first, second):
         try:
             dataset.verify(folder)
@@ -84,6 +88,30 @@ def check(
             f"{first} holds profile {docs[0].get('profile')!r}, {second} "
             f"{docs[1].get('profile')!r}: a dataset holds one profile"
         )
+
+
+def _same_plan(first: Path, second: Path, mine: list[str]) -> None:
+    """Refuse a second plan that plans the first's kept families otherwise than the first's."""
+    try:
+        planned = _plan(second, mine)
+    except (KeyError, ValueError) as e:
+        raise MergeError(f"{second}'s plan cannot plan {first}'s families: {e}") from None
+    own = _plan(first, mine)
+    if planned != own:
+        paths = sorted({p for p, *_ in set(planned) ^ set(own)})
+        raise MergeError(
+            f"{second}'s catalogue and profile plan {first}'s families otherwise than its own "
+            f"did ({len(paths)} run(s) differ, e.g. {', '.join(paths[:3])}): merge only "
+            "measurements whose plans agree on the earlier studies"
+        )
+
+
+def check(
+    first: Path, second: Path, replace: bool = False
+) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """The studies each dataset gives the merge (with `replace`, the first's without those the
+    second holds), after refusing a pair that cannot be merged."""
+    _verified(first, second)
     held = (studies(first), studies(second))
     shared = sorted(set(held[0]) & set(held[1]))
     if shared and not replace:
@@ -98,20 +126,33 @@ def check(
             f"{second} holds every study of {first} ({', '.join(shared)}): nothing of the first "
             "is left to merge"
         )
-    mine = sorted(f for fams in held[0].values() for f in fams)
-    try:
-        planned = _plan(second, mine)
-    except (KeyError, ValueError) as e:
-        raise MergeError(f"{second}'s plan cannot plan {first}'s families: {e}") from None
-    own = _plan(first, mine)
-    if planned != own:
-        paths = sorted({p for p, *_ in set(planned) ^ set(own)})
-        raise MergeError(
-            f"{second}'s catalogue and profile plan {first}'s families otherwise than its own "
-            f"did ({len(paths)} run(s) differ, e.g. {', '.join(paths[:3])}): merge only "
-            "measurements whose plans agree on the earlier studies"
-        )
+    _same_plan(first, second, sorted(f for fams in held[0].values() for f in fams))
     return held
+
+
+def check_families(
+    first: Path, second: Path, families: list[str]
+) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """The families each dataset gives a merge in which the second's `families` replace the
+    first's (`mwlab dataset merge --families`), after refusing a pair that cannot be merged:
+    the second must hold exactly those families, of studies the first keeps."""
+    _verified(first, second)
+    theirs = sorted(dataset.families(second))
+    if sorted(families) != theirs:
+        raise MergeError(
+            f"{second} holds families {', '.join(theirs) or 'none'}, not "
+            f"{', '.join(sorted(families))}: --families names every family it holds"
+        )
+    ours = studies(first)
+    held_first = {s: [f for f in fs if f not in families] for s, fs in ours.items()}
+    missing = sorted(set(studies(second)) - {s for s, fs in held_first.items() if fs})
+    if missing:
+        raise MergeError(
+            f"{second} measured families of study {', '.join(missing)}, which {first} does not "
+            "keep: measure a whole study with its calibration and merge it with --replace"
+        )
+    _same_plan(first, second, sorted(f for fs in held_first.values() for f in fs))
+    return {s: fs for s, fs in held_first.items() if fs}, studies(second)
 
 
 def _tools(first: Path, second: Path, staging: Path) -> None:
@@ -124,8 +165,11 @@ def _tools(first: Path, second: Path, staging: Path) -> None:
 HOST = "environment/host.json"
 
 
-def stage(first: Path, second: Path, out: Path, held: tuple[dict, dict]) -> Path:
-    """The merged files in `out`'s staging folder (without provenance and manifest)."""
+def stage(
+    first: Path, second: Path, out: Path, held: tuple[dict, dict], families: bool = False
+) -> Path:
+    """The merged files in `out`'s staging folder (without provenance and manifest); with
+    `families`, the second's families replace the first's within studies the first keeps."""
     if out.exists():
         raise MergeError(f"{out}: exists already; a dataset is never overwritten")
     staging = out.with_name(out.name + ".partial")
@@ -157,7 +201,11 @@ def stage(first: Path, second: Path, out: Path, held: tuple[dict, dict]) -> Path
     shutil.copy2(second / HOST, staging / HOST)
     # Without the scale model a measurement has no calibration; with it, both studies' do.
     cal = [json.loads(p.read_text()) for p in (first / CAL, second / CAL) if p.is_file()]
-    if len(cal) == 2:
+    if families and cal:
+        if len(cal) == 2:
+            cal = [calibration.add_session(cal[0], cal[1])]
+        (staging / CAL).write_text(json.dumps(cal[0], indent=2, sort_keys=True) + "\n")
+    elif len(cal) == 2:
         try:
             merged_cal = calibration.merge(cal[0], cal[1], held[0])
         except calibration.CalibrationError as e:
@@ -183,13 +231,19 @@ def study_dates(folder: Path, held: dict[str, list[str]]) -> dict[str, dict[str,
     return out
 
 
-def provenance_of(staging: Path, first: Path, second: Path, held: tuple[dict, dict]) -> dict:
+def provenance_of(
+    staging: Path, first: Path, second: Path, held: tuple[dict, dict], families: bool = False
+) -> dict:
     """The merged dataset's provenance, computed again from its tables: every piece of both
     (each with its studies' fingerprint), and per study the commit and code it was measured
-    with, its machine and its dates (the report states each study's where they differ)."""
+    with, its machine and its dates (the report states each study's where they differ). With
+    `families`, the studies stay the first's, and the second's families are named apart with
+    their own commit, code, machine and dates (`family_commits`)."""
     docs = [dataset.provenance(first), dataset.provenance(second)]
     pieces, by_study = [], {}
-    for doc, mine in zip(docs, held, strict=True):
+    kept = {f for fs in held[0].values() for f in fs}
+    by_family = {f: v for f, v in (docs[0].get("family_commits") or {}).items() if f in kept}
+    for k, (doc, mine) in enumerate(zip(docs, held, strict=True)):
         codes = fingerprints(doc, mine)
         for piece in doc.get("pieces") or []:
             fams = piece.get("families") or [f for fs in mine.values() for f in fs]
@@ -200,6 +254,15 @@ def provenance_of(staging: Path, first: Path, second: Path, held: tuple[dict, di
         commits = doc.get("study_commits") or {}
         for study in mine:
             earlier = commits.get(study, {})
+            if families and k == 1:
+                for family in mine[study]:
+                    by_family[family] = {
+                        "study": study,
+                        "commit": earlier.get("commit", doc.get("commit")),
+                        "fingerprint": codes[study],
+                        "machine": earlier.get("machine", doc.get("machine")),
+                    } | study_dates(staging, {family: [family]})[family]
+                continue
             by_study[study] = {
                 "commit": earlier.get("commit", doc.get("commit")),
                 "fingerprint": codes[study],
@@ -216,7 +279,10 @@ def provenance_of(staging: Path, first: Path, second: Path, held: tuple[dict, di
             "catalogue_sha256": dataset.sha256(staging / dataset.CATALOGUE),
         },
     )
-    for study, when in study_dates(staging, {s: f for h in held for s, f in h.items()}).items():
+    # A study's dates are its own families' (a family measured again has its own).
+    for study, when in study_dates(
+        staging, held[0] if families else {s: f for h in held for s, f in h.items()}
+    ).items():
         by_study[study] |= when
     held_families = sorted(f for h in held for fs in h.values() for f in fs)
     return doc | {
@@ -224,5 +290,6 @@ def provenance_of(staging: Path, first: Path, second: Path, held: tuple[dict, di
         "families": held_families,
         "fingerprints": {s: v["fingerprint"] for s, v in sorted(by_study.items())},
         "study_commits": dict(sorted(by_study.items())),
+        **({"family_commits": dict(sorted(by_family.items()))} if by_family else {}),
         "merged_from": [str(first), str(second)],
     }

@@ -710,17 +710,30 @@ def archive_command(profile: str, results: Path | None, out: Path | None) -> Non
     is_flag=True,
     help="SECOND's studies replace those FIRST holds too (studies measured again).",
 )
-def merge_command(first: Path, second: Path, out: Path | None, replace: bool) -> None:
+@click.option(
+    "--families",
+    help="SECOND holds only these families (comma-separated), measured again in a later "
+    "session: they replace FIRST's, whose studies and calibration stay.",
+)
+def merge_command(
+    first: Path, second: Path, out: Path | None, replace: bool, families: str | None
+) -> None:
     """Merge two datasets of one profile that measured different studies, each with its own
     code (mwlab/datasetmerge.py): SECOND's plan must plan FIRST's families as FIRST's did."""
     root = Path.cwd()
+    if families and replace:
+        raise click.UsageError("--families and --replace: choose one")
+    chosen = [f.strip() for f in (families or "").split(",") if f.strip()]
     try:
-        held = datasetmerge.check(first, second, replace)
+        if chosen:
+            held = datasetmerge.check_families(first, second, chosen)
+        else:
+            held = datasetmerge.check(first, second, replace)
         replaced = sorted(set(datasetmerge.studies(first)) - set(held[0]))
         profile = str(dataset.provenance(second)["profile"])
         out = out or _new_dataset(profile)
-        staging = datasetmerge.stage(first, second, out, held)
-        doc = datasetmerge.provenance_of(staging, first, second, held)
+        staging = datasetmerge.stage(first, second, out, held, bool(chosen))
+        doc = datasetmerge.provenance_of(staging, first, second, held, bool(chosen))
         every = {r.family for r in planned_runs(root, profile)}
         doc["complete"] = set(doc["families"]) >= every
         (staging / dataset.PROVENANCE).write_text(json.dumps(doc, indent=2, sort_keys=True))
@@ -735,6 +748,8 @@ def merge_command(first: Path, second: Path, out: Path | None, replace: bool) ->
     click.echo(f"dataset: {made} ({size / 2**20:.1f} MiB): studies {studies}")
     if replaced:
         click.echo(f"dataset: study {', '.join(replaced)} taken from {second}, not {first}")
+    if chosen:
+        click.echo(f"dataset: family {', '.join(chosen)} taken from {second}, not {first}")
     if not doc["complete"]:
         click.echo(f"dataset: a piece ({len(doc['families'])} of {len(every)} families)")
 

@@ -22,9 +22,9 @@ from analysis.bottleneck import SATURATED
 from analysis.calibration import (
     MAX_EXTRAPOLATION,
     extrapolation,
+    refit_deviation,
     session_ratios,
     session_variation,
-    target_variation,
 )
 from analysis.latex import escape
 from analysis.report import factor_words as fw
@@ -506,15 +506,14 @@ def variation_table(cal: dict[str, Any] | None) -> str:
     session_ratios) and the relative standard deviation it gives (target_variation)."""
     if cal is None or not cal.get("refits"):
         return "\\emph{One measurement session: no second calibration to repeat the fits.}\n"
-    ratios, rsd = session_ratios(cal), target_variation(cal)
+    ratios = session_ratios(cal)
     lines = [
         r"\begin{tabular}{@{}lllrrrrr@{}}",
         r"\toprule",
         r"Target & Role & Studies & Kept & Other & Runs' ratio (speed) & At the factor & RSD \\",
         r"\midrule",
     ]
-    for r in cal["refits"]:
-        both = ratios[r["name"]]
+    for r, both in zip(cal["refits"], ratios, strict=True):
         measured = (
             "--" if both["measured"] is None else f"{both['measured']:.2f} ({float(r['speed']):g})"
         )
@@ -522,7 +521,7 @@ def variation_table(cal: dict[str, Any] | None) -> str:
             f"{escape(fw.words(r['name'], fw.TARGET_WORDS))} & {r['role']}"
             f" & {', '.join(map(str, r['studies']))} & {float(r['kept']):.3f}"
             f" & {float(r['other']):.3f} & {measured} & {both['operating']:.2f}"
-            f" & {100 * rsd[r['name']]:.1f}\\,\\% \\\\"
+            f" & {100 * refit_deviation(both):.1f}\\,\\% \\\\"
         )
     lines += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(lines) + "\n"
@@ -683,9 +682,10 @@ def fit_check_numbers(
     """The text's macros of the fits' check and their repeatability: the family's error at
     each target's configuration (`ScaleFitErrors`), the largest in size and its target, the
     extrapolated factors (`ScaleFitExtrapolated`, case `some` or `none`), and the session
-    variation per study and role (`ScaleSessionVariation`, its largest)."""
+    variation per study and role (`ScaleSessionVariation`, its largest) and the most sessions
+    any target was calibrated in (`ScaleSessions`: one more than its refits)."""
     out = {"ScaleFitCase": "none", "ScaleFitExtrapolatedCase": "none",
-           "ScaleSessionCase": "none"}  # fmt: skip
+           "ScaleSessionCase": "none", "ScaleSessions": "1"}  # fmt: skip
     for name in ("FitErrors", "FitWorstPercent", "FitWorstTarget", "FitBestLoads",
                  "FitExtrapolated", "SessionVariation", "SessionWorstPercent",
                  "SessionWorst"):  # fmt: skip
@@ -718,6 +718,8 @@ def fit_check_numbers(
         )
     variation = session_variation(cal) if cal else {}
     if variation:
+        names = [str(r["name"]) for r in cal.get("refits") or []] if cal else []
+        out["ScaleSessions"] = str(1 + max(names.count(n) for n in names))
         out["ScaleSessionCase"] = "some"
         out["ScaleSessionVariation"] = "; ".join(
             f"{study} {role} {100 * v:.1f}\\,\\%" for (study, role), v in variation.items()

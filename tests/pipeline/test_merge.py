@@ -104,6 +104,37 @@ def test_two_studies_measured_apart_merge_into_one_dataset(tmp_path: Path, mwlab
     assert doc["study_commits"]["2015"]["days"] == dataset.provenance(queue)["days"]
     assert len(pd.read_parquet(redone / "data" / "run_times.parquet")) == len(times)
     assert doc["runs"]["total"] == len(times)
+    # A family measured again in a later session (--families) replaces a study's only family:
+    # refused, for the study would keep a calibration none of its runs was measured under.
+    alone = mwlab("dataset", "merge", str(merged), str(again), "--families", "baseline_direct",
+                  "--out", str(tmp_path / "w"))  # fmt: skip
+    assert alone.returncode != 0 and "does not keep" in alone.stderr
+    # Within a study that keeps other families (here the merged dataset's catalogue counts its
+    # second family in the 2018 study too), it replaces the first's runs of that family; the
+    # study keeps the first's commit and code, and the provenance names the family's own.
+    two = tmp_path / "two"
+    shutil.copytree(merged, two)
+    catalogue = yaml.safe_load((two / dataset.CATALOGUE).read_text())
+    catalogue["families"]["mq_db_baseline"]["study"] = 2018
+    (two / dataset.CATALOGUE).write_text(yaml.safe_dump(catalogue, sort_keys=False))
+    dataset.write_manifest(two)
+    regained = data / "2026-01-05"
+    out = _ok(mwlab("dataset", "merge", str(two), str(again), "--families", "baseline_direct",
+                    "--out", str(regained)))  # fmt: skip
+    assert f"family baseline_direct taken from {again}" in out
+    dataset.verify(regained)
+    doc, before = dataset.provenance(regained), dataset.provenance(two)
+    assert doc["families"] == ["baseline_direct", "mq_db_baseline"]
+    assert doc["study_commits"]["2018"]["commit"] == before["study_commits"]["2018"]["commit"]
+    family = doc["family_commits"]["baseline_direct"]
+    assert (family["study"], family["commit"], family["fingerprint"]) == (
+        "2018", newer["commit"], newer["fingerprint"])  # fmt: skip
+    assert doc["runs"]["total"] == len(times)
+    # --families names every family the second holds.
+    wrong = mwlab("dataset", "merge", str(two), str(again), "--families", "mq_db_baseline",
+                  "--out", str(tmp_path / "w"))  # fmt: skip
+    assert wrong.returncode != 0 and "--families names every family it holds" in wrong.stderr
+    assert not (tmp_path / "w").exists()
     # A second that holds every study of the first leaves nothing of it to merge.
     whole = mwlab("dataset", "merge", str(memcached), str(again), "--replace",
                   "--out", str(tmp_path / "z"))  # fmt: skip
@@ -175,6 +206,38 @@ def test_a_merged_calibration_takes_each_study_from_its_own_measurement() -> Non
     other = {**second, "scale": 0.1}
     with pytest.raises(calibration.CalibrationError, match="differ in scale"):
         calibration.merge(first, other, ["2016", "2018"])
+
+
+def _session(first: dict, ratio: float) -> dict:
+    """`first`'s calibration measured again: every fit and run `ratio` times as large."""
+    later = copy.deepcopy(first)
+    for target in later["targets"]:
+        target["fit"]["speed"] *= ratio
+        for run in target["runs"]:
+            if run["throughput_study"] is not None:
+                run["throughput_study"] *= ratio
+    return later
+
+
+def test_a_later_session_adds_refits_and_keeps_the_first_calibration() -> None:
+    first = _calibration()
+    later = _session(first, 1.5)
+    added = calibration.add_session(first, later)
+    assert added["speed_factors"] == first["speed_factors"]
+    assert added["targets"] == first["targets"]
+    assert [r["name"] for r in added["refits"]] == [t["name"] for t in first["targets"]]
+    assert all(r["throughput_ratio"] == pytest.approx(1 / 1.5) for r in added["refits"])
+    # A third session: two refits of each target, and each target's variation is the larger.
+    third = _session(first, 1.1)
+    both = calibration.add_session(added, third)
+    assert len(both["refits"]) == 2 * len(first["targets"])
+    assert len(calibration.session_ratios(both)) == len(both["refits"])
+    assert calibration.target_variation(both) == calibration.target_variation(added)
+    assert calibration.target_variation(both) != calibration.target_variation(
+        calibration.add_session(first, third)
+    )
+    with pytest.raises(calibration.CalibrationError, match="differ in scale"):
+        calibration.add_session(first, {**later, "scale": 0.1})
 
 
 def test_the_report_names_each_studys_commit_and_machine() -> None:
