@@ -30,6 +30,7 @@ from scipy import stats
 from analysis import construction, linkload, pools, stability, verdicts
 from analysis.aggregate import CI_LEVEL
 from analysis.bottleneck import cpu_utilisation, host_saturated, name_bottleneck
+from analysis.histograms import run_percentiles
 from analysis.models import factorial
 from analysis.scaling import TIME_BASE, in_study_time, scale_of, with_scale
 from analysis.verdicts import (
@@ -752,21 +753,30 @@ def measure_share(data: Data, p: Mapping[str, Any]) -> Measure:
 
 
 def measure_median_share(data: Data, p: Mapping[str, Any]) -> Measure:
-    """One part's median over the response time's median, per run, of one request type's
-    parts on the middleware (the pool records, count-weighted over windows and pools, as the
-    2016 section's tables compute them): a ratio of medians, to set beside a study's ratio
-    of medians (a share of means is another quantity). Its interval over the runs at the
-    selected points."""
+    """One part's median over the response time's median, per run, of one request type on
+    the middleware: a ratio of medians, to set beside a study's ratio of medians (a share of
+    means is another quantity). The part's median comes from the pool records (count-weighted
+    over windows and pools, as the 2016 section's tables compute them); the response time's is
+    the run's median over the middleware's histograms of that type in its stable windows, the
+    value the study's section prints for the same point (`analysis.histograms.
+    run_percentiles`). Its interval over the runs at the selected points."""
     kind = str(p.get("type", "get"))
     records = data.table(p["family"], "pool_requests")
     # The pool records are the family's own: so are the runs.
     runs = _select(data.runs(p["family"], kind, "middleware", pooled=False), p.get("where"))
     if runs.empty:
         raise FindingsError(f"no middleware runs of {p['family']} at {p.get('where')}")
-    records = records[records["run"].isin(set(runs["run"])) & (records["type"] == kind)]
+    chosen = set(runs["run"])
+    records = records[records["run"].isin(chosen) & (records["type"] == kind)]
     part = pools.part_times(records, str(p["part"]), by=())
-    whole = pools.part_times(records, "response", by=())
-    both = part.merge(whole, on=list(pools.RUN), suffixes=("", "_whole"))
+    histograms = data.table(p["family"], "histograms")
+    windows = data.table(p["family"], "windows")
+    whole = run_percentiles(
+        histograms[histograms["run"].isin(chosen)], windows, qs=(0.5,), types=[kind]
+    )
+    # The histograms are in the study's time, the pool records as measured.
+    whole = whole.assign(p50_whole=whole["p50"] / _time_scale(runs))[["run", "p50_whole"]]
+    both = part.merge(whole, on="run")
     both = both[both["p50_whole"] > 0]
     if both.empty:
         raise FindingsError(f"no {kind} parts with a {p['part']} time at {p.get('where')}")

@@ -143,3 +143,25 @@ def common_edges(top_us: float, unit_us: float, max_buckets: int) -> np.ndarray:
     width = unit_us * max(1, math.ceil(top_us / unit_us / max_buckets))
     n = max(1, math.ceil(top_us / width))
     return np.arange(n + 1) * width
+
+
+def run_percentiles(
+    histograms: pd.DataFrame,
+    windows: pd.DataFrame,
+    qs: Sequence[float] = (0.5, 0.9),
+    types: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Per run: response-time quantiles (µs) over the middleware's stable windows, every
+    request type in `types` (default: all) pooled. Columns run, point, p50, p90, ..."""
+    h = histograms[(histograms["side"] == "middleware") & (histograms["window"] >= 0)]
+    if types is not None:
+        h = h[h["type"].isin(types)]
+    stable = windows.loc[windows["side"] == "middleware", ["run", "window"]].drop_duplicates()
+    h = h.merge(stable, on=["run", "window"], how="inner")
+    names = [f"p{round(100 * q):d}" for q in qs]
+    rows = []
+    for (run, point), g in h.groupby(["run", "point"], sort=True):
+        pooled = g.groupby("bucket_us")["count"].sum()
+        values = histogram_quantiles(pooled.index.to_series(), pooled, qs)
+        rows.append({"run": run, "point": point, **dict(zip(names, values, strict=True))})
+    return pd.DataFrame(rows, columns=["run", "point", *names])

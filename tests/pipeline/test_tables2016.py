@@ -7,12 +7,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from analysis.histograms import histogram_quantiles, run_percentiles
 from analysis.studies.s2016.tables import (
     choose_max,
-    histogram_quantiles,
     point_statistics,
     relative_change,
-    run_percentiles,
 )
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from analysis import pools
+from analysis.histograms import run_percentiles
 from analysis.report import figures as fg
 from analysis.scaling import in_study_time
 from analysis.studies.s2016 import gamma, max_figures, sides
@@ -34,7 +35,6 @@ from analysis.studies.s2016.tables import (
     in_get_windows,
     point_statistics,
     read_only_points,
-    run_percentiles,
 )
 from analysis.studies.s2016.times import get_part_times, ok_runs
 

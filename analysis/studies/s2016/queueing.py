@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import estimate, pools
+from analysis.histograms import run_percentiles
 from analysis.models import busy_period, queueing
 from analysis.models import validity as vd
 from analysis.report import figures as fg
@@ -36,7 +37,6 @@ from analysis.studies.s2016.tables import (
     choose_max,
     in_get_windows,
     read_only_points,
-    run_percentiles,
 )
 from analysis.studies.s2016.times import ok_runs
 

@@ -12,14 +12,13 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from analysis.histograms import histogram_quantiles, run_percentiles
 from analysis.report import figures as fg
 from analysis.report import series_plot as sp
 from analysis.scaling import scale_of
 from analysis.studies.s2016.tables import (
     WORKERS,
-    histogram_quantiles,
     point_statistics,
-    run_percentiles,
 )
 
 SIDES = ("client", "middleware")

@@ -1,6 +1,7 @@
-"""Computations behind the 2016 study's section: response-time percentiles from the
-middleware's histograms, the choice of the maximum-throughput configuration, the highest
-throughput per pool size and throughput changes relative to a base case."""
+"""Computations behind the 2016 study's section: statistics of per-run values over
+repetitions, the choice of the maximum-throughput configuration, the highest throughput per
+pool size and throughput changes relative to a base case (the per-run response-time
+percentiles are analysis.histograms.run_percentiles)."""
 
 from __future__ import annotations
 
@@ -10,34 +11,11 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from analysis.aggregate import confidence_interval
-from analysis.histograms import histogram_quantiles
 
 # The maximum-throughput configuration is the cheapest whose throughput is within this share
 # of the highest (the 2016 study's choice; the queueing models start from the same point).
 MAX_TOLERANCE = 0.05
 WORKERS = "middleware.workers"  # the points' worker count: read threads per pool (the study's T)
-
-
-def run_percentiles(
-    histograms: pd.DataFrame,
-    windows: pd.DataFrame,
-    qs: Sequence[float] = (0.5, 0.9),
-    types: Sequence[str] | None = None,
-) -> pd.DataFrame:
-    """Per run: response-time quantiles (µs) over the middleware's stable windows, every
-    request type in `types` (default: all) pooled. Columns run, point, p50, p90, ..."""
-    h = histograms[(histograms["side"] == "middleware") & (histograms["window"] >= 0)]
-    if types is not None:
-        h = h[h["type"].isin(types)]
-    stable = windows.loc[windows["side"] == "middleware", ["run", "window"]].drop_duplicates()
-    h = h.merge(stable, on=["run", "window"], how="inner")
-    names = [f"p{round(100 * q):d}" for q in qs]
-    rows = []
-    for (run, point), g in h.groupby(["run", "point"], sort=True):
-        pooled = g.groupby("bucket_us")["count"].sum()
-        values = histogram_quantiles(pooled.index.to_series(), pooled, qs)
-        rows.append({"run": run, "point": point, **dict(zip(names, values, strict=True))})
-    return pd.DataFrame(rows, columns=["run", "point", *names])
 
 
 def point_statistics(per_run: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
