@@ -4,8 +4,11 @@ finding from its own points, so that no verdict is labelled by hand.
 A verdict is *by construction* when the quantity it judges is set by the scale model rather
 than measured against it:
 
-- **link cap**: the bottleneck at the finding's points is a link, whose cap is the study's
-  measured bandwidth times s;
+- **link cap**: the finding judges a throughput, and a link binds at one of the levels it
+  compares (at the highest load of that level's points): the link's cap is the study's
+  measured bandwidth times s, so it sets that level. A response time or a share under a
+  link that binds at every level alike is the system's: how it spreads its requests over
+  the links decides it;
 - **fitted**: the finding judges a throughput, and at every level it compares the points are
   where the calibration fitted a speed factor (a calibration target's configuration, at any
   client count), or where a delay was derived from the study's number (machines.yaml
@@ -16,6 +19,10 @@ than measured against it:
 
 The sites are computed from the calibration's record (its targets' points) and the plan's
 point specifications (`fitted_sites`), not listed per finding.
+
+Apart from these, `assumed_role` says when a finding is *not testable here*: a role of the
+system at its points runs at an assumed speed (machines.yaml `unfitted`), which no study
+number fixes, so the model does not hold that role's share of the result.
 """
 
 from __future__ import annotations
@@ -65,6 +72,15 @@ FIXED_LOADS: dict[tuple[str, str, str], tuple[str, Callable[[pd.DataFrame], bool
 THROUGHPUT_MEASURES = frozenset(
     {"max_throughput", "study_ratio", "link_ratio", "gain_per_doubling", "factorial_top"}
 )
+
+
+def judges_throughput(measure: Mapping[str, Any]) -> bool:
+    """Whether the quantity a measure judges is a throughput: a throughput measure, or a
+    model's error in throughput."""
+    kind = measure.get("kind")
+    if kind in THROUGHPUT_MEASURES or kind == "mva2018":
+        return True
+    return kind == "model_error" and measure.get("what") == "throughput"
 
 
 @dataclass(frozen=True)
@@ -239,17 +255,25 @@ def decide(
     bottleneck: str,
     points: Mapping[str, pd.DataFrame],
     sites: Iterable[Site],
+    level_bottlenecks: Sequence[str] = (),
 ) -> Decision:
     """Whether a finding's verdict is by construction, by the first rule that applies (link
-    cap, fitted, fixed load), from the bottleneck at its points and the fitted sites."""
-    if bottleneck.endswith(" link"):
+    cap, fitted, fixed load), from the bottleneck at its points, the bottleneck at each level
+    it compares (`level_bottlenecks`; without them, the points' one) and the fitted sites."""
+    measure = finding["measure"]
+    links = [b for b in (level_bottlenecks or [bottleneck]) if b.endswith(" link")]
+    if links and judges_throughput(measure):
+        link = links[0]
+        where = "at its points"
+        if level_bottlenecks:
+            every = len(links) == len(level_bottlenecks)
+            where = "at every level it compares" if every else "at a level it compares"
         return Decision(
             LINK_CAP,
-            f"the {bottleneck} binds at its points, and its cap is the study's bandwidth"
-            " times s, so the cap, not the system, sets the result",
-            f"the {bottleneck}'s cap binds",
+            f"it judges a throughput, the {link} binds {where}, and the link's cap is the"
+            " study's bandwidth times s, so the cap, not the system, sets the result there",
+            f"the {link}'s cap binds",
         )
-    measure = finding["measure"]
     fitted = _fitted(measure, points, sites)
     if fitted.applies:
         return fitted
@@ -265,3 +289,33 @@ def decide(
             f"the {role}'s budget binds, and the factor does not reach it",
         )
     return NOT_BY_CONSTRUCTION
+
+
+def _roles_at(points: pd.DataFrame) -> set[str]:
+    """The roles of the system that serve requests at the compared points."""
+    roles = set()
+    for role, column in (("middleware", "middlewares"), ("server", "servers")):
+        if column in points.columns and (points[column].astype(float) > 0).any():
+            roles.add(role)
+    return roles
+
+
+def assumed_role(
+    finding: Mapping[str, Any],
+    points: Mapping[str, pd.DataFrame],
+    unfitted: Mapping[str, Mapping[str, str]],
+) -> str:
+    """Why the finding is not testable here, "" when it is: a role that serves requests at
+    the points it compares runs at an assumed speed (`unfitted`: study -> role -> why, from
+    machines.yaml), so the model does not hold that role's share of the result."""
+    study = str(finding.get("study_of"))
+    assumed = unfitted.get(study, {})
+    if not assumed:
+        return ""
+    compared = _compared_points(finding["measure"], points)
+    for role in sorted(_roles_at(compared) & set(assumed)):
+        return (
+            f"the {study} {role} serves at its points and its speed is assumed, not fitted"
+            f" ({assumed[role]}), so the model does not hold the {role}'s share of the result"
+        )
+    return ""

@@ -143,6 +143,8 @@ class Data:
     mva2018: pd.DataFrame | None = None
     # Where the scale model was fitted to a study number (analysis.construction.fitted_sites).
     sites: list[construction.Site] = field(default_factory=list)
+    # study -> role -> why: roles whose speed is assumed (machines.yaml `unfitted`).
+    unfitted: dict[str, dict[str, str]] = field(default_factory=dict)
     # (study, role) -> the relative spread between calibration sessions of a throughput that
     # role's budget bounds (analysis.calibration.session_variation).
     session_variation: dict[tuple[str, str], float] = field(default_factory=dict)
@@ -892,33 +894,6 @@ def measure_max_level(data: Data, p: Mapping[str, Any]) -> Measure:
     return Measure(e, text)
 
 
-def measure_linear_share(data: Data, p: Mapping[str, Any]) -> Measure:
-    """How far the throughput's rise between two levels of a numeric factor falls short of
-    a linear one: (X_high / X_low) / (high / low) - 1, zero for a rise in proportion to the
-    factor, with the delta method's interval on the log (analysis.verdicts.log_contrast)."""
-    runs = _select(data.runs(p["family"]), p.get("where"))
-    low, high = _levels(runs, p["factor"], p.get("low", "min"), p.get("high", "max"))
-    samples = _level_samples(data, p["family"], runs, p["factor"], [low, high])
-    log = log_contrast([samples[low], samples[high]], [-1.0, 1.0])
-    linear = math.log(float(high) / float(low))
-
-    def change(x: float) -> float:
-        return math.exp(x - linear) - 1 if not math.isnan(x) else math.nan
-
-    est = change(log.estimate)
-    # The delta method: d exp(x) = exp(x) dx.
-    e = Evidence(
-        est, change(log.low), change(log.high), log.test, log.repetitions,
-        (1 + est) * log.spread,
-    )  # fmt: skip
-    gain = samples[high].mean / samples[low].mean
-    text = (
-        f"{_fmt(samples[low].mean)} → {_fmt(samples[high].mean)} ops/s from {low} to {high}:"
-        f" ×{gain:.2f} for ×{float(high) / float(low):.2f} ({_pct(est)} from linear)"
-    )
-    return Measure(e, text)
-
-
 MEASURES: dict[str, Callable[[Data, Mapping[str, Any]], Measure]] = {
     "link_ratio": measure_link_ratio,
     "study_ratio": measure_study_ratio,
@@ -932,7 +907,6 @@ MEASURES: dict[str, Callable[[Data, Mapping[str, Any]], Measure]] = {
     "median_share": measure_median_share,
     "gain_per_doubling": measure_gain_per_doubling,
     "max_level": measure_max_level,
-    "linear_share": measure_linear_share,
 }
 
 
@@ -965,6 +939,18 @@ def decide(rule: Mapping[str, Any], study: Any, e: Evidence) -> tuple[Verdict, f
     raise FindingsError(f"unknown rule {kind!r}; known: {', '.join(RULES)}")
 
 
+def short_of_study(rule: Mapping[str, Any], e: Evidence, study_value: float) -> bool:
+    """Whether an `effect` whose sign the interval leaves open rules out the seed's own size:
+    the whole interval lies short of the study's value of the same estimate. The claim's
+    effect is then not the seed's, however its sign falls: contradicted."""
+    if rule.get("kind") != "effect" or not e.has_interval or not math.isfinite(study_value):
+        return False
+    direction = DIRECTIONS[rule.get("direction", "increase")]
+    if study_value * direction <= 0:
+        return False
+    return e.high < study_value if direction == 1 else e.low > study_value
+
+
 def finding_bottleneck(data: Data, loads: Sequence[Mapping[str, Any]], m: Mapping) -> str:
     """The bottleneck at the highest load of the points a finding is measured on (its
     family's `where` selection), else of the family's group (`where_group`)."""
@@ -978,6 +964,28 @@ def finding_bottleneck(data: Data, loads: Sequence[Mapping[str, Any]], m: Mappin
         if names:
             return max(sorted(set(names)), key=names.count)
     return bottleneck_of(loads, family, m.get("where_group"))
+
+
+def level_bottlenecks(
+    data: Data, m: Mapping[str, Any], points: Mapping[str, pd.DataFrame]
+) -> list[str]:
+    """The bottleneck at each level a finding compares (analysis.construction.selections), at
+    the highest load of that level's points in its group (`where_group`); [] when a level
+    has no points."""
+    out = []
+    for family, where in construction.selections(m, points):
+        raw = data.families.get(family, {}).get("points")
+        if raw is None:
+            return []
+        names = [
+            r["bottleneck"]
+            for r in family_loads(family, construction.select(raw, where))
+            if _matches(r["group"], m.get("where_group"))
+        ]
+        if not names:
+            return []
+        out.append(max(sorted(set(names)), key=names.count))
+    return out
 
 
 # --- the catalogue and its evaluation -------------------------------------------------------
@@ -1136,38 +1144,65 @@ def rule_text(rule: Mapping[str, Any], study: Any) -> str:
 MODEL_MEASURES = ("model_error", "mva2018")
 
 
-def _entries_validity(entries: Sequence[Mapping[str, Any]]) -> str | None:
-    """The first invalid entry's reason; None when every entry passed its check."""
+# What gates a claim about a model's own error (analysis.models.validity): a restated recipe
+# makes it by construction, inputs out of range make it not testable here.
+RECIPE = "recipe"
+INPUTS = "inputs"
+
+
+def _gate_of(valid: bool, inputs_reason: str | None, reason: str, recipe: str) -> tuple[str, str]:
+    if recipe:
+        return RECIPE, recipe
+    if valid:
+        return "", ""
+    # A record that predates the split of the checks gates on all of them.
+    why = reason if inputs_reason is None else inputs_reason
+    return (INPUTS, why or "the model fails its validity check here") if why else ("", "")
+
+
+def _entries_gate(entries: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
+    """The first gated entry's gate; ("", "") when every entry may be judged."""
+    gates = []
     for entry in entries:
         check = entry.get("validity")
         if not isinstance(check, Mapping):
-            return "the model carries no validity check on our data"
-        if not check.get("valid", False):
-            return str(check.get("reason") or "the model fails its validity check here")
-    return None
+            return INPUTS, "the model carries no validity check on our data"
+        gates.append(
+            _gate_of(
+                bool(check.get("valid", False)),
+                check.get("inputs_reason"),
+                str(check.get("reason") or ""),
+                str(check.get("restates_recipe") or ""),
+            )
+        )
+    return next((g for g in gates if g[0] == RECIPE), next((g for g in gates if g[0]), ("", "")))
 
 
-def model_invalid(data: Data, m: Mapping[str, Any]) -> str | None:
-    """Why the model a finding judges by is not valid here (analysis.models.validity: its
-    error at the lightest load, its inputs in range), or None when it is valid. A model that
-    fails cannot judge the study: its finding is not testable here."""
+def model_gate(data: Data, m: Mapping[str, Any]) -> tuple[str, str]:
+    """What keeps a finding about a model's own error from judging the study, and why:
+    (`RECIPE`, why) when its error is its fitting recipe's algebra, (`INPUTS`, why) when its
+    inputs are out of range (analysis.models.validity), ("", "") when it may be judged. Its
+    error at the lightest load measured is part of what such a claim tests, so it does not
+    gate it (it gates the model's use in explaining the design, in the model sections)."""
     if m["kind"] == "model_error":
         entries = data.models2016.get(m["model"])
         if not entries:
-            return None  # not measured: the measure says so
-        return _entries_validity(entries if isinstance(entries, list) else [entries])
+            return "", ""  # not measured: the measure says so
+        return _entries_gate(entries if isinstance(entries, list) else [entries])
     if m["kind"] == "mva2018":
         mva = data.mva2018
         if mva is None or mva.empty or "workload" not in mva.columns:
-            return None
+            return "", ""
         rows = mva[mva["workload"] == m["workload"]]
         if "valid" not in rows.columns:
-            return "the model carries no validity check on our data"
-        bad = rows[~rows["valid"].astype(bool)]
-        if bad.empty:
-            return None
-        return str(bad["validity_reason"].iloc[0]) or "the model fails its validity check here"
-    return None
+            return INPUTS, "the model carries no validity check on our data"
+        for _, row in rows.iterrows():
+            inputs = row["inputs_reason"] if "inputs_reason" in rows.columns else None
+            gate = _gate_of(bool(row["valid"]), inputs, str(row["validity_reason"]), "")
+            if gate[0]:
+                return gate
+        return "", ""
+    return "", ""
 
 
 # Measures that set an absolute value of ours against the study's: where a CPU budget bounds
@@ -1246,6 +1281,10 @@ def evaluate(
                 verdict, reason = Verdict.INCONCLUSIVE, _inconclusive_reason(None, None)
             else:
                 verdict, distance = decide(f["rule"], f["study"], e)
+                seed = float(f.get("study_value", math.nan))
+                if verdict is Verdict.INCONCLUSIVE and short_of_study(f["rule"], e, seed):
+                    verdict = Verdict.CONTRADICTED
+                    decided_by = f"{decided_by}: its sign open, the seed's {_pct(seed)} outside it"
                 if verdict is Verdict.INCONCLUSIVE:
                     needed = repetitions_needed(e, distance)
                     reason = _inconclusive_reason(e, needed)
@@ -1261,12 +1300,20 @@ def evaluate(
         interval = verdict
         built = ""
         short = f"{needed} repetitions per level would decide" if needed else ""
-        invalid = model_invalid(data, m) if m["kind"] in MODEL_MEASURES else None
-        if invalid:
-            verdict, reason, needed, short = Verdict.NOT_TESTABLE, invalid, None, ""
-            decided_by = "model validity: " + invalid
+        gate, why = model_gate(data, m) if m["kind"] in MODEL_MEASURES else ("", "")
+        assumed = construction.assumed_role(f, points, data.unfitted)
+        if gate == RECIPE:
+            verdict, built, needed, reason = Verdict.BY_CONSTRUCTION, why, None, why
+            short, decided_by = "restates the recipe", "construction (recipe): " + why
+        elif gate == INPUTS:
+            verdict, reason, needed, short = Verdict.NOT_TESTABLE, why, None, ""
+            decided_by = "model validity: " + why
+        elif assumed and decided_by != "not measured":
+            verdict, reason, needed, short = Verdict.NOT_TESTABLE, assumed, None, "assumed speed"
+            decided_by = "assumed speed: " + assumed
         elif decided_by != "not measured":
-            rule = construction.decide(f, bottleneck, points, data.sites)
+            levels = level_bottlenecks(data, m, points)
+            rule = construction.decide(f, bottleneck, points, data.sites, levels)
             if rule.applies:
                 verdict, built, needed = Verdict.BY_CONSTRUCTION, rule.reason, None
                 reason, short = rule.reason, rule.short

@@ -6,7 +6,9 @@ true, within `TOLERANCE`; (b) its inputs are in range: m counts only the servers
 the workload, a delay (an emulated link) is a delay centre and not in a station's service
 time, and the utilisations the model requires below 1 are; (c) for an M/M/1 of a closed loop,
 its error is not the algebra of the recipe that fitted it (`recipe`). `judge` puts the checks
-together into one `Validity`, whose `to_dict()` the models' JSON carries.
+together into one `Validity`, whose `to_dict()` the models' JSON carries. A model that fails
+(a) may not explain the design; a claim about the model's own error is judged on that error,
+gated by (b) and (c) only (`inputs_reason`, `restates_recipe`).
 """
 
 from __future__ import annotations
@@ -44,6 +46,11 @@ class Validity:
     lightest_point: str
     checks: tuple[Check, ...]
     reason: str  # one sentence for a report reader when invalid, "" when valid
+    # A claim about the model's own error is judged on that error, the lightest load's
+    # among it: what gates it is (b) alone, its inputs (this sentence, "" when in range),
+    # and (c), whether its error is the recipe's algebra.
+    inputs_reason: str = ""
+    restates_recipe: str = ""  # why the error is the recipe's algebra, "" when it is not
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -161,7 +168,25 @@ def judge(
     """The validity of `model`: the lightest-load check (a) first, then `checks` (b, c)."""
     all_checks = (lightest(lightest_error, lightest_point), *checks)
     failed = [c for c in all_checks if not c.ok]
-    reason = ""
-    if failed:
-        reason = f"The {model} is not valid here: " + "; ".join(map(_phrase, failed)) + "."
-    return Validity(not failed, lightest_error, lightest_point, all_checks, reason)
+    inputs = [c for c in failed if c.name not in ("lightest_load", "recipe_identity")]
+
+    def sentence(cs: Sequence[Check]) -> str:
+        return f"The {model} is not valid here: " + "; ".join(map(_phrase, cs)) + "." if cs else ""
+
+    return Validity(
+        not failed,
+        lightest_error,
+        lightest_point,
+        all_checks,
+        sentence(failed),
+        inputs_reason=sentence(inputs),
+        restates_recipe=next(
+            (
+                f"the {model}'s error {_phrase(c).removeprefix('its error ')}: the row restates"
+                " how its rates were taken, it does not test the model"
+                for c in failed
+                if c.name == "recipe_identity"
+            ),
+            "",
+        ),
+    )

@@ -86,9 +86,23 @@ def test_a_throughput_measured_only_where_the_fit_put_it_is_by_construction() ->
     assert not construction.decide(share, "none saturated", points, sites).applies
 
 
-def test_a_link_bound_finding_is_by_construction_whatever_it_measures() -> None:
-    decision = construction.decide(_finding("response"), "server link", {}, [])
+def test_a_throughput_where_a_link_binds_is_by_construction() -> None:
+    decision = construction.decide(_finding("max_throughput"), "server link", {}, [])
     assert decision.rule == construction.LINK_CAP and "server link" in decision.reason
+    # A link that binds at one of the levels compared sets that level: the change is set.
+    rise = _finding("max_throughput", factor="level_size", low="1", high="9")
+    levels = ["none saturated", "server link"]
+    decision = construction.decide(rise, "none saturated", {}, [], levels)
+    assert decision.rule == construction.LINK_CAP and "at a level it compares" in decision.reason
+    # A model's error in throughput is a throughput.
+    mva = _finding("model_error", what="throughput")
+    assert construction.decide(mva, "server link", {}, []).rule == construction.LINK_CAP
+    # A response time under the same link at both levels is the system's: how it spreads its
+    # requests over the links decides it.
+    tail = _finding("response", factor="level_sharding", low="non-sharded", high="sharded")
+    assert not construction.decide(tail, "server link", {}, [], ["server link"] * 2).applies
+    assert not construction.decide(_finding("model_error", what="mean response time"),
+                                   "server link", {}, []).applies  # fmt: skip
 
 
 def _mq_points(middlewares: int, workers: int, clients: tuple[int, ...]) -> pd.DataFrame:
@@ -145,7 +159,7 @@ def test_evaluate_counts_a_fitted_row_apart_without_a_catalogue_mark() -> None:
     assert o.verdict is Verdict.REPRODUCED and o.decided_by.startswith("interval: within")
 
 
-def test_a_model_that_fails_its_validity_check_is_not_testable() -> None:
+def test_a_model_claim_is_gated_by_its_inputs_and_its_recipe_not_by_its_own_error() -> None:
     runs = pd.DataFrame(
         [{"run": f"r{i}", "point": "p", "side": "client", "type": "all", "status": "ok",
           "throughput_ops": x, "scale": 1.0} for i, x in enumerate((990.0, 1000.0, 1010.0))]
@@ -171,3 +185,14 @@ def test_a_model_that_fails_its_validity_check_is_not_testable() -> None:
     assert broken.reason == "it misses by -90 % at the lightest load"
     assert judged({"valid": True, "reason": ""}).verdict is Verdict.CONTRADICTED
     assert judged(None).verdict is Verdict.NOT_TESTABLE  # no check: it may not judge
+    # A claim about the model's own error is judged on that error: a miss at the lightest
+    # load alone does not gate it, inputs out of range do.
+    lightest_only = {"valid": False, "reason": "misses the lightest load", "inputs_reason": ""}
+    assert judged(lightest_only).verdict is Verdict.CONTRADICTED
+    inputs = {**lightest_only, "inputs_reason": "The MVA is not valid here: m = 1 of 120."}
+    o = judged(inputs)
+    assert o.verdict is Verdict.NOT_TESTABLE and o.reason.endswith("m = 1 of 120.")
+    # An error that is its fitting recipe's algebra restates the recipe: by construction.
+    recipe = {**inputs, "restates_recipe": "the M/M/1's error is its recipe's algebra"}
+    o = judged(recipe)
+    assert o.verdict is Verdict.BY_CONSTRUCTION and o.decided_by.startswith("construction (recipe)")

@@ -74,6 +74,19 @@ def test_inputs_take_lambda_per_point_and_mu_per_worker_count() -> None:
     assert math.isnan(t.loc[(32, 6), "r_act_ms"]) and math.isnan(t.loc[(32, 6), "nq_act"])
 
 
+def test_lambda_is_the_throughput_the_tables_print_where_the_point_has_it() -> None:
+    # The write table prints the middlewares' throughput of the point: λ is that value, not
+    # another average of the same windows.
+    points = pd.DataFrame(
+        [{"point": "a", "side": "middleware", "middleware.workers": 8, "middlewares": 2,
+          "clients_total": 6, "response_us_mean_mean": 1000.0, "queue_us_mean_mean": 10.0,
+          "throughput_ops_mean": 230.0}]
+    )  # fmt: skip
+    windows = pd.DataFrame(_windows("a", [[100, 300], [200, 200]]))
+    (row,) = mm_tables.model_inputs(points, windows, pd.Series({"a": 0.5})).itertuples()
+    assert row.lam == pytest.approx(230.0) and row.mu == pytest.approx(300.0)
+
+
 def test_system_queue_length_sums_middlewares_per_window() -> None:
     queue = pd.DataFrame(
         {

@@ -24,6 +24,8 @@ def test_a_model_missing_the_lightest_load_by_80_percent_is_invalid() -> None:
     assert v.reason.count(".") == 1  # one sentence
     d = v.to_dict()
     assert d["valid"] is False and d["checks"][0]["name"] == "lightest_load"
+    # Its inputs are in range: a claim about its own error may still be judged on it.
+    assert v.inputs_reason == "" and d["inputs_reason"] == "" and not v.restates_recipe
 
 
 def test_a_model_within_tolerance_with_inputs_in_range_is_valid() -> None:
@@ -49,6 +51,7 @@ def test_a_model_within_tolerance_with_inputs_in_range_is_valid() -> None:
 def test_each_input_out_of_range_makes_a_model_invalid(check: validity.Check, words: str) -> None:
     v = validity.judge("model", 0.0, "p", (check,))
     assert not v.valid and words in v.reason
+    assert words in v.inputs_reason and v.inputs_reason.startswith("The model is not valid")
 
 
 def test_no_lightest_error_is_not_valid() -> None:
@@ -68,6 +71,8 @@ def test_mm1_recipe_identity_detected_on_synthetic_numbers() -> None:
     assert not restated.ok and restated.value == pytest.approx(error)
     v = validity.judge("M/M/1", -0.1, "p", (restated,))
     assert not v.valid and "fitting recipe" in v.reason
+    assert v.restates_recipe.startswith("the M/M/1's error is its fitting recipe's algebra")
+    assert v.inputs_reason == ""
     # A measured response time half of N/X is not the identity.
     assert validity.recipe(r_model / (r_meas / 2) - 1, n, rho).ok
 

@@ -58,8 +58,10 @@ def model_inputs(
     `points`: one row per point and side (every request type together) with point, side,
     middleware.workers, middlewares, clients_total, response_us_mean_mean and
     queue_us_mean_mean; `windows`: the middlewares' windows (point, run, window,
-    throughput_ops). λ is the point's mean window throughput, μ the highest window throughput
-    of its worker count (estimate.service_rate_max_window), m = workers of all middlewares."""
+    throughput_ops). λ is the point's middleware throughput as every table prints it
+    (throughput_ops_mean; without a middleware row, its mean window throughput), μ the
+    highest window throughput of its worker count (estimate.service_rate_max_window), m =
+    workers of all middlewares."""
     meta = points.drop_duplicates("point").set_index("point")
     mw = points[points["side"] == "middleware"].set_index("point")
     rows = []
@@ -78,7 +80,9 @@ def model_inputs(
                     "workers": int(workers),
                     "clients": int(p["clients_total"]),
                     "servers": int(workers) * int(p["middlewares"]),
-                    "lam": estimate.arrival_rate(pwin),
+                    "lam": float(m["throughput_ops_mean"])
+                    if m is not None and "throughput_ops_mean" in m
+                    else estimate.arrival_rate(pwin),
                     "mu": mu,
                     "nq_act": float(queue_length.get(point, math.nan)),
                     "w_act_ms": m["queue_us_mean_mean"] / 1e3 if m is not None else math.nan,

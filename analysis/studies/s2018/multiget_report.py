@@ -110,12 +110,14 @@ def histogram_macros(hist_size: int, h: Histograms) -> list[str]:
     ]
 
 
-def tail_macros(six_pct: pd.DataFrame, hist_size: int, rates: pd.DataFrame) -> list[str]:
-    """Tails at the histogram size, client side (`six_pct`: percentiles per side and
-    sharding), and the retransmissions behind them (`rates`: mg.loss_rates) per 1000 requests;
-    which tail is longer (mg.tail_case) and what the timeouts say about it (mg.rto_case)."""
+def tail_macros(agg: pd.DataFrame, hist_size: int, rates: pd.DataFrame) -> list[str]:
+    """Tails at the histogram size, client side, and the retransmissions behind them (`rates`:
+    mg.loss_rates) per 1000 requests; which tail is longer (mg.tail_case) and what the
+    timeouts say about it (mg.rto_case). The percentiles are the table's (`agg`:
+    mean_percentiles, the mean of the runs' own), so that text and table print one value."""
     numbers = []
-    cl = six_pct[six_pct["side"] == "client"].set_index("sharding")
+    six = agg[(agg["side"] == "client") & (agg["size"] == hist_size)].set_index("sharding")
+    cl = pd.DataFrame({q: six[f"{q}_mean"] for q in ("p50", "p99") if f"{q}_mean" in six})
     ratio = mg.tail_ratio(cl)
     r_s, r_n = (float(ratio.get(k, math.nan)) for k in mg.SHARDING)
     numbers.append(rf.macro("MgetTailCase", mg.tail_case(r_s, r_n)))
@@ -276,7 +278,7 @@ def report(
     )
     h = histogram_figure(six, six_pct, unit, figures.hist)
     numbers += histogram_macros(hist_size, h)
-    numbers += tail_macros(six_pct, hist_size, mg.loss_rates(manifests, runs))
+    numbers += tail_macros(agg, hist_size, mg.loss_rates(manifests, runs))
     numbers += gap_macros(pts, agg, ref)
     numbers += link_macros(raw_pts, tbf_args, rto_min_ms)
     table, macros = keys_table(pts, raw_pts, agg, sizes, ref)
