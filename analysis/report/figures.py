@@ -12,10 +12,13 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
+import matplotlib.patheffects as pe
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from scipy import stats
 
+from analysis.aggregate import CI_LEVEL
 from analysis.latex import escape
 
 __all__ = ["escape"]
@@ -154,10 +157,12 @@ def distinct_styles(n: int) -> list[dict[str, str]]:
 
 
 # Values an original study printed, drawn beside our curves as unconnected, unfilled
-# markers larger than ours, so they show both alone and on top of a line; the side that
-# measured them by the marker, as in SIDE_STYLE.
+# markers larger than ours, above every line and error bar, so they show both alone and on
+# top of a line; the side that measured them by the marker, as in SIDE_STYLE.
 SEED_STYLE = {"linestyle": "none", "markersize": 8, "markerfacecolor": "none",
-              "markeredgewidth": 1.0, "zorder": 4}  # fmt: skip
+              "markeredgewidth": 1.0, "zorder": 10}  # fmt: skip
+# A white rim keeps a seed's outline apart from a line of its own colour beneath it.
+SEED_HALO = [pe.Stroke(linewidth=2.6, foreground="white"), pe.Normal()]
 SEED_SIDE_MARKER = {"client": "*", "middleware": "D"}
 
 
@@ -177,7 +182,8 @@ def seed_points(
     marker = SEED_SIDE_MARKER.get(side, "*")
     size = SEED_STYLE["markersize"] * (0.7 if marker == "D" else 1.0)
     style = {**SEED_STYLE, "markersize": size}
-    ax.plot(np.asarray(x, dtype=float), y, label=label, color=color, marker=marker, **style)  # type: ignore[arg-type]
+    ax.plot(np.asarray(x, dtype=float), y, label=label, color=color, marker=marker,
+            path_effects=SEED_HALO, **style)  # type: ignore[arg-type]  # fmt: skip
 
 
 def shared_ylim(axes: Sequence[plt.Axes], margin: float = 0.05) -> tuple[float, float]:
@@ -203,6 +209,26 @@ def ci_errors(points: pd.DataFrame, metric: str, scale: float = 1.0) -> np.ndarr
     lo = points[f"{metric}_ci_low"].to_numpy(float) * scale
     hi = points[f"{metric}_ci_high"].to_numpy(float) * scale
     return np.vstack([np.nan_to_num(y - lo), np.nan_to_num(hi - y)])
+
+
+def t_errors(
+    points: pd.DataFrame, metric: str, scale: float = 1.0, level: float = CI_LEVEL
+) -> np.ndarray:
+    """Error bars (below, above) of the Student-t interval of `metric`'s mean from the
+    repetitions' mean, standard deviation and count (the interval aggregate.confidence_interval
+    gives, also from two repetitions); zero where there is no deviation."""
+    n = points["repetitions"].to_numpy(float)
+    sd = points[f"{metric}_std"].to_numpy(float) * scale
+    with np.errstate(invalid="ignore", divide="ignore"):
+        half = np.where(n >= 2, stats.t.ppf(0.5 + level / 2, np.maximum(n - 1, 1)), np.nan)
+        half = half * sd / np.sqrt(n)
+    return np.vstack([np.nan_to_num(half), np.nan_to_num(half)])
+
+
+def study_label(quantity: str, unit: str, wrap: bool = False) -> str:
+    """An axis label of a value in the study's time scale (throughput / s, times · s):
+    "response time (ms, study's time scale)"; with `wrap`, the unit on a second line."""
+    return f"{quantity}{chr(10) if wrap else ' '}({unit}, study's time scale)"
 
 
 def not_measured(ax: plt.Axes) -> None:
@@ -233,32 +259,47 @@ def legend_entries(*axes: plt.Axes) -> tuple[list, list[str]]:
     return numeric_order(list(seen.values()), list(seen))
 
 
+def by_rows(entries: Sequence, ncols: int) -> list:
+    """`entries` rearranged so that a legend of `ncols` columns, which Matplotlib fills
+    column by column, reads them row by row: with as many columns as a group has counts,
+    each group is a row in numeric order (not 8, 24 / 16, 32 down two rows)."""
+    ncols = max(1, min(ncols, len(entries)))
+    lengths = [len(c) for c in np.array_split(np.arange(len(entries)), ncols)]
+    return [entries[r * ncols + c] for c in range(ncols) for r in range(lengths[c])]
+
+
+def figure_legend(
+    fig: plt.Figure, handles: Sequence, labels: Sequence[str], ncols: int = 1, **kwargs: object
+) -> None:
+    """The one way a figure's legend is made: entries in numeric order (numeric_order),
+    read row by row in `ncols` columns (by_rows); `kwargs` go to Figure.legend."""
+    handles, labels = numeric_order(list(handles), list(labels))
+    if handles:
+        fig.legend(by_rows(handles, ncols), by_rows(labels, ncols), ncols=ncols, **kwargs)  # type: ignore[arg-type]
+
+
 def legend_below(fig: plt.Figure, ax: plt.Axes, ncols: int = 4) -> None:
     """One legend for the whole figure, under its axes, where it covers no data (the
     series of `ax`, which every panel shares)."""
-    handles, labels = legend_entries(ax)
-    if handles:
-        fig.legend(handles, labels, loc="outside lower center", ncols=ncols, fontsize=6,
-                   frameon=False)  # fmt: skip
+    figure_legend(fig, *legend_entries(ax), ncols=ncols, loc="outside lower center", fontsize=6,
+                  frameon=False)  # fmt: skip
 
 
 def legend_right(fig: plt.Figure, *axes: plt.Axes, fontsize: float = 6) -> None:
     """One legend for the whole figure, right of its axes (constrained layout makes room),
     of the series of `axes`."""
-    handles, labels = legend_entries(*axes)
-    if handles:
-        fig.legend(handles, labels, loc="outside right upper", fontsize=fontsize)
+    figure_legend(fig, *legend_entries(*axes), loc="outside right upper", fontsize=fontsize)
 
 
-def _order(value: object) -> tuple[int, float, str]:
-    """Numbers by value, then text that starts with a number by it ("8 WT" before "16 WT"),
-    then other text."""
+def _order(value: object) -> tuple[int, tuple[float, ...], str]:
+    """Numbers by value, then text with numbers by them wherever they stand ("8 WT" before
+    "16 WT", "T=8" before "T=16", "S=5, full" before "S=10, full"), then other text."""
     try:
-        return (0, float(value), "")  # type: ignore[arg-type]
+        return (0, (float(value),), "")  # type: ignore[arg-type]
     except (TypeError, ValueError):
         text = str(value)
-        found = re.match(r"\s*([-+]?\d+(?:\.\d+)?)", text)
-        return (1, float(found.group(1)), text) if found else (2, 0.0, text)
+        found = tuple(float(n) for n in _NUMBER.findall(text))
+        return (1, found, text) if found else (2, (), text)
 
 
 def levels_sorted(values: Iterable[object]) -> list:

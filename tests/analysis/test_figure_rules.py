@@ -11,7 +11,9 @@ import matplotlib.colors as mcolors
 import pandas as pd
 import pytest
 import yaml
+from scipy import stats
 
+from analysis.aggregate import CI_LEVEL
 from analysis.report import figures as fg
 from analysis.studies.s2015 import baseline as baseline2015
 from analysis.studies.s2016 import max_figures
@@ -182,3 +184,52 @@ def test_dodged_lines_at_equal_values_stay_apart() -> None:
         xs = [tuple(c.lines[0].get_xdata()) for c in ax.containers]
         assert len(xs) == 2 and (xs[0] != xs[1]) is apart
         fg.plt.close(fig)
+
+
+def test_counts_inside_labels_sort_as_numbers_and_legends_read_row_by_row() -> None:
+    assert fg.levels_sorted(["T=8", "T=32", "T=16", "T=24"]) == ["T=8", "T=16", "T=24", "T=32"]
+    assert fg.levels_sorted(["S=10, full", "S=5, full", "S=5, none"]) == [
+        "S=5, full",
+        "S=5, none",
+        "S=10, full",
+    ]
+    # Matplotlib fills columns first: in 4 columns of 2 rows the rows read 8 16 24 32.
+    entries = ["8 MVA", "16 MVA", "24 MVA", "32 MVA", "8 m", "16 m", "24 m", "32 m"]
+    laid = fg.by_rows(entries, 4)
+    rows = [[laid[c * 2 + r] for c in range(4)] for r in range(2)]
+    assert rows == [entries[:4], entries[4:]]
+    assert fg.by_rows(list("abcde"), 3) == ["a", "d", "b", "e", "c"]
+
+
+def test_mva_legend_rows_list_pool_sizes_in_numeric_order(
+    saved: dict[str, fg.plt.Figure],
+) -> None:
+    pts = points([8, 16, 24, 32], level_workload="read-only", level_setup="one_middleware")
+    client = pts[pts["side"] == "client"]
+    curves = [
+        MVACurve(w, [6, 48], [1.0, 2.0], [1.0, 2.0], client[client["workers"] == w])
+        for w in (8, 24, 16, 32)
+    ]
+    mva_figure(curves, "mva16.pdf")
+    (legend,) = saved["mva16.pdf"].legends
+    texts = [t.get_text() for t in legend.get_texts()]
+    ncols = legend._ncols
+    nrows = len(texts) // ncols
+    first_row = [texts[c * nrows] for c in range(ncols)]
+    assert [fg.leading_number(t.removeprefix("$T=")) for t in first_row] == [8, 16, 24, 32]
+
+
+def test_the_chosen_point_has_an_interval_from_two_repetitions(
+    saved: dict[str, fg.plt.Figure],
+) -> None:
+    pts = points([24], level_workload="read-only", level_setup="one_middleware")
+    pts = pts.assign(repetitions=3, throughput_ops_std=10.0)
+    chosen = pts["point"] == "24-48"
+    pts.loc[chosen, ["throughput_ops_ci_low", "throughput_ops_ci_high"]] = math.nan
+    pts.loc[chosen, "repetitions"] = 2
+    max_figures.throughput_figure(pts, "max16.pdf", reference(2016)["max_throughput"], "24-48")
+    (ax,) = saved["max16.pdf"].axes
+    extra = [c for c in ax.containers if not c.get_label() or c.get_label().startswith("_")]
+    half = stats.t.ppf(0.5 + CI_LEVEL / 2, 1) * 10.0 / math.sqrt(2)
+    spans = [s[1][1] - s[0][1] for c in extra for s in c.lines[2][0].get_segments()]
+    assert spans == pytest.approx([2 * half, 2 * half])  # client and middleware

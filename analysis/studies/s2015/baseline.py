@@ -73,15 +73,32 @@ def figure(rows: pd.DataFrame, reference: Mapping[str, Any], knees: dict[str, fl
         fig.seed_points(tput, [seed["clients"]], [seed["throughput"]], f"seed 003 max., {size}",
                         color=colours.get(size, "k"))  # fmt: skip
     tput.set_xlabel("clients")
-    tput.set_ylabel("throughput (ops/s, study)")
+    tput.set_ylabel(fig.study_label("throughput", "ops/s", wrap=True))
     resp.set_xlabel("clients")
-    resp.set_ylabel("response time (ms, study)")
+    resp.set_ylabel(fig.study_label("response time", "ms", wrap=True))
     tput.set_ylim(bottom=0)
     resp.set_ylim(bottom=0)
+    if not rows.empty:
+        keep_in_view(tput, resp, rows, knees)
     if rows.empty:
         fig.not_measured(resp)
     fig.legend_below(f, tput, ncols=4)
     fig.save(f, path)
+
+
+def keep_in_view(tput: fig.plt.Axes, resp: fig.plt.Axes, rows: pd.DataFrame,
+                 knees: dict[str, float]) -> None:  # fmt: skip
+    """Limits that hold every knee and error bar with room to spare: a knee at the fewest
+    clients would otherwise lie on the axes' left edge."""
+    xs = [*rows["clients"].astype(float), *(k for k in knees.values() if math.isfinite(k))]
+    span = max(xs) - min(min(xs), 0.0)
+    for ax in (tput, resp):
+        ax.set_xlim(min(min(xs), 0.0) - 0.04 * span, max(xs) + 0.04 * span)
+    for ax, metric, scale in ((tput, "throughput_ops", 1.0), (resp, "response_us_mean", 1e-3)):
+        high = rows[f"{metric}_ci_high"].fillna(rows[f"{metric}_mean"]).astype(float) * scale
+        top = max(float(high.max()), ax.dataLim.y1)
+        if math.isfinite(top) and top > 0:
+            ax.set_ylim(0, 1.08 * top)
 
 
 def report(points: pd.DataFrame, reference: Mapping[str, Any], figure_path: str | Path,

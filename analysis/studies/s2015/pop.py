@@ -82,8 +82,8 @@ def figure(c: pd.DataFrame, path: str | Path) -> None:
         for ax, metric in ((tput, "pops"), (resp, "pop_ms")):
             fig.errorbar_line(ax, g.rename(columns={metric: f"{metric}_mean"}), "clients",
                               metric, **style)  # fmt: skip
-    tput.set_ylabel("pops (ops/s, study)")
-    resp.set_ylabel("pop response (ms, study)")
+    tput.set_ylabel(fig.study_label("pops", "ops/s", wrap=True))
+    resp.set_ylabel(fig.study_label("pop response", "ms", wrap=True))
     for ax in (tput, resp):
         ax.set_xlabel("clients")
         ax.set_ylim(bottom=0)

@@ -114,15 +114,14 @@ def figure(panels: dict[str, tuple[pd.DataFrame, pd.DataFrame]], path: str | Pat
             ax.set_ylim(bottom=0)
             if rows.empty:
                 fig.not_measured(ax)
-        tput.set_ylabel("throughput (ops/s, study)")
-        resp.set_ylabel("response (ms, study)")
+        tput.set_ylabel(fig.study_label("throughput", "ops/s", wrap=True))
+        resp.set_ylabel(fig.study_label("response time", "ms", wrap=True))
     handles = {}
     for ax in axes.flat:
         for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
             handles.setdefault(lab, h)
-    if handles:
-        f.legend(list(handles.values()), list(handles), loc="outside lower center", ncols=4,
-                 fontsize=6, frameon=False)  # fmt: skip
+    fig.figure_legend(f, list(handles.values()), list(handles), ncols=4,
+                      loc="outside lower center", fontsize=6, frameon=False)  # fmt: skip
     fig.save(f, path)
 
 

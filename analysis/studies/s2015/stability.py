@@ -73,18 +73,18 @@ def figure(t: pd.DataFrame, path: str | Path) -> None:
     for i, (ax, size) in enumerate(zip(panels, sizes, strict=True)):
         g = t[t["size"] == size]
         ax.plot(g["t_s"], g["throughput"], color=f"C{i}", linewidth=0.8, label=str(size))
-        ax.set_ylabel(f"{size}: ops/s, study" if size != "" else "throughput (ops/s, study)")
+        # The size names the panel's throughput; two lines fit a short panel.
+        ax.set_ylabel(fig.study_label(str(size) or "throughput", "ops/s", wrap=True))
     if not t.empty:
         fig.shared_ylim(panels)
         for ax in panels:
             ax.set_ylim(bottom=0)
             ax.set_xlim(float(t["t_s"].min()), float(t["t_s"].max()))
-    panels[-1].set_xlabel("time (s, study)")
+    panels[-1].set_xlabel(fig.study_label("time", "s"))
     if t.empty:
         fig.not_measured(panels[0])
-    handles, labels = fig.legend_entries(*panels)
-    if handles:
-        f.legend(handles, labels, loc="outside lower center", ncols=2, fontsize=6, frameon=False)
+    fig.figure_legend(f, *fig.legend_entries(*panels), ncols=2, loc="outside lower center",
+                      fontsize=6, frameon=False)  # fmt: skip
     fig.save(f, path)
 
 

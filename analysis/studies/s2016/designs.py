@@ -162,12 +162,12 @@ def figure(cmp: pd.DataFrame, path: str) -> None:
     x = np.arange(len(configs))
     colours = fg.plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for ax, metric, scale, label in (
-        (axes[0][0], "throughput_ops_mean", 1.0, "throughput (ops/s), study time"),
+        (axes[0][0], "throughput_ops_mean", 1.0, fg.study_label("throughput", "ops/s")),
         (
             axes[0][1],
             "response_us_mean_mean",
             1e-3,
-            "response time (ms), study time",
+            fg.study_label("response time", "ms"),
         ),
     ):
         for j, design in enumerate(DESIGNS):

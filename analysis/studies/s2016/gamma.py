@@ -74,7 +74,7 @@ def gamma_figure(
                 label=f"gamma, k={fit.shape:.2f}, θ={fit.scale:.3f} ms",
             )
         ax.set_title(f"measured at the {side}", fontsize=8)
-        ax.set_xlabel("response time (ms), study time")
+        ax.set_xlabel(fg.study_label("response time", "ms"))
         ax.set_ylabel("density (1/ms)")
         ax.legend(fontsize=6, loc="upper right", frameon=True)
     if len(axes[0]) > 1:

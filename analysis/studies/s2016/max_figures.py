@@ -20,22 +20,44 @@ COMPONENTS = {
 }
 
 
-def throughput_figure(points: pd.DataFrame, path: str, mx: dict) -> None:
+def throughput_figure(points: pd.DataFrame, path: str, mx: dict, chosen: str | None = None) -> None:
     """Throughput against total clients, a line per pool size and side, with the original's
-    value per pool size (`mx`: max_throughput of reference2016.yaml) and its maximum."""
+    value per pool size (`mx`: max_throughput of reference2016.yaml) and its maximum. The
+    sides' throughputs are nearly equal: the lines are set apart along x and the
+    middleware's markers are rings around the clients' dots. The chosen configuration
+    (`chosen`, its point) has its interval also from two repetitions (fg.t_errors)."""
     fig, axes = fg.figure()
     ax = axes[0][0]
-    sp.series_lines(ax, points, "clients_total", "throughput_ops", series=WORKERS, label="T=",
-                    style_of=fg.worker_style)  # fmt: skip
+    shifts = sp.series_lines(ax, points, "clients_total", "throughput_ops", series=WORKERS,
+                             label="T=", style_of=fg.worker_style, dodge=2.0,
+                             open_side="middleware")  # fmt: skip
+    if chosen is not None:
+        headline_interval(ax, points[points["point"] == chosen], shifts)
     original_marks(ax, mx)
     if "throughput_ops" in mx:
         fg.seed_points(ax, [mx["clients"]], [mx["throughput_ops"]],
                        f"seed 000, T={mx['threads_per_pool']}, maximum ({mx['section']})",
                        color=fg.worker_colour(mx["threads_per_pool"]))  # fmt: skip
     ax.set_xlabel("total clients")
-    ax.set_ylabel("throughput (ops/s), study time")
+    ax.set_ylabel(fg.study_label("throughput", "ops/s"))
     sp.legend_outside(fig, ax)
     fg.save(fig, path)
+
+
+def headline_interval(
+    ax: fg.plt.Axes, rows: pd.DataFrame, shifts: dict[tuple[object, str], float]
+) -> None:
+    """Error bars of the chosen point (`rows`, one per side) where it has no interval of
+    three repetitions: the Student-t interval of its two, dashed, at the x its line was
+    moved to (`shifts`, as series_lines returns them)."""
+    for _, r in rows.iterrows():
+        if pd.notna(r["throughput_ops_ci_low"]) or r["repetitions"] < 2:
+            continue
+        x = float(r["clients_total"]) + shifts.get((r[WORKERS], str(r["side"])), 0.0)
+        err = fg.t_errors(pd.DataFrame([r]), "throughput_ops")
+        bars = ax.errorbar([x], [r["throughput_ops_mean"]], yerr=err, fmt="none", capsize=3,
+                           linewidth=0.8, color=fg.worker_colour(r[WORKERS]), zorder=3)  # fmt: skip
+        bars[2][0].set_linestyle("--")
 
 
 def original_marks(ax: fg.plt.Axes, mx: dict) -> None:
@@ -70,7 +92,7 @@ def percentile_figure(pct: pd.DataFrame, path: str, mx: dict | None = None) -> N
         ax.set_xlabel("total clients")
         ax.set_title(name, fontsize=8)
     # One scale for both panels, named once: a label per panel is cut at the axis height.
-    axes[0][0].set_ylabel("get response time (ms), study time")
+    axes[0][0].set_ylabel(fg.study_label("get response time", "ms"))
     fg.shared_ylim(axes[0])
     sp.legend_outside(fig, axes[0][0])
     fg.save(fig, path)
@@ -101,6 +123,6 @@ def breakdown_figure(mw: pd.DataFrame, path: str) -> None:
             **sp.style(i),
         )
     ax.set_xlabel("total clients")
-    ax.set_ylabel("mean time (ms), study time")
+    ax.set_ylabel(fg.study_label("mean time", "ms"))
     sp.legend_outside(fig, ax)
     fg.save(fig, path)

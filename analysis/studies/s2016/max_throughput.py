@@ -200,13 +200,13 @@ def report(tables: Mapping[str, pd.DataFrame], ref: Mapping, figures: Mapping[st
     hist = by_points(raw_hist, raw_points)
     pool_requests = by_points(raw_pool_requests, raw_points)
     mx, b = ref["max_throughput"], ref["breakdown"]
-    max_figures.throughput_figure(points, figures["throughput"], mx)
+    client = points[points["side"] == "client"].rename(columns={WORKERS: "workers"})
+    chosen = choose_max(client, MAX_TOLERANCE)
+    max_figures.throughput_figure(points, figures["throughput"], mx, chosen["point"])
 
     pct = percentiles(hist, windows, points)
     max_figures.percentile_figure(pct, figures["percentiles"], mx)
 
-    client = points[points["side"] == "client"].rename(columns={WORKERS: "workers"})
-    chosen = choose_max(client, MAX_TOLERANCE)
     mw = points[(points["side"] == "middleware") & (points[WORKERS] == chosen["workers"])]
     max_figures.breakdown_figure(mw, figures["breakdown"])
     ok = ok_runs(tables["runs"])

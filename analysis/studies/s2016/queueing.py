@@ -922,7 +922,10 @@ def mva_figure(curves: list[MVACurve], path: str) -> None:
                 label=f"$T={c.workers}$, measured", **measured,
             )  # fmt: skip
     # Two lines each: the legend's rows leave the axes shorter than a one-line label.
-    labels = ("throughput at the\nclients (ops/s)", "mean response time\nat the clients (ms)")
+    labels = (
+        fg.study_label("throughput at the clients", "ops/s", wrap=True),
+        fg.study_label("mean response time at the clients", "ms", wrap=True),
+    )
     for ax, label in zip(axes[0], labels, strict=True):
         ax.set_xlabel("clients (total)")
         ax.set_ylabel(label)

@@ -41,8 +41,8 @@ def figure(points: pd.DataFrame, path: str) -> None:
         d = points[points["type"] == kind]
         for i, (metric, scale, label) in enumerate(
             (
-                ("throughput_ops", 1.0, "throughput (ops/s)"),
-                ("response_us_mean", 1e-3, "mean response time (ms)"),
+                ("throughput_ops", 1.0, fg.study_label("throughput", "ops/s", wrap=True)),
+                ("response_us_mean", 1e-3, fg.study_label("mean response time", "ms", wrap=True)),
             )
         ):
             ax = axes[i][j]
@@ -57,7 +57,7 @@ def figure(points: pd.DataFrame, path: str) -> None:
             ax.set_ylim(bottom=0)
             if j and metric == "response_us_mean":
                 ax.sharey(axes[i][0])
-    fg.legend_below(fig, axes[0][0], ncols=3)
+    fg.legend_below(fig, axes[0][0], ncols=2)
     fg.save(fig, path)
 
 

@@ -142,7 +142,7 @@ def sides_figure(side_pct: pd.DataFrame, means: pd.DataFrame, path: str) -> None
     pct = data[~data["series"].str.startswith("mean")]
     sp.series_lines(ax, pct, "clients_total", "v", "series", scale=1e-3, side_in_label=False)
     ax.set_xlabel("total clients")
-    ax.set_ylabel("response time (ms), study time")
+    ax.set_ylabel(fg.study_label("response time", "ms"))
     ax.set_title("percentiles", fontsize=8)
     ax2 = axes[0][1]
     mean = data[data["series"].str.startswith("mean")]
@@ -174,15 +174,10 @@ def sides_figure(side_pct: pd.DataFrame, means: pd.DataFrame, path: str) -> None
             **sp.style(offset + 2),
         )
     ax2.set_xlabel("total clients")
-    ax2.set_ylabel("response time (ms), study time")
+    ax2.set_ylabel(fg.study_label("response time", "ms"))
     ax2.set_title("means", fontsize=8)
     ax2.sharey(ax)
-    handles, labels = [], []
-    for a in (ax, ax2):
-        h, lab = a.get_legend_handles_labels()
-        handles += h
-        labels += lab
-    fig.legend(handles, labels, loc="outside right upper", fontsize=6)
+    fg.legend_right(fig, ax, ax2)
     fg.save(fig, path)
 
 

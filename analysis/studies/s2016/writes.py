@@ -35,7 +35,8 @@ def figure(points: pd.DataFrame, path: str) -> None:
     d = points.copy()
     d["writes"] = d["level_writes"].astype(float)
     d["config"] = "S=" + d["servers"].astype(str) + ", replication " + d["level_replication"]
-    fig, axes = fg.figure(ncols=3, width=7.0, height=2.6)
+    # As wide as the text, at which the report includes it: its fonts keep their size.
+    fig, axes = fg.figure(ncols=3, width=6.4, height=3.4)
     for ax, (kind, name) in zip(axes[0], PANELS, strict=True):
         # Set apart along x: both sides' nearly equal lines show.
         sp.series_lines(ax, d[d["type"] == kind], "writes", "throughput_ops", series="config",
@@ -43,12 +44,13 @@ def figure(points: pd.DataFrame, path: str) -> None:
         ax.set_xlabel("writes (%)")
         ax.set_title(name, fontsize=8)
         # Two lines: one is longer than the axes are high and is cut.
-        ax.set_ylabel("throughput (ops/s),\nstudy time")
+        ax.set_ylabel(fg.study_label("throughput", "ops/s", wrap=True))
         ax.set_xticks(sorted(d["writes"].unique()))
     # All requests and gets are of one magnitude and share a scale that holds both; sets
     # have their own.
     fg.shared_ylim([axes[0][0], axes[0][2]])
-    fg.legend_below(fig, axes[0][0], ncols=2)
+    # A row per replication level and side, its servers in numeric order.
+    fg.legend_below(fig, axes[0][0], ncols=3)
     fg.save(fig, path)
 
 

@@ -22,8 +22,8 @@ WORKLOADS = ["read-only", "write-only"]
 
 
 PANELS = [
-    ("throughput_ops", 1, "throughput [ops/s]", "throughput"),
-    ("response_us_mean", 1e-3, "resp. [ms]", "response_ms"),
+    ("throughput_ops", 1, ("throughput", "ops/s"), "throughput"),
+    ("response_us_mean", 1e-3, ("response time", "ms"), "response_ms"),
 ]
 DIRECT_HEADER = [
     "setup",
@@ -75,7 +75,10 @@ def panel_grid(
             theirs = seeds[seeds["workload"] == wl]
             for (label, side, colour), g in theirs.groupby(["label", "side", "colour"]):
                 rf.seed_points(ax, g["clients"], g[seed_column], label, side, colour)
-            ax.set(xlabel="clients (virtual)", ylabel=f"{wl}: {unit}")
+            ax.set(
+                xlabel="clients (virtual)",
+                ylabel=rf.study_label(f"{wl}: {unit[0]}", unit[1], wrap=True),
+            )
             ax.set_ylim(bottom=0)
     rf.legend_right(fig, *axes.flat)
     fig.suptitle(title, fontsize=8)
@@ -100,7 +103,7 @@ def figures(
             for n in t["setup"].str.replace("_", " ")
         ],
     )
-    title = "Baseline without middleware (client side), study time"
+    title = "Baseline without middleware (client side)"
     panel_grid(direct, seeds_d, "setup", title, direct_path)
     mw = mw.assign(workers=mw["middleware.workers"].astype(int).astype(str) + " WT")
     for setup, path in zip(SETUPS_M, mw_paths, strict=True):
@@ -114,7 +117,7 @@ def figures(
             # In the colour of our series of the same worker count.
             colour=[rf.worker_colour(w) for w in s["workers"]],
         )
-        title = f"Baseline with middleware: {setup.replace('_', ' ')}, study time"
+        title = f"Baseline with middleware: {setup.replace('_', ' ')}"
         panel_grid(d, s, "workers", title, path, colour_of=rf.worker_colour)
 
 

@@ -81,10 +81,8 @@ def figure(client: pd.DataFrame, batches: list[int], path: str) -> None:
             ax.text(0.5, 0.5, "no points", ha="center", transform=ax.transAxes)
         else:
             batch_bars(ax, d, batches)
-        ax.set(xlabel="clients (virtual)", ylabel="throughput [ops/s], study time", title=wl)
-    handles, labels = axes[0].get_legend_handles_labels()
-    if handles:
-        fig.legend(handles, labels, loc="outside right upper", fontsize=6)
+        ax.set(xlabel="clients (virtual)", ylabel=rf.study_label("throughput", "ops/s"), title=wl)
+    rf.legend_right(fig, axes[0])
     rf.save(fig, path)
 
 

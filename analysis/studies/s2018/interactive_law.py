@@ -118,7 +118,7 @@ def modified_interactive_law(m: pd.DataFrame, path: str) -> list[str]:
     lim = float(np.nanmax([law["throughput_ops_mean"].max(), law["predicted_ops"].max(), 1]))
     ax.plot([0, lim * 1.05], [0, lim * 1.05], color="grey", lw=0.8, label="prediction = X")
     ax.set(
-        xlabel="measured X (middleware) [ops/s], study time",
+        xlabel=rf.study_label("measured X (middleware)", "ops/s"),
         ylabel="(X T$_w$ + Q) / R$_{mw}$ [ops/s]",
     )
     ax.legend(fontsize=6)

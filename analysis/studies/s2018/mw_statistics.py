@@ -19,8 +19,8 @@ from analysis.studies.s2018.macros import camel
 STATS_ROWS = [(wl, setup) for wl in WORKLOADS for setup in SETUPS_M]
 STATS_METRICS = [
     ("queue_len", 1.0, "queue length [requests]"),
-    ("queue_us_mean", 1e-3, "time in queue [ms]"),
-    ("server_us_mean", 1e-3, "waiting for memcached [ms]"),
+    ("queue_us_mean", 1e-3, rf.study_label("time in queue", "ms", wrap=True)),
+    ("server_us_mean", 1e-3, rf.study_label("waiting for memcached", "ms", wrap=True)),
 ]
 QUEUE_SEED_COLUMNS = ["setup", "workload", "clients", "workers", "queue_ms"]
 

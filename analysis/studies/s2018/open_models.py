@@ -88,10 +88,9 @@ def mm_figure(tables: dict[str, pd.DataFrame], seeds: dict[str, pd.DataFrame], p
             )
         ax.set(title=f"{workers} workers", xlabel="clients (virtual)")
         ax.set_yscale("log")
-    axes[0][0].set_ylabel("response time [ms], study time")
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    if handles:
-        fig.legend(handles, labels, loc="outside lower center", ncols=2, fontsize=7)
+    axes[0][0].set_ylabel(rf.study_label("response time", "ms"))
+    rf.figure_legend(fig, *axes[0][0].get_legend_handles_labels(), ncols=2,
+                     loc="outside lower center", fontsize=7)  # fmt: skip
     rf.save(fig, path)
     plt.close("all")
 
