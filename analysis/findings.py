@@ -113,6 +113,26 @@ def _matches(group: Mapping[str, str], wanted: Mapping[str, object] | None) -> b
     return all(str(group.get(k)) == str(v) for k, v in (wanted or {}).items())
 
 
+def with_threads(
+    loads: Sequence[Mapping[str, Any]], families: Mapping[str, Mapping[str, pd.DataFrame]]
+) -> list[dict[str, Any]]:
+    """Each load row with its middleware's busiest thread pool at that point (`threads`: the
+    pool, as the report names it, and its busy fraction averaged over the runs; None where
+    the family records no pools). A busy thread may wait on the CPU or on its server: the
+    pool says where requests are held, the CPU and link shares what holds them."""
+    out = []
+    for r in loads:
+        table = families.get(r["family"], {}).get("pools")
+        threads = None
+        if table is not None and not table.empty:
+            busiest = pools.busiest_pools(table[table["point"] == r["point"]])
+            if not busiest.empty:
+                name = busiest["busiest"].mode().iloc[0]
+                threads = {"pool": str(name), "busy": float(busiest["busiest_fraction"].mean())}
+        out.append({**r, "threads": threads})
+    return out
+
+
 def bottleneck_of(loads: Sequence[Mapping[str, Any]], family: str, group: Mapping | None) -> str:
     """The computed bottleneck of a family's group; with several groups, the most frequent."""
     names = [

@@ -48,6 +48,13 @@ def _percentages(values: Mapping[str, float]) -> str:
     return "/".join(f"{100 * values[r]:.0f}" if r in values else "--" for r in linkload.ROLES)
 
 
+def _threads(threads: Mapping[str, Any] | None) -> str:
+    """The busiest pool and its busy share, "--" where the family records no pools."""
+    if not threads:
+        return "--"
+    return f"{escape(threads['pool'])}: {100 * threads['busy']:.0f}"
+
+
 def _row(*cells: str) -> str:
     """A table row whose paragraph cells are set ragged right (narrow columns)."""
     return " & ".join(r"\raggedright " + c for c in cells) + r" \tabularnewline"
@@ -73,14 +80,15 @@ def bottleneck_table(
                 f"{r['throughput']:,.0f}",
                 _percentages(r["cpu"]),
                 _percentages(r["link"]),
+                _threads(r.get("threads")),
                 escape(r["bottleneck"]),
                 tex(theirs["bottleneck"]),
                 tex(theirs["source"]),
             )
         )
     head = (
-        r"\toprule Family & Group & N & X [ops/s] & CPU [\%] & Link [\%] & Ours & Study & "
-        r"Source \\ \midrule"
+        r"\toprule Family & Group & N & X [ops/s] & CPU [\%] & Link [\%] & Threads [\%] & Ours &"
+        r" Study & Source \\ \midrule"
     )
     table = fg.longtable_macros("Bottleneck", head, lines)
     return table, rows

@@ -717,3 +717,23 @@ def test_estimates_are_printed_without_an_exponent() -> None:
 
 def test_a_model_reason_in_greek_letters_sets_in_latex() -> None:
     assert tables.tex("N(1−ρ)/ρ, λ ± 5 %") == r"N(1$-$$\rho$)/$\rho$, $\lambda$ $\pm$ 5 \%"
+
+
+def test_the_bottleneck_rows_name_the_busiest_thread_pool_at_their_point() -> None:
+    def window(run: str, point: str, pool: str, server: int, busy: float) -> dict:
+        return {"run": run, "point": point, "repetition": 1, "side": "middleware",
+                "source": "middleware1", "window": 0, "start_ms": 0, "end_ms": 1000,
+                "pool": pool, "server": server, "threads": 8, "enqueued": 10,
+                "completed": 10, "queue_length_mean": 0.0, "queue_length_max": 0,
+                "busy_threads_mean": 8 * busy, "busy_fraction": busy, "in_flight_mean": 0.0,
+                "in_flight_max": 0}  # fmt: skip
+
+    table = pd.DataFrame(
+        [window("r1", "top", "read", 0, 0.5), window("r1", "top", "read", 2, 0.96),
+         window("r2", "top", "read", 2, 0.9), window("r1", "low", "read", 0, 0.1)]
+    )  # fmt: skip
+    loads = [{"family": "f", "point": "top"}, {"family": "g", "point": "p"}]
+    rows = findings.with_threads(loads, {"f": {"pools": table}, "g": {}})
+    assert rows[0]["threads"]["pool"] == "read 2"
+    assert rows[0]["threads"]["busy"] == pytest.approx(0.93)
+    assert rows[1]["threads"] is None  # no pools recorded: the row says "--"

@@ -43,7 +43,8 @@ def main(sm) -> None:  # noqa: ANN001
     ]
     outcomes = findings.evaluate(catalogue, data, loads)
 
-    bottlenecks, rows = tables.bottleneck_table(loads, catalogue)
+    with_threads = findings.with_threads(loads, data.families)
+    bottlenecks, rows = tables.bottleneck_table(with_threads, catalogue)
     Path(sm.output.bottlenecks).write_text(bottlenecks)
     # Each row names the configuration its finding is judged at, where the catalogue says.
     rows_at = tables.judged_at(outcomes, catalogue)
