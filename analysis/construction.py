@@ -95,7 +95,9 @@ class Site:
 
 @dataclass(frozen=True)
 class Decision:
-    rule: str  # LINK_CAP, FITTED or FIXED_LOAD; "" when the verdict is evidence
+    # LINK_CAP, FITTED, FIXED_LOAD (by construction) or ASSUMED_SPEED (not testable here);
+    # "" when the verdict is evidence.
+    rule: str
     reason: str
     short: str = ""  # the reason in a few words, for a table row
 
@@ -300,22 +302,27 @@ def _roles_at(points: pd.DataFrame) -> set[str]:
     return roles
 
 
+ASSUMED_SPEED = "assumed speed"
+
+
 def assumed_role(
     finding: Mapping[str, Any],
     points: Mapping[str, pd.DataFrame],
     unfitted: Mapping[str, Mapping[str, str]],
-) -> str:
-    """Why the finding is not testable here, "" when it is: a role that serves requests at
-    the points it compares runs at an assumed speed (`unfitted`: study -> role -> why, from
+) -> Decision:
+    """Whether the finding is not testable here: a role that serves requests at the points
+    it compares runs at an assumed speed (`unfitted`: study -> role -> why, from
     machines.yaml), so the model does not hold that role's share of the result."""
     study = str(finding.get("study_of"))
     assumed = unfitted.get(study, {})
     if not assumed:
-        return ""
+        return NOT_BY_CONSTRUCTION
     compared = _compared_points(finding["measure"], points)
     for role in sorted(_roles_at(compared) & set(assumed)):
-        return (
+        return Decision(
+            ASSUMED_SPEED,
             f"the {study} {role} serves at its points and its speed is assumed, not fitted"
-            f" ({assumed[role]}), so the model does not hold the {role}'s share of the result"
+            f" ({assumed[role]}), so the model does not hold the {role}'s share of the result",
+            f"the {role}'s speed is assumed, not fitted",
         )
-    return ""
+    return NOT_BY_CONSTRUCTION

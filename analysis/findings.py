@@ -1117,6 +1117,8 @@ class Outcome:
     pooled_with: tuple[str, ...] = ()
     # The reason in a few words, for the report's table (`reason` in full otherwise).
     short_reason: str = ""
+    # The bottleneck at each level it compares (level_bottlenecks), where it has levels.
+    level_bottlenecks: tuple[str, ...] = ()
 
     @property
     def ratio(self) -> float:
@@ -1320,6 +1322,7 @@ def evaluate(
         interval = verdict
         built = ""
         short = f"{needed} repetitions per level would decide" if needed else ""
+        levels = level_bottlenecks(data, m, points)
         gate, why = model_gate(data, m) if m["kind"] in MODEL_MEASURES else ("", "")
         assumed = construction.assumed_role(f, points, data.unfitted)
         if gate == RECIPE:
@@ -1328,11 +1331,15 @@ def evaluate(
         elif gate == INPUTS:
             verdict, reason, needed, short = Verdict.NOT_TESTABLE, why, None, ""
             decided_by = "model validity: " + why
-        elif assumed and decided_by != "not measured":
-            verdict, reason, needed, short = Verdict.NOT_TESTABLE, assumed, None, "assumed speed"
-            decided_by = "assumed speed: " + assumed
+        elif assumed.applies and decided_by != "not measured":
+            verdict, reason, needed, short = (
+                Verdict.NOT_TESTABLE,
+                assumed.reason,
+                None,
+                assumed.short,
+            )
+            decided_by = f"{assumed.rule}: {assumed.reason}"
         elif decided_by != "not measured":
-            levels = level_bottlenecks(data, m, points)
             rule = construction.decide(f, bottleneck, points, data.sites, levels)
             if rule.applies:
                 verdict, built, needed = Verdict.BY_CONSTRUCTION, rule.reason, None
@@ -1363,6 +1370,7 @@ def evaluate(
                 interval_verdict=interval.value,
                 pooled_with=tuple(pooled) if e is not None else (),
                 short_reason=short,
+                level_bottlenecks=tuple(levels),
             )
         )
     return out

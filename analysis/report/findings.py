@@ -163,6 +163,13 @@ def _verdict(o: findings.Outcome) -> str:
     return "; ".join(words)
 
 
+def _bottleneck(o: findings.Outcome) -> str:
+    """The bottleneck at the finding's points, or at each level it compares where they
+    differ (low → high)."""
+    levels = list(dict.fromkeys(o.level_bottlenecks))
+    return " → ".join(o.level_bottlenecks) if len(levels) > 1 else o.bottleneck
+
+
 def findings_table(outcomes: Sequence[findings.Outcome], study: str) -> str:
     """One study's findings: the claim, the study's value, ours in the study's time, the
     estimate the rule decides on with its interval and repetitions, and the verdict."""
@@ -172,7 +179,7 @@ def findings_table(outcomes: Sequence[findings.Outcome], study: str) -> str:
             tex(o.study),
             tex(o.ours),
             estimate_text(o) + rf" {{\footnotesize({tex(_repetitions(o))})}}",
-            tex(o.bottleneck),
+            tex(_bottleneck(o)),
             _verdict(o),
         )
         for o in outcomes
@@ -245,6 +252,15 @@ def _macro(name: str, value: object) -> str:
     return rf"\newcommand{{\{name}}}{{{value}}}" + "\n"
 
 
+# How the text names the rule that made a row by construction (findings.json `decided_by`).
+RULE_WORDS = {
+    "construction (link cap)": "a link's cap",
+    "construction (fitted)": "a fitted speed factor or delay",
+    "construction (fixed load)": "a factor that does not reach the binding budget",
+    "construction (recipe)": "a model's fitting recipe",
+}
+
+
 def _count_phrase(counter: Counter[str]) -> str:
     parts = [f"{escape(k)} in {n}" for k, n in counter.most_common()]
     return ", ".join(parts) if parts else "none"
@@ -270,7 +286,9 @@ def numbers(outcomes: Sequence[findings.Outcome], rows: Sequence[Mapping[str, An
     evidence = [o for o in outcomes if o.is_evidence]
     built = [o for o in outcomes if o.verdict is Verdict.BY_CONSTRUCTION]
     untestable = [o for o in outcomes if o.verdict is Verdict.NOT_TESTABLE]
-    rules = Counter(o.decided_by.split(":")[0] for o in built)
+    rules = Counter(
+        RULE_WORDS.get(o.decided_by.split(":")[0], o.decided_by.split(":")[0]) for o in built
+    )
 
     def of(verdict: Verdict, among: Sequence[findings.Outcome] = evidence) -> list:
         return [o for o in among if o.verdict is verdict]

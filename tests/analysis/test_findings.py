@@ -561,6 +561,11 @@ def test_the_findings_tables_show_each_verdict_with_its_interval_and_repetitions
     assert f"study +50.0\\,\\%, ratio {clear.ratio:.2f}" in table
     assert r"\textbf{by construction} (the interval: reproduced); the cap is set to it" in table
     assert tables.findings_table([unsure], "2016").count("tabularnewline") == 0
+    # A row whose levels have different bottlenecks names each; one alike names it once.
+    two = dataclasses.replace(built, level_bottlenecks=("none saturated", "server link"))
+    assert r"none saturated $\to$ server link" in tables.findings_table([two], "2018")
+    same = dataclasses.replace(built, level_bottlenecks=("server link", "server link"))
+    assert r"server link $\to$" not in tables.findings_table([same], "2018")
     text = tables.numbers([unsure, clear, built, untestable], [])
     assert r"\newcommand{\FindingsNotTestable}{1}" in text
     assert r"\newcommand{\FindingsEvidence}{2}" in text
