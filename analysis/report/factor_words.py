@@ -89,6 +89,17 @@ def family_words(family: str) -> str:
     return words(family, FAMILY_WORDS)
 
 
+def point_words(point: str) -> str:
+    """A point's name as the report reads it: `setup=one_server,workload=write-only,
+    virtual_clients=32` -> `one server, write-only, 32 virtual clients`."""
+    parts = []
+    for pair in point.split(","):
+        key, _, value = pair.partition("=")
+        name = key.replace("_", " ")
+        parts.append(f"{value} {name}" if value.isdigit() else value.replace("_", " "))
+    return ", ".join(parts)
+
+
 def reference_words(path: list[str]) -> str:
     """`[baselines_direct, two_servers, read-only]` -> `without middleware, two servers,
     read-only`; a number level reads as its count (`[writes, 8, client_x]`: 8 workers)."""

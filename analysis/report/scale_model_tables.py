@@ -454,11 +454,6 @@ def _beyond(row: Mapping[str, Any]) -> str:
     return f"{100 * row['extrapolation']:.0f}\\,\\% {side} the speeds measured"
 
 
-def _breakable(point: str) -> str:
-    """A point's name that may break after each `=` and `,`."""
-    return point.replace(",", r",\allowbreak{} ").replace("=", r"=\allowbreak{}")
-
-
 def fit_check_table(rows: list[dict[str, Any]] | None) -> str:
     """The fits at their factors (analysis.calibration.fit_validation): per target the study's
     value, the fitted factor and the speeds its runs measured, the fit's prediction at the
@@ -478,11 +473,12 @@ def fit_check_table(rows: list[dict[str, Any]] | None) -> str:
         factor = f"{row['speed']:.3f}" + (r"$^\ast$" if row["clamped"] else "")
         if row["extrapolated"]:
             factor += r"$^\dagger$"
-        # The point's levels may break after each comma: a long one must fit its column.
         here = (
             "--"
             if family is None
-            else escape(family["family"]) + r":\newline " + _breakable(escape(family["point"]))
+            else escape(fw.family_words(family["family"]))
+            + r":\newline "
+            + escape(fw.point_words(family["point"]))
         )
         best = (
             "--"
@@ -563,7 +559,7 @@ def parameter_rows(cal: dict[str, Any], machines: Mapping[str, Any]) -> list[dic
     common = sorted(set(studies) - set(own_scale))
     rows.append(
         {"parameter": "scale $s$", "studies": ", ".join(common), "value": f"{cal['scale']:g}",
-         "origin": "set", "source": "the profile's scale factor (scale.factor)"}
+         "origin": "set", "source": "the profile's scale factor"}
     )  # fmt: skip
     for study, scale in sorted(own_scale.items()):
         rows.append(

@@ -44,3 +44,7 @@ def test_tables_name_families_and_study_numbers_in_words() -> None:
     assert fw.reference_unit(path) == "ms"
     assert fw.reference_words(["writes", "8", "client_x"]).endswith("8 workers, client throughput")
     assert fw.reference_unit(["multiget", "keys_per_s", "sharded", "6"]) == "keys/s"
+    # A point reads as its levels, counts before their names.
+    assert fw.point_words("setup=one_server,workload=write-only,virtual_clients=32") == (
+        "one server, write-only, 32 virtual clients"
+    )

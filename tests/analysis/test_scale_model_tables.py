@@ -315,7 +315,7 @@ def test_the_fits_table_and_its_macros() -> None:
         in tex
     )
     family = (
-        r"mq\_db\_baseline:\newline size=\allowbreak{}small,\allowbreak{} clients=\allowbreak{}80}"
+        r"2015 database baseline:\newline small, 80 clients}"
         r" & 1{,}632 & $-$16\,\% & 2{,}433"
     )
     assert family + r" (+25\,\%)" in tex
