@@ -22,11 +22,14 @@ point specifications (`fitted_sites`), not listed per finding.
 
 Apart from these, `assumed_role` says when a finding is *not testable here*: a role of the
 system at its points runs at an assumed speed (machines.yaml `unfitted`), which no study
-number fixes, so the model does not hold that role's share of the result.
+number fixes, and its budget would bind there at the slowest factor it could plausibly have
+(that of a fitted role of the same machine type), so the model does not hold that role's
+share of the result.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -303,26 +306,84 @@ def _roles_at(points: pd.DataFrame) -> set[str]:
 
 
 ASSUMED_SPEED = "assumed speed"
+# A budget used at this share or more binds (analysis.bottleneck.SATURATED, restated here:
+# this module does not import the bottleneck analysis).
+BINDS = 0.9
+
+
+@dataclass(frozen=True)
+class AssumedRole:
+    """A role whose speed factor no study number fits (machines.yaml `unfitted`): why, the
+    factor it runs at, and the slowest factor it could plausibly have (the factor fitted to
+    a role of the same machine type in its study, else the search's lower bound)."""
+
+    why: str
+    speed: float
+    slowest: float
+
+
+def assumed_roles(
+    unfitted: Mapping[str, Mapping[str, str]],
+    speeds: Mapping[str, Mapping[str, float | None]],
+    types: Mapping[str, Mapping[str, str]],
+    lower: float,
+) -> dict[str, dict[str, AssumedRole]]:
+    """The assumed roles per study (`unfitted`: study -> role -> why), from the speed factors
+    the calibration gave each role (`speeds`: study -> role -> factor) and the machine type of
+    each role (`types`: study -> role -> type name)."""
+    out: dict[str, dict[str, AssumedRole]] = {}
+    for study, roles in unfitted.items():
+        for role, why in roles.items():
+            kin = [
+                float(f)
+                for other, f in speeds.get(study, {}).items()
+                if other not in roles
+                and f is not None
+                and types.get(study, {}).get(other) == types.get(study, {}).get(role)
+            ]
+            speed = speeds.get(study, {}).get(role)
+            out.setdefault(study, {})[role] = AssumedRole(
+                why, float(speed) if speed is not None else math.nan, min(kin, default=lower)
+            )
+    return out
+
+
+def _could_bind(compared: pd.DataFrame, role: str, assumed: AssumedRole) -> bool:
+    """Whether the role's budget would bind at the compared points were its factor the
+    slowest plausible one: its measured share of the budget, times its factor over the
+    slowest. Without a measured share, it could."""
+    column = f"cpu_util_{role}_mean"
+    if column not in compared.columns or compared[column].isna().all():
+        return True
+    if not (assumed.speed > 0 and assumed.slowest > 0):
+        return True
+    used = float(compared[column].max()) * assumed.speed / assumed.slowest
+    return used >= BINDS
 
 
 def assumed_role(
     finding: Mapping[str, Any],
     points: Mapping[str, pd.DataFrame],
-    unfitted: Mapping[str, Mapping[str, str]],
+    assumed: Mapping[str, Mapping[str, AssumedRole]],
 ) -> Decision:
     """Whether the finding is not testable here: a role that serves requests at the points
-    it compares runs at an assumed speed (`unfitted`: study -> role -> why, from
-    machines.yaml), so the model does not hold that role's share of the result."""
+    it compares runs at an assumed speed (`assumed`: study -> role), and its budget would
+    bind there at the slowest factor it could plausibly have, so the model does not hold
+    that role's share of the result. A role that stays far from binding at any plausible
+    factor leaves the result as measured."""
     study = str(finding.get("study_of"))
-    assumed = unfitted.get(study, {})
-    if not assumed:
+    roles = assumed.get(study, {})
+    if not roles:
         return NOT_BY_CONSTRUCTION
     compared = _compared_points(finding["measure"], points)
-    for role in sorted(_roles_at(compared) & set(assumed)):
+    for role in sorted(_roles_at(compared) & set(roles)):
+        if not _could_bind(compared, role, roles[role]):
+            continue
         return Decision(
             ASSUMED_SPEED,
             f"the {study} {role} serves at its points and its speed is assumed, not fitted"
-            f" ({assumed[role]}), so the model does not hold the {role}'s share of the result",
+            f" ({roles[role].why}), and its budget could bind there at a plausible factor, so"
+            f" the model does not hold the {role}'s share of the result",
             f"the {role}'s speed is assumed, not fitted",
         )
     return NOT_BY_CONSTRUCTION

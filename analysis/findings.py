@@ -163,8 +163,8 @@ class Data:
     mva2018: pd.DataFrame | None = None
     # Where the scale model was fitted to a study number (analysis.construction.fitted_sites).
     sites: list[construction.Site] = field(default_factory=list)
-    # study -> role -> why: roles whose speed is assumed (machines.yaml `unfitted`).
-    unfitted: dict[str, dict[str, str]] = field(default_factory=dict)
+    # study -> role: roles whose speed is assumed (machines.yaml `unfitted`).
+    unfitted: dict[str, dict[str, construction.AssumedRole]] = field(default_factory=dict)
     # (study, role) -> the relative spread between calibration sessions of a throughput that
     # role's budget bounds (analysis.calibration.session_variation).
     session_variation: dict[tuple[str, str], float] = field(default_factory=dict)
@@ -586,7 +586,8 @@ def measure_paired(data: Data, p: Mapping[str, Any]) -> Measure:
         text = (
             f"{_fmt(scale * both[low].mean(), digits)} → {_fmt(scale * both[high].mean(), digits)}"
         )
-        return Measure(e, f"{text}{unit} ({_pct(e.estimate)}), {len(both)} pairs")
+        # The means' change and the pairs' mean change differ: name the one that decides.
+        return Measure(e, f"{text}{unit}; mean change of {len(both)} pairs {_pct(e.estimate)}")
     if len(both) == 0:
         raise FindingsError(f"no pair of {column} = {low} and {high}")
     pair = dict(zip(keys, both.index[0], strict=True))
@@ -616,7 +617,8 @@ def measure_factorial_top(data: Data, p: Mapping[str, Any]) -> Measure:
     """Whether the study's term explains the most variation of the throughput: the
     difference between its |effect| and the largest other |effect|, with the effects' common
     standard error (Jain 1991 §18.4: s_q = s_e / sqrt(2^k r); with r = 1, s_e from the runs'
-    batch means)."""
+    batch means). A study that names several terms together (`workers+middlewares`) is
+    judged on the weakest of them against the strongest other term."""
     # A 2^k r design needs every replication of every cell: its imprecise runs stay.
     runs = _select(data.runs(p["family"], imprecise=True, pooled=False), p.get("where"))
     names: Mapping[str, str] = p["factors"]
@@ -631,9 +633,11 @@ def measure_factorial_top(data: Data, p: Mapping[str, Any]) -> Measure:
     q = {t: v for t, v in res.effects.items() if t != "mean"}
     shares = {t: v for t, v in res.variation.items() if t != "error" and not math.isnan(v)}
     top = max(shares, key=shares.__getitem__)
-    term = str(p["study"])
-    if term not in q:
-        raise FindingsError(f"the design has no term {term}")
+    terms = str(p["study"]).split("+")
+    unknown = [t for t in terms if t not in q]
+    if unknown:
+        raise FindingsError(f"the design has no term {', '.join(unknown)}")
+    term = min(terms, key=lambda t: abs(q[t]))
     cells = 2 ** len(names)
     if res.replications >= 2:
         s_q, df, basis = res.std_error / math.sqrt(cells * res.replications), res.error_dof, ""
@@ -642,13 +646,17 @@ def measure_factorial_top(data: Data, p: Mapping[str, Any]) -> Measure:
         var, df = _factorial_error(data, p["family"], frame)
         s_q, basis = math.sqrt(var / cells), "batch means; "
         error = "error not estimable with one repetition"
-    other = max((t for t in q if t != term), key=lambda t: abs(q[t]))
+    other = max((t for t in q if t not in terms), key=lambda t: abs(q[t]))
     e = dominance(abs(q[term]), abs(q[other]), s_q, df, res.replications)
     reps = "one repetition" if res.replications == 1 else f"{res.replications} repetitions"
     e = Evidence(e.estimate, e.low, e.high, f"{reps}, {basis}{e.test}", e.repetitions, e.spread)
-    text = f"{top} ({100 * shares[top]:.1f} %; {error})"
-    if top != term:
-        text += f"; {term} {100 * shares.get(term, math.nan):.1f} %"
+    if len(terms) > 1:
+        together = sum(shares.get(t, 0.0) for t in terms)
+        text = f"{' and '.join(terms)} ({100 * together:.1f} % together; {error})"
+    else:
+        text = f"{top} ({100 * shares[top]:.1f} %; {error})"
+        if top != term:
+            text += f"; {term} {100 * shares.get(term, math.nan):.1f} %"
     # The estimate is |q_term| - |q_other| in ops/s: the row's unit says so.
     return Measure(e, text, "ops/s")
 
@@ -830,7 +838,9 @@ def measure_gain_per_doubling(data: Data, p: Mapping[str, Any]) -> Measure:
     levels (each level's best point), the log gain of the earlier step minus that of the
     later (ln X2/X1 - ln X3/X2, ...); positive when the returns diminish. Every pair must be
     positive, so the estimate is the pair that decides: one whose interval lies below zero
-    (the claim fails there), else the one with the lowest interval. Needs three levels."""
+    (the claim fails there), else the one with the lowest interval. Needs three levels. With
+    `pair: last` the claim is that the returns diminish at some point: the last pair decides
+    (the last step gains less than the one before)."""
     runs = _select(data.runs(p["family"]), p.get("where"))
     levels = sorted(runs[p["factor"]].dropna().astype(str).unique(), key=_order)
     if len(levels) < 3:
@@ -850,7 +860,10 @@ def measure_gain_per_doubling(data: Data, p: Mapping[str, Any]) -> Measure:
         for i, (a, b, c) in enumerate(zip(levels, levels[1:], levels[2:], strict=False))
     ]
     failing = [(i, e) for i, e in contrasts if e.has_interval and e.high < 0]
-    i, e = failing[0] if failing else min(contrasts, key=lambda ie: (ie[1].low, ie[1].estimate))
+    if p.get("pair") == "last":
+        i, e = contrasts[-1]
+    else:
+        i, e = failing[0] if failing else min(contrasts, key=lambda ie: (ie[1].low, ie[1].estimate))
 
     def gain(a: str, b: str) -> str:
         return f"{a}→{b}: {_pct(samples[b].mean / samples[a].mean - 1)}"
@@ -959,11 +972,23 @@ def decide(rule: Mapping[str, Any], study: Any, e: Evidence) -> tuple[Verdict, f
     raise FindingsError(f"unknown rule {kind!r}; known: {', '.join(RULES)}")
 
 
+def _value(x: float, unit: str) -> str:
+    """A study value in the estimate's unit, as findings.json's `decided_by` states it."""
+    if unit == "change":
+        return _pct(x)
+    if unit in ("log", "ratio", "share"):
+        return f"{x:.3g}"
+    return f"{_fmt(x)} {unit}"
+
+
 def short_of_study(rule: Mapping[str, Any], e: Evidence, study_value: float) -> bool:
-    """Whether an `effect` whose sign the interval leaves open rules out the seed's own size:
-    the whole interval lies short of the study's value of the same estimate. The claim's
-    effect is then not the seed's, however its sign falls: contradicted."""
-    if rule.get("kind") != "effect" or not e.has_interval or not math.isfinite(study_value):
+    """Whether an `effect` (or a `dominant` term's lead) whose sign the interval leaves open
+    rules out the seed's own size: the whole interval lies short of the study's value of the
+    same estimate (`study_value`; `study_least`, the seed's smallest across the cells the
+    claim spans, where it gives several). The claim's effect is then not the seed's, however
+    its sign falls: contradicted."""
+    kind = rule.get("kind")
+    if kind not in ("effect", "dominant") or not e.has_interval or not math.isfinite(study_value):
         return False
     direction = DIRECTIONS[rule.get("direction", "increase")]
     if study_value * direction <= 0:
@@ -1303,10 +1328,11 @@ def evaluate(
                 verdict, reason = Verdict.INCONCLUSIVE, _inconclusive_reason(None, None)
             else:
                 verdict, distance = decide(f["rule"], f["study"], e)
-                seed = float(f.get("study_value", math.nan))
+                seed = float(f.get("study_least", f.get("study_value", math.nan)))
                 if verdict is Verdict.INCONCLUSIVE and short_of_study(f["rule"], e, seed):
                     verdict = Verdict.CONTRADICTED
-                    decided_by = f"{decided_by}: its sign open, the seed's {_pct(seed)} outside it"
+                    outside = f"the seed's {_value(seed, unit)} outside it"
+                    decided_by = f"{decided_by}: its sign open, {outside}"
                 if verdict is Verdict.INCONCLUSIVE:
                     needed = repetitions_needed(e, distance)
                     reason = _inconclusive_reason(e, needed)

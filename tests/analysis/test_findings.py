@@ -316,6 +316,12 @@ def test_a_dominant_factorial_term() -> None:
     assert verdicts.beyond(m.evidence, 0, +1) is Verdict.REPRODUCED
     m = findings.measure_factorial_top(data, {**p, "study": "B"})
     assert verdicts.beyond(m.evidence, 0, +1) is Verdict.CONTRADICTED
+    # Two terms together: the weaker (B, 5) against the strongest other (AB, 0).
+    m = findings.measure_factorial_top(data, {**p, "study": "A+B"})
+    assert m.text.startswith("A and B (") and "together" in m.text
+    assert m.evidence.estimate == pytest.approx(5, abs=0.5)
+    with pytest.raises(findings.FindingsError, match="no term C"):
+        findings.measure_factorial_top(data, {**p, "study": "A+C"})
     # An imprecise replication stays: without it the design would be unbalanced.
     vague = findings.Data(families={"f": {"runs": runs}}, imprecise={"112"})
     m = findings.measure_factorial_top(vague, {**p, "study": "A"})
@@ -336,6 +342,11 @@ def test_diminishing_returns_need_three_levels() -> None:
     m = findings.measure_gain_per_doubling(data, {"family": "f", "factor": "level_workers"})
     assert verdicts.beyond(m.evidence, 0, +1) is Verdict.CONTRADICTED
     assert "8→16 against 16→32 decides" in m.text
+    # "At a certain point": the last doubling gains less than the one before, and decides.
+    last = {"family": "f", "factor": "level_workers", "pair": "last"}
+    m = findings.measure_gain_per_doubling(data, last)
+    assert verdicts.beyond(m.evidence, 0, +1) is Verdict.REPRODUCED
+    assert "16→32 against 32→64 decides" in m.text
     two = findings.Data(families={"f": {"runs": _runs({"8": [100], "32": [150]})}})
     with pytest.raises(findings.FindingsError, match="needs 3"):
         findings.measure_gain_per_doubling(two, {"family": "f", "factor": "level_workers"})

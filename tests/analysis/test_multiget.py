@@ -196,6 +196,9 @@ def test_rto_case_weighs_the_timeouts_against_the_tail() -> None:
     assert case(15, 20) == "unsupported"
     assert case(15, 15) == "unsupported"
     assert case(15, 2, size=6) == "uncounted"  # no counted run at that size
+    # Nothing counted at either setting (drops are twice the timeouts here): no sentence
+    # on rates of zero, the section says none happened.
+    assert case(0, 0) == "none"
     empty = mg.loss_rates(pd.DataFrame(), pd.DataFrame())
     assert mg.rates_at(9, empty) is None and mg.rto_case(None) == "uncounted"
 

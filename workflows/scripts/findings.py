@@ -32,7 +32,12 @@ def main(sm) -> None:  # noqa: ANN001
     data.session_variation = calibration.session_variation(record) if record else {}
     machines = scalemodel.load_machines(Path(sm.input.machines))
     data.sites = construction.fitted_sites(targets, machines.delay_sites, sm.params.specs)
-    data.unfitted = machines.unfitted_why
+    data.unfitted = construction.assumed_roles(
+        machines.unfitted_why,
+        record.get("speed_factors", {}),
+        {study: {r: t.name for r, t in roles.items()} for study, roles in machines.studies.items()},
+        machines.speed_lower,
+    )
     data.shared = configurations.shared(sm.params.specs)
 
     catalogue = findings.load_catalogue(sm.input.catalogue)

@@ -278,12 +278,15 @@ def rates_at(size: int, rates: pd.DataFrame) -> pd.DataFrame | None:
 
 def rto_case(at: pd.DataFrame | None) -> str:
     """What the counted retransmission timeouts (`rates_at`) say about the tails: `uncounted`
-    (no counters), `few` (fewer sharded timeouts than requests beyond the 99th percentile),
-    `supports` (as many or more, and more sharded than non-sharded ones) or `unsupported` (as
-    many or more, but no more sharded ones)."""
+    (no counters), `none` (no timeout and no dropped packet at either setting), `few` (fewer
+    sharded timeouts than requests beyond the 99th percentile), `supports` (as many or more,
+    and more sharded than non-sharded ones) or `unsupported` (as many or more, but no more
+    sharded ones)."""
     if at is None:
         return "uncounted"
     s, n = (float(at.loc[k, "rto_per_1k"]) for k in SHARDING)
+    if s == n == 0 and all(float(at.loc[k, "drops_per_1k"]) == 0 for k in SHARDING):
+        return "none"
     if s < TAIL_SHARE * 1000:
         return "few"
     return "supports" if s > n else "unsupported"
