@@ -1144,6 +1144,8 @@ class Outcome:
     short_reason: str = ""
     # The bottleneck at each level it compares (level_bottlenecks), where it has levels.
     level_bottlenecks: tuple[str, ...] = ()
+    # The seed's smallest value across the cells the claim spans (`study_least`), or NaN.
+    study_least: float = math.nan
 
     @property
     def ratio(self) -> float:
@@ -1397,6 +1399,7 @@ def evaluate(
                 pooled_with=tuple(pooled) if e is not None else (),
                 short_reason=short,
                 level_bottlenecks=tuple(levels),
+                study_least=float(f.get("study_least", math.nan)),
             )
         )
     return out

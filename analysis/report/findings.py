@@ -136,6 +136,8 @@ def estimate_text(o: findings.Outcome) -> str:
     text += percent
     if not math.isnan(o.study_value):
         text += f"; study {_number(o.study_value, o.unit)}{percent}"
+        if not math.isnan(o.study_least):
+            text += f" (its smallest cell {_number(o.study_least, o.unit)}{percent}, which decides)"
         if not math.isnan(o.ratio):
             text += rf", ratio {o.ratio:.2f}"
     return text
