@@ -36,6 +36,8 @@ from typing import Any
 
 import pandas as pd
 
+from analysis.bottleneck import SATURATED
+
 # The keys of a point that set its load, not its configuration: a site holds every client
 # count of its configuration.
 LOAD_KEYS = frozenset({"virtual_clients"})
@@ -306,9 +308,6 @@ def _roles_at(points: pd.DataFrame) -> set[str]:
 
 
 ASSUMED_SPEED = "assumed speed"
-# A budget used at this share or more binds (analysis.bottleneck.SATURATED, restated here:
-# this module does not import the bottleneck analysis).
-BINDS = 0.9
 
 
 @dataclass(frozen=True)
@@ -358,7 +357,7 @@ def _could_bind(compared: pd.DataFrame, role: str, assumed: AssumedRole) -> bool
     if not (assumed.speed > 0 and assumed.slowest > 0):
         return True
     used = float(compared[column].max()) * assumed.speed / assumed.slowest
-    return used >= BINDS
+    return used >= SATURATED
 
 
 def assumed_role(
