@@ -1204,9 +1204,9 @@ def _gate_of(valid: bool, inputs_reason: str | None, reason: str, recipe: str) -
         return RECIPE, recipe
     if valid:
         return "", ""
-    # A record that predates the split of the checks gates on all of them.
-    why = reason if inputs_reason is None else inputs_reason
-    return (INPUTS, why or "the model fails its validity check here") if why else ("", "")
+    if inputs_reason is None:  # a record that predates the split gates on all its checks
+        return INPUTS, reason or "the model fails its validity check here"
+    return (INPUTS, inputs_reason) if inputs_reason else ("", "")
 
 
 def _entries_gate(entries: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
