@@ -405,22 +405,73 @@ def typed_runs(data: Data, family: str, kinds: Sequence[str], side: str) -> pd.D
     return out.reset_index()
 
 
-def level_sample(
+def _left_out_values(
     data: Data, family: str, runs: pd.DataFrame, metric: str, kind: str | Sequence[str]
+) -> list[float]:
+    """The metric of the runs of the same points that were left out for imprecision alone
+    (Data.runs): measured and complete, only their windows wandered."""
+    side = str(runs["side"].iloc[0]) if "side" in runs.columns else "client"
+    kinds = _kinds(kind)
+    if len(kinds) > 1 and metric != "throughput_ops":
+        return []
+    parts = [data.runs(family, k, side, imprecise=True) for k in kinds]
+    every = pd.concat([r for r in parts if not r.empty] or parts[:1])
+    if every.empty:
+        return []
+    every = every[every["point"].isin(set(runs["point"])) & every["run"].isin(data.imprecise)]
+    every = every[~every["run"].isin(set(runs["run"]))]
+    per_run = every.groupby("run")[metric].sum(min_count=1) if len(kinds) > 1 else (
+        every.set_index("run")[metric])  # fmt: skip
+    return per_run.astype(float).dropna().tolist()
+
+
+def level_sample(
+    data: Data,
+    family: str,
+    runs: pd.DataFrame,
+    metric: str,
+    kind: str | Sequence[str],
+    point_spread: bool = True,
 ) -> Sample:
     """What the runs of one level say of its mean: the repetitions when there are two or
-    more; one run's batch means (in the study's time: its mean from the runs table)."""
+    more; one run's batch means (in the study's time: its mean from the runs table).
+
+    Where the level's point measured other runs, left out for imprecision, the mean stays the
+    one the tables show, but one repetition's spread is at least that of all the point's runs
+    (`point_spread`): the runs kept are the calm ones, and one run's windows say nothing of
+    how far a repetition wanders."""
     values = runs[metric].astype(float).dropna()
     if len(values) == 0:
         raise FindingsError(f"no usable runs with {metric}")
+    own = _own_sample(data, family, runs, values, metric, kind)
+    others = _left_out_values(data, family, runs, metric, kind) if point_spread else []
+    if not others:
+        return own
+    every = [*values.tolist(), *others]
+    floor = float(np.std(every, ddof=1)) / math.sqrt(len(values))
+    if own.known and own.std_error >= floor:
+        return own
+    return Sample(own.mean, floor, len(every) - 1, len(values),
+                  f"spread of its point's {len(every)} runs")  # fmt: skip
+
+
+def _own_sample(
+    data: Data,
+    family: str,
+    runs: pd.DataFrame,
+    values: pd.Series,
+    metric: str,
+    kind: str | Sequence[str],
+) -> Sample:
     if len(values) >= 2:
         return Sample.of_repetitions(values.tolist())
     first = runs.loc[values.index[0]]
     side = str(first["side"]) if "side" in runs.columns else "client"
     series = _window_values(data, family, str(first["run"]), metric, kind, side)
+    mean = float(values.iloc[0])
     if len(series) < 2:
-        return Sample(float(values.iloc[0]), math.nan, 0, 1, "batch means")
-    return Sample.of_run(batch_mean(series), mean=float(values.iloc[0]))
+        return Sample(mean, math.nan, 0, 1, "batch means")
+    return Sample.of_run(batch_mean(series), mean=mean)
 
 
 def _best_point_runs(runs: pd.DataFrame) -> pd.DataFrame:
@@ -605,7 +656,8 @@ def _factorial_error(data: Data, family: str, runs: pd.DataFrame) -> tuple[float
     (a design with one repetition has no error term of its own)."""
     variances, dfs = [], 0
     for _, r in runs.iterrows():
-        s = level_sample(data, family, runs[runs["run"] == r["run"]], "throughput_ops", "all")
+        one = runs[runs["run"] == r["run"]]
+        s = level_sample(data, family, one, "throughput_ops", "all", point_spread=False)
         if not s.known:
             return math.nan, 0
         variances.append(s.std_error**2)

@@ -111,7 +111,9 @@ class Sample:
     std_error: float
     df: int
     repetitions: int
-    basis: str  # "repetitions", or for one run "batch means" or "order statistics"
+    # "repetitions"; for one run "batch means" or "order statistics"; "spread of its point's
+    # N runs" where runs left out of the mean widen it (analysis.findings.level_sample).
+    basis: str
 
     @classmethod
     def of_repetitions(cls, values: Sequence[float]) -> Sample:
@@ -145,10 +147,22 @@ def _describe(samples: Sequence[Sample], what: str) -> str:
         counts = " + ".join(str(s.repetitions) for s in samples)
         return f"{what}, {counts} repetitions"
     single = [s for s in samples if s.basis != "repetitions"]
-    if all(s.basis == "batch means" for s in single):
+    if all(s.basis == "batch means" for s in samples):
         batches = "/".join(str(s.df + 1) for s in single)
         return f"batch means of one run per level ({batches} batches)"
-    return f"{single[0].basis} of one run per level"
+    if all(s.basis == "order statistics" for s in samples):
+        return "order statistics of one run per level"
+    # Otherwise each level says what its interval comes from.
+    return f"{what}, " + " + ".join(_level_words(s) for s in samples)
+
+
+def _level_words(s: Sample) -> str:
+    if s.basis == "repetitions":
+        return f"{s.repetitions} repetitions"
+    if s.basis == "batch means":
+        return f"one run ({s.df + 1} batch means)"
+    runs = "one run" if s.repetitions == 1 else f"{s.repetitions} repetitions"
+    return f"{runs} ({s.basis})"
 
 
 def mean_evidence(sample: Sample, level: float = CI_LEVEL) -> Evidence:

@@ -246,7 +246,7 @@ def test_a_maximum_is_the_one_the_tables_show_without_imprecise_repetitions() ->
     assert findings.imprecise_runs(validation) == {"level_workers=32/rep3"}
     m = findings.measure_max_throughput(data, _effect_finding()["measure"])
     assert "101 → 202 ops/s" in m.text
-    assert m.evidence.test == "Welch t, 2 + 2 repetitions"
+    assert m.evidence.test == "Welch t, 2 repetitions + 2 repetitions (spread of its point's 3 runs)"
 
 
 def test_an_imprecise_run_stands_where_it_is_its_points_only_run() -> None:
@@ -753,3 +753,21 @@ def test_the_bottleneck_rows_name_the_busiest_thread_pool_at_their_point() -> No
     assert rows[0]["threads"]["pool"] == "read 2"
     assert rows[0]["threads"]["busy"] == pytest.approx(0.93)
     assert rows[1]["threads"] is None  # no pools recorded: the row says "--"
+
+
+def test_runs_left_out_as_imprecise_widen_the_interval_of_the_calm_run_kept() -> None:
+    # Level 32's point measured three runs; two wandered and were left out as imprecise. Its
+    # mean stays the calm run's (the tables'), but its interval is as wide as the three runs
+    # are apart, not the calm run's own batch means.
+    runs = _runs({"8": [1000, 1010, 990], "32": [1100, 700, 1500]})
+    data = findings.Data(
+        families={"f": {"runs": runs, "windows": _windows(runs, 20)}},
+        imprecise={"level_workers=32/rep2", "level_workers=32/rep3"},
+    )
+    m = findings.measure_max_throughput(data, _effect_finding()["measure"])
+    assert "1,000 → 1,100 ops/s" in m.text
+    assert "one run (spread of its point's 3 runs)" in m.evidence.test
+    assert m.evidence.low < 0 < m.evidence.high
+    calm = findings.Data(families={"f": {"runs": runs.iloc[:4], "windows": _windows(runs, 20)}})
+    alone = findings.measure_max_throughput(calm, _effect_finding()["measure"])
+    assert alone.evidence.low > 0
