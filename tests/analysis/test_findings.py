@@ -246,7 +246,8 @@ def test_a_maximum_is_the_one_the_tables_show_without_imprecise_repetitions() ->
     assert findings.imprecise_runs(validation) == {"level_workers=32/rep3"}
     m = findings.measure_max_throughput(data, _effect_finding()["measure"])
     assert "101 → 202 ops/s" in m.text
-    assert m.evidence.test == "Welch t, 2 repetitions + 2 repetitions (spread of its point's 3 runs)"
+    both = "2 repetitions + 2 repetitions (spread of its point's 3 runs)"
+    assert m.evidence.test == f"Welch t, {both}"
 
 
 def test_an_imprecise_run_stands_where_it_is_its_points_only_run() -> None:
