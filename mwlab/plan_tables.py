@@ -4,6 +4,7 @@ types a configuration value by hand."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -56,15 +57,23 @@ def _workers(spec: dict[str, Any]) -> int | str:
     return point.queue.workers if point.queue is not None else point.middleware.workers
 
 
-def _queue_rows(spec: dict[str, Any]) -> list[str]:
+def _queue_rows(runs: list[PlannedRun]) -> list[str]:
     """A SimpleMQ family's workload and middleware rows."""
-    q = Point.model_validate(spec).queue_settings
-    preload = f", {q.preload} messages preloaded" if q.preload else ""
+    spec = runs[0].spec
+
+    def q(spec: dict[str, Any]) -> Any:
+        return Point.model_validate(spec).queue_settings
+
+    preload = _one(runs, lambda x: q(x).preload)
+    preloaded = "" if preload == "0" else f", {preload} messages preloaded"
+    workers = _one(runs, _workers)
+    workers = "workers as the factors set" if workers == VARIED else f"{workers} workers"
     return [
-        rf"\quad Workload & {q.message_size}-byte messages, {_words(q.mix)} mix, pop"
-        rf" {_words(q.pop)}{preload} \\",
+        rf"\quad Workload & {_sized(_one(runs, lambda x: q(x).message_size), 'messages')},"
+        rf" mix {_words(_one(runs, lambda x: q(x).mix))}, pop"
+        rf" {_words(_one(runs, lambda x: q(x).pop))}{preloaded} \\",
         (
-            rf"\quad Middleware & SimpleMQ, {_workers(spec)} workers per middleware, one"
+            rf"\quad Middleware & SimpleMQ, {workers} per middleware, one"
             r" database connection each \\"
             if spec["middlewares"]
             else r"\quad Middleware & none: each client calls the database \\"
@@ -78,14 +87,30 @@ def _data_size(spec: dict[str, Any]) -> int:
     return point.queue.message_size if point.queue is not None else point.workload.data_size
 
 
+VARIED = "as the factors set"
+
+
+def _one(runs: list[PlannedRun], value: Callable[[dict[str, Any]], Any]) -> str:
+    """A setting the family's runs share, or, where a factor varies it, words saying so
+    (rather than the first run's value)."""
+    values = {_fmt(value(r.spec)) for r in runs}
+    return values.pop() if len(values) == 1 else VARIED
+
+
+def _sized(size: str, noun: str) -> str:
+    return f"{noun} of the sizes the factors set" if size == VARIED else f"{size}-byte {noun}"
+
+
 def _threads(runs: list[PlannedRun]) -> str:
     """The middleware's threads as its design counts them."""
-    workers = _workers(runs[0].spec)
+    workers = _one(runs, _workers)
     designs = sorted({design_of(r.spec) for r in runs})
     if designs == ["2016"]:
-        return f"design 2016: {workers} read threads and one write thread per server"
+        threads = "read threads as the factors set" if workers == VARIED else (
+            f"{workers} read threads")  # fmt: skip
+        return f"design 2016: {threads} and one write thread per server"
     if designs == ["2018"]:
-        return f"{workers} workers"
+        return "workers as the factors set" if workers == VARIED else f"{workers} workers"
     return f"designs {' and '.join(designs)} with the same \\texttt{{-t}} {workers}"
 
 
@@ -99,16 +124,17 @@ def family_rows(family: Family, runs: list[PlannedRun], profile: dict[str, Any])
     )
     spec = runs[0].spec
     if spec.get("system") == "simplemq":
-        described = _queue_rows(spec)
+        described = _queue_rows(runs)
     else:
         workload = spec["workload"]
+        values = _sized(_one(runs, lambda x: x["workload"]["data_size"]), "values")
         described = [
-            rf"\quad Workload & {workload['data_size']}-byte values, keys"
-            rf" 1..{workload['key_maximum']}, driver {escape(spec['driver'])} \\",
+            rf"\quad Workload & {values}"
+            rf", keys 1..{workload['key_maximum']}, driver {escape(spec['driver'])} \\",
             (
                 rf"\quad Middleware & {_threads(runs)}, replication "
-                rf"{_fmt(spec['middleware']['replication'])}, sharded "
-                rf"{_fmt(spec['middleware']['sharded'])} \\"
+                rf"{_one(runs, lambda x: x['middleware']['replication'])}, sharded "
+                rf"{_one(runs, lambda x: x['middleware']['sharded'])} \\"
                 if spec["middlewares"]
                 else r"\quad Middleware & none: clients talk to the servers \\"
             ),

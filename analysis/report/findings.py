@@ -313,6 +313,11 @@ def numbers(outcomes: Sequence[findings.Outcome], rows: Sequence[Mapping[str, An
         "FindingsInconclusive": len(of(Verdict.INCONCLUSIVE)),
         "FindingsReproducedList": _claims(of(Verdict.REPRODUCED)),
         "FindingsContradictedList": _claims(of(Verdict.CONTRADICTED)),
+        # What binds where each contradicted conclusion is measured, by study: the abstract
+        # says where the departures come from.
+        "FindingsContradictedBottlenecks": _count_phrase(
+            Counter(f"{o.bottleneck} ({o.study_of})" for o in of(Verdict.CONTRADICTED))
+        ),
         "FindingsInconclusiveList": _claims(of(Verdict.INCONCLUSIVE)),
         "FindingsRepetitions": _repetition_range(outcomes),
         "FindingsNeededMedian": f"{int(np.median(needed))}" if needed else "--",

@@ -588,6 +588,11 @@ def test_the_findings_tables_show_each_verdict_with_its_interval_and_repetitions
     # Each verdict by itself, for the prose that says agreement only where it is given.
     assert r"\newcommand{\FindingWorkersVerdict}{inconclusive}" in text
     assert r"\newcommand{\FindingClearVerdict}{reproduced}" in text
+    assert r"\newcommand{\FindingsContradictedBottlenecks}{none}" in text
+    against = dataclasses.replace(clear, verdict=Verdict.CONTRADICTED, bottleneck="middleware CPU",
+                                  study_of="2016", id="against")  # fmt: skip
+    text = tables.numbers([against, dataclasses.replace(against, id="other")], [])
+    assert r"\newcommand{\FindingsContradictedBottlenecks}{middleware CPU (2016) in 2}" in text
 
 
 def test_every_catalogued_finding_names_its_verdict_macro() -> None:
