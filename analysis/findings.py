@@ -1219,11 +1219,18 @@ def _inconclusive_reason(e: Evidence | None, needed: int | None) -> str:
         return f"no interval ({e.test})"
     if needed is None:
         return "the interval holds the threshold, and the estimate sits on it"
-    more = f"more than {MAX_REPETITIONS}" if needed > MAX_REPETITIONS else str(needed)
     run = f"{e.repetitions} repetition{'s' if e.repetitions != 1 else ''} per level"
+    if needed > MAX_REPETITIONS:
+        # A power calculation at an effect this near the threshold asks for no practical
+        # count: say what it means instead of printing the count.
+        return (
+            f"the interval holds the threshold after {run}, and the estimate lies so near"
+            f" the threshold that no practical number of repetitions (more than"
+            f" {MAX_REPETITIONS} per level at the observed spread) would decide it"
+        )
     return (
         f"the interval holds the threshold after {run}; at the observed effect and spread,"
-        f" {more} repetitions per level would decide"
+        f" {needed} repetitions per level would decide"
     )
 
 
@@ -1401,7 +1408,11 @@ def evaluate(
         pooled = _pooled_families(data, m, points) if m["kind"] not in UNPOOLED_MEASURES else []
         interval = verdict
         built = ""
-        short = f"{needed} repetitions per level would decide" if needed else ""
+        short = (
+            "" if not needed
+            else "the estimate sits near the threshold" if needed > MAX_REPETITIONS
+            else f"{needed} repetitions per level would decide"
+        )  # fmt: skip
         levels = level_bottlenecks(data, m, points)
         gate, why = model_gate(data, m) if m["kind"] in MODEL_MEASURES else ("", "")
         assumed = construction.assumed_role(f, points, data.unfitted)

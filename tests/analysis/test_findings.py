@@ -777,3 +777,11 @@ def test_runs_left_out_as_imprecise_widen_the_interval_of_the_calm_run_kept() ->
     calm = findings.Data(families={"f": {"runs": runs.iloc[:4], "windows": _windows(runs, 20)}})
     alone = findings.measure_max_throughput(calm, _effect_finding()["measure"])
     assert alone.evidence.low > 0
+
+
+def test_an_estimate_on_the_threshold_is_not_given_a_repetition_count() -> None:
+    e = verdicts.Evidence(0.102, -0.58, 0.78, "paired t over 3 pairs", 3, 0.5)
+    reason = findings._inconclusive_reason(e, verdicts.MAX_REPETITIONS + 1)
+    assert "no practical number of repetitions" in reason
+    assert str(verdicts.MAX_REPETITIONS + 1) not in reason
+    assert "5 repetitions per level would decide" in findings._inconclusive_reason(e, 5)
