@@ -223,24 +223,6 @@ def intercept_items(cal: dict[str, Any]) -> list[str]:
     return items
 
 
-def refit_items(cal: dict[str, Any]) -> list[str]:
-    """Each target two merged measurements both fitted: the factor this dataset keeps, the
-    other measurement's and their ratio, and the runs' throughput ratio at a speed both ran."""
-    items = []
-    for r in cal.get("refits", []):
-        item = (
-            f"{escape(fw.words(r['name'], fw.TARGET_WORDS))} ({r['role']}): {r['kept']:.3f} kept"
-            f" against {r['other']:.3f} ({r['kept'] / r['other']:.2f} times)"
-        )
-        if r["speed"] is not None:
-            item += (
-                f", and at speed {r['speed']:g} the kept runs gave {r['throughput_ratio']:.2f}"
-                " times the other's throughput"
-            )
-        items.append(item)
-    return items
-
-
 def _bound_role(row: pd.Series, at: str) -> str | None:
     """The role whose CPU budget the point used up at the scale `at`, None where none was."""
     role = bound_by(row, at)
@@ -400,7 +382,6 @@ def numbers(
     out["ScaleExtrapolated"] = "--"
     out["ScaleCalibrationCase"] = "none"
     out["ScaleRefitCase"] = "none"
-    out["ScaleRefits"] = "--"
     if cal is not None:
         out["ScaleCalibrationFactor"] = f"{cal['scale']:g}"
         for study, factors in cal["speed_factors"].items():
@@ -423,9 +404,8 @@ def numbers(
         disturbed = len(cal.get("warnings", []))
         out["ScaleCalibrationCase"] = "quiet" if disturbed == 0 else "disturbed"
         out["ScaleCalibrationDisturbed"] = str(disturbed)
-        refit = refit_items(cal)
-        out["ScaleRefitCase"] = "some" if refit else "none"
-        out["ScaleRefits"] = "; ".join(refit) or "--"
+        # The targets both merged measurements fitted are Table 4's rows (variation_table).
+        out["ScaleRefitCase"] = "some" if cal.get("refits") else "none"
     out |= other_factor_numbers(cal)
     out |= check_numbers(table)
     out |= fit_check_numbers(fits, cal)

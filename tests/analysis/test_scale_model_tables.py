@@ -103,11 +103,6 @@ def test_a_target_two_merged_measurements_fitted_is_stated_with_both_factors() -
     ]  # fmt: skip
     macros = _macros(scale_model.numbers(cal, pd.DataFrame(), 0.05))
     assert macros["ScaleRefitCase"] == "some"
-    assert macros["ScaleRefits"] == (
-        "one server's write maximum (server): 0.242 kept against 0.288 (0.84 times), and at"
-        " speed 0.2 the kept runs gave 1.21 times the other's throughput; database baseline"
-        " 2015 (server): 0.417 kept against 0.457 (0.91 times)"
-    )
 
 
 def test_the_validation_table_names_the_table_holding_ours() -> None:
