@@ -143,8 +143,8 @@ test-workflow:
 	  --progress-every 120 --families $(SMOKE_FIRST_PIECE)
 	@$(PY) -m mwlab measure --profile smoke --results $(SMOKE_RESULTS) --cores $(CORES) \
 	  --progress-every 120
-	@$(BIN)snakemake --profile workflows/profiles/smoke --cores $(CORES) \
-	  --config results=$(SMOKE_RESULTS) $(SMOKE_RESULTS)/report.pdf
+	@$(BIN)snakemake $(SMOKE_RESULTS)/report.pdf --profile workflows/profiles/smoke \
+	  --cores $(CORES) --config results=$(SMOKE_RESULTS)
 	@test -s $(SMOKE_RESULTS)/report.pdf
 	@$(PY) scripts/check_incremental.py smoke $(SMOKE_RESULTS)
 	@MWLAB_REQUIRE_SMOKE_REPORT=1 MWLAB_SMOKE_RESULTS=$(SMOKE_RESULTS) $(PY) -m pytest -q \
