@@ -1,7 +1,8 @@
 # Entry points of the study. Every target is idempotent.
 #   make setup   install what is missing (Debian packages unless in `nix develop`, .venv) and check
 #   make build   build/middleware.jar, build/loadgen.jar, build/benchmarks.jar, build/simplemq.jar
-#   make test    Java, Python, flake (check-nix) and workflow test suites
+#   make test    Java, Python, flake (check-nix) and workflow test suites (the workflow
+#                measures the smoke profile afresh into a cleared results/smoke)
 #   make paper   paper/report.pdf and paper/supplement.pdf from the newest reference dataset
 #                (data/), in minutes; from results/PROFILE instead once `make measure` completed
 #                it (DATASET=dir to choose)
