@@ -1,7 +1,8 @@
 # Entry points of the study. Every target is idempotent.
 #   make setup   install what is missing (Debian packages unless in `nix develop`, .venv) and check
 #   make build   build/middleware.jar, build/loadgen.jar, build/benchmarks.jar, build/simplemq.jar
-#   make test    Java, Python, flake (check-nix) and workflow test suites
+#   make test    Java, Python, flake (check-nix) and workflow test suites (the workflow
+#                measures the smoke profile afresh into a cleared results/smoke)
 #   make paper   paper/report.pdf and paper/supplement.pdf from the newest reference dataset
 #                (data/), in minutes; from results/PROFILE instead once `make measure` completed
 #                it (DATASET=dir to choose)
@@ -129,20 +130,27 @@ test-python:
 	@echo "test: the interoperability suite against batching workers"
 	@$(PY) -m pytest -q tests/middleware/test_interop.py --mw-max-batch 16
 
-# The smoke profile is measured in two pieces into one folder, as a long measurement is.
+# The smoke profile is measured in two pieces into one folder, as a long measurement is. The
+# folder is cleared first, so that every run measures the code as it is: a folder measured by
+# other code is refused by `mwlab measure`, and one measured by the same code plans nothing.
+# Every step of test-workflow names it through SMOKE_RESULTS (the profile's own folder).
+SMOKE_RESULTS := results/smoke
 SMOKE_FIRST_PIECE = baseline_direct,baseline_middleware,batching_2018,write_throughput,multiget,factorial_2018
 test-workflow:
-	@echo "test: workflow (azure plan, then the smoke profile measured in two pieces, reported and archived)"
+	@echo "test: workflow (azure plan, then the smoke profile measured in two pieces into a fresh $(SMOKE_RESULTS), reported and archived)"
 	@$(BIN)snakemake --profile azure --dry-run --quiet rules
-	@$(PY) -m mwlab measure --profile smoke --cores $(CORES) --progress-every 120 \
-	  --families $(SMOKE_FIRST_PIECE)
-	@$(PY) -m mwlab measure --profile smoke --cores $(CORES) --progress-every 120
-	@$(BIN)snakemake --profile workflows/profiles/smoke --cores $(CORES) results/smoke/report.pdf
-	@test -s results/smoke/report.pdf
-	@$(PY) scripts/check_incremental.py smoke
-	@MWLAB_REQUIRE_SMOKE_REPORT=1 $(PY) -m pytest -q tests/pipeline/test_report_numbers.py \
-	  tests/pipeline/test_dataset_report.py
-	@echo "test: workflow passed: results/smoke/report.pdf"
+	@rm -rf $(SMOKE_RESULTS)
+	@$(PY) -m mwlab measure --profile smoke --results $(SMOKE_RESULTS) --cores $(CORES) \
+	  --progress-every 120 --families $(SMOKE_FIRST_PIECE)
+	@$(PY) -m mwlab measure --profile smoke --results $(SMOKE_RESULTS) --cores $(CORES) \
+	  --progress-every 120
+	@$(BIN)snakemake $(SMOKE_RESULTS)/report.pdf --profile workflows/profiles/smoke \
+	  --cores $(CORES) --config results=$(SMOKE_RESULTS)
+	@test -s $(SMOKE_RESULTS)/report.pdf
+	@$(PY) scripts/check_incremental.py smoke $(SMOKE_RESULTS)
+	@MWLAB_REQUIRE_SMOKE_REPORT=1 MWLAB_SMOKE_RESULTS=$(SMOKE_RESULTS) $(PY) -m pytest -q \
+	  tests/pipeline/test_report_numbers.py tests/pipeline/test_dataset_report.py
+	@echo "test: workflow passed: $(SMOKE_RESULTS)/report.pdf"
 
 # --- products ----------------------------------------------------------------------------
 

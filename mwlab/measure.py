@@ -262,11 +262,13 @@ def _belongs(pid: str, anchor: str, own: frozenset[int] | set[int] = frozenset()
 
 
 def _reclaim_hosts(anchor: str) -> list[str]:
-    """Emulated hosts' namespaces and CPU cgroups that hold a process of this results
-    folder; another measurement's or a hand-started `mwlab run`'s are left alone."""
+    """Emulated hosts' namespaces and CPU cgroups of this results folder: those that hold a
+    process of it, and the cgroups of a run whose namespaces did (a run's cgroups are named
+    by its namespaces' prefix; a killed run's may be empty). Another measurement's or a
+    hand-started `mwlab run`'s are left alone."""
     from testbed import cpubudget, emulation
 
-    removed = []
+    removed, runs = [], set()
     for name in emulation.leftovers("mw"):
         if not _NETNS.match(name):
             continue
@@ -278,20 +280,23 @@ def _reclaim_hosts(anchor: str) -> list[str]:
         _kill(pids)
         subprocess.run(["ip", "netns", "del", name], capture_output=True, check=False)
         removed.append(f"host {name}")
+        runs.add(name.split("-", 1)[0])
+    for run in sorted(runs):
+        # The run's bridge; its hosts' links went with their namespaces.
+        gone = subprocess.run(["ip", "link", "del", f"{run}br"], capture_output=True, check=False)
+        if gone.returncode == 0:
+            removed.append(f"link {run}br")
     found = cpubudget.detect(Path("/sys/fs/cgroup"))
     if isinstance(found, str):
         return removed
-    for controller in found.controllers():
-        parent = controller / cpubudget.PARENT
-        for group in sorted(parent.glob("*/")) if parent.is_dir() else []:
-            with contextlib.suppress(OSError):
-                tasks = (group / "cgroup.procs").read_text().split()
-                if not any(_belongs(pid, anchor) for pid in tasks):
-                    continue
-                _kill(tasks)
-                time.sleep(0.2)
-                group.rmdir()
-                removed.append(f"cgroup {group}")
+    for run in cpubudget.run_names(found):
+        pids = cpubudget.run_pids(found, run)
+        if run not in runs and not any(_belongs(str(pid), anchor) for pid in pids):
+            continue
+        problems = cpubudget.remove_run(found, run)
+        if problems:
+            raise MeasureError(f"cannot reclaim the cgroups of {run}: {'; '.join(problems)}")
+        removed.append(f"cgroups {cpubudget.PARENT}/{run}")
     return removed
 
 

@@ -1,4 +1,6 @@
-"""Checks that the pipeline is incremental on a finished profile.
+"""Checks that the pipeline is incremental on a finished profile: `check_incremental.py PROFILE
+[RESULTS]`, RESULTS the profile's results folder (default results/PROFILE, relative to the
+checkout).
 
 1. With nothing changed, a dry run plans no job (no finished run is repeated).
 2. After the prose of a section changes, it plans only the documents: the `paper` job and the
@@ -31,7 +33,7 @@ def _stop(signum: int, _frame: FrameType | None) -> None:
     raise SystemExit(128 + signum)
 
 
-def working_copy(root: Path, dest: Path, profile: str) -> None:
+def working_copy(root: Path, dest: Path, results: Path) -> None:
     """Copies into `dest` what the dry runs read: the files git knows of (tracked, and
     untracked ones it does not ignore), the profile's results and Snakemake's records."""
     listed = subprocess.run(
@@ -44,9 +46,8 @@ def working_copy(root: Path, dest: Path, profile: str) -> None:
             continue  # deleted in the working tree
         (dest / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src, dest / rel, follow_symlinks=False)
-    results = root / "results" / profile
-    if results.is_dir():
-        shutil.copytree(results, dest / "results" / profile, symlinks=True)
+    if (root / results).is_dir():
+        shutil.copytree(root / results, dest / results, symlinks=True)
     records = root / ".snakemake"
     if records.is_dir():
         shutil.copytree(
@@ -55,10 +56,10 @@ def working_copy(root: Path, dest: Path, profile: str) -> None:
         )  # fmt: skip
 
 
-def planned_jobs(tree: Path, profile: str, target: str) -> dict[str, int]:
+def planned_jobs(tree: Path, profile: str, results: Path) -> dict[str, int]:
     proc = subprocess.run(
-        ["snakemake", target, "--profile", f"workflows/profiles/{profile}", "--dry-run",
-         "--quiet", "rules"],
+        ["snakemake", str(results / "report.pdf"), "--profile", f"workflows/profiles/{profile}",
+         "--config", f"results={results}", "--dry-run", "--quiet", "rules"],
         cwd=tree, capture_output=True, text=True, check=False,
     )  # fmt: skip
     if proc.returncode != 0:
@@ -72,7 +73,7 @@ def planned_jobs(tree: Path, profile: str, target: str) -> dict[str, int]:
 
 
 def planned_after_edit(
-    tree: Path, rel: str, edit: str, profile: str, target: str
+    tree: Path, rel: str, edit: str, profile: str, results: Path
 ) -> dict[str, int]:
     """The plan after appending `edit` to a file of the copy `tree`; restored afterwards."""
     path = tree / rel
@@ -81,19 +82,18 @@ def planned_after_edit(
     try:
         # Snakemake compares checksums of small inputs, so the edit must change the content.
         path.write_bytes(original + edit.encode())
-        return planned_jobs(tree, profile, target)
+        return planned_jobs(tree, profile, results)
     finally:
         path.write_bytes(original)
 
 
-def check(tree: Path, profile: str) -> int:
-    target = f"results/{profile}/report.pdf"
-    before = planned_jobs(tree, profile, target)
+def check(tree: Path, profile: str, results: Path) -> int:
+    before = planned_jobs(tree, profile, results)
     if before:
         print(f"incremental: a finished profile still plans jobs: {before}", file=sys.stderr)
         return 1
     prose = "paper/sections/overview.tex"
-    after = planned_after_edit(tree, prose, "% an edit of the prose\n", profile, target)
+    after = planned_after_edit(tree, prose, "% an edit of the prose\n", profile, results)
     if set(after) - {"paper", "supplement", "all"}:
         print(f"incremental: editing prose plans more than the paper: {after}", file=sys.stderr)
         return 1
@@ -101,7 +101,7 @@ def check(tree: Path, profile: str) -> int:
         print("incremental: editing prose does not rebuild the paper", file=sys.stderr)
         return 1
     code = "analysis/latex.py"
-    analysis = planned_after_edit(tree, code, "# an edit of the analysis\n", profile, target)
+    analysis = planned_after_edit(tree, code, "# an edit of the analysis\n", profile, results)
     if "run_point" in analysis or "family_data" not in analysis:
         print(f"incremental: an analysis edit plans {analysis}", file=sys.stderr)
         return 1
@@ -116,11 +116,15 @@ def main(argv: list[str]) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _stop)  # also when inherited as ignored
     profile = argv[0] if argv else "smoke"
+    results = Path(argv[1]) if len(argv) > 1 else Path("results", profile)
+    # Snakemake keys its records by the path as the pipeline names it: relative to the checkout.
+    if results.is_absolute():
+        results = results.resolve().relative_to(ROOT)
     with tempfile.TemporaryDirectory(prefix="mwlab-incremental-") as tmp:
         tree = Path(tmp)
-        working_copy(ROOT, tree, profile)
+        working_copy(ROOT, tree, results)
         print(f"incremental: dry runs in a copy of the checkout at {tree}", flush=True)
-        return check(tree, profile)
+        return check(tree, profile, results)
 
 
 if __name__ == "__main__":

@@ -510,6 +510,47 @@ def _rmdir(path: Path, grace_s: float) -> str | None:
         time.sleep(0.05)
 
 
+def run_names(hierarchy: Hierarchy) -> list[str]:
+    """The runs that have cgroups, `mwlab/<run>`, in any of the hierarchy's roots."""
+    names: set[str] = set()
+    for controller in hierarchy.controllers():
+        with contextlib.suppress(OSError):
+            names.update(d.name for d in (controller / PARENT).iterdir() if d.is_dir())
+    return sorted(names)
+
+
+def _groups(hierarchy: Hierarchy, run: str) -> list[Path]:
+    """`mwlab/<run>` and its hosts' cgroups (exempt ones too), children first."""
+    found = []
+    for controller in hierarchy.controllers():
+        top = controller / PARENT / run
+        with contextlib.suppress(OSError):
+            found += [d for d in top.iterdir() if d.is_dir()] + [top]
+    return found
+
+
+def run_pids(hierarchy: Hierarchy, run: str) -> list[int]:
+    """Processes with a thread in a cgroup of run `run`."""
+    pids: set[int] = set()
+    for group in _groups(hierarchy, run):
+        with contextlib.suppress(OSError):
+            pids.update(int(x) for x in (group / "cgroup.procs").read_text().split())
+    return sorted(pids)
+
+
+def remove_run(hierarchy: Hierarchy, run: str, grace_s: float = 5.0) -> list[str]:
+    """Kills what is in the cgroups of run `run` and removes them, children first: for a run
+    whose process died before its teardown (a `kill -9`). Returns problems."""
+    for pid in run_pids(hierarchy, run):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    problems = [p for g in _groups(hierarchy, run) if (p := _rmdir(g, grace_s))]
+    for controller in hierarchy.controllers():
+        with contextlib.suppress(OSError):
+            (controller / PARENT).rmdir()  # busy while another run has cgroups there
+    return problems
+
+
 def leftovers(root: Path, run: str) -> list[Path]:
     """Cgroups of run `run` still present under `root` (for checks after teardown)."""
     found = detect(root)

@@ -49,6 +49,7 @@ class Deployment:
     servers: list[int]
     stats_dir: Path
     process: subprocess.Popen[bytes]
+    max_batch: int | None  # --max-batch of its workers; None: one request per turn
 
     @property
     def address(self) -> str:
@@ -81,7 +82,8 @@ def deployment(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Deplo
             wait_for_memcached(LOOPBACK, port, 60.0, proc)
         port = free_port()
         stats = tmp_path / "stats"
-        max_batch: int = request.config.getoption("--mw-max-batch")
+        option: int = request.config.getoption("--mw-max-batch")
+        max_batch = option if option > 1 and design == "2018" else None
         flags = command_flags(
             [f"{LOOPBACK}:{p}" for p in servers],
             workers=4,
@@ -89,11 +91,11 @@ def deployment(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Deplo
             stats_dir=str(stats),
             design=design,
             server_timeout_ms=SERVER_TIMEOUT_MS,
-            max_batch=max_batch if max_batch > 1 and design == "2018" else None,
+            max_batch=max_batch,
         )
         mw = spawn(middleware_command(JAR, LOOPBACK, port, flags))
         wait_for_memcached(LOOPBACK, port, 60.0, mw)
-        yield Deployment(port, servers, stats, mw)
+        yield Deployment(port, servers, stats, mw, max_batch)
     finally:
         if mw is not None:
             stop(mw)

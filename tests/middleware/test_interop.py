@@ -32,6 +32,12 @@ def totals(deployment) -> dict[str, dict[str, int]]:
     return summary["totals"]
 
 
+def batch_sizes(deployment) -> dict[int, int]:
+    """Worker turns by the number of requests taken in the turn, after `totals`."""
+    summary = json.loads((deployment.stats_dir / "summary.json").read_text())
+    return {int(size): n for size, n in summary["batch_sizes"].items()}
+
+
 @pytest.mark.timeout(120)
 def test_pymemcache_set_get_and_get_many(deployment) -> None:
     c = direct(deployment.port)
@@ -142,3 +148,11 @@ def test_memcaslap_verifies_every_value(deployment) -> None:
     assert keys / 4 <= multigets < keys / 2, (multigets, keys)
     assert seen["get"]["values_returned"] == seen["get"]["count"]
     assert seen["multiget"]["values_returned"] == seen["multiget"]["keys_requested"]
+    # Batching workers took several requests in one turn: eight connections outrun four
+    # workers often enough in 40,000 requests. Without it, every turn is one request.
+    turns = batch_sizes(deployment)
+    if deployment.max_batch is None:
+        assert set(turns) <= {1}, turns
+    else:
+        assert max(turns) > 1, turns
+        assert max(turns) <= deployment.max_batch, turns

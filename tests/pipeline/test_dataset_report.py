@@ -21,7 +21,8 @@ from analysis import dataset
 
 Mwlab = Callable[..., subprocess.CompletedProcess[str]]
 ROOT = Path(__file__).resolve().parents[2]
-SMOKE = ROOT / "results" / "smoke"
+# The smoke workflow's folder: `make test-workflow` names it (SMOKE_RESULTS).
+SMOKE = ROOT / os.environ.get("MWLAB_SMOKE_RESULTS", "results/smoke")
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import signal
 import subprocess
 import sys
@@ -15,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from mwlab import measure
-from tests.capabilities import provided
+from testbed import cpubudget, emulation
+from tests.capabilities import need, provided
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -153,8 +155,41 @@ def _mtimes(paths: list[str]) -> dict[str, int]:
     return {p: Path(p).stat().st_mtime_ns for p in paths}
 
 
+def _of_folder(results: Path) -> list[str]:
+    """Processes started for the results folder (by its measurements, or for it here)."""
+    anchor, own = str(results.resolve()), measure._ancestors()
+    return [p.name for p in Path("/proc").glob("[0-9]*") if measure._belongs(p.name, anchor, own)]
+
+
+def _netns() -> list[str]:
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True)
+    return [line.split()[0] for line in listed.stdout.splitlines() if line.strip()]
+
+
+def _emulated_host(results: Path, hierarchy: cpubudget.Hierarchy) -> tuple[str, str]:
+    """What a run on emulated hosts leaves after a `kill -9`, made as the testbed makes it: a
+    namespace `<prefix>-server1`, the cgroup `mwlab/<prefix>/server1`, and a service in both,
+    started in a run folder in a session of its own. Returns (prefix, namespace)."""
+    prefix = f"mw{secrets.token_hex(2)}"
+    netns = f"{prefix}-server1"
+    subprocess.run(["ip", "netns", "add", netns], check=True)
+    cg = cpubudget.RunCgroups(hierarchy, prefix).add("server1", "server", None)
+    service = ["ip", "netns", "exec", netns, "sleep", "600"]
+    folder = results / "runs"
+    subprocess.Popen(cg.wrap(service), cwd=folder, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not any(measure._belongs(str(pid), str(results.resolve())) for pid in cg.pids()):
+        assert time.monotonic() < deadline, "the service never joined its host"
+        time.sleep(0.1)
+    return prefix, netns
+
+
 def test_a_killed_measurement_resumes_without_measuring_a_finished_series(tmp_path: Path) -> None:
     provided((ROOT / "build" / "loadgen.jar").exists(), "build/loadgen.jar", "make build")
+    need(emulation.available() is None, f"emulated hosts unavailable: {emulation.available()}")
+    hierarchy = cpubudget.detect(cpubudget.DEFAULT_ROOT)
+    need(not isinstance(hierarchy, str), f"no usable cgroups: {hierarchy}")
+    assert not isinstance(hierarchy, str)
     results = tmp_path / "resume"
     log = tmp_path / "measure.log"
     first = _measure(results, log)
@@ -169,11 +204,26 @@ def test_a_killed_measurement_resumes_without_measuring_a_finished_series(tmp_pa
     done = _mtimes(_finished_series(log.read_text()))
     record = json.loads((results / measure.RECORD).read_text())
     assert record["complete"] is False and record["pieces"][0]["finished_at"] is None
+    # The resume profile's hosts are local processes; a run on emulated hosts also leaves
+    # its namespaces and cgroups, with services in them: one such host is added.
+    prefix, netns = _emulated_host(results, hierarchy)
+    try:
+        assert _of_folder(results) and netns in _netns()
+        assert cpubudget.run_pids(hierarchy, prefix)
 
-    second = _measure(results, log)
-    assert second.wait(timeout=1800) == 0, log.read_text()[-3000:]
+        second = _measure(results, log)
+        assert second.wait(timeout=1800) == 0, log.read_text()[-3000:]
+        # Nothing of the killed measurement is left: no process, namespace or cgroup.
+        assert _of_folder(results) == []
+        assert netns not in _netns() and emulation.leftovers(prefix) == []
+        assert cpubudget.leftovers(cpubudget.DEFAULT_ROOT, prefix) == []
+    finally:
+        subprocess.run(["ip", "netns", "del", netns], capture_output=True, check=False)
+        cpubudget.remove_run(hierarchy, prefix)
     text = log.read_text()
     assert "measure: reclaimed snakemake lock" in text
+    assert f"measure: reclaimed host {netns}" in text
+    assert f"measure: reclaimed cgroups mwlab/{prefix}" in text
     assert "ETA" in text
     after = {str(p): p.stat().st_mtime_ns for p in (results / "runs").rglob("run.json")}
     # Every run of a series finished before the kill is still the same file: nothing measured

@@ -14,7 +14,8 @@ import pytest
 from analysis.report import macro_check as mc
 
 ROOT = Path(__file__).resolve().parents[2]
-PAPER = ROOT / "results" / "smoke" / "paper"
+# The smoke workflow's folder: `make test-workflow` names it (SMOKE_RESULTS).
+PAPER = ROOT / os.environ.get("MWLAB_SMOKE_RESULTS", "results/smoke") / "paper"
 
 
 def test_smoke_report_numbers_are_plausible() -> None:
