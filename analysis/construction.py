@@ -257,19 +257,33 @@ def _fitted(
     )
 
 
+def _against_the_cap(levels: Sequence[str], interval: tuple[float, float] | None) -> bool:
+    """Whether a change between two levels runs against what a cap at one of them could make:
+    a rise where only the high level is capped, a fall where only the low one is."""
+    if interval is None or len(levels) != 2 or any(math.isnan(x) for x in interval):
+        return False
+    low, high = (b.endswith(" link") for b in levels)
+    return (high and not low and interval[0] > 0) or (low and not high and interval[1] < 0)
+
+
 def decide(
     finding: Mapping[str, Any],
     bottleneck: str,
     points: Mapping[str, pd.DataFrame],
     sites: Iterable[Site],
     level_bottlenecks: Sequence[str] = (),
+    interval: tuple[float, float] | None = None,
 ) -> Decision:
     """Whether a finding's verdict is by construction, by the first rule that applies (link
     cap, fitted, fixed load), from the bottleneck at its points, the bottleneck at each level
-    it compares (`level_bottlenecks`; without them, the points' one) and the fitted sites."""
+    it compares (`level_bottlenecks`; without them, the points' one) and the fitted sites.
+
+    A cap can only lower the level it binds: where it binds the high level alone and the
+    change's `interval` lies wholly above zero (or the low level alone and wholly below), the
+    change is the system's, and the link-cap rule does not apply."""
     measure = finding["measure"]
     links = [b for b in (level_bottlenecks or [bottleneck]) if b.endswith(" link")]
-    if links and judges_throughput(measure):
+    if links and judges_throughput(measure) and not _against_the_cap(level_bottlenecks, interval):
         link = links[0]
         where = "at its points"
         if level_bottlenecks:

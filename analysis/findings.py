@@ -1431,7 +1431,10 @@ def evaluate(
             )
             decided_by = f"{assumed.rule}: {assumed.reason}"
         elif decided_by != "not measured":
-            rule = construction.decide(f, bottleneck, points, data.sites, levels)
+            # An effect rule's interval is a change's: its sign says which way the levels moved.
+            signed = f["rule"]["kind"] == "effect" and e is not None and e.has_interval
+            change = (e.low, e.high) if signed else None
+            rule = construction.decide(f, bottleneck, points, data.sites, levels, change)
             if rule.applies:
                 verdict, built, needed = Verdict.BY_CONSTRUCTION, rule.reason, None
                 reason, short = rule.reason, rule.short

@@ -94,6 +94,15 @@ def test_a_throughput_where_a_link_binds_is_by_construction() -> None:
     levels = ["none saturated", "server link"]
     decision = construction.decide(rise, "none saturated", {}, [], levels)
     assert decision.rule == construction.LINK_CAP and "at a level it compares" in decision.reason
+    # Unless the change runs against the cap: a cap can only lower the level it binds, so a
+    # rise to a capped high level (or a fall from a capped low one) is the system's.
+    assert not construction.decide(rise, "none saturated", {}, [], levels, (2.3, 2.5)).applies
+    fall = construction.decide(rise, "none saturated", {}, [], levels, (-0.4, -0.1))
+    assert fall.rule == construction.LINK_CAP
+    capped_low = ["server link", "none saturated"]
+    assert not construction.decide(rise, "x", {}, [], capped_low, (-0.4, -0.1)).applies
+    both = ["server link"] * 2
+    assert construction.decide(rise, "server link", {}, [], both, (2.3, 2.5)).applies
     # A model's error in throughput is a throughput.
     mva = _finding("model_error", what="throughput")
     assert construction.decide(mva, "server link", {}, []).rule == construction.LINK_CAP
