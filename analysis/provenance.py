@@ -195,6 +195,23 @@ def _dates(doc: Mapping[str, Any]) -> dict[str, list[str]]:
     return _by_study(doc, lambda where: _when(list(where["days"])))
 
 
+def _measured_again(doc: Mapping[str, Any]) -> str:
+    """The days no study's dates hold (a family measured again alone, merged in later), with
+    the commits of the pieces measured on them: ``, and 2026-12-02 (...)'' or nothing."""
+    studies = doc.get("study_commits") or {}
+    listed = {d for where in studies.values() for d in where.get("days", [])}
+    extra = sorted(set(doc.get("days") or []) - listed) if _dates(doc) else []
+    if not extra:
+        return ""
+    commits = sorted(
+        {_short(str(piece["commit"])) for piece in doc.get("pieces") or []
+         if str(piece.get("started_at", ""))[:10] in extra and piece.get("commit")}
+    )  # fmt: skip
+    typed = ", ".join(rf"\texttt{{{c}}}" for c in commits)
+    code = f", commit {typed}" if commits else ""
+    return f", and {_when(extra)} (a family measured again alone{code})"
+
+
 def kernels(doc: Mapping[str, Any], host: Mapping[str, Any]) -> str:
     """The kernel the runs ran on, per study where a merged dataset's studies differ;
     `host` (the dataset's environment) where the provenance names no study's machine."""
@@ -216,7 +233,7 @@ def macros(doc: Mapping[str, Any], source: str) -> str:
             _macro("DataProfile", escape(str(doc.get("profile", "?")))),
             _macro("DataCommit", _per_study(commits, rf"\texttt{{{escape(_short(commit))}}}")),
             _macro("DataCommitWord", "commits" if len(commits) > 1 else "commit"),
-            _macro("DataDates", _per_study(_dates(doc), _when(days))),
+            _macro("DataDates", _per_study(_dates(doc), _when(days)) + _measured_again(doc)),
             _macro("DataDays", len(days)),
             _macro("DataPieces", len(doc.get("pieces") or []) or 1),
             _macro("DataMachine", _per_study(_machines(doc), escape(_machine(machine)))),

@@ -284,6 +284,16 @@ def test_a_merged_report_gives_each_studys_dates_and_the_machine_its_studies_sha
         r" and 2026-11-28 to 2026-11-29 (the 2018 study)}" in text
     )
     assert provenance.kernels(doc, old) == "6.18.44-fc-v657"
+    # A day no study lists is a family measured again alone: its day and code are named.
+    again = {
+        **doc,
+        "days": [*doc["days"], "2026-12-02"],
+        "pieces": [{"commit": "34ee446320efd3d5", "started_at": "2026-12-02T02:42:08"}],
+    }
+    assert (
+        r" and 2026-11-28 to 2026-11-29 (the 2018 study), and 2026-12-02 (a family measured"
+        r" again alone, commit \texttt{34ee446320ef})}" in provenance.macros(again, "data")
+    )
     # Studies on two kernels are named with each.
     by_study["2015"]["machine"] = old
     assert provenance.kernels(doc, new) == (
