@@ -88,7 +88,7 @@ def mm_figure(tables: dict[str, pd.DataFrame], seeds: dict[str, pd.DataFrame], p
             )
         ax.set(title=f"{workers} workers", xlabel="clients (virtual)")
         ax.set_yscale("log")
-    axes[0][0].set_ylabel(rf.study_label("response time", "ms"))
+    axes[0][0].set_ylabel(rf.study_label("response time", "ms", wrap=True))
     rf.figure_legend(fig, *axes[0][0].get_legend_handles_labels(), ncols=2,
                      loc="outside lower center", fontsize=7)  # fmt: skip
     rf.save(fig, path)
