@@ -29,7 +29,13 @@ from scipy import stats
 
 from analysis import construction, linkload, pools, stability, verdicts
 from analysis.aggregate import CI_LEVEL
-from analysis.bottleneck import cpu_utilisation, host_saturated, name_bottleneck
+from analysis.bottleneck import (
+    NONE_SATURATED,
+    SATURATED,
+    cpu_utilisation,
+    host_saturated,
+    name_bottleneck,
+)
 from analysis.histograms import run_percentiles
 from analysis.models import factorial
 from analysis.scaling import TIME_BASE, in_study_time, scale_of, with_scale
@@ -171,6 +177,9 @@ class Data:
     # (family, point) -> the other families' points of the same configuration
     # (analysis.configurations.shared): their runs are pooled.
     shared: dict[tuple[str, str], list[tuple[str, str]]] = field(default_factory=dict)
+    # study -> role pair -> one-way delay (ms, the study's time) of the delays derived from a
+    # study number (machines.yaml `derived_at`).
+    derived_delays: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def table(self, family: str, name: str) -> pd.DataFrame:
         """A family's table; points, runs and histograms in the study's time (throughput /
@@ -390,11 +399,13 @@ def _window_values(
     return _side_window_values(data, family, run, metric, str(kind), side)
 
 
-def typed_runs(data: Data, family: str, kinds: Sequence[str], side: str) -> pd.DataFrame:
-    """The usable runs of `side` with `throughput_ops` the sum over the request types
-    `kinds` (e.g. a multi-GET family's GETs: `get` at one key, `multiget` above), one row
-    per run."""
-    parts = [data.runs(family, k, side) for k in kinds]
+def typed_runs(
+    data: Data, family: str, kinds: Sequence[str], side: str, imprecise: bool = False
+) -> pd.DataFrame:
+    """The usable runs of `side` (with `imprecise`, those left out as imprecise too) with
+    `throughput_ops` the sum over the request types `kinds` (e.g. a multi-GET family's GETs:
+    `get` at one key, `multiget` above), one row per run."""
+    parts = [data.runs(family, k, side, imprecise=imprecise) for k in kinds]
     runs = pd.concat([r for r in parts if not r.empty] or parts[:1])
     if runs.empty:
         return runs
@@ -414,15 +425,15 @@ def _left_out_values(
     kinds = _kinds(kind)
     if len(kinds) > 1 and metric != "throughput_ops":
         return []
-    parts = [data.runs(family, k, side, imprecise=True) for k in kinds]
-    every = pd.concat([r for r in parts if not r.empty] or parts[:1])
+    if len(kinds) > 1:
+        every = typed_runs(data, family, kinds, side, imprecise=True)
+    else:
+        every = data.runs(family, kinds[0], side, imprecise=True)
     if every.empty:
         return []
     every = every[every["point"].isin(set(runs["point"])) & every["run"].isin(data.imprecise)]
     every = every[~every["run"].isin(set(runs["run"]))]
-    per_run = every.groupby("run")[metric].sum(min_count=1) if len(kinds) > 1 else (
-        every.set_index("run")[metric])  # fmt: skip
-    return per_run.astype(float).dropna().tolist()
+    return every[metric].astype(float).dropna().tolist()
 
 
 def level_sample(
@@ -437,21 +448,19 @@ def level_sample(
     more; one run's batch means (in the study's time: its mean from the runs table).
 
     Where the level's point measured other runs, left out for imprecision, the mean stays the
-    one the tables show, but one repetition's spread is at least that of all the point's runs
-    (`point_spread`): the runs kept are the calm ones, and one run's windows say nothing of
-    how far a repetition wanders."""
+    one the tables show, but one repetition's spread is that of all the point's runs
+    (`point_spread`), with their degrees of freedom: every run is a repetition of the point
+    (an imprecise one only has wider windows), the runs kept are the calm ones, and one run's
+    windows say nothing of how far a repetition wanders."""
     values = runs[metric].astype(float).dropna()
     if len(values) == 0:
         raise FindingsError(f"no usable runs with {metric}")
-    own = _own_sample(data, family, runs, values, metric, kind)
     others = _left_out_values(data, family, runs, metric, kind) if point_spread else []
     if not others:
-        return own
+        return _own_sample(data, family, runs, values, metric, kind)
     every = [*values.tolist(), *others]
-    floor = float(np.std(every, ddof=1)) / math.sqrt(len(values))
-    if own.known and own.std_error >= floor:
-        return own
-    return Sample(own.mean, floor, len(every) - 1, len(values),
+    spread = float(np.std(every, ddof=1)) / math.sqrt(len(values))
+    return Sample(float(values.mean()), spread, len(every) - 1, len(values),
                   f"spread of its point's {len(every)} runs")  # fmt: skip
 
 
@@ -771,10 +780,11 @@ BELOW_LIMIT = 0.9
 
 
 def measure_mva2018(data: Data, p: Mapping[str, Any]) -> Measure:
-    """The MVA's throughput error, the mean over the rows of a workload at one population
-    (`clients`: a number, `max` (the default), or `below_limit`: every population whose
-    prediction is below BELOW_LIMIT of its setup's highest), with the measurements'
-    intervals."""
+    """The MVA's throughput error over the rows of a workload at one population (`clients`: a
+    number, `max` (the default), or `below_limit`: every population whose prediction is below
+    BELOW_LIMIT of its setup's highest), with the measurements' intervals: their mean, or
+    with `every: true` ("in all instances") the row of the smallest error, which decides
+    whether every row holds."""
     mva = data.mva2018
     if mva is None or mva.empty:
         raise FindingsError("no MVA results of the 2018 baseline")
@@ -797,12 +807,20 @@ def measure_mva2018(data: Data, p: Mapping[str, Any]) -> Measure:
         at = runs[runs["point"] == r["point"]]
         sample = level_sample(data, p["family"], at, "throughput_ops", "all")
         errors.append(ratio_to(mean_evidence(sample), float(r["x_model"])))
-    e = average(errors)
-    where = ", ".join(
+    names = [
         f"{str(s).replace('_', ' ')} N={int(n)}"
         for s, n in zip(rows["setup"], rows["clients"], strict=True)
-    )
-    return Measure(e, f"{_pct(e.estimate)} ({where})")
+    ]
+    if p.get("every"):
+        each = ", ".join(
+            f"{name}: {_pct(x.estimate)}" for name, x in zip(names, errors, strict=True)
+        )
+        weakest = min(range(len(errors)), key=lambda i: errors[i].estimate)
+        e = errors[weakest]
+        e = dataclasses.replace(e, test=f"{e.test}; the smallest of {len(errors)} errors")
+        return Measure(e, f"smallest {_pct(e.estimate)} at {names[weakest]} ({each})")
+    e = average(errors)
+    return Measure(e, f"{_pct(e.estimate)} ({', '.join(names)})")
 
 
 def measure_share(data: Data, p: Mapping[str, Any]) -> Measure:
@@ -868,12 +886,27 @@ def measure_median_share(data: Data, p: Mapping[str, Any]) -> Measure:
         e = _nan_evidence_of(e, "one run, no interval")
     clients = sorted({int(c) for c in runs["clients_total"]})
     where = f"{', '.join(map(str, clients))} clients"
+    whole_ms = both["p50_whole"].mean() / 1e3 * _time_scale(runs)
     text = (
         f"median {p['part']} {_fmt(both['p50'].mean() / 1e3 * _time_scale(runs), 3)} of"
-        f" {_fmt(both['p50_whole'].mean() / 1e3 * _time_scale(runs), 3)} ms"
-        f" ({100 * e.estimate:.0f} %; {where}, {len(shares)} runs)"
+        f" {_fmt(whole_ms, 3)} ms ({100 * e.estimate:.0f} %; {where}, {len(shares)} runs)"
     )
+    if "derived_delay" in p:
+        text += _derived_round_trip(data, p["derived_delay"], whole_ms)
     return Measure(e, text, unit="share")
+
+
+def _derived_round_trip(data: Data, which: Mapping[str, str], whole_ms: float) -> str:
+    """What of a part is a round trip over a delay derived from a study number: the share
+    that delay alone takes, which the measurement does not test."""
+    one_way = data.derived_delays.get(str(which["study"]), {}).get(str(which["pair"]))
+    if one_way is None:
+        raise FindingsError(f"no derived delay {which['pair']} of {which['study']}")
+    trip = 2 * one_way
+    return (
+        f"; {_fmt(trip, 1)} ms of it is the round trip of the delay derived from the seed"
+        f" ({100 * trip / whole_ms:.0f} % alone)"
+    )
 
 
 def _time_scale(runs: pd.DataFrame) -> float:
@@ -1469,6 +1502,19 @@ def evaluate(
             )
         )
     return out
+
+
+MIDDLEWARE_THREADS = "middleware threads"
+
+
+def with_pool_bottleneck(row: Mapping[str, Any]) -> str:
+    """A load row's bottleneck, with the middleware's busiest thread pool (`with_threads`)
+    named where no link or CPU budget reached SATURATED and the pool was busy that long: its
+    threads then hold the requests, waiting on their servers rather than on a CPU."""
+    threads = row.get("threads")
+    if row["bottleneck"] == NONE_SATURATED and threads and threads["busy"] >= SATURATED:
+        return MIDDLEWARE_THREADS
+    return str(row["bottleneck"])
 
 
 def study_bottleneck(catalogue: Mapping[str, Any], family: str, group: Mapping[str, str]) -> dict:

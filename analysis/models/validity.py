@@ -2,13 +2,15 @@
 
 A model may say something about a study's system only when (a) it predicts the lightest load
 measured (the fewest clients), where queueing is least and its assumptions are nearest to
-true, within `TOLERANCE`; (b) its inputs are in range: m counts only the servers that serve
-the workload, a delay (an emulated link) is a delay centre and not in a station's service
-time, and the utilisations the model requires below 1 are; (c) for an M/M/1 of a closed loop,
-its error is not the algebra of the recipe that fitted it (`recipe`). `judge` puts the checks
-together into one `Validity`, whose `to_dict()` the models' JSON carries. A model that fails
-(a) may not explain the design; a claim about the model's own error is judged on that error,
-gated by (b) and (c) only (`inputs_reason`, `restates_recipe`).
+true, within `TOLERANCE`, and its prediction implies no utilisation above 1 of a demand it
+does not model as a station (`predicted_utilisation`); (b) its inputs are in range: m counts
+only the servers that serve the workload, a delay (an emulated link) is a delay centre and
+not in a station's service time, and the utilisations the model requires below 1 are; (c)
+for an M/M/1 of a closed loop, its error is not the algebra of the recipe that fitted it
+(`recipe`). `judge` puts the checks together into one `Validity`, whose `to_dict()` the
+models' JSON carries. A model that fails (a) may not explain the design; a claim about the
+model's own error is judged on that error (what (a) tests is part of it), gated by (b) and
+(c) only (`inputs_reason`, `restates_recipe`).
 """
 
 from __future__ import annotations
@@ -113,6 +115,16 @@ def utilisation(name: str, u: float, limit: float = 1.0) -> Check:
     return Check(f"utilisation_{name}", ok, u, limit, f"utilisation of {name} {u:.3g}")
 
 
+def predicted_utilisation(name: str, u: float, limit: float = 1.0) -> Check:
+    """(a), beside the lightest load: a utilisation the model's own prediction implies (a
+    closed network's throughput times a demand it does not model as a station, such as a
+    thread that holds its part while memcached answers), which a state the system can be in
+    keeps below `limit`. An output, not an input: it says the model may not explain the
+    design, and does not keep a claim about the model's error from being judged."""
+    ok = math.isfinite(u) and u < limit
+    return Check(f"predicted_{name}", ok, u, limit, f"predicted utilisation of {name} {u:.3g}")
+
+
 def identity_ratio(clients: float, rho: float) -> float:
     """N(1−ρ)/ρ: what R_meas/R_model of an M/M/1 must be when R_meas = N/X (a closed loop
     without think time) and R_model = 1/(μ−X), ρ = X/μ, whatever the system does."""
@@ -158,6 +170,9 @@ def _phrase(c: Check) -> str:
         return "a network round trip sits in a station's service time"
     if c.name == "recipe_identity":
         return f"its error is its fitting recipe's algebra, ρ/(N(1−ρ)) − 1 = {c.value:+.1%}"
+    if c.name.startswith("predicted_"):
+        name = c.name.removeprefix("predicted_").replace("_holding", "").replace("_", " ")
+        return f"its prediction keeps the {name} busy {c.value:.2f} of the time, above 1"
     name = c.name.removeprefix("utilisation_").replace("_holding", "").replace("_", " ")
     return f"its {name} utilisation is {c.value:.2f}, not below 1"
 
@@ -168,7 +183,12 @@ def judge(
     """The validity of `model`: the lightest-load check (a) first, then `checks` (b, c)."""
     all_checks = (lightest(lightest_error, lightest_point), *checks)
     failed = [c for c in all_checks if not c.ok]
-    inputs = [c for c in failed if c.name not in ("lightest_load", "recipe_identity")]
+    inputs = [
+        c
+        for c in failed
+        if c.name not in ("lightest_load", "recipe_identity")
+        and not c.name.startswith("predicted_")
+    ]
 
     def sentence(cs: Sequence[Check]) -> str:
         return f"The {model} is not valid here: " + "; ".join(map(_phrase, cs)) + "." if cs else ""

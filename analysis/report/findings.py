@@ -71,7 +71,15 @@ def bottleneck_table(
     rows, lines = [], []
     for r in loads:
         theirs = findings.study_bottleneck(catalogue, r["family"], r["group"])
-        rows.append({**r, "study": theirs["bottleneck"], "source": theirs["source"]})
+        r = {**r, "bottleneck": findings.with_pool_bottleneck(r)}
+        rows.append(
+            {
+                **r,
+                "study": theirs["bottleneck"],
+                "source": theirs["source"],
+                "agrees": r["bottleneck"] in theirs.get("ours", ()),
+            }
+        )
         lines.append(
             _row(
                 _family(r["family"]),
@@ -297,7 +305,7 @@ def numbers(outcomes: Sequence[findings.Outcome], rows: Sequence[Mapping[str, An
 
     ours = Counter(r["bottleneck"] for r in rows)
     studied = [r for r in rows if r["study"] != "not in the study"]
-    agree = [r for r in studied if r["bottleneck"] == r["study"]]
+    agree = [r for r in studied if r["agrees"]]
     cpu_measured = sum(1 for r in rows if r["cpu"])
     needed = [o.needed for o in of(Verdict.INCONCLUSIVE) if o.needed is not None]
     macros = {

@@ -761,6 +761,25 @@ def test_the_bottleneck_rows_name_the_busiest_thread_pool_at_their_point() -> No
     assert rows[1]["threads"] is None  # no pools recorded: the row says "--"
 
 
+def test_a_full_thread_pool_names_the_bottleneck_and_agrees_with_a_study_that_named_it() -> None:
+    # Write-only through the 2018 middleware: no link or budget at 90 %, but its worker pool
+    # busy 99.6 % of the time. The study named its worker threads: the groups agree.
+    row = {"family": "write_throughput", "group": {}, "point": "p", "clients": 288,
+           "throughput": 12000.0, "cpu": {"middleware": 0.72}, "link": {"middleware": 0.86},
+           "host_saturated": False, "bottleneck": "none saturated",
+           "threads": {"pool": "shared", "busy": 0.996}}  # fmt: skip
+    idle = {**row, "family": "multiget", "threads": {"pool": "shared", "busy": 0.03}}
+    catalogue = {"bottlenecks": [
+        {"family": "write_throughput", "bottleneck": "middleware worker threads",
+         "ours": ["middleware threads"], "source": "seed 002"},
+        {"family": "multiget", "bottleneck": "server link", "ours": ["server link"],
+         "source": "seed 004"}]}  # fmt: skip
+    _, rows = tables.bottleneck_table([row, idle], catalogue)
+    assert [r["bottleneck"] for r in rows] == ["middleware threads", "none saturated"]
+    assert [r["agrees"] for r in rows] == [True, False]
+    assert "BottleneckAgree}{1}" in tables.numbers([], rows)
+
+
 def test_runs_left_out_as_imprecise_widen_the_interval_of_the_calm_run_kept() -> None:
     # Level 32's point measured three runs; two wandered and were left out as imprecise. Its
     # mean stays the calm run's (the tables'), but its interval is as wide as the three runs
@@ -777,6 +796,20 @@ def test_runs_left_out_as_imprecise_widen_the_interval_of_the_calm_run_kept() ->
     calm = findings.Data(families={"f": {"runs": runs.iloc[:4], "windows": _windows(runs, 20)}})
     alone = findings.measure_max_throughput(calm, _effect_finding()["measure"])
     assert alone.evidence.low > 0
+
+
+def test_a_point_with_a_run_left_out_takes_the_spread_and_freedom_of_all_its_runs() -> None:
+    # Two kept runs alone give one degree of freedom (t = 12.7 at 95 %), however close the
+    # third run is: the point's three runs are three repetitions, and decide its interval.
+    runs = _runs({"32": [1000, 1100, 1050]})
+    data = findings.Data(families={"f": {"runs": runs}}, imprecise={"level_workers=32/rep3"})
+    kept = data.runs("f")
+    sample = findings.level_sample(data, "f", kept, "throughput_ops", "all")
+    assert sample.mean == pytest.approx(1050)  # the kept runs' mean, as the tables show
+    assert sample.df == 2
+    assert sample.std_error == pytest.approx(50 / math.sqrt(2))
+    alone = findings.level_sample(data, "f", kept, "throughput_ops", "all", point_spread=False)
+    assert alone.df == 1
 
 
 def test_an_estimate_on_the_threshold_is_not_given_a_repetition_count() -> None:

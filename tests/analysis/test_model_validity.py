@@ -54,6 +54,16 @@ def test_each_input_out_of_range_makes_a_model_invalid(check: validity.Check, wo
     assert words in v.inputs_reason and v.inputs_reason.startswith("The model is not valid")
 
 
+def test_a_utilisation_the_prediction_implies_invalidates_but_does_not_gate_the_error() -> None:
+    # The 2016 MVA's throughput holds read threads busy 1.16 of the time at memcached: the
+    # model may not explain the design, but its error is still what a claim about it tests.
+    v = validity.judge(
+        "MVA", 0.05, "p", (validity.predicted_utilisation("read_thread_holding", 1.16),)
+    )
+    assert not v.valid and "busy 1.16 of the time" in v.reason
+    assert v.inputs_reason == ""
+
+
 def test_no_lightest_error_is_not_valid() -> None:
     v = validity.judge("MVA", math.nan, "")
     assert not v.valid and v.to_dict()["lightest_error"] is None

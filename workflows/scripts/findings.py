@@ -39,6 +39,10 @@ def main(sm) -> None:  # noqa: ANN001
         machines.speed_lower,
     )
     data.shared = configurations.shared(sm.params.specs)
+    data.derived_delays = {
+        study: {pair: machines.delays_ms[study][pair] for pair in pairs}
+        for study, pairs in machines.delay_sites.items()
+    }
 
     catalogue = findings.load_catalogue(sm.input.catalogue)
     loads = [

@@ -591,9 +591,10 @@ def times_at(d: Frames, point: str, ok: set[str]) -> mva2016.ServiceTimes:
 def mva_checks(
     p: mva2016.Prediction, times: mva2016.ServiceTimes, design: mva2016.Design, threads: int | None
 ) -> tuple[vd.Check, ...]:
-    """The MVA's inputs in range: the round trip a delay centre, each read station with the
-    read threads a pool ran, and a read pool that its parts do not hold beyond its threads
-    (the network requires a busy fraction below 1, holding at memcached included)."""
+    """The MVA's inputs in range (the round trip a delay centre, each read station with the
+    read threads a pool ran) and what its prediction implies: a read pool that its parts do
+    not hold beyond its threads (a busy fraction below 1, holding at memcached included),
+    which the network does not model as a station."""
     return (
         vd.delay_centre(False, times.round_trip, "memcached"),
         vd.servers(
@@ -601,7 +602,7 @@ def mva_checks(
             threads // design.servers if threads else design.workers,
             "read threads per pool",
         ),
-        vd.utilisation("read_thread_holding", p.read_busy),
+        vd.predicted_utilisation("read_thread_holding", p.read_busy),
     )
 
 
@@ -723,7 +724,7 @@ WHY = {  # a failed check of the MVA, as a clause of the prose
     "lightest_load": "it misses the lightest load beyond the tolerance",
     "delay_centre": "a round trip sits in a station's service time",
     "servers": "its read stations do not have the pools' threads",
-    "utilisation_read_thread_holding": "it implies read threads busy more than all of the time",
+    "predicted_read_thread_holding": "it implies read threads busy more than all of the time",
 }
 
 
