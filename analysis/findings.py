@@ -84,9 +84,13 @@ def group_of(row: pd.Series) -> dict[str, str]:
     }
 
 
-def family_loads(family: str, points: pd.DataFrame) -> list[dict[str, Any]]:
+def family_loads(
+    family: str, points: pd.DataFrame, pools_table: pd.DataFrame | None = None
+) -> list[dict[str, Any]]:
     """One row per group of the family (setup and workload where it has them): its highest
-    load point with link and CPU utilisations and the bottleneck they name."""
+    load point with link and CPU utilisations and the bottleneck they name; given the
+    family's thread pools, with its busiest pool (`threads`), which names the bottleneck where
+    no link or budget does (`with_pool_bottleneck`)."""
     client = points[(points["side"] == "client") & (points["type"] == "all")]
     if client.empty:
         return []
@@ -112,7 +116,12 @@ def family_loads(family: str, points: pd.DataFrame) -> list[dict[str, Any]]:
                 "bottleneck": name_bottleneck(link, cpu, host),
             }
         )
-    return rows
+    if pools_table is None:
+        return rows
+    return [
+        {**r, "bottleneck": with_pool_bottleneck(r)}
+        for r in with_threads(rows, {family: {"pools": pools_table}})
+    ]
 
 
 def _matches(group: Mapping[str, str], wanted: Mapping[str, object] | None) -> bool:
@@ -1088,7 +1097,10 @@ def finding_bottleneck(data: Data, loads: Sequence[Mapping[str, Any]], m: Mappin
     raw = data.families.get(family, {}).get("points")
     if raw is not None and m.get("where"):
         try:
-            names = [r["bottleneck"] for r in family_loads(family, _select(raw, m["where"]))]
+            pools_table = data.families[family].get("pools")
+            names = [
+                r["bottleneck"] for r in family_loads(family, _select(raw, m["where"]), pools_table)
+            ]
         except FindingsError:
             names = []
         if names:
@@ -1109,7 +1121,9 @@ def level_bottlenecks(
             return []
         names = [
             r["bottleneck"]
-            for r in family_loads(family, construction.select(raw, where))
+            for r in family_loads(
+                family, construction.select(raw, where), data.families[family].get("pools")
+            )
             if _matches(r["group"], m.get("where_group"))
         ]
         if not names:

@@ -48,12 +48,11 @@ def main(sm) -> None:  # noqa: ANN001
     loads = [
         row
         for family, t in data.families.items()
-        for row in findings.family_loads(family, t["points"])
+        for row in findings.family_loads(family, t["points"], t.get("pools"))
     ]
     outcomes = findings.evaluate(catalogue, data, loads)
 
-    with_threads = findings.with_threads(loads, data.families)
-    bottlenecks, rows = tables.bottleneck_table(with_threads, catalogue)
+    bottlenecks, rows = tables.bottleneck_table(loads, catalogue)
     Path(sm.output.bottlenecks).write_text(bottlenecks)
     # Each row names the configuration its finding is judged at, where the catalogue says.
     rows_at = tables.judged_at(outcomes, catalogue)
