@@ -37,6 +37,7 @@ from typing import Any
 import pandas as pd
 
 from analysis.bottleneck import SATURATED
+from analysis.report import factor_words as fw
 
 # The keys of a point that set its load, not its configuration: a site holds every client
 # count of its configuration.
@@ -153,7 +154,8 @@ def fitted_sites(
     sites = [
         Site(
             str(t["name"]),
-            f"the {t['role']}'s speed factor (target {str(t['name']).replace('_', ' ')})",
+            f"the {t['role']}'s speed factor"
+            f" (to {fw.words(str(t['name']), fw.TARGET_WORDS)})",
             str(t["study"]),
             where(t["point"]),
         )

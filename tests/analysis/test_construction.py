@@ -76,7 +76,7 @@ def test_a_throughput_measured_only_where_the_fit_put_it_is_by_construction() ->
     points = {"direct": _points()}
     at_target = _finding("study_ratio", where={"level_setup": "one", "level_workload": "write"})
     decision = construction.decide(at_target, "server CPU", points, sites)
-    assert decision.rule == construction.FITTED and "target server write max" in decision.reason
+    assert decision.rule == construction.FITTED and "one server's write maximum" in decision.reason
     # One level outside the fitted configuration: the change is measured, not set.
     across = _finding("max_throughput", factor="level_setup", low="one", high="two",
                       where={"level_workload": "write"})  # fmt: skip
@@ -160,7 +160,8 @@ def test_evaluate_counts_a_fitted_row_apart_without_a_catalogue_mark() -> None:
     (o,) = findings.evaluate({"bottlenecks": [], "findings": [finding]}, data, [])
     assert o.verdict is Verdict.BY_CONSTRUCTION and o.interval_verdict == "reproduced"
     assert o.decided_by.startswith("construction (fitted)")
-    assert o.short_reason == "fitted there (the server's speed factor (target server write max))"
+    expected = "fitted there (the server's speed factor (to one server's write maximum))"
+    assert o.short_reason == expected
     assert not o.is_evidence
     # Without the calibration's record the same row is evidence.
     data = findings.Data(families={"direct": {"runs": runs, "points": _points()}})
