@@ -154,8 +154,7 @@ def fitted_sites(
     sites = [
         Site(
             str(t["name"]),
-            f"the {t['role']}'s speed factor"
-            f" (to {fw.words(str(t['name']), fw.TARGET_WORDS)})",
+            f"the {t['role']}'s speed factor (to {fw.words(str(t['name']), fw.TARGET_WORDS)})",
             str(t["study"]),
             where(t["point"]),
         )

@@ -434,10 +434,7 @@ def _left_out_values(
     kinds = _kinds(kind)
     if len(kinds) > 1 and metric != "throughput_ops":
         return []
-    if len(kinds) > 1:
-        every = typed_runs(data, family, kinds, side, imprecise=True)
-    else:
-        every = data.runs(family, kinds[0], side, imprecise=True)
+    every = typed_runs(data, family, kinds, side, imprecise=True)
     if every.empty:
         return []
     every = every[every["point"].isin(set(runs["point"])) & every["run"].isin(data.imprecise)]
@@ -792,8 +789,8 @@ def measure_mva2018(data: Data, p: Mapping[str, Any]) -> Measure:
     """The MVA's throughput error over the rows of a workload at one population (`clients`: a
     number, `max` (the default), or `below_limit`: every population whose prediction is below
     BELOW_LIMIT of its setup's highest), with the measurements' intervals: their mean, or
-    with `every: true` ("in all instances") the row of the smallest error, which decides
-    whether every row holds."""
+    with `every: true` ("in all instances") the row of the smallest error, the weakest
+    instance, which the rule then judges."""
     mva = data.mva2018
     if mva is None or mva.empty:
         raise FindingsError("no MVA results of the 2018 baseline")

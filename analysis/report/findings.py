@@ -71,7 +71,6 @@ def bottleneck_table(
     rows, lines = [], []
     for r in loads:
         theirs = findings.study_bottleneck(catalogue, r["family"], r["group"])
-        r = {**r, "bottleneck": findings.with_pool_bottleneck(r)}
         rows.append(
             {
                 **r,

@@ -774,7 +774,8 @@ def test_a_full_thread_pool_names_the_bottleneck_and_agrees_with_a_study_that_na
          "ours": ["middleware threads"], "source": "seed 002"},
         {"family": "multiget", "bottleneck": "server link", "ours": ["server link"],
          "source": "seed 004"}]}  # fmt: skip
-    _, rows = tables.bottleneck_table([row, idle], catalogue)
+    named = [{**r, "bottleneck": findings.with_pool_bottleneck(r)} for r in (row, idle)]
+    _, rows = tables.bottleneck_table(named, catalogue)
     assert [r["bottleneck"] for r in rows] == ["middleware threads", "none saturated"]
     assert [r["agrees"] for r in rows] == [True, False]
     assert "BottleneckAgree}{1}" in tables.numbers([], rows)
