@@ -9,10 +9,16 @@ than measured against it:
   measured bandwidth times s, so it sets that level. A response time or a share under a
   link that binds at every level alike is the system's: how it spreads its requests over
   the links decides it;
-- **fitted**: the finding judges a throughput, and at every level it compares the points are
-  where the calibration fitted a speed factor (a calibration target's configuration, at any
-  client count), or where a delay was derived from the study's number (machines.yaml
-  `derived_at`): the fit put the study's value there;
+- **delay-bound pool**: the finding judges a throughput, and at one of the levels it compares
+  the middleware's threads bind, each holding a request over the round trip of a delay
+  derived from the study's number (`POOL_DELAYS`): the threads over that hold time (Little's
+  law) set that level, as a link's cap would;
+- **fitted**: at every level it compares the points are where the calibration fitted a speed
+  factor (a calibration target's configuration, at any client count), or where a delay was
+  derived from the study's number (machines.yaml `derived_at`), and the finding judges a
+  throughput there, or a time (or a share of one) while the fitted role's CPU budget binds:
+  the fit put the study's throughput there, and in a closed loop Little's law sets from it
+  the time a request spends in the system (R = N/X);
 - **fixed load**: the finding judges the effect of a factor that, in the study's design and at
   the points compared, does not reach the role whose CPU budget binds there (`FIXED_LOADS`):
   the budget, not the factor, sets every level.
@@ -44,6 +50,7 @@ from analysis.report import factor_words as fw
 LOAD_KEYS = frozenset({"virtual_clients"})
 
 LINK_CAP = "link cap"
+DELAY_POOL = "delay-bound pool"
 FITTED = "fitted"
 FIXED_LOAD = "fixed load"
 
@@ -76,16 +83,21 @@ FIXED_LOADS: dict[tuple[str, str, str], tuple[str, Callable[[pd.DataFrame], bool
 # The measures whose estimate is a throughput (or a change or ratio of throughputs): only
 # those are set where a fit put the study's throughput.
 THROUGHPUT_MEASURES = frozenset(
-    {"max_throughput", "study_ratio", "link_ratio", "gain_per_doubling", "factorial_top"}
-)
+    {"max_throughput", "study_ratio", "link_ratio", "gain_per_doubling", "factorial_top",
+     "max_level"}
+)  # fmt: skip
+# The measures whose estimate is a time, or a share of one.
+TIME_MEASURES = frozenset({"share", "median_share", "response"})
 
 
 def judges_throughput(measure: Mapping[str, Any]) -> bool:
-    """Whether the quantity a measure judges is a throughput: a throughput measure, or a
-    model's error in throughput."""
+    """Whether the quantity a measure judges is a throughput: a throughput measure, a paired
+    change of the throughput (its default metric), or a model's error in throughput."""
     kind = measure.get("kind")
     if kind in THROUGHPUT_MEASURES or kind == "mva2018":
         return True
+    if kind == "paired":
+        return measure.get("metric", "throughput_ops") == "throughput_ops"
     return kind == "model_error" and measure.get("what") == "throughput"
 
 
@@ -97,6 +109,7 @@ class Site:
     what: str  # how the report names the fitted parameter
     study: str
     points: frozenset[tuple[str, str]]  # (family, point)
+    role: str = ""  # the role whose speed factor was fitted there; "" for a delay
 
 
 @dataclass(frozen=True)
@@ -157,6 +170,7 @@ def fitted_sites(
             f"the {t['role']}'s speed factor (to {fw.words(str(t['name']), fw.TARGET_WORDS)})",
             str(t["study"]),
             where(t["point"]),
+            str(t["role"]),
         )
         for t in targets
     ]
@@ -233,38 +247,86 @@ def _compared_points(
     return pd.concat(parts) if parts else pd.DataFrame()
 
 
-def _fitted(
-    measure: Mapping[str, Any], points: Mapping[str, pd.DataFrame], sites: Iterable[Site]
-) -> Decision:
-    if measure.get("kind") not in THROUGHPUT_MEASURES:
-        return NOT_BY_CONSTRUCTION
-    sites = list(sites)
+def _covering(
+    measure: Mapping[str, Any], points: Mapping[str, pd.DataFrame], sites: Sequence[Site]
+) -> list[Site] | None:
+    """The site that holds every point of each level the measure compares, or None where a
+    level lies outside every site."""
     covering: list[Site] = []
     for family, where in selections(measure, points):
         table = points.get(family)
         if table is None:
-            return NOT_BY_CONSTRUCTION
+            return None
         names = {(family, str(p)) for p in select(table, where)["point"].unique()}
         site = next((s for s in sites if names and names <= s.points), None)
         if site is None:
-            return NOT_BY_CONSTRUCTION
+            return None
         covering.append(site)
-    whats = list(dict.fromkeys(s.what for s in covering))
+    return covering
+
+
+def _fitted(
+    measure: Mapping[str, Any],
+    points: Mapping[str, pd.DataFrame],
+    sites: Iterable[Site],
+    bottleneck: str,
+) -> Decision:
+    sites = list(sites)
+    if judges_throughput(measure):
+        covering = _covering(measure, points, sites)
+        if covering is None:
+            return NOT_BY_CONSTRUCTION
+        whats = "; ".join(dict.fromkeys(s.what for s in covering))
+        return Decision(
+            FITTED,
+            "every level it compares was measured where the scale model was fitted to the"
+            f" study's number ({whats}), so the fit set its throughput",
+            f"fitted there ({whats})",
+        )
+    if measure.get("kind") not in TIME_MEASURES or not bottleneck.endswith(" CPU"):
+        return NOT_BY_CONSTRUCTION
+    # A time is set where the role whose speed was fitted there binds: its throughput is the
+    # fit's, and the closed loop's R = N/X follows from it.
+    role = bottleneck.removesuffix(" CPU")
+    covering = _covering(measure, points, [s for s in sites if s.role == role])
+    if covering is None:
+        return NOT_BY_CONSTRUCTION
+    whats = "; ".join(dict.fromkeys(s.what for s in covering))
     return Decision(
         FITTED,
         "every level it compares was measured where the scale model was fitted to the"
-        f" study's number ({'; '.join(whats)}), so the fit set its throughput",
-        f"fitted there ({'; '.join(whats)})",
+        f" study's number ({whats}) and the {role}'s CPU budget binds there: the fit set the"
+        " throughput, and with it, by Little's law in the closed loop, the time a request"
+        " spends in the system, of which the judged time is part",
+        f"fitted there, the {role}'s budget binding ({whats})",
     )
 
 
-def _against_the_cap(levels: Sequence[str], interval: tuple[float, float] | None) -> bool:
+# The thread pool a bottleneck names -> the delay pair its threads hold a request over.
+POOL_DELAYS = {"middleware threads": "middleware_server"}
+
+
+def _derived(study: str, pair: str, sites: Iterable[Site]) -> Site | None:
+    """The site of a delay of `study` derived from a study number, if any."""
+    return next((s for s in sites if not s.role and s.study == study and s.name == pair), None)
+
+
+def _against_the_cap(
+    levels: Sequence[str],
+    interval: tuple[float, float] | None,
+    capped: Callable[[str], bool] = lambda b: b.endswith(" link"),
+) -> bool:
     """Whether a change between two levels runs against what a cap at one of them could make:
     a rise where only the high level is capped, a fall where only the low one is."""
     if interval is None or len(levels) != 2 or any(math.isnan(x) for x in interval):
         return False
-    low, high = (b.endswith(" link") for b in levels)
+    low, high = (capped(b) for b in levels)
     return (high and not low and interval[0] > 0) or (low and not high and interval[1] < 0)
+
+
+def _pool_capped(levels: Sequence[str], interval: tuple[float, float] | None) -> bool:
+    """Whether a pool bound over a delay caps the change (as a link's cap would)."""
+    return not _against_the_cap(levels, interval, lambda b: b in POOL_DELAYS)
 
 
 def decide(
@@ -276,27 +338,48 @@ def decide(
     interval: tuple[float, float] | None = None,
 ) -> Decision:
     """Whether a finding's verdict is by construction, by the first rule that applies (link
-    cap, fitted, fixed load), from the bottleneck at its points, the bottleneck at each level
-    it compares (`level_bottlenecks`; without them, the points' one) and the fitted sites.
+    cap, delay-bound pool, fitted, fixed load), from the bottleneck at its points, the
+    bottleneck at each level it compares (`level_bottlenecks`; without them, the points' one)
+    and the fitted sites.
 
     A cap can only lower the level it binds: where it binds the high level alone and the
     change's `interval` lies wholly above zero (or the low level alone and wholly below), the
-    change is the system's, and the link-cap rule does not apply."""
+    change is the system's, and neither the link-cap nor the pool rule applies."""
     measure = finding["measure"]
-    links = [b for b in (level_bottlenecks or [bottleneck]) if b.endswith(" link")]
-    if links and judges_throughput(measure) and not _against_the_cap(level_bottlenecks, interval):
+    sites = list(sites)
+    levels = list(level_bottlenecks or [bottleneck])
+    where = "at its points"
+    if level_bottlenecks:
+        where = "at a level it compares"
+
+    def bound(names: Sequence[str]) -> str:
+        if not level_bottlenecks:
+            return where
+        return "at every level it compares" if len(names) == len(levels) else where
+
+    capped = judges_throughput(measure) and not _against_the_cap(level_bottlenecks, interval)
+    links = [b for b in levels if b.endswith(" link")]
+    if links and capped:
         link = links[0]
-        where = "at its points"
-        if level_bottlenecks:
-            every = len(links) == len(level_bottlenecks)
-            where = "at every level it compares" if every else "at a level it compares"
         return Decision(
             LINK_CAP,
-            f"it judges a throughput, the {link} binds {where}, and the link's cap is the"
-            " study's bandwidth times s, so the cap, not the system, sets the result there",
+            f"it judges a throughput, the {link} binds {bound(links)}, and the link's cap is"
+            " the study's bandwidth times s, so the cap, not the system, sets the result there",
             f"the {link}'s cap binds",
         )
-    fitted = _fitted(measure, points, sites)
+    pools = [b for b in levels if b in POOL_DELAYS]
+    delay = _derived(str(finding.get("study_of")), POOL_DELAYS[pools[0]], sites) if pools else None
+    pooled = judges_throughput(measure) and _pool_capped(level_bottlenecks, interval)
+    if delay is not None and pooled:
+        return Decision(
+            DELAY_POOL,
+            f"it judges a throughput, the {pools[0]} bind {bound(pools)}, and each holds a"
+            f" request over the round trip of {delay.what}, derived from the study's number:"
+            " the threads over that hold time (Little's law), not the system's speed, set the"
+            " result there",
+            f"the {pools[0]} bind over {delay.what}",
+        )
+    fitted = _fitted(measure, points, sites, bottleneck)
     if fitted.applies:
         return fitted
     factor = measure.get("factor")

@@ -1297,19 +1297,17 @@ MODEL_MEASURES = ("model_error", "mva2018")
 
 
 # What gates a claim about a model's own error (analysis.models.validity): a restated recipe
-# makes it by construction, inputs out of range make it not testable here.
+# makes it by construction, a model that fails its validity check makes it not testable here.
 RECIPE = "recipe"
-INPUTS = "inputs"
+INVALID = "invalid"
 
 
-def _gate_of(valid: bool, inputs_reason: str | None, reason: str, recipe: str) -> tuple[str, str]:
+def _gate_of(valid: bool, reason: str, recipe: str) -> tuple[str, str]:
     if recipe:
         return RECIPE, recipe
     if valid:
         return "", ""
-    if inputs_reason is None:  # a record that predates the split gates on all its checks
-        return INPUTS, reason or "the model fails its validity check here"
-    return (INPUTS, inputs_reason) if inputs_reason else ("", "")
+    return INVALID, reason or "the model fails its validity check here"
 
 
 def _entries_gate(entries: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
@@ -1318,11 +1316,10 @@ def _entries_gate(entries: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
     for entry in entries:
         check = entry.get("validity")
         if not isinstance(check, Mapping):
-            return INPUTS, "the model carries no validity check on our data"
+            return INVALID, "the model carries no validity check on our data"
         gates.append(
             _gate_of(
                 bool(check.get("valid", False)),
-                check.get("inputs_reason"),
                 str(check.get("reason") or ""),
                 str(check.get("restates_recipe") or ""),
             )
@@ -1332,10 +1329,10 @@ def _entries_gate(entries: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
 
 def model_gate(data: Data, m: Mapping[str, Any]) -> tuple[str, str]:
     """What keeps a finding about a model's own error from judging the study, and why:
-    (`RECIPE`, why) when its error is its fitting recipe's algebra, (`INPUTS`, why) when its
-    inputs are out of range (analysis.models.validity), ("", "") when it may be judged. Its
-    error at the lightest load measured is part of what such a claim tests, so it does not
-    gate it (it gates the model's use in explaining the design, in the model sections)."""
+    (`RECIPE`, why) when its error is its fitting recipe's algebra, (`INVALID`, why) when the
+    model fails its validity check on our data (analysis.models.validity), ("", "") when it
+    may be judged. A model that misses even the lightest load says nothing of the study's
+    system: that it errs at the study's point too is no finding of the system."""
     if m["kind"] == "model_error":
         entries = data.models2016.get(m["model"])
         if not entries:
@@ -1347,10 +1344,9 @@ def model_gate(data: Data, m: Mapping[str, Any]) -> tuple[str, str]:
             return "", ""
         rows = mva[mva["workload"] == m["workload"]]
         if "valid" not in rows.columns:
-            return INPUTS, "the model carries no validity check on our data"
+            return INVALID, "the model carries no validity check on our data"
         for _, row in rows.iterrows():
-            inputs = row["inputs_reason"] if "inputs_reason" in rows.columns else None
-            gate = _gate_of(bool(row["valid"]), inputs, str(row["validity_reason"]), "")
+            gate = _gate_of(bool(row["valid"]), str(row["validity_reason"]), "")
             if gate[0]:
                 return gate
         return "", ""
@@ -1459,24 +1455,25 @@ def evaluate(
         )  # fmt: skip
         levels = level_bottlenecks(data, m, points)
         gate, why = model_gate(data, m) if m["kind"] in MODEL_MEASURES else ("", "")
-        assumed = construction.assumed_role(f, points, data.unfitted)
+        untestable = construction.assumed_role(f, points, data.unfitted)
         if gate == RECIPE:
             verdict, built, needed, reason = Verdict.BY_CONSTRUCTION, why, None, why
             short, decided_by = "restates the recipe", "construction (recipe): " + why
-        elif gate == INPUTS:
+        elif gate == INVALID:
             verdict, reason, needed, short = Verdict.NOT_TESTABLE, why, None, ""
             decided_by = "model validity: " + why
-        elif assumed.applies and decided_by != "not measured":
+        elif untestable.applies and decided_by != "not measured":
             verdict, reason, needed, short = (
                 Verdict.NOT_TESTABLE,
-                assumed.reason,
+                untestable.reason,
                 None,
-                assumed.short,
+                untestable.short,
             )
-            decided_by = f"{assumed.rule}: {assumed.reason}"
+            decided_by = f"{untestable.rule}: {untestable.reason}"
         elif decided_by != "not measured":
-            # An effect rule's interval is a change's: its sign says which way the levels moved.
-            signed = f["rule"]["kind"] == "effect" and e is not None and e.has_interval
+            # A change's interval (an estimate in units of change, between two levels): its
+            # sign says which way the levels moved.
+            signed = unit == "change" and e is not None and e.has_interval
             change = (e.low, e.high) if signed else None
             rule = construction.decide(f, bottleneck, points, data.sites, levels, change)
             if rule.applies:

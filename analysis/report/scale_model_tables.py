@@ -246,6 +246,30 @@ def _worst_outcome(rows: pd.DataFrame) -> str:
     return "--"
 
 
+OUTCOME_WORDS = {
+    "holds": "the model holds",
+    "undecided": "the check cannot tell",
+    "fails": "the model fails",
+}
+
+
+def outcome_counts(rows: pd.DataFrame) -> str:
+    """How often each outcome occurs among the rows, in words (`the model holds in 3 of its 4
+    rows and the check cannot tell in 1`), `no row was measured` for none."""
+    if rows.empty:
+        return "no row was measured"
+    counts = [(o, int((rows["outcome"] == o).sum())) for o in OUTCOME_WORDS]
+    counts = [(o, n) for o, n in counts if n]
+    first, n = counts[0]
+    words = [f"{OUTCOME_WORDS[first]} in {n} of its {len(rows)} rows"]
+    if len(counts) == 1:
+        words = [f"{OUTCOME_WORDS[first]} in {'both' if n == 2 else f'all {n}'} of its rows"]
+        if n == 1:
+            words = [f"{OUTCOME_WORDS[first]} in its one row"]
+    words += [f"{OUTCOME_WORDS[o]} in {k}" for o, k in counts[1:]]
+    return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else words[0]
+
+
 def failed_items(table: pd.DataFrame) -> list[str]:
     """Each point and other scale where the model is not shown to hold
     (analysis.scaling.failed_points), in words."""
@@ -293,8 +317,8 @@ def check_numbers(table: pd.DataFrame) -> dict[str, str]:
     out["ScaleCheckWorstResponsePercent"] = _worst_percent(table, "response_ms_study")
     out["ScaleCheckOutcomeCase"] = _worst_outcome(table)
     out["ScaleCheckFailed"] = "; ".join(failed_items(table)) or "--"
-    out["ScaleCheckLinkOutcome"] = _worst_outcome(table[table["kind"] == LINK])
-    out["ScaleCheckCpuOutcome"] = _worst_outcome(table[table["kind"] != LINK])
+    out["ScaleCheckLinkOutcomes"] = outcome_counts(table[table["kind"] == LINK])
+    out["ScaleCheckCpuOutcomes"] = outcome_counts(table[table["kind"] != LINK])
     roles = table.apply(lambda row: _bound_role(row, "reference"), axis=1)
     unbound, bound = table[roles.isna()], table[roles.notna()]
     out["ScaleCheckUnboundThroughputPercent"] = _worst_percent(unbound, "throughput_study")
@@ -544,7 +568,7 @@ def parameter_rows(cal: dict[str, Any], machines: Mapping[str, Any]) -> list[dic
     for study, scale in sorted(own_scale.items()):
         rows.append(
             {"parameter": "scale $s$", "studies": study, "value": f"{scale:g}", "origin": "set",
-             "source": "the profile's own scale of this study (scale.studies)"}
+             "source": "the profile's own scale of this study"}
         )  # fmt: skip
     serving = {
         (str(s), t["role"]): t for t in cal["targets"] for s in t.get("studies") or [t["study"]]
@@ -584,7 +608,7 @@ def parameter_rows(cal: dict[str, Any], machines: Mapping[str, Any]) -> list[dic
     rows.append(
         {"parameter": "speed bounds", "studies": ", ".join(sorted(studies)),
          "value": f"{low:g}--{high:g}", "origin": "assumed",
-         "source": "the machines file's range of a fitted factor (a fit beyond it is clamped)"}
+         "source": "the range a fitted factor may take (a fit beyond it is clamped)"}
     )  # fmt: skip
     types = machines["machine_types"]
     for name, spec in types.items():

@@ -169,7 +169,7 @@ def test_evaluate_counts_a_fitted_row_apart_without_a_catalogue_mark() -> None:
     assert o.verdict is Verdict.REPRODUCED and o.decided_by.startswith("interval: within")
 
 
-def test_a_model_claim_is_gated_by_its_inputs_and_its_recipe_not_by_its_own_error() -> None:
+def test_a_model_claim_is_judged_only_where_the_model_is_valid_and_not_its_recipe() -> None:
     runs = pd.DataFrame(
         [{"run": f"r{i}", "point": "p", "side": "client", "type": "all", "status": "ok",
           "throughput_ops": x, "scale": 1.0} for i, x in enumerate((990.0, 1000.0, 1010.0))]
@@ -195,14 +195,58 @@ def test_a_model_claim_is_gated_by_its_inputs_and_its_recipe_not_by_its_own_erro
     assert broken.reason == "it misses by -90 % at the lightest load"
     assert judged({"valid": True, "reason": ""}).verdict is Verdict.CONTRADICTED
     assert judged(None).verdict is Verdict.NOT_TESTABLE  # no check: it may not judge
-    # A claim about the model's own error is judged on that error: a miss at the lightest
-    # load alone does not gate it, inputs out of range do.
-    lightest_only = {"valid": False, "reason": "misses the lightest load", "inputs_reason": ""}
-    assert judged(lightest_only).verdict is Verdict.CONTRADICTED
-    inputs = {**lightest_only, "inputs_reason": "The MVA is not valid here: m = 1 of 120."}
-    o = judged(inputs)
-    assert o.verdict is Verdict.NOT_TESTABLE and o.reason.endswith("m = 1 of 120.")
+    # A model that misses even the lightest load says nothing of the study's system: a claim
+    # that it errs at the study's point as well is not testable, whatever check it fails.
+    lightest_only = {"valid": False, "reason": "The MVA is not valid here: it misses by -40 %."}
+    o = judged(lightest_only)
+    assert o.verdict is Verdict.NOT_TESTABLE and o.decided_by.startswith("model validity")
+    assert o.reason.endswith("misses by -40 %.")
     # An error that is its fitting recipe's algebra restates the recipe: by construction.
-    recipe = {**inputs, "restates_recipe": "the M/M/1's error is its recipe's algebra"}
+    recipe = {**lightest_only, "restates_recipe": "the M/M/1's error is its recipe's algebra"}
     o = judged(recipe)
     assert o.verdict is Verdict.BY_CONSTRUCTION and o.decided_by.startswith("construction (recipe)")
+
+
+def test_a_time_where_the_fitted_role_binds_is_by_construction() -> None:
+    sites = construction.fitted_sites([TARGET], {}, SPECS)
+    points = {"direct": _points()}
+    share = _finding("share", where={"level_setup": "one", "level_workload": "write"})
+    # The server's speed was fitted there and its budget binds: the throughput is the fit's,
+    # and with it the closed loop's response time.
+    decision = construction.decide(share, "server CPU", points, sites)
+    assert decision.rule == construction.FITTED and "Little's law" in decision.reason
+    # Another role's budget binding, or the points beyond the fitted configuration: measured.
+    assert not construction.decide(share, "middleware CPU", points, sites).applies
+    two = _finding("share", where={"level_setup": "two", "level_workload": "write"})
+    assert not construction.decide(two, "server CPU", points, sites).applies
+    # A delay site fits no role's speed: a time there is measured.
+    delay = construction.fitted_sites([], {"2018": {"pair": {"servers": 1}}}, SPECS)
+    assert not construction.decide(share, "server CPU", points, delay).applies
+    # A paired change of the throughput within the fitted configuration is a throughput.
+    rise = _finding("paired", factor="level_vc", low="8", high="32",
+                    where={"level_setup": "one", "level_workload": "write"})  # fmt: skip
+    points = {"direct": _points().assign(level_vc=lambda t: t["clients_total"].astype(str))}
+    assert construction.decide(rise, "server CPU", points, sites).rule == construction.FITTED
+    latency = {**rise, "measure": {**rise["measure"], "metric": "response_us_mean"}}
+    assert not construction.decide(latency, "none saturated", points, sites).applies
+
+
+def test_a_throughput_where_threads_hold_requests_over_a_derived_delay_is_by_construction() -> None:
+    # The delay's site lies elsewhere: a pool that holds requests over it binds wherever.
+    delay = construction.Site("middleware_server", "the middleware-server delay of 2016",
+                              "2016", frozenset({("x", "p")}))  # fmt: skip
+    servers = {"id": "s", "study_of": "2016", "measure": {"kind": "paired", "family": "r",
+               "factor": "level_servers", "low": "3", "high": "7"}}  # fmt: skip
+    levels = ["middleware threads", "middleware CPU"]
+    decision = construction.decide(servers, "middleware CPU", {}, [delay], levels, (-0.07, 0.07))
+    assert decision.rule == construction.DELAY_POOL and "Little's law" in decision.reason
+    assert "at a level it compares" in decision.reason
+    # A fall from the pool-bound level is the system's: the pool only caps the level it binds.
+    assert not construction.decide(servers, "x", {}, [delay], levels, (-0.3, -0.1)).applies
+    # Without a derived delay, or in another study, the pool's bound is measured.
+    assert not construction.decide(servers, "x", {}, [], levels, (-0.07, 0.07)).applies
+    other = {**servers, "study_of": "2018"}
+    assert not construction.decide(other, "x", {}, [delay], levels, (-0.07, 0.07)).applies
+    # A time under the bound pool is the system's.
+    sets = {**servers, "measure": {**servers["measure"], "kind": "response"}}
+    assert not construction.decide(sets, "x", {}, [delay], levels, (-0.07, 0.07)).applies

@@ -24,8 +24,8 @@ def test_a_model_missing_the_lightest_load_by_80_percent_is_invalid() -> None:
     assert v.reason.count(".") == 1  # one sentence
     d = v.to_dict()
     assert d["valid"] is False and d["checks"][0]["name"] == "lightest_load"
-    # Its inputs are in range: a claim about its own error may still be judged on it.
-    assert v.inputs_reason == "" and d["inputs_reason"] == "" and not v.restates_recipe
+    # Its error is its own, not its recipe's algebra.
+    assert not v.restates_recipe and d["restates_recipe"] == ""
 
 
 def test_a_model_within_tolerance_with_inputs_in_range_is_valid() -> None:
@@ -50,18 +50,16 @@ def test_a_model_within_tolerance_with_inputs_in_range_is_valid() -> None:
 )
 def test_each_input_out_of_range_makes_a_model_invalid(check: validity.Check, words: str) -> None:
     v = validity.judge("model", 0.0, "p", (check,))
-    assert not v.valid and words in v.reason
-    assert words in v.inputs_reason and v.inputs_reason.startswith("The model is not valid")
+    assert not v.valid and words in v.reason and v.reason.startswith("The model is not valid")
 
 
-def test_a_utilisation_the_prediction_implies_invalidates_but_does_not_gate_the_error() -> None:
-    # The 2016 MVA's throughput holds read threads busy 1.16 of the time at memcached: the
-    # model may not explain the design, but its error is still what a claim about it tests.
+def test_a_utilisation_the_prediction_implies_makes_a_model_invalid() -> None:
+    # The 2016 MVA's throughput holds read threads busy 1.16 of the time at memcached: a
+    # demand the network holds nowhere as a station.
     v = validity.judge(
         "MVA", 0.05, "p", (validity.predicted_utilisation("read_thread_holding", 1.16),)
     )
-    assert not v.valid and "busy 1.16 of the time" in v.reason
-    assert v.inputs_reason == ""
+    assert not v.valid and "busy 1.16 of the time" in v.reason and not v.restates_recipe
 
 
 def test_no_lightest_error_is_not_valid() -> None:
@@ -82,9 +80,22 @@ def test_mm1_recipe_identity_detected_on_synthetic_numbers() -> None:
     v = validity.judge("M/M/1", -0.1, "p", (restated,))
     assert not v.valid and "fitting recipe" in v.reason
     assert v.restates_recipe.startswith("the M/M/1's error is its fitting recipe's algebra")
-    assert v.inputs_reason == ""
     # A measured response time half of N/X is not the identity.
     assert validity.recipe(r_model / (r_meas / 2) - 1, n, rho).ok
+
+
+def test_an_mmm_that_barely_queues_restates_its_recipe() -> None:
+    # m = 120 read threads at ρ = 0.5: the Erlang-C wait is nil, so the model's response is
+    # its hold time 1/μ, and its error is minus the measured wait share whatever happened.
+    hold, measured_wait = 1.0e-3, 0.5e-3
+    error = hold / (hold + measured_wait) - 1
+    idle = validity.idle(1e-9, hold, measured_wait / (hold + measured_wait))
+    assert not idle.ok and idle.value == pytest.approx(-error)
+    v = validity.judge("M/M/120", 0.0, "p", (idle,))
+    assert not v.valid and "barely queues" in v.restates_recipe
+    assert "-33.3%" in v.restates_recipe
+    # A model that waits a fifth of its response time tests something.
+    assert validity.idle(0.2e-3, 1.2e-3, 0.33).ok
 
 
 def test_mmm_counts_the_read_threads_for_gets() -> None:

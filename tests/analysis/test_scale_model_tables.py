@@ -272,7 +272,12 @@ def test_the_check_at_three_scales_names_where_the_model_fails() -> None:
     macros = _macros(scale_model.numbers(None, table, 0.05))
     assert macros["ScaleCheckOther"] == "0.1 and 0.15" and macros["ScaleCheckScales"] == "3"
     assert macros["ScaleCheckOutcomeCase"] == "fails"
-    assert macros["ScaleCheckLinkOutcome"] == "holds" and macros["ScaleCheckCpuOutcome"] == "fails"
+    assert macros["ScaleCheckLinkOutcomes"] == "the model holds in both of its rows"
+    assert macros["ScaleCheckCpuOutcomes"] == "the model fails in both of its rows"
+    mixed = scale_model.classify(table).assign(outcome=["holds", "undecided", "fails", "fails"])
+    assert scale_model.outcome_counts(mixed) == (
+        "the model holds in 1 of its 4 rows, the check cannot tell in 1 and the model fails in 2"
+    )
     assert macros["ScaleCheckFailed"] == (
         "write-only at $s'=0.1$ (fails; bound by the server's CPU budget at $s$ and a link at"
         " $s'$, throughput ratio 1.22); write-only at $s'=0.15$ (fails; bound by the server's"

@@ -23,6 +23,19 @@ DESIGNS = ("2016", "2018")
 LABEL = {"2016": "2016 (per-server pools)", "2018": "2018 (one shared pool)"}
 
 
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+
+
+def pool_words(name: str) -> str:
+    """A pool's name (its kind and its server, from 0: `read 2`) in the report's words."""
+    kind, _, server = name.replace("_", " ").partition(" ")
+    if not server.strip().isdigit():
+        return fg.escape(name)
+    i = int(server)
+    which = ORDINALS[i] if i < len(ORDINALS) else f"number {i + 1}"
+    return f"the {kind} {'pool' if kind == 'read' else 'thread'} of the {which} server"
+
+
 def point_pools(pool_table: pd.DataFrame, ok: Iterable[str]) -> pd.DataFrame:
     """Per point: the busiest pool (mean busy fraction over the point's ok runs) and the
     highest busy fraction of each pool kind."""
@@ -125,7 +138,7 @@ def _sixteen(d16: pd.DataFrame) -> dict[str, str]:
         "SixteenDesignsSixteenConfigs": str(n),
         "SixteenDesignsSixteenWrites": str(writes),
         "SixteenDesignsSixteenReads": str(n - writes),
-        "SixteenDesignsSixteenTop": str(top["busiest_2016"]),
+        "SixteenDesignsSixteenTop": pool_words(str(top["busiest_2016"])),
         "SixteenDesignsSixteenTopConfig": _config(top),
         "SixteenDesignsSixteenTopBusy": fg.pct(top["busiest_fraction_2016"], 0),
         "SixteenDesignsSaturatedCase": "both" if len(kinds) == 2 else min(kinds, default="none"),

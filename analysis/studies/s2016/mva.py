@@ -93,6 +93,20 @@ def visits(d: Design) -> dict[str, float]:
     return {"read": (1 - w) / s, "write": w / s, "memcached": ((1 - w) + w * d.replication) / s}
 
 
+# How the report's text names a station kind (the tables keep the kinds).
+STATION_WORDS = {
+    "net-thread": "the net-thread",
+    "read": "the read pools",
+    "write": "the write threads",
+    "memcached": "memcached",
+}
+
+
+def station_words(kind: str) -> str:
+    """A station kind in the report's words."""
+    return STATION_WORDS.get(kind, kind)
+
+
 def network(d: Design, t: ServiceTimes) -> mva.Network:
     """Stations with their visit ratios; a station nothing visits (the write threads of a
     read-only load) is left out."""

@@ -41,9 +41,6 @@ from analysis.studies.s2016.tables import (
 from analysis.studies.s2016.times import ok_runs
 
 CURVE_POINTS = 25  # populations at which the MVA curves are drawn
-# A model waiting this share of its response time or less is taken as not queueing: its
-# response time is then the hold time 1/μ to within that share.
-IDLE_WAIT = 0.05
 BUSY_PERIODS = 200_000  # simulated busy periods of the seed's M/M/1 (about a second)
 BUSY_SEED = 2016
 
@@ -282,6 +279,7 @@ def open_models(d: Frames, seed: dict) -> Part:
                 "read threads the pools ran",
             ),
             vd.utilisation("read_thread", results["mmm"].get("utilization", math.nan)),
+            _idle(results["mmm"], measured),
         ),
     )
     seed_pred = {**seed["predicted"], "arrival_rate": seed["arrival_rate"], "servers": 1,
@@ -379,6 +377,15 @@ def seed_busy_period(seed: dict) -> dict[str, str]:
     }
 
 
+def _idle(model: Mapping[str, float], measured: Mapping[str, float]) -> vd.Check:
+    """The M/M/m's recipe check (c): whether it queues at all, beside the measured wait."""
+    response = measured.get("mean_response_time", math.nan)
+    share = measured.get("mean_waiting_time", math.nan) / response if response > 0 else math.nan
+    return vd.idle(
+        model.get("mean_waiting_time", math.nan), model.get("mean_response_time", math.nan), share
+    )
+
+
 def mmm_per_servers(d: Frames) -> dict[int, tuple[dict, dict]]:
     """Per number of servers of the replication family without replication: the M/M/m's
     inputs and solution (model) and the measured counterparts."""
@@ -413,6 +420,7 @@ def mmm_per_servers(d: Frames) -> dict[int, tuple[dict, dict]]:
                     "read threads the pools ran",
                 ),
                 vd.utilisation("read_thread", model.get("utilization", math.nan)),
+                _idle(model, meas),
             ),
         )
         ours[s] = (model, meas)
@@ -420,7 +428,7 @@ def mmm_per_servers(d: Frames) -> dict[int, tuple[dict, dict]]:
 
 
 def mmm_rows(ours: dict[int, tuple[dict, dict]], seed: dict) -> dict[str, str]:
-    """Which of the M/M/m's rows barely queue (its waiting time at most `IDLE_WAIT` of its
+    """Which of the M/M/m's rows barely queue (its waiting time at most `vd.IDLE_WAIT` of its
     response time), so that its error is about minus the measured wait share, and which
     queue too; the prose explains each kind only for the rows of that kind.
 
@@ -438,7 +446,7 @@ def mmm_rows(ours: dict[int, tuple[dict, dict]], seed: dict) -> dict[str, str]:
 
     def idle(model: Mapping[str, float]) -> bool:
         wait = model.get("mean_waiting_time", math.nan)
-        return wait <= IDLE_WAIT * model["mean_response_time"]
+        return wait <= vd.IDLE_WAIT * model["mean_response_time"]
 
     def item(s: int, m: dict, meas: dict) -> str:
         cells = [
@@ -468,7 +476,7 @@ def mmm_rows(ours: dict[int, tuple[dict, dict]], seed: dict) -> dict[str, str]:
     )
     return {
         "SixteenMMmIdleCase": case(flags),
-        "SixteenMMmIdleLimit": fg.pct(IDLE_WAIT, 0),
+        "SixteenMMmIdleLimit": fg.pct(vd.IDLE_WAIT, 0),
         "SixteenMMmIdleRows": fg.listed(items["idle"]),
         "SixteenMMmBusyRows": fg.listed(items["busy"]),
         "SixteenSeedMMmIdleCase": case(seed_flags),
@@ -710,7 +718,10 @@ def mva_models(d: Frames) -> tuple[list[MVACurve], Part, dict[int, Lightest]]:
     numbers = {
         "SixteenMVAMeanError": fg.pct(float(np.mean(errs)) if errs else math.nan),
         "SixteenMVAMaxError": fg.pct(float(np.max(errs)) if errs else math.nan),
-        "SixteenMVABottlenecks": fg.escape(", ".join(sorted(bottlenecks))) or fg.MISSING,
+        "SixteenMVABottlenecks": fg.escape(
+            ", ".join(mva2016.station_words(b) for b in sorted(bottlenecks))
+        )
+        or fg.MISSING,
         **beyond_numbers(beyond, len(rows)),
         **lightest_numbers(lightest),
         # The emulated round trip to memcached, ms in the study's time (one value per family).
@@ -864,7 +875,9 @@ def mva_seed(d: Frames, seed: dict, lightest: Mapping[int, Lightest] | None = No
             if measured_x
             else math.nan
         ),
-        "SixteenMVASeedBottleneck": fg.escape(busiest[0]) if busiest else fg.MISSING,
+        "SixteenMVASeedBottleneck": (
+            fg.escape(mva2016.station_words(busiest[0])) if busiest else fg.MISSING
+        ),
         "SixteenMVASeedBottleneckUtil": fg.num(busiest[1], 2) if busiest else fg.MISSING,
         "SixteenSeedMVASetShare": fg.pct(
             seed["predicted"]["throughput_set"] / seed["predicted"]["throughput"]

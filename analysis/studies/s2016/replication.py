@@ -6,6 +6,7 @@ their captions are in paper/sections/study2016.tex."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping
 
@@ -168,6 +169,38 @@ def tabular(points: pd.DataFrame) -> str:
     )
 
 
+def servers_shape(points: pd.DataFrame) -> dict[str, str]:
+    """How the clients' throughput moves with the servers (mean over the replication levels,
+    in the study's time) and how much of its CPU budget the middleware used at each count:
+    `SixteenReplThroughputList` ("X at S, ..."), the fewest servers' CPU use and read threads
+    (`SixteenReplFew...`), the least CPU use at more servers (`SixteenReplManyCpu`), and
+    `SixteenReplShapeCase`: `peak` where the throughput is highest between the ends, `fall`
+    where it falls at every step, `other` else, or `none` without two server counts."""
+    cl = points[(points["side"] == "client") & (points["type"] == "all")].drop_duplicates("point")
+    if cl["servers"].nunique() < 2:
+        return {"SixteenReplShapeCase": "none"}
+    per = cl.groupby("servers").agg(
+        x=("throughput_ops_mean", "mean"), cpu=("cpu_util_middleware_mean", "mean")
+    )
+    xs, few = per["x"].tolist(), int(per.index.min())
+    top = int(per["x"].idxmax())
+    case = "other"
+    if top not in (few, int(per.index.max())):
+        case = "peak"
+    elif all(b < a for a, b in itertools.pairwise(xs)):
+        case = "fall"
+    listed = [f"{fg.num(x)} at {s}" for s, x in per["x"].items()]
+    return {
+        "SixteenReplShapeCase": case,
+        "SixteenReplThroughputList": ", ".join(listed[:-1]) + " and " + listed[-1],
+        "SixteenReplPeakServers": fg.num(top),
+        "SixteenReplFewServers": fg.num(few),
+        "SixteenReplFewThreads": fg.num(few * int(cl["middleware.workers"].iloc[0])),
+        "SixteenReplFewCpu": fg.num(100 * per["cpu"].loc[few], 0),
+        "SixteenReplManyCpu": fg.num(100 * per["cpu"].drop(few).min(), 0),
+    }
+
+
 def numbers(
     points: pd.DataFrame, runs: pd.DataFrame, pool_requests: pd.DataFrame, reference: Mapping
 ) -> dict[str, str]:
@@ -199,11 +232,11 @@ def report(tables: Mapping[str, pd.DataFrame], reference: Mapping, figure_path: 
     draws its figure at `figure_path`."""
     # Every throughput and time in the study's time, each row by its runs' scale.
     study = family_tables({t: tables[t] for t in ("points", "pool_requests")})
-    points, pool_requests, runs = study["points"], study["pool_requests"], tables["runs"]
-    points = points[points["type"].isin(["set", "get"])].copy()
+    every, pool_requests, runs = study["points"], study["pool_requests"], tables["runs"]
+    points = every[every["type"].isin(["set", "get"])].copy()
     figure(points, figure_path)
     times = times_tables(points, runs, pool_requests, reference)
     return Report(
         {"table": tabular(points), "times_set": times["set"], "times_get": times["get"]},
-        numbers(points, runs, pool_requests, reference),
+        {**numbers(points, runs, pool_requests, reference), **servers_shape(every)},
     )

@@ -32,12 +32,10 @@ DATA_COLUMNS = [
     "scale",
     "bottleneck",
     # Per setup and workload (analysis.models.validity): the error at the fewest clients,
-    # whether the network is valid here, and why not; why its inputs are out of range
-    # ("" when in range), which alone gates a claim about the network's own error.
+    # whether the network is valid here (else it judges no claim), and why not.
     "lightest_error",
     "valid",
     "validity_reason",
-    "inputs_reason",
 ]
 MVA_HEADER = ["setup", "workload", "N", "X MVA", "X meas.", "raw"]
 MVA_HEADER += ["R MVA [ms]", "R meas. [ms]", "bottleneck"]
@@ -152,7 +150,6 @@ def tables(
                 lightest_error=judged.lightest_error,
                 valid=judged.valid,
                 validity_reason=judged.reason,
-                inputs_reason=judged.inputs_reason,
             )
         # The table's bottleneck is the one at the most clients: the last point's.
         cap = times.capacities(f.workers, f.middlewares)

@@ -249,5 +249,5 @@ def report(
     numbers += seeds_numbers
     levels = sorted(client["workers"].unique())
     numbers.append(rf.macro("WritesWorkerLevels", ", ".join(str(int(w)) for w in levels)))
-    numbers.append(rf.macro("WritesStudyMaxX", rf.num(ref[64]["mw_x"])))
+    numbers.append(rf.macro("WritesStudyMaxX", rf.num(ref[64]["client_x"])))
     return Writes(table, seeds, seeds_law, "".join(numbers))

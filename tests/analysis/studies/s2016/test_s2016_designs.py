@@ -87,9 +87,10 @@ def test_the_table_sets_both_designs_side_by_side(saved: dict) -> None:
     )
     assert numbers["SixteenDesignsSixteenCase"] == "read"
     assert (numbers["SixteenDesignsSixteenTop"], numbers["SixteenDesignsSixteenTopBusy"]) == (
-        "read 0",
+        "the read pool of the first server",
         r"80\,\%",
     )
+    assert designs.pool_words("write 2") == "the write thread of the third server"
     assert numbers["SixteenDesignsSixteenTopConfig"] == r"\SixteenConfig{3}{none}{10}"
     assert numbers["SixteenDesignsSaturatedCase"] == "none"
     assert numbers["SixteenDesignsEighteenCase"] == "unsaturated"

@@ -100,6 +100,6 @@ def test_report_tables_and_macros_beside_both_seeds(
     n = section.numbers
     assert "\\newcommand{\\WritesWorkerLevels}{8, 64}" in n
     assert "\\newcommand{\\SeedsFullEightQueueMsOurs}{4.0}" in n
-    expected = f"{reference2018['writes'][64]['mw_x']:,.0f}".replace(",", "{,}")
+    expected = f"{reference2018['writes'][64]['client_x']:,.0f}".replace(",", "{,}")
     assert f"\\newcommand{{\\WritesStudyMaxX}}{{{expected}}}" in n
     assert n.startswith("\\newcommand{\\WritesMaxStudySource}")
