@@ -68,7 +68,8 @@ def figure(rows: pd.DataFrame, reference: Mapping[str, Any], knees: dict[str, fl
         fig.errorbar_line(resp, g, "clients", "response_us_mean", scale=1e-3, label=f"{size}",
                           color=c, marker="o", markersize=3)  # fmt: skip
         if math.isfinite(knees.get(str(size), math.nan)):
-            tput.axvline(knees[str(size)], color=c, linestyle=":", linewidth=1)
+            tput.axvline(knees[str(size)], color=c, linestyle=":", linewidth=1,
+                         label=f"knee N*, {size}")  # fmt: skip
     for size, seed in reference["db_baseline"]["max"].items():
         fig.seed_points(tput, [seed["clients"]], [seed["throughput"]], f"seed 003 max., {size}",
                         color=colours.get(size, "k"))  # fmt: skip
