@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+import pyarrow.parquet as pq
 
 COMPARED = ("paper", "data")
 # LaTeX's outputs and by-products inside a build's paper folder.
@@ -65,8 +66,14 @@ def _json(a: Path, b: Path) -> str | None:
     return None if json.loads(a.read_text()) == json.loads(b.read_text()) else "values differ"
 
 
+def _read_parquet(path: Path) -> pd.DataFrame:
+    # By path and on the calling thread: Arrow's reader threads can outlive a short command
+    # and abort the interpreter at exit (apache/arrow#34314), turning "differs" into a crash.
+    return pq.read_table(str(path), use_threads=False).to_pandas()
+
+
 def _parquet(a: Path, b: Path) -> str | None:
-    x, y = pd.read_parquet(a), pd.read_parquet(b)
+    x, y = _read_parquet(a), _read_parquet(b)
     if list(x.columns) != list(y.columns):
         return f"columns differ: {sorted(set(x.columns) ^ set(y.columns)) or 'order'}"
     if x.shape != y.shape:
