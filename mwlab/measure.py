@@ -246,19 +246,36 @@ def _ancestors() -> set[int]:
     return pids
 
 
+def _names(arg: str, cwd: str, anchor: str) -> bool:
+    """Whether one command-line argument names the folder `anchor` or a path inside it, as
+    written (absolute) or relative to the process's working directory (`mwlab run-series
+    results/smoke/...` started from the checkout); an option's value after `=` counts."""
+    value = arg.partition("=")[2] if arg.startswith("-") else arg
+    if not value or "\0" in value:
+        return False
+    try:
+        path = os.path.normpath(Path(cwd) / value)
+    except ValueError:
+        return False
+    return path == anchor or path.startswith(anchor + "/")
+
+
 def _belongs(pid: str, anchor: str, own: frozenset[int] | set[int] = frozenset()) -> bool:
     """Whether a process was started for the results folder `anchor`: its command line names
-    it, or it runs in it (the testbed starts servers, middlewares and clients in run folders);
-    never one of `own` (this measurement and its ancestors)."""
+    it (absolute, or relative to where the process runs), or it runs in it (the testbed
+    starts servers, middlewares and clients in run folders); never one of `own` (this
+    measurement and its ancestors)."""
     proc = Path("/proc") / pid
     try:
         if int(pid) in own:
             return False
-        cmdline = (proc / "cmdline").read_bytes().decode(errors="replace")
+        argv = (proc / "cmdline").read_bytes().decode(errors="replace").split("\0")
         cwd = str((proc / "cwd").readlink())
     except (OSError, ValueError):
         return False
-    return anchor in cmdline or cwd == anchor or cwd.startswith(anchor + "/")
+    if cwd == anchor or cwd.startswith(anchor + "/"):
+        return True
+    return any(anchor in arg or _names(arg, cwd, anchor) for arg in argv)
 
 
 def _reclaim_hosts(anchor: str) -> list[str]:

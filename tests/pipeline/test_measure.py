@@ -112,6 +112,27 @@ def test_reclaiming_spares_the_commands_that_started_the_measurement(tmp_path: P
     assert out == ["False", "True", "True"]
 
 
+def test_reclaiming_finds_a_command_that_names_the_folder_relative_to_where_it_runs(
+    tmp_path: Path,
+) -> None:
+    # `mwlab run-series results/smoke/x` started from the checkout: its command line holds
+    # the folder only relative to its working directory, and it runs outside the folder.
+    results = tmp_path / "results" / "smoke"
+    results.mkdir(parents=True)
+    wait = [sys.executable, "-c", "import time; time.sleep(600)"]
+    series = subprocess.Popen([*wait, "results/smoke/run-1", "--out=results/smoke"], cwd=tmp_path)
+    elsewhere = subprocess.Popen([*wait, "results/smokey"], cwd=tmp_path)
+    try:
+        anchor = str(results.resolve())
+        assert measure._belongs(str(series.pid), anchor)
+        # A sibling whose name only begins like the folder's is another measurement's.
+        assert not measure._belongs(str(elsewhere.pid), anchor)
+    finally:
+        for proc in (series, elsewhere):
+            proc.kill()
+            proc.wait()
+
+
 def _measure(results: Path, log: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env["PATH"] = f"{Path(sys.executable).parent}:{env.get('PATH', '')}"
