@@ -67,7 +67,7 @@ REFERENCE_WORDS = {
     "baselines_middleware": "with middleware",
     "writes": "writes to three servers",
     "multiget": "multi-GET",
-    "max_throughput": "2016 maximum throughput",
+    "max_throughput": "2016 maximum-throughput configuration",
     "one_server": "one server",
     "two_servers": "two servers",
     "one_middleware": "one middleware",

@@ -3,8 +3,9 @@ paper/sections/scalemodel.tex), and its number macros.
 
 From calibration.json: the calibration targets, their runs and the fitted speed factors, each
 fit checked at its factor (against its fit and the family that measured its configuration),
-its repeatability between sessions, and the study numbers kept for validation. From
-workflows/machines.yaml with calibration.json: every fitted or assumed parameter of the model.
+its repeatability between sessions, and the study numbers kept for validation with ours
+beside each (as the table that holds ours computes it). From workflows/machines.yaml with
+calibration.json: every fitted or assumed parameter of the model.
 From the scale_check family: the rescaled throughput and response time at s and at every
 other scale, their ratio, what bounds each point and whether the model holds there. Profiles
 without the scale model (real machines) get tables that say so.
@@ -13,7 +14,8 @@ without the scale model (real machines) get tables that say so.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -28,7 +30,19 @@ from analysis.calibration import (
 )
 from analysis.latex import escape
 from analysis.report import factor_words as fw
-from analysis.scaling import AGREEMENT_TOLERANCE, LINK, bound_by, classify, failed_points
+from analysis.report.figures import listed
+from analysis.report.scale_check_factors import check_factor_numbers
+from analysis.scaling import (
+    AGREEMENT_TOLERANCE,
+    LINK,
+    bound_by,
+    classify,
+    failed_points,
+    in_study_time,
+)
+from analysis.studies.s2018 import baseline_maxima, multiget
+from analysis.studies.s2018 import seed as seed2018
+from analysis.studies.s2018.seed_tables import QUANTITIES
 
 
 def _f(x: Any, digits: int = 0) -> str:
@@ -85,38 +99,197 @@ def calibration_table(cal: dict[str, Any] | None) -> str:
     return "\n".join(lines) + "\n"
 
 
-# The table that sets our measurement beside each kind of study number.
+# The table (or section, `sec:`) that sets our measurement beside each kind of study number.
 REFERENCE_TABLES = {
     "baselines_direct": "tab:base-direct-max",
     "baselines_middleware": "tab:base-mw-max",
     "writes": "tab:seeds-writes",
     "multiget": "tab:mget",
-    "max_throughput": "tab:sixteen-max",
+    "max_throughput": "sec:sixteen-max",
 }
 
 
-def validation_table(cal: dict[str, Any] | None) -> str:
-    """The study numbers the fit leaves out, in words, each with the table that sets ours
-    beside it: the scale model is validated there, not here."""
+# The family whose points hold ours for each table of reference2018.yaml.
+VALIDATION_FAMILIES = {
+    "baselines_direct": "baseline_direct",
+    "baselines_middleware": "baseline_middleware",
+    "writes": "write_throughput",
+    "multiget": "multiget",
+}
+# reference2016.yaml's max_throughput entries: the number of the 2016 maximum-throughput
+# section (data/2016/max_throughput.json) that prints ours, and its digits there. The median
+# is ours at the study's configuration (its pool size and clients), where the study measured
+# it, not at our own maximum's load.
+SIXTEEN_MAX_NUMBERS = {
+    "throughput_ops": ("SixteenMaxThroughput", 0),
+    "response_ms_p50": ("SixteenMaxWaitResponse", 3),
+    "response_ms_p90": ("SixteenMaxResponseNinety", 3),
+}
+# The band within which the text counts ours as meeting a study number (ours / study - 1).
+VALIDATION_TOLERANCE = 0.10
+# How many of the largest errors the text names.
+VALIDATION_WORST = 3
+
+
+@dataclass(frozen=True)
+class Ours:
+    """Our value beside a study number, in the study's time, with the digits the table that
+    holds it prints."""
+
+    value: float
+    digits: int
+
+
+def _reference(v: Mapping[str, Any]) -> tuple[str, list[str]]:
+    """`reference2018.yaml:writes.8.client_x` -> (`reference2018.yaml`, [writes, 8, client_x])."""
+    file, _, key = str(v.get("reference", "")).partition(":")
+    return file, key.split(".") if key else []
+
+
+def _ours_2018(path: list[str], points: Mapping[str, pd.DataFrame]) -> Ours | None:
+    """Ours for an entry of reference2018.yaml, computed as the table holding it does."""
+    family = VALIDATION_FAMILIES.get(path[0]) if path else None
+    table = points.get(family) if family else None
+    if table is None or table.empty:
+        return None
+    if path[0] == "multiget":
+        # multiget_report.keys_table: the middlewares' GET rate times the keys per request.
+        if len(path) != 4 or path[1] != "keys_per_s" or not path[3].isdigit():
+            return None
+        rows = multiget.get_rows(in_study_time(table), "middleware")
+        rate = rows.set_index(["sharding", "size"])["throughput_ops_mean"]
+        return Ours(float(rate.get((path[2], int(path[3])), math.nan)) * int(path[3]), 0)
+    # The baselines' and the writes' tables read one row per point for every type together.
+    pts = table[table["type"] == "all"]
+    if path[0] == "writes":
+        # writes.seeds_tables: each worker count's maximum (seed.best_points).
+        if len(path) != 3 or not path[1].isdigit() or path[2] not in QUANTITIES or pts.empty:
+            return None
+        best = seed2018.best_points(in_study_time(pts), ["middleware.workers"])
+        row = best[best["workers"] == int(path[1])]
+        return Ours(float(row[path[2]].iloc[0]), QUANTITIES[path[2]][1]) if len(row) else None
+    # baseline_maxima.direct_table and middleware_table: each setup's best client row.
+    if len(path) not in (3, 4):
+        return None
+    quantity = path[3] if len(path) == 4 else "client_x"
+    at = pts[(pts["level_setup"] == path[1]) & (pts["level_workload"] == path[2])]
+    b = baseline_maxima.best(at)
+    if b is None:
+        return None
+    if quantity == "client_x":
+        return Ours(baseline_maxima.study(b, "throughput"), 0)
+    if quantity == "client_r":
+        return Ours(baseline_maxima.study(b, "response"), 2)
+    return None
+
+
+def _ours_2016(path: list[str], sixteen: Mapping[str, str]) -> Ours | None:
+    """Ours for an entry of reference2016.yaml's max_throughput, as its table prints it."""
+    if len(path) != 2 or path[0] != "max_throughput" or path[1] not in SIXTEEN_MAX_NUMBERS:
+        return None
+    name, digits = SIXTEEN_MAX_NUMBERS[path[1]]
+    try:
+        return Ours(float(str(sixteen.get(name, "")).replace("{,}", "")), digits)
+    except ValueError:  # the table's dash: no such measurement
+        return None
+
+
+def validation_ours(
+    validation: Sequence[Mapping[str, Any]],
+    points: Mapping[str, pd.DataFrame],
+    sixteen: Mapping[str, str],
+) -> dict[str, Ours]:
+    """Ours beside each study number of calibration.json's `validation`, by its name, from
+    the same data and functions as the table that holds it: `points` the families' points
+    the validation kept, as measured, by family; `sixteen` the 2016 maximum-throughput
+    numbers. A study number without a measurement has no entry."""
+    out: dict[str, Ours] = {}
+    for v in validation:
+        file, path = _reference(v)
+        ours = None
+        if file == "reference2018.yaml":
+            ours = _ours_2018(path, points)
+        elif file == "reference2016.yaml":
+            ours = _ours_2016(path, sixteen)
+        if ours is not None and math.isfinite(ours.value):
+            out[v["name"]] = ours
+    return out
+
+
+def validation_errors(
+    validation: Sequence[Mapping[str, Any]], ours: Mapping[str, Ours]
+) -> list[tuple[Mapping[str, Any], float]]:
+    """Each study number with ours and its relative error, ours / study - 1."""
+    return [
+        (v, ours[v["name"]].value / float(v["value"]) - 1)
+        for v in validation
+        if v["name"] in ours and float(v["value"]) != 0
+    ]
+
+
+def validation_table(cal: dict[str, Any] | None, ours: Mapping[str, Ours] | None = None) -> str:
+    """The study numbers the fit leaves out, in words, each with ours in the study's time
+    (validation_ours), its error and the table that sets ours beside it; `--` where this
+    profile has no measurement."""
     if cal is None:
         return "\\emph{No scale model in this profile: no study numbers to validate it.}\n"
+    ours = ours or {}
+    errors = {v["name"]: e for v, e in validation_errors(cal["validation"], ours)}
     lines = [
-        r"\begin{tabular}{@{}llrll@{}}",
+        r"\begin{tabular}{@{}>{\raggedright\arraybackslash}p{0.40\linewidth}lrrlrl@{}}",
         r"\toprule",
-        r"Study number & Source & Value & Unit & Ours in \\",
+        r"Study number & Source & Study & Ours & Unit & Error & Ours in \\",
         r"\midrule",
     ]
     for v in cal["validation"]:
-        path = v.get("reference", "").partition(":")[2].split(".")
-        table = REFERENCE_TABLES.get(path[0])
-        where = f"\\ScaleOursIn{{{table}}}" if table else "--"
+        path = _reference(v)[1]
+        table = REFERENCE_TABLES.get(path[0]) if path else None
+        where = "--" if not table else f"\\ScaleOursIn{{{table}}}"
+        if table and table.startswith("sec:"):
+            where = f"\\S\\ref{{{table}}}"
+        mine = ours.get(v["name"])
         lines.append(
-            f"{escape(fw.reference_words(path) if path[0] else v['name'])} & {escape(v['source'])}"
+            f"{escape(fw.reference_words(path) if path else v['name'])} & {escape(v['source'])}"
             f" & {_f(v['value'], 0 if float(v['value']).is_integer() else 2)}"
-            f" & {fw.reference_unit(path)} & {where} \\\\"
+            f" & {'--' if mine is None else _f(mine.value, mine.digits)}"
+            f" & {fw.reference_unit(path)} & {_percent(errors.get(v['name']), 1)} & {where} \\\\"
         )
     lines += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(lines) + "\n"
+
+
+def validation_sentence(cal: dict[str, Any] | None, ours: Mapping[str, Ours] | None) -> str:
+    """The text's sentence on the validation table's errors: how many lie within
+    VALIDATION_TOLERANCE, their range and the largest; `--` without a calibration."""
+    if cal is None or ours is None:
+        return "--"
+    errors = validation_errors(cal["validation"], ours)
+    total = len(cal["validation"])
+    if not errors:
+        return "None of them has a measurement of ours in this profile."
+    within = sum(abs(e) <= VALIDATION_TOLERANCE for _, e in errors)
+    tolerance = f"{100 * VALIDATION_TOLERANCE:.0f}\\,\\%"
+    measured = (
+        f"Of the {len(errors)}" if len(errors) == total else f"Of the {len(errors)} (of {total})"
+    )
+    if len(errors) == 1:
+        return (
+            f"{measured} with a measurement of ours, {within} lies within {tolerance} of the"
+            f" study's number: its error is {_percent(errors[0][1], 1)}."
+        )
+    low, high = min(e for _, e in errors), max(e for _, e in errors)
+    worst = sorted(errors, key=lambda ve: -abs(ve[1]))[:VALIDATION_WORST]
+    named = listed(
+        [
+            f"{_percent(e, 1)} ({escape(fw.reference_words(_reference(v)[1]) or v['name'])})"
+            for v, e in worst
+        ]
+    )
+    return (
+        f"{measured} with a measurement of ours, {within} lie within {tolerance} of the study's"
+        f" number; the errors range from {_percent(low, 1)} to {_percent(high, 1)}, the largest"
+        f" being {named}."
+    )
 
 
 def _ratio(row: pd.Series, metric: str) -> str:
@@ -389,9 +562,13 @@ def numbers(
     table: pd.DataFrame,
     profile_scale: float,
     fits: list[dict[str, Any]] | None = None,
+    ours: Mapping[str, Ours] | None = None,
+    check_factors: Mapping[str, str] | None = None,
 ) -> str:
     """Every macro of the section; `fits` is analysis.calibration.fit_validation's rows (None
-    without the family tables: the fits' check is then `none`)."""
+    without the family tables: the fits' check is then `none`), `ours` validation_ours's
+    values beside the study numbers left out of the fit (None: no sentence on their errors),
+    `check_factors` scale_check_factors.check_factor_numbers's macros (None: no check)."""
     out = {"ScaleFactor": f"{profile_scale:g}", "ScaleModelUsed": "no" if cal is None else "yes"}
     # Every macro is defined, "--" where this profile has no such number.
     speeds = [f"ScaleSpeed{role.capitalize()}{word}" for word in STUDY_WORDS.values()
@@ -406,6 +583,7 @@ def numbers(
     out["ScaleExtrapolated"] = "--"
     out["ScaleCalibrationCase"] = "none"
     out["ScaleRefitCase"] = "none"
+    out["ScaleValidationErrors"] = validation_sentence(cal, ours)
     if cal is not None:
         out["ScaleCalibrationFactor"] = f"{cal['scale']:g}"
         for study, factors in cal["speed_factors"].items():
@@ -433,6 +611,7 @@ def numbers(
     out |= other_factor_numbers(cal)
     out |= check_numbers(table)
     out |= fit_check_numbers(fits, cal)
+    out |= check_factors or check_factor_numbers(None, pd.DataFrame(), None, None)
     return "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in out.items())
 
 
@@ -442,10 +621,10 @@ def _side(target: Mapping[str, Any]) -> str:
     return "below" if float(target["fit"]["speed"]) < low else "beyond"
 
 
-def _percent(x: float | None) -> str:
+def _percent(x: float | None, digits: int = 0) -> str:
     if x is None or not math.isfinite(x):
         return "--"
-    return f"{100 * x:+.0f}\\,\\%".replace("-", "$-$")
+    return f"{100 * x:+.{digits}f}\\,\\%".replace("-", "$-$")
 
 
 def _speeds(speeds: list[float]) -> str:

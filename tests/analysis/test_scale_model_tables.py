@@ -105,18 +105,90 @@ def test_a_target_two_merged_measurements_fitted_is_stated_with_both_factors() -
     assert macros["ScaleRefitCase"] == "some"
 
 
-def test_the_validation_table_names_the_table_holding_ours() -> None:
-    cal = {
-        "validation": [
-            {"name": "x", "source": "seed 004", "value": 8634.0,
-             "reference": "reference2018.yaml:multiget.keys_per_s.sharded.6"},
-            {"name": "other number", "source": "seed 002", "value": 1.5, "reference": ""},
+_VALIDATION = [
+    {"name": "keys", "source": "seed 004", "value": 8634.0,
+     "reference": "reference2018.yaml:multiget.keys_per_s.sharded.6"},
+    {"name": "direct", "source": "seed 004", "value": 2000.0,
+     "reference": "reference2018.yaml:baselines_direct.one_server.read-only"},
+    {"name": "p50", "source": "seed 000", "value": 10.0,
+     "reference": "reference2016.yaml:max_throughput.response_ms_p50"},
+    {"name": "other number", "source": "seed 002", "value": 1.5, "reference": ""},
+]  # fmt: skip
+
+
+def test_the_validation_table_scores_ours_against_each_study_number() -> None:
+    ours = {"keys": scale_model.Ours(8000.0, 0), "p50": scale_model.Ours(11.5, 3)}
+    tex = scale_model.validation_table({"validation": _VALIDATION}, ours)
+    assert "Study number & Source & Study & Ours & Unit & Error & Ours in" in tex
+    # A measured row: ours as its table prints it and ours / study - 1.
+    assert (
+        r"multi-GET, keys per second, sharded, 6 keys & seed 004 & 8{,}634 & 8{,}000 & keys/s"
+        r" & $-$7.3\,\% & \ScaleOursIn{tab:mget} \\"
+    ) in tex
+    # Ours at the study's 2016 configuration stands in a section, not a table.
+    assert r"& 10 & 11.500 & ms & +15.0\,\% & \S\ref{sec:sixteen-max} \\" in tex
+    # Rows without a measurement, with and without a table that would hold ours.
+    assert (
+        r"without middleware, one server, read-only & seed 004 & 2{,}000 & -- & ops/s & --"
+        r" & \ScaleOursIn{tab:base-direct-max} \\"
+    ) in tex
+    assert r"other number & seed 002 & 1.50 & -- & ops/s & -- & -- \\" in tex
+    assert "--" not in scale_model.validation_table({"validation": _VALIDATION[:1]}, ours)
+    assert "No scale model" in scale_model.validation_table(None)
+
+
+def _family_point(point: str, side: str, x: float, r_us: float, **levels: object) -> dict:
+    return {"point": point, "side": side, "type": "all", "scale": 0.05,
+            "throughput_ops_mean": x, "response_us_mean_mean": r_us, **levels}  # fmt: skip
+
+
+def test_ours_is_computed_as_the_table_holding_it_computes_it() -> None:
+    direct = pd.DataFrame(
+        [
+            _family_point("a", "client", 100.0, 2000.0, level_setup="one_server",
+                          level_workload="read-only", clients_total=6),
+            _family_point("b", "client", 110.0, 2500.0, level_setup="one_server",
+                          level_workload="read-only", clients_total=12),
         ]
-    }  # fmt: skip
-    tex = scale_model.validation_table(cal)
-    assert r"multi-GET, keys per second, sharded, 6 keys & seed 004 & 8{,}634 & keys/s" in tex
-    assert r"& \ScaleOursIn{tab:mget} \\" in tex
-    assert r"other number & seed 002 & 1.50 & ops/s & -- \\" in tex
+    )  # fmt: skip
+    mget = pd.DataFrame(
+        [
+            {**_family_point("m", "middleware", 60.0, 1000.0), "type": "multiget",
+             "level_sharding": "sharded", "level_size": 6},
+        ]
+    )  # fmt: skip
+    sixteen = {"SixteenMaxWaitResponse": "19.330"}
+    ours = scale_model.validation_ours(
+        _VALIDATION, {"baseline_direct": direct, "multiget": mget}, sixteen
+    )
+    # The best client row (110 ops/s) over s, the middlewares' GET rate times the keys,
+    # and the 2016 table's median as it prints it.
+    assert ours["direct"] == scale_model.Ours(2200.0, 0)
+    assert ours["keys"].value == 60.0 / 0.05 * 6 and ours["keys"].digits == 0
+    assert ours["p50"] == scale_model.Ours(19.33, 3)
+    assert "other number" not in ours
+    # Neither the family nor the 2016 number: no entry, so the table prints a dash.
+    assert scale_model.validation_ours(_VALIDATION, {}, {"SixteenMaxWaitResponse": "--"}) == {}
+
+
+def test_the_texts_sentence_counts_the_errors_within_the_band() -> None:
+    cal = {"validation": _VALIDATION}
+    ours = {
+        "keys": scale_model.Ours(8000.0, 0),
+        "direct": scale_model.Ours(2100.0, 0),
+        "p50": scale_model.Ours(20.0, 3),
+    }
+    sentence = scale_model.validation_sentence(cal, ours)
+    assert sentence.startswith(r"Of the 3 (of 4) with a measurement of ours, 2 lie within 10\,\%")
+    assert r"range from $-$7.3\,\% to +100.0\,\%" in sentence
+    assert sentence.endswith(
+        r"the largest being +100.0\,\% (2016 maximum-throughput configuration, median middleware"
+        r" response time), $-$7.3\,\% (multi-GET, keys per second, sharded, 6 keys) and +5.0\,\%"
+        r" (without middleware, one server, read-only)."
+    )
+    assert scale_model.validation_sentence(cal, {}).startswith("None of them")
+    macros = _macros(scale_model.numbers(None, pd.DataFrame(), 0.05))
+    assert macros["ScaleValidationErrors"] == "--"
 
 
 def _check_row(workload: str, side: str, x_ratio: float, r_ratio: float) -> dict[str, Any]:

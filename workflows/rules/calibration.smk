@@ -55,6 +55,11 @@ rule scale_model_tables:
             if CALIBRATION_PLAN
             else []
         ),
+        # Ours beside the study numbers left out of the fit, as the study sections' tables
+        # compute it: from the points the validation kept, and the 2016 maximum's numbers
+        # (a function: the 2016 rules are defined after this file).
+        validation=[f"{RESULTS}/data/validation.parquet"] if CALIBRATION_PLAN else [],
+        sixteen=lambda w: [rules.r2016_max_throughput.output.numbers] if CALIBRATION_PLAN else [],
         machines="workflows/machines.yaml",
         code=ANALYSIS_CODE,
     output:
@@ -68,6 +73,8 @@ rule scale_model_tables:
     params:
         # The profile's s as the plan reads it (1 without the scale model).
         scale=scale_settings(None, PROFILE)["factor"],
+        # Each family's study: the check's factors are read beside its own study's families.
+        studies={f: str(FAMILIES[f].study) for f in ACTIVE_FAMILIES},
     log:
         f"{RESULTS}/logs/scale-model.log",
     script:
