@@ -13,6 +13,7 @@ from soak.chaos import chaos_command
 from soak.mqsoak import mq_group
 from testbed.cli import Frontend
 from testbed.cli import register as register_testbed
+from testbed.preflight_cli import preflight_command
 from testbed.provision_cli import provision_command
 from testbed.signals import Interrupted, install_raising
 
@@ -31,6 +32,7 @@ def cli() -> None:
 register_testbed(cli)
 register_analysis(cli)
 cli.add_command(provision_command)
+cli.add_command(preflight_command)
 cli.add_command(chaos_command)
 cli.add_command(measure_command)
 cli.add_command(paper_command)

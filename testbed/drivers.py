@@ -19,9 +19,13 @@ class Target:
     port: int
 
 
-def resolve_driver(driver: str) -> str:
-    """`auto` means memtier_benchmark when it is installed, else the built-in generator."""
+def resolve_driver(driver: str, on_clients: str | None = None) -> str:
+    """`auto` means memtier_benchmark when it is installed, else the built-in generator:
+    on the client machines where preflight resolved it there (`on_clients`, from the pinned
+    inventory), else on this machine, whose processes are the clients."""
     if driver == "auto":
+        if on_clients is not None:
+            return on_clients
         return "memtier" if shutil.which("memtier_benchmark") else "builtin"
     return driver
 

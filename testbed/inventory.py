@@ -33,6 +33,12 @@ class Inventory(BaseModel):
     identity: Path | None = None
     ssh_options: list[str] = Field(default_factory=list)
     remote_dir: str = "/tmp/mwlab"
+    # The machines' pinned host keys (mwlab preflight writes them): checked strictly, unless
+    # `accept_new` (preflight's first contact) adds the keys of machines not yet in the file.
+    known_hosts: Path | None = None
+    accept_new: bool = False
+    # `driver: auto` as preflight resolved it on the clients, not on the driving machine.
+    driver: Literal["builtin", "memtier", "memaslap"] | None = None
     machines: list[Machine]
 
     def of_role(self, role: str) -> list[Machine]:
@@ -42,6 +48,11 @@ class Inventory(BaseModel):
         options = ["-p", str(self.port), "-o", "BatchMode=yes", "-o", "ConnectTimeout=10"]
         if self.identity is not None:
             options += ["-i", str(self.identity)]
+        if self.known_hosts is not None:
+            # Before the inventory's own options: ssh keeps the first value of an option.
+            strict = "accept-new" if self.accept_new else "yes"
+            options += ["-o", f"UserKnownHostsFile={self.known_hosts}"]
+            options += ["-o", f"StrictHostKeyChecking={strict}"]
         options += self.ssh_options
         return SshHost(
             name=machine.name,
@@ -61,4 +72,6 @@ def load_inventory(path: Path) -> Inventory:
     inv = Inventory.model_validate(data)
     if inv.identity is not None and not inv.identity.is_absolute():
         inv.identity = (path.parent / inv.identity).resolve()
+    if inv.known_hosts is not None and not inv.known_hosts.is_absolute():
+        inv.known_hosts = (path.parent / inv.known_hosts).resolve()
     return inv

@@ -37,7 +37,7 @@ MIN_MAJOR = 14
 # Where an ssh host's PostgreSQL binaries are looked for, in order: initdb on PATH (where
 # it links to: a link alone may sit among none of the others), the newest
 # /usr/lib/postgresql/<major>/bin (Debian, Ubuntu), then `pg_config --bindir`.
-_REMOTE_BINDIR = (
+REMOTE_BINDIR = (
     'p=$(command -v initdb) && { dirname "$(readlink -f "$p")"; exit 0; }; '
     "for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r) "
     '"$(pg_config --bindir 2>/dev/null)"; do '
@@ -242,7 +242,7 @@ class RemotePg(PgHost):
 
     def bin(self, name: str) -> str:
         if self._bindir is None:
-            done = self.host.run(_REMOTE_BINDIR, timeout=30)
+            done = self.host.run(REMOTE_BINDIR, timeout=30)
             if done.returncode != 0 or not done.stdout.strip():
                 raise PostgresError(
                     f"{self.where}: no PostgreSQL server (initdb on PATH, in"

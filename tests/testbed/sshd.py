@@ -27,13 +27,21 @@ def _keygen(path: Path) -> None:
 
 @contextlib.contextmanager
 def ssh_machines(
-    tmp_path: Path, prefix: str, roles: list[tuple[str, str]]
+    tmp_path: Path,
+    prefix: str,
+    roles: list[tuple[str, str]],
+    trusted: bool = True,
+    paths: dict[str, str] | None = None,
 ) -> Iterator[tuple[Path, Path]]:
     """Emulated hosts (name, role) each running sshd; yields (inventory, the root of their
     scratch directories). The namespaces share this machine's file system, so each machine
     gets a directory of its own, as separate machines would have. That root lies under /tmp,
     open to other users as a remote machine's /tmp is: PostgreSQL's user (`mwlab-pg`, as ssh
-    logs in as root) keeps its cluster in a machine's scratch directory."""
+    logs in as root) keeps its cluster in a machine's scratch directory.
+
+    `trusted`: the inventory skips host-key checks; else each machine has a host key of its
+    own that nothing trusts beforehand, as new machines do. `paths`: a machine's PATH in its
+    ssh sessions, by name (default: sshd's)."""
     provided(have("sshd") and have("ssh"), "the openssh server or client", "make setup")
     keys = tmp_path / "keys"
     keys.mkdir()
@@ -48,10 +56,15 @@ def ssh_machines(
         machines = []
         for name, role in roles:
             host = emu.add_host(name, role, tmp_path / "sshd")
+            host_key = keys / "host"
+            if not trusted:
+                host_key = keys / f"host-{name}"
+                _keygen(host_key)
+            env = ["-o", f"SetEnv=PATH={paths[name]}"] if paths and name in paths else []
             sshd = host.start(
                 ["/usr/sbin/sshd", "-D", "-e", "-f", "/dev/null",
                  "-o", f"ListenAddress={host.address}", "-o", "Port=22",
-                 "-o", f"HostKey={keys / 'host'}",
+                 "-o", f"HostKey={host_key}", *env,
                  "-o", f"AuthorizedKeysFile={keys}/authorized_keys",
                  "-o", "StrictModes=no", "-o", "PermitRootLogin=prohibit-password",
                  "-o", "PasswordAuthentication=no", "-o", "KbdInteractiveAuthentication=no",
@@ -70,6 +83,7 @@ def ssh_machines(
             )
         inventory = tmp_path / "inventory.yaml"
         options = ["-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null"]
+        options = options if trusted else []
         inventory.write_text(
             yaml.safe_dump(
                 {
