@@ -25,6 +25,7 @@ include: "workflows/rules/scheduler.smk"
 include: "workflows/rules/common.smk"
 include: "workflows/rules/environment.smk"
 include: "workflows/rules/provision.smk"
+include: "workflows/rules/preflight.smk"
 if not DATASET:
 
     include: "workflows/rules/runs.smk"

@@ -72,6 +72,8 @@ _RUN_TABLE_FILES = tuple(f"data/{t}.parquet" for t in RUN_TABLES)
 # without emulated delays.
 OPTIONAL = ("calibration.json", "delay_check.json")
 ENVIRONMENT = ("environment/tools.json", "environment/host.json")
+# A measurement on ssh machines: each study's preflight record of them (testbed/preflight.py).
+MACHINE_RECORDS = "hosts/*/preflight.json"
 # Where reference datasets live in the repository: data/<profile>/<YYYY-MM-DD>/.
 ROOT = Path("data")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(-\d+)?$")
@@ -212,6 +214,7 @@ def stage(
             + " (run the pipeline to the report first)"
         )
     names += [n for n in OPTIONAL if (results / n).is_file()]
+    names += sorted(p.relative_to(results).as_posix() for p in results.glob(MACHINE_RECORDS))
     staging = dest.with_name(dest.name + ".partial")
     if staging.exists():
         shutil.rmtree(staging)

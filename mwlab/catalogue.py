@@ -258,7 +258,17 @@ def _protocol(family: Family, own: str | None, general: str) -> str:
 
 
 def enabled(family: Family, profile: dict[str, Any]) -> bool:
+    """On unless the profile turns the family off or plans only other studies."""
+    studies = profile.get("studies")
+    if studies is not None and str(family.study) not in {str(s) for s in studies}:
+        return False
     return bool(profile.get("families", {}).get(family.name, {}).get("enabled", True))
+
+
+def pinned_inventory(profile: dict[str, Any], study: int | str) -> str:
+    """The inventory a study's ssh runs use: its machines' as `mwlab preflight` checked them,
+    with their host keys pinned (workflows/rules/preflight.smk writes it)."""
+    return f"{profile['results']}/hosts/{study}/inventory.yaml"
 
 
 def selected_levels(family: Family, profile: dict[str, Any]) -> list[tuple[str, ...]]:
@@ -401,9 +411,14 @@ def expand(
             model = _apply_scale(
                 spec, family.study, spec["hosts"], scale_settings(family, profile), where
             )
-            inventory = profile.get("inventories", {}).get(str(family.study))
-            if inventory is not None:
-                spec["inventory"] = inventory
+            if spec["hosts"] == "ssh":
+                if str(family.study) not in profile.get("inventories", {}):
+                    raise CatalogueError(
+                        f"{where}: the {family.study} study runs on ssh machines but the"
+                        f" profile names no inventory for it (inventories:"
+                        f' {{"{family.study}": FILE}}, or studies: to plan other studies)'
+                    )
+                spec["inventory"] = pinned_inventory(profile, family.study)
             spec["duration_s"] = settings["duration_s"]
             if settings["write_duration_s"] and _writes(spec):
                 spec["duration_s"] = settings["write_duration_s"]

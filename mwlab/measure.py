@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -41,6 +42,8 @@ from mwlab.catalogue import (
     load_catalogue,
     load_profile,
 )
+from testbed.hosts import HostError
+from testbed.inventory import load_inventory
 
 RECORD = "measurement.json"
 # What decides what a run measures: the systems, the testbed, the plan and how it is run.
@@ -103,8 +106,9 @@ def study_file(root: Path, profile: str) -> Path:
     return path
 
 
-def planned_runs(root: Path, profile: str) -> list[Any]:
-    config = yaml.safe_load(study_file(root, profile).read_text())
+def planned_runs(root: Path, profile: str, overrides: dict[str, Any] | None = None) -> list[Any]:
+    """The profile's runs; `overrides`: the measurement's own settings (its inventories)."""
+    config = yaml.safe_load(study_file(root, profile).read_text()) | (overrides or {})
     catalogue = load_catalogue(root / config.get("catalogue", "workflows/catalogue.yaml"))
     return expand(catalogue, load_profile(config, source=f"profile {profile}"))
 
@@ -116,6 +120,28 @@ def calibration_runs(root: Path, profile: str, runs: list[Any]) -> list[Any]:
         return []
     config = yaml.safe_load(study_file(root, profile).read_text())
     return calibration_plan(load_profile(config, source=f"profile {profile}"))
+
+
+def inventory_overrides(given: tuple[str, ...]) -> dict[str, Any]:
+    """`--inventory 2018=FILE` as the pipeline's settings: each study's inventory (an absolute
+    path), and only those studies planned."""
+    inventories: dict[str, str] = {}
+    for item in given:
+        study, sep, file = item.partition("=")
+        if not sep or not study or not file:
+            raise MeasureError(f"--inventory {item!r}: STUDY=FILE, e.g. 2018=lab-2018.yaml")
+        path = Path(file).expanduser().resolve()
+        if not path.is_file():
+            raise MeasureError(f"--inventory {item!r}: no file {path}")
+        inventories[study] = str(path)
+    return {"inventories": inventories, "studies": sorted(inventories)} if inventories else {}
+
+
+def record_overrides(results: Path) -> dict[str, Any]:
+    """The settings a measurement in `results` was started with (`mwlab measure --inventory`)."""
+    path = results / RECORD
+    record = json.loads(path.read_text()) if path.exists() else {}
+    return dict(record.get("overrides") or {})
 
 
 def check_record(results: Path, profile: str, code: str) -> dict[str, Any]:
@@ -317,11 +343,36 @@ def _reclaim_hosts(anchor: str) -> list[str]:
     return removed
 
 
-def reclaim(root: Path, results: Path, profile_dir: Path) -> list[str]:
+def _reclaim_machines(results: Path) -> list[str]:
+    """What a killed measurement left on its ssh machines (those preflight pinned in
+    `results`): the processes and files in each machine's scratch directory. A machine that
+    cannot be reached is left for its next run's own check to report."""
+    removed = []
+    for pinned in sorted(results.glob("hosts/*/inventory.yaml")):
+        try:
+            inv = load_inventory(pinned)
+        except ValueError:
+            continue
+        for m in inv.machines:
+            host = inv.ssh_host(m, "")
+            base = shlex.quote(host.remote_base.rstrip("/"))
+            with contextlib.suppress(HostError):
+                left = host.run(f"find {base} -name pid 2>/dev/null | head -n 1", timeout=30)
+                if left.returncode == 0 and left.stdout.strip():
+                    host.cleanup()
+                    removed.append(f"the runs left on {m.name}")
+    return removed
+
+
+def reclaim(
+    root: Path, results: Path, profile_dir: Path, overrides: dict[str, Any] | None = None
+) -> list[str]:
     """Removes what a killed measurement of `results` left: its emulated hosts and cgroups,
-    the processes started for it, and Snakemake's stale lock. Returns what it removed."""
+    what its runs left on its ssh machines, the processes started for it, and Snakemake's
+    stale lock. Returns what it removed."""
     anchor = str(results.resolve())
     removed = _reclaim_hosts(anchor)
+    removed += _reclaim_machines(results)
     own = _ancestors()
     for proc in Path("/proc").glob("[0-9]*"):
         if _belongs(proc.name, anchor, own):
@@ -339,6 +390,7 @@ def reclaim(root: Path, results: Path, profile_dir: Path) -> list[str]:
             str(profile_dir),
             "--config",
             f"results={results}",
+            *(f"{key}={json.dumps(value)}" for key, value in (overrides or {}).items()),
         ],
         cwd=root,
         capture_output=True,
@@ -420,6 +472,14 @@ def _report(progress: Progress, stop: threading.Event, every_s: float) -> None:
     is_flag=True,
     help="Measure a later piece on another CPU than its calibration's (refused otherwise).",
 )
+@click.option(
+    "--inventory",
+    "inventories",
+    multiple=True,
+    metavar="STUDY=FILE",
+    help="ssh profiles (cluster): the machines of a study (repeatable); only the studies named"
+    " are measured. A resumed measurement keeps the ones it started with.",
+)
 def measure_command(
     profile: str,
     results: Path | None,
@@ -428,12 +488,22 @@ def measure_command(
     families: str | None,
     onto: Path | None,
     other_machine: bool,
+    inventories: tuple[str, ...],
 ) -> None:
     """Measure a profile to its provenance (every run, tidy table and the validation), resuming
     a measurement a kill or a reboot interrupted. `mwlab paper` then builds its report."""
     root = Path.cwd()
     study = study_file(root, profile)
-    plan = planned_runs(root, profile)
+    given = inventory_overrides(inventories)
+    folder = (results or root / str(yaml.safe_load(study.read_text())["results"])).resolve()
+    started = record_overrides(folder)
+    if given and started and given != started:
+        raise MeasureError(
+            f"{folder} was started with other machines ({started['inventories']}); measure"
+            " into another folder (--results)"
+        )
+    overrides = given or started
+    plan = planned_runs(root, profile, overrides)
     every = sorted({r.family for r in plan})
     code = fingerprint(root, profile)
     earlier = check_onto(onto, profile, code) if onto else []
@@ -461,10 +531,12 @@ def measure_command(
             )
         if onto:
             record["onto"] = str(onto)
+        if overrides:
+            record["overrides"] = overrides
         here = machine()
         calibration = calibrated_on(results, onto)
         elsewhere = check_machine(calibration, here, other_machine)
-        for item in reclaim(root, results, study.parent):
+        for item in reclaim(root, results, study.parent, overrides):
             click.echo(f"measure: reclaimed {item}", err=True)
         entry: dict[str, Any] = {
             "commit": git_commit(root),
@@ -500,6 +572,7 @@ def measure_command(
             f"results={results}",
             *([f"piece={','.join(piece)}"] if piece != every else []),
             *([f"onto={onto}"] if onto else []),
+            *(f"{key}={json.dumps(value)}" for key, value in overrides.items()),
             "--",
             "measured",
         ]
@@ -607,7 +680,14 @@ def dataset_group() -> None:
 _DERIVING = ("family_data", "run_tables", "validation", "provenance", "measured")
 
 
-def _derive(root: Path, results: Path, profile: str, families: list[str], every: list[str]) -> None:
+def _derive(
+    root: Path,
+    results: Path,
+    profile: str,
+    families: list[str],
+    every: list[str],
+    overrides: dict[str, Any] | None = None,
+) -> None:
     """Brings the per-run tables, the validation and the provenance of `results` to every
     family measured there: each piece derived them for its own families only. Only deriving
     rules may run, so archiving never measures."""
@@ -622,6 +702,7 @@ def _derive(root: Path, results: Path, profile: str, families: list[str], every:
         "--config",
         f"results={results}",
         *([f"piece={','.join(families)}"] if families != every else []),
+        *(f"{key}={json.dumps(value)}" for key, value in (overrides or {}).items()),
         "--allowed-rules",
         *_DERIVING,
         "--",
@@ -664,7 +745,7 @@ def archive_command(profile: str, results: Path | None, out: Path | None) -> Non
     results = results or Path("results") / profile
     record_path = results / RECORD
     record = json.loads(record_path.read_text()) if record_path.exists() else {}
-    every = sorted({r.family for r in planned_runs(root, profile)})
+    every = sorted({r.family for r in planned_runs(root, profile, record.get("overrides"))})
     # A record from before pieces named their families holds the whole profile.
     measured = finished_families(record) or (set(every) if record.get("complete") else set())
     if not measured:
@@ -678,7 +759,7 @@ def archive_command(profile: str, results: Path | None, out: Path | None) -> Non
     out = out or _new_dataset(profile)
     families = sorted(measured)
     if len(record.get("pieces", [])) > 1 or families != every:
-        _derive(root, results, profile, families, every)
+        _derive(root, results, profile, families, every, record.get("overrides"))
     pieces = [*(dataset.provenance(onto).get("pieces", []) if onto else []), *record["pieces"]]
     try:
         staging = dataset.stage(

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import shlex
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -154,14 +154,22 @@ def run_preflight(
     system: str,
     drivers: Iterable[str],
     out: Path,
-    run_dir: Path | None = None,
+    counts: Mapping[str, int] | None = None,
     say: Callable[[str], None] = print,
 ) -> dict[str, Any]:
     """Checks every machine of `inventory` for `system` and writes, into `out`, the pinned
     inventory (inventory.yaml), its host keys (known_hosts) and the record (preflight.json).
-    Raises PreflightError naming every machine that cannot take part and why."""
+    `counts`: how many machines of each role the study's largest points use. Raises
+    PreflightError naming every machine that cannot take part and why."""
     drivers = sorted(set(drivers))
     inv = load_inventory(inventory)
+    short = [
+        f"{n} {role} machines, the inventory has {len(inv.of_role(role))}"
+        for role, n in (counts or {}).items()
+        if len(inv.of_role(role)) < n
+    ]
+    if short:
+        raise PreflightError(f"preflight of {inventory}: the study needs " + "; ".join(short))
     out.mkdir(parents=True, exist_ok=True)
     known = (out / "known_hosts").resolve()
     known.touch()
@@ -190,7 +198,7 @@ def run_preflight(
     driver = resolve_driver(drivers, [r for r in records if r.role == "client"])
     say("preflight: measuring the links between roles with iperf3")
     try:
-        links = linkcap.measure("ssh", hosts, {}, IPERF_PORT, run_dir or out / "links", cache=None)
+        links = linkcap.measure("ssh", hosts, {}, IPERF_PORT, out / "links", cache=None)
     except HostError as e:
         raise PreflightError(f"preflight of {inventory}: link measurement failed: {e}") from e
     finally:

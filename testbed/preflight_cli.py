@@ -27,16 +27,31 @@ from testbed.preflight import DRIVER_TOOLS, ROLE_TOOLS, PreflightError, run_pref
     help="A load generator the study's points use (repeatable; `auto` is resolved on the clients).",
 )
 @click.option(
+    "--need",
+    "needs",
+    multiple=True,
+    metavar="ROLE=N",
+    help="The study's largest points use N machines of ROLE (repeatable).",
+)
+@click.option(
     "--out",
     type=click.Path(path_type=Path, file_okay=False),
     required=True,
     help="Where the pinned inventory, its known_hosts and preflight.json go.",
 )
-def preflight_command(inventory: Path, system: str, drivers: tuple[str, ...], out: Path) -> None:
+def preflight_command(
+    inventory: Path, system: str, drivers: tuple[str, ...], needs: tuple[str, ...], out: Path
+) -> None:
     """Reach every machine (pinning its host key), check its tools, cores, memory, kernel and
     clock, and measure the links between roles; exits 1 naming each machine that fails."""
+    counts: dict[str, int] = {}
+    for need in needs:
+        role, sep, n = need.partition("=")
+        if not sep or role not in ("server", "middleware", "client") or not n.isdigit():
+            raise click.BadParameter(f"{need!r}: ROLE=N, ROLE one of server, middleware, client")
+        counts[role] = int(n)
     try:
-        record = run_preflight(inventory, system, drivers, out)
+        record = run_preflight(inventory, system, drivers, out, counts)
     except (PreflightError, ValueError) as e:
         click.echo(f"mwlab preflight: {e}", err=True)
         sys.exit(1)

@@ -161,7 +161,8 @@ def test_azure_runs_the_2015_study_on_its_own_vms() -> None:
     for run in runs:
         point = Point.model_validate(run.spec)
         assert (point.system, point.hosts) == ("simplemq", "ssh")
-        assert point.inventory == Path("results/azure/inventory-2015.yaml")
+        # The provisioned VMs as preflight pinned them (workflows/rules/preflight.smk).
+        assert point.inventory == Path("results/azure/hosts/2015/inventory.yaml")
         assert point.scale == 1 and point.queue_settings.commit_delay_ms == 0
 
 
@@ -175,3 +176,19 @@ def test_every_azure_point_fits_its_studys_provisioned_vms() -> None:
         need = {"server": spec["servers"], "middleware": spec.get("middlewares", 0),
                 "client": spec["client_machines"]}  # fmt: skip
         assert all(n <= vms[role] for role, n in need.items()), (run.path, need, vms)
+
+
+def test_the_cluster_profile_plans_the_studies_it_has_machines_for() -> None:
+    """Machines one already has: a study runs on its inventory's machines, as preflight pins
+    them; a planned study without an inventory is refused, naming the study."""
+    cluster = profile("cluster")
+    with pytest.raises(CatalogueError, match=r"the 2018 study runs on ssh machines but the"):
+        expand(load_catalogue(), cluster)
+    chosen = {**cluster, "inventories": {"2016": "lab.yaml"}, "studies": ["2016"]}
+    runs = expand(load_catalogue(), chosen)
+    assert {r.family for r in runs} == {
+        "max_throughput_2016", "replication_2016", "writes_2016", "factorial_2016",
+        "designs_2016",
+    }  # fmt: skip
+    assert {r.spec["inventory"] for r in runs} == {"results/cluster/hosts/2016/inventory.yaml"}
+    assert {r.spec["hosts"] for r in runs} == {"ssh"}

@@ -9,6 +9,8 @@ MEASURED = [f"{RESULTS}/{name}" for name in datasets.measured_files(ACTIVE_FAMIL
 if CALIBRATION_PLAN:
     MEASURED.append(CALIBRATION_JSON)
 MEASURED += DELAY_CHECK
+# ssh profiles: what preflight found on each study's machines.
+MEASURED += PREFLIGHT_RECORDS
 
 
 # `mwlab measure`'s target: everything a dataset archives from this measurement (or piece).
@@ -39,6 +41,7 @@ else:
             validation=f"{RESULTS}/data/validation.parquet",
             manifests=expand(family_table("{family}", "manifests"), family=ACTIVE_FAMILIES),
             host=HOST_JSON,
+            preflight=PREFLIGHT_RECORDS,
             catalogue=config.get("catalogue", "workflows/catalogue.yaml"),
             code=ANALYSIS_CODE,
         output:

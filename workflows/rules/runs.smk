@@ -1,7 +1,9 @@
 # One job per run (family x point x repetition), or per series (the points of one topology
 # and repetition, measured in one run of it: testbed/series.py). Measurement jobs hold the
-# single `testbed` resource so they never overlap, and on emulated hosts every core, so that
-# no other job runs beside them (MEASUREMENT_THREADS); a finished job is never repeated.
+# slot of their machines so that two never share one: the single `testbed` resource for runs
+# on this machine, with every core on emulated hosts so that no other job runs beside them
+# (MEASUREMENT_THREADS), or their study's ssh machines' (workflows/rules/preflight.smk); a
+# finished job is never repeated.
 
 
 wildcard_constraints:
@@ -15,6 +17,11 @@ RETRIES = PROFILE.get("run", {}).get("retries", 1)
 RERUNS = PROFILE.get("run", {}).get("reruns", 2)
 
 
+def _study(family):
+    """A family's study ("2018"); None for the calibration's runs, which run here."""
+    return str(FAMILIES[family].study) if family in FAMILIES else None
+
+
 def _isolated_families():
     """rule run_point serves the families (and the calibration) whose points run alone."""
     names = {run.family for run in PLAN + CALIBRATION_PLAN if run.series is None}
@@ -25,12 +32,8 @@ rule run_point:
     wildcard_constraints:
         family=_isolated_families(),
     input:
-        # ssh profiles: the inventory of the run's study, made by rule provision.
-        inventory=lambda w: [
-            path
-            for study, path in config.get("inventories", {}).items()
-            if w.family in FAMILIES and str(FAMILIES[w.family].study) == study
-        ],
+        # ssh profiles: the inventory of the run's study as preflight pinned it.
+        inventory=lambda w: preflight_inputs(_study(w.family)),
         # Points under the scale model take their CPU budgets from the calibration.
         calibration=lambda w: (
             [CALIBRATION_JSON] if RUNS[f"{w.family}/{w.point}/rep{w.rep}"].scale_model else []
@@ -52,7 +55,8 @@ rule run_point:
         reruns=lambda w: RERUNS if measured_again_when_unstable(w.family, FAMILIES) else RETRIES,
     threads: MEASUREMENT_THREADS
     resources:
-        testbed=1,
+        # The slot of the machines it runs on: this one's, or its study's ssh machines'.
+        **slot_resources(lambda w: _study(w.family)),
         attempt=lambda w, attempt: attempt,
     retries: max(RETRIES, RERUNS)
     log:
@@ -70,11 +74,7 @@ for _key, _runs in SERIES.items():
         name:
             "series_" + re.sub(r"\W", "_", _key)
         input:
-            inventory=[
-                path
-                for study, path in config.get("inventories", {}).items()
-                if str(FAMILIES[_runs[0].family].study) == study
-            ],
+            inventory=preflight_inputs(_study(_runs[0].family)),
             calibration=[CALIBRATION_JSON] if _runs[0].scale_model else [],
         output:
             manifests=[f"{RESULTS}/runs/{run.path}/run.json" for run in _runs],
@@ -88,7 +88,7 @@ for _key, _runs in SERIES.items():
             longest_rerun=PROFILE.get("run", {}).get("longest_rerun", 1.0),
         threads: MEASUREMENT_THREADS
         resources:
-            testbed=1,
+            **slot_resources(lambda w, study=_study(_runs[0].family): study),
             attempt=lambda w, attempt: attempt,
         retries: RETRIES
         log:

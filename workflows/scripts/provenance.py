@@ -1,5 +1,6 @@
 """Snakemake script of rule provenance: where, when and from which code the profile's data was
-measured (analysis/provenance.py), with the configuration and catalogue a dataset archived
+measured (analysis/provenance.py; on ssh machines, each study's preflight record), with the
+configuration and catalogue a dataset archived
 from these results plans its analysis with."""
 
 import json
@@ -35,6 +36,11 @@ def main(sm) -> None:  # noqa: ANN001
             "catalogue_sha256": dataset.sha256(Path(sm.output.catalogue)),
         },
     )
+    if sm.input.preflight:
+        # Measured on real machines: each study's, as preflight recorded them.
+        doc["machines_by_study"] = {
+            Path(p).parent.name: json.loads(Path(p).read_text()) for p in sm.input.preflight
+        }
     Path(sm.output.json).write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
 
 

@@ -30,7 +30,7 @@ from analysis.parse.manifest import read_manifest
 from analysis.stability import check_run_dir
 from testbed.manifest import never_started, now, write_manifest
 from testbed.scaledpoint import calibrated
-from testbed.slot import measurement_slot
+from testbed.slot import measurement_slots, slot_locks
 
 
 def _status(manifest: Path) -> str:
@@ -81,13 +81,16 @@ def keep_attempt(out: Path, kept: Path, move: bool = False) -> None:
         shutil.copytree(out, kept)
 
 
-def run_measurement(command: list[str], log: Path, label: str) -> tuple[int, int]:
-    """Runs a measurement command holding the machine's measurement slot, its output appended
-    to `log`; returns its exit code and where its output starts in the log."""
+def run_measurement(
+    command: list[str], log: Path, label: str, spec: dict[str, Any]
+) -> tuple[int, int]:
+    """Runs a measurement command holding the slots of the machines the point `spec` runs on
+    (testbed.slot), its output appended to `log`; returns its exit code and where its output
+    starts in the log."""
     with log.open("a") as out:
         out.write(f"{label}: {' '.join(command)}\n")
         out.flush()
-        with measurement_slot() as waited:
+        with measurement_slots(slot_locks(spec)) as waited:
             if waited > 1:
                 out.write(f"waited {waited:.0f} s for the measurement slot\n")
                 out.flush()
@@ -154,7 +157,7 @@ def run(
     ]
     started_at = now()
     attempts = max(retries, reruns or 0) + 1
-    code, offset = run_measurement(command, log, f"attempt {attempt} of {attempts}")
+    code, offset = run_measurement(command, log, f"attempt {attempt} of {attempts}", spec)
     point_file.unlink(missing_ok=True)
     kept = failures / run_key / f"attempt-{attempt}"
     if code == 0 and _status(manifest) == "ok":

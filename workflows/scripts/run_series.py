@@ -56,7 +56,8 @@ def run(
     command += ["--out", str(series_dir), "--reruns", str(reruns), "--no-progress"]
     command += ["--longest-rerun", str(longest_rerun)]
     started_at = now()
-    code, offset = run_measurement(command, log, f"attempt {attempt} of {retries + 1}")
+    # The series' points share their machines.
+    code, offset = run_measurement(command, log, f"attempt {attempt} of {retries + 1}", specs[0])
     plan_file.unlink(missing_ok=True)
     measured = all(_status(m) in ("ok", "failed") for m in manifests)
     series_ok = _status(series_dir / "run.json") == "ok"
