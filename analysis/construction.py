@@ -14,11 +14,16 @@ than measured against it:
   derived from the study's number (`POOL_DELAYS`): the threads over that hold time (Little's
   law) set that level, as a link's cap would;
 - **fitted**: at every level it compares the points are where the calibration fitted a speed
-  factor (a calibration target's configuration, at any client count), or where a delay was
-  derived from the study's number (machines.yaml `derived_at`), and the finding judges a
-  throughput there, or a time (or a share of one) while the fitted role's CPU budget binds:
-  the fit put the study's throughput there, and in a closed loop Little's law sets from it
-  the time a request spends in the system (R = N/X);
+  factor (a calibration target's configuration), or where a delay was derived from the
+  study's number (machines.yaml `derived_at`), and the finding judges a level's throughput
+  there, or its mean response time while the fitted role's CPU budget binds: the fit put the
+  study's throughput there, and in a closed loop Little's law sets from it the time a request
+  spends in the system (R = N/X). A fit pins one level: how the throughput changes between
+  the loads of that configuration, or at which load it peaks (`SHAPE_FACTORS`, `max_level`),
+  is the system's, and so is the share of its time a request spends in one part;
+- **derived delay**: the finding judges a share of a request's time, and most of the part it
+  judges is the round trip of a delay derived from the study's number (`DELAY_PART`): the
+  derived delay, not the system, sets that part;
 - **fixed load**: the finding judges the effect of a factor that, in the study's design and at
   the points compared, does not reach the role whose CPU budget binds there (`FIXED_LOADS`):
   the budget, not the factor, sets every level.
@@ -86,8 +91,15 @@ THROUGHPUT_MEASURES = frozenset(
     {"max_throughput", "study_ratio", "link_ratio", "gain_per_doubling", "factorial_top",
      "max_level"}
 )  # fmt: skip
-# The measures whose estimate is a time, or a share of one.
-TIME_MEASURES = frozenset({"share", "median_share", "response"})
+# The measures whose estimate is a time that a fitted throughput sets (R = N/X in the
+# closed loop): a share of it is how the system spends that time, and the system's.
+TIME_MEASURES = frozenset({"response"})
+# A measure along these factors compares loads of one configuration: a fit pins one of
+# them, not the curve between them.
+SHAPE_FACTORS = frozenset({"level_clients", "level_virtual_clients"})
+DERIVED_DELAY = "derived delay"
+# The share of a judged part above which a derived delay's round trip sets it.
+DELAY_PART = 0.5
 
 
 def judges_throughput(measure: Mapping[str, Any]) -> bool:
@@ -272,6 +284,8 @@ def _fitted(
     bottleneck: str,
 ) -> Decision:
     sites = list(sites)
+    if measure.get("kind") == "max_level" or measure.get("factor") in SHAPE_FACTORS:
+        return NOT_BY_CONSTRUCTION
     if judges_throughput(measure):
         covering = _covering(measure, points, sites)
         if covering is None:
@@ -329,6 +343,25 @@ def _pool_capped(levels: Sequence[str], interval: tuple[float, float] | None) ->
     return not _against_the_cap(levels, interval, lambda b: b in POOL_DELAYS)
 
 
+def claim_against(
+    finding: Mapping[str, Any],
+    levels: Sequence[str],
+    capped: Callable[[str], bool],
+    contradicted: bool,
+) -> bool:
+    """Whether the finding predicts a change against what a cap at one level could make (a
+    cap only lowers the level it binds) and its interval does not contradict it."""
+    if contradicted or len(levels) != 2:
+        return False
+    rule = finding.get("rule") or {}
+    direction = str(rule.get("direction", ""))
+    predicts_rise = direction in ("increase", "above")
+    predicts_fall = direction in ("decrease", "below")
+    low, high = (capped(b) for b in levels)
+    # A capped low level makes a change look larger, a capped high one smaller.
+    return (low and not high and predicts_fall) or (high and not low and predicts_rise)
+
+
 def decide(
     finding: Mapping[str, Any],
     bottleneck: str,
@@ -336,6 +369,7 @@ def decide(
     sites: Iterable[Site],
     level_bottlenecks: Sequence[str] = (),
     interval: tuple[float, float] | None = None,
+    contradicted: bool = False,
 ) -> Decision:
     """Whether a finding's verdict is by construction, by the first rule that applies (link
     cap, delay-bound pool, fitted, fixed load), from the bottleneck at its points, the
@@ -344,7 +378,10 @@ def decide(
 
     A cap can only lower the level it binds: where it binds the high level alone and the
     change's `interval` lies wholly above zero (or the low level alone and wholly below), the
-    change is the system's, and neither the link-cap nor the pool rule applies."""
+    change is the system's, and neither the link-cap nor the pool rule applies. So it is
+    where the finding predicts a change against what the cap could make (a fall where only
+    the low level is capped, a rise where only the high one is) and the interval does not
+    contradict it (`claim_against`): the cap cannot have made such a verdict."""
     measure = finding["measure"]
     sites = list(sites)
     levels = list(level_bottlenecks or [bottleneck])
@@ -357,7 +394,14 @@ def decide(
             return where
         return "at every level it compares" if len(names) == len(levels) else where
 
-    capped = judges_throughput(measure) and not _against_the_cap(level_bottlenecks, interval)
+    def is_link(b: str) -> bool:
+        return b.endswith(" link")
+
+    capped = (
+        judges_throughput(measure)
+        and not _against_the_cap(level_bottlenecks, interval)
+        and not claim_against(finding, level_bottlenecks, is_link, contradicted)
+    )
     links = [b for b in levels if b.endswith(" link")]
     if links and capped:
         link = links[0]
@@ -369,7 +413,11 @@ def decide(
         )
     pools = [b for b in levels if b in POOL_DELAYS]
     delay = _derived(str(finding.get("study_of")), POOL_DELAYS[pools[0]], sites) if pools else None
-    pooled = judges_throughput(measure) and _pool_capped(level_bottlenecks, interval)
+    pooled = (
+        judges_throughput(measure)
+        and _pool_capped(level_bottlenecks, interval)
+        and not claim_against(finding, level_bottlenecks, lambda b: b in POOL_DELAYS, contradicted)
+    )
     if delay is not None and pooled:
         return Decision(
             DELAY_POOL,
@@ -394,6 +442,19 @@ def decide(
             f"the {role}'s budget binds, and the factor does not reach it",
         )
     return NOT_BY_CONSTRUCTION
+
+
+def delay_set(part_share: float | None, what: str) -> Decision:
+    """Whether a judged part is mostly a derived delay's round trip (`part_share`: that round
+    trip over the part's median; `what`: the delay in words), which then sets it."""
+    if part_share is None or not part_share > DELAY_PART:
+        return NOT_BY_CONSTRUCTION
+    return Decision(
+        DERIVED_DELAY,
+        f"{100 * part_share:.0f} % of the part it judges is the round trip of {what}, derived"
+        " from the study's number: the delay, not the system, sets that part",
+        f"{100 * part_share:.0f} % of the part is the derived delay",
+    )
 
 
 def _roles_at(points: pd.DataFrame) -> set[str]:

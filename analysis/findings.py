@@ -326,6 +326,9 @@ class Measure:
     evidence: Evidence | None  # the estimate the rule decides on; None: nothing to decide
     text: str  # ours, for the table
     unit: str = "change"  # of the estimate: "change" or "share" (fractions), else its unit
+    # A share measure whose part holds a derived delay's round trip: that trip over the
+    # part's median, and the delay in words (analysis.construction.delay_set).
+    delay_part: tuple[float, str] | None = None
 
 
 def _select(frame: pd.DataFrame, where: Mapping[str, object] | None) -> pd.DataFrame:
@@ -897,22 +900,25 @@ def measure_median_share(data: Data, p: Mapping[str, Any]) -> Measure:
         f"median {p['part']} {_fmt(both['p50'].mean() / 1e3 * _time_scale(runs), 3)} of"
         f" {_fmt(whole_ms, 3)} ms ({100 * e.estimate:.0f} %; {where}, {len(shares)} runs)"
     )
+    delay_part = None
     if "derived_delay" in p:
-        text += _derived_round_trip(data, p["derived_delay"], whole_ms)
-    return Measure(e, text, unit="share")
+        part_ms = both["p50"].mean() / 1e3 * _time_scale(runs)
+        trip, words = _derived_round_trip(data, p["derived_delay"])
+        text += (
+            f"; {_fmt(trip, 1)} ms of it is the round trip of the delay derived from the seed"
+            f" ({100 * trip / whole_ms:.0f} % alone)"
+        )
+        delay_part = (trip / part_ms if part_ms > 0 else math.nan, words)
+    return Measure(e, text, unit="share", delay_part=delay_part)
 
 
-def _derived_round_trip(data: Data, which: Mapping[str, str], whole_ms: float) -> str:
-    """What of a part is a round trip over a delay derived from a study number: the share
-    that delay alone takes, which the measurement does not test."""
+def _derived_round_trip(data: Data, which: Mapping[str, str]) -> tuple[float, str]:
+    """The round trip (ms, the study's time) over a delay derived from a study number, which
+    the measurement does not test, and the delay in words."""
     one_way = data.derived_delays.get(str(which["study"]), {}).get(str(which["pair"]))
     if one_way is None:
         raise FindingsError(f"no derived delay {which['pair']} of {which['study']}")
-    trip = 2 * one_way
-    return (
-        f"; {_fmt(trip, 1)} ms of it is the round trip of the delay derived from the seed"
-        f" ({100 * trip / whole_ms:.0f} % alone)"
-    )
+    return 2 * one_way, f"the {which['pair'].replace('_', '-')} delay of {which['study']}"
 
 
 def _time_scale(runs: pd.DataFrame) -> float:
@@ -1302,10 +1308,13 @@ RECIPE = "recipe"
 INVALID = "invalid"
 
 
-def _gate_of(valid: bool, reason: str, recipe: str) -> tuple[str, str]:
+def _gate_of(valid: bool, reason: str, recipe: str, in_domain: bool = False) -> tuple[str, str]:
+    """A restated recipe first (by construction), then a model outside its domain (not
+    testable). A model within its domain that only misses the lightest load is judged: a
+    claim about its own error claims that miss."""
     if recipe:
         return RECIPE, recipe
-    if valid:
+    if valid or in_domain:
         return "", ""
     return INVALID, reason or "the model fails its validity check here"
 
@@ -1322,6 +1331,7 @@ def _entries_gate(entries: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
                 bool(check.get("valid", False)),
                 str(check.get("reason") or ""),
                 str(check.get("restates_recipe") or ""),
+                bool(check.get("in_domain", False)),
             )
         )
     return next((g for g in gates if g[0] == RECIPE), next((g for g in gates if g[0]), ("", "")))
@@ -1330,9 +1340,9 @@ def _entries_gate(entries: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
 def model_gate(data: Data, m: Mapping[str, Any]) -> tuple[str, str]:
     """What keeps a finding about a model's own error from judging the study, and why:
     (`RECIPE`, why) when its error is its fitting recipe's algebra, (`INVALID`, why) when the
-    model fails its validity check on our data (analysis.models.validity), ("", "") when it
-    may be judged. A model that misses even the lightest load says nothing of the study's
-    system: that it errs at the study's point too is no finding of the system."""
+    model is applied outside its domain on our data (analysis.models.validity: inputs out of
+    range, a utilisation above 1), ("", "") when it may be judged. A model within its domain
+    that misses even the lightest load is judged: its miss is what the claim is about."""
     if m["kind"] == "model_error":
         entries = data.models2016.get(m["model"])
         if not entries:
@@ -1346,7 +1356,8 @@ def model_gate(data: Data, m: Mapping[str, Any]) -> tuple[str, str]:
         if "valid" not in rows.columns:
             return INVALID, "the model carries no validity check on our data"
         for _, row in rows.iterrows():
-            gate = _gate_of(bool(row["valid"]), str(row["validity_reason"]), "")
+            domain = bool(row["in_domain"]) if "in_domain" in rows.columns else False
+            gate = _gate_of(bool(row["valid"]), str(row["validity_reason"]), "", domain)
             if gate[0]:
                 return gate
         return "", ""
@@ -1417,12 +1428,14 @@ def evaluate(
         m = f["measure"]
         bottleneck = finding_bottleneck(data, loads, m)
         e: Evidence | None = None
+        delay_part: tuple[float, str] | None = None
         needed: int | None = None
         unit = "change"
         decided_by = rule_text(f["rule"], f["study"])
         try:
             measured = MEASURES[m["kind"]](data, {**m, "study": f["study"]})
             e, ours, unit = measured.evidence, measured.text, measured.unit
+            delay_part = measured.delay_part
             if e is not None:
                 e = with_session_variation(e, m, f, bottleneck, data.session_variation)
             if e is None:
@@ -1475,7 +1488,12 @@ def evaluate(
             # sign says which way the levels moved.
             signed = unit == "change" and e is not None and e.has_interval
             change = (e.low, e.high) if signed else None
-            rule = construction.decide(f, bottleneck, points, data.sites, levels, change)
+            rule = construction.decide(
+                f, bottleneck, points, data.sites, levels, change,
+                contradicted=verdict is Verdict.CONTRADICTED,
+            )  # fmt: skip
+            if not rule.applies and delay_part is not None:
+                rule = construction.delay_set(*delay_part)
             if rule.applies:
                 verdict, built, needed = Verdict.BY_CONSTRUCTION, rule.reason, None
                 reason, short = rule.reason, rule.short

@@ -9,9 +9,10 @@ not in a station's service time, and the utilisations the model requires below 1
 its error is not the algebra of the recipe that fitted it: for an M/M/1 of a closed loop the
 identity N(1−ρ)/ρ (`recipe`), for an M/M/m that barely queues minus the measured wait share
 (`idle`). `judge` puts the checks together into one `Validity`, whose `to_dict()` the
-models' JSON carries. A model that fails any check may neither explain the design nor judge
-a study's claim about its own error (that it errs at the study's point as well is then no
-finding of the system); one that fails (c) restates its recipe (`restates_recipe`).
+models' JSON carries. A model that fails any check may not explain the design. A study's
+claim about the model's own error is judged where the model only misses the lightest load
+(`in_domain`: its miss is what the claim is about); one that fails (b) says nothing of the
+study's system, and one that fails (c) restates its recipe (`restates_recipe`).
 """
 
 from __future__ import annotations
@@ -54,6 +55,10 @@ class Validity:
     checks: tuple[Check, ...]
     reason: str  # one sentence for a report reader when invalid, "" when valid
     restates_recipe: str = ""  # why the error is the recipe's algebra (c), "" when it is not
+    # Every check but the lightest load's accuracy (a) holds: the model is applied within its
+    # domain, and only misses. A claim about the model's own error may then be judged: the
+    # miss is what it claims.
+    in_domain: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -217,6 +222,7 @@ def judge(
         lightest_point,
         all_checks,
         sentence(failed),
+        in_domain=all(c.name == "lightest_load" for c in failed),
         restates_recipe=next(
             (
                 f"the {model}'s error {_phrase(c).removeprefix('its error ')}: the row restates"

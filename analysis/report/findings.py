@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from analysis import findings, linkload
+from analysis import construction, findings, linkload
 from analysis.bottleneck import SATURATED
 from analysis.latex import escape
 from analysis.report import factor_words as fw
@@ -263,10 +263,12 @@ def _macro(name: str, value: object) -> str:
 
 # How the text names the rule that made a row by construction (findings.json `decided_by`).
 RULE_WORDS = {
-    "construction (link cap)": "a link's cap",
-    "construction (fitted)": "a fitted speed factor or delay",
-    "construction (fixed load)": "a factor that does not reach the binding budget",
-    "construction (recipe)": "a model's fitting recipe",
+    f"construction ({construction.LINK_CAP})": "a link's cap",
+    f"construction ({construction.DELAY_POOL})": "threads held over a derived delay",
+    f"construction ({construction.FITTED})": "a fitted speed factor or delay",
+    f"construction ({construction.DERIVED_DELAY})": "a derived delay within the judged time",
+    f"construction ({construction.FIXED_LOAD})": "a factor that does not reach the binding budget",
+    f"construction ({findings.RECIPE})": "a model's fitting recipe",
 }
 
 
@@ -295,9 +297,8 @@ def numbers(outcomes: Sequence[findings.Outcome], rows: Sequence[Mapping[str, An
     evidence = [o for o in outcomes if o.is_evidence]
     built = [o for o in outcomes if o.verdict is Verdict.BY_CONSTRUCTION]
     untestable = [o for o in outcomes if o.verdict is Verdict.NOT_TESTABLE]
-    rules = Counter(
-        RULE_WORDS.get(o.decided_by.split(":")[0], o.decided_by.split(":")[0]) for o in built
-    )
+    # Every rule has its words: a new one without them fails the build, not the text.
+    rules = Counter(RULE_WORDS[o.decided_by.split(":")[0]] for o in built)
 
     def of(verdict: Verdict, among: Sequence[findings.Outcome] = evidence) -> list:
         return [o for o in among if o.verdict is verdict]

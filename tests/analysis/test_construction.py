@@ -169,7 +169,7 @@ def test_evaluate_counts_a_fitted_row_apart_without_a_catalogue_mark() -> None:
     assert o.verdict is Verdict.REPRODUCED and o.decided_by.startswith("interval: within")
 
 
-def test_a_model_claim_is_judged_only_where_the_model_is_valid_and_not_its_recipe() -> None:
+def test_a_model_claim_is_judged_only_within_the_models_domain_and_not_its_recipe() -> None:
     runs = pd.DataFrame(
         [{"run": f"r{i}", "point": "p", "side": "client", "type": "all", "status": "ok",
           "throughput_ops": x, "scale": 1.0} for i, x in enumerate((990.0, 1000.0, 1010.0))]
@@ -195,40 +195,82 @@ def test_a_model_claim_is_judged_only_where_the_model_is_valid_and_not_its_recip
     assert broken.reason == "it misses by -90 % at the lightest load"
     assert judged({"valid": True, "reason": ""}).verdict is Verdict.CONTRADICTED
     assert judged(None).verdict is Verdict.NOT_TESTABLE  # no check: it may not judge
-    # A model that misses even the lightest load says nothing of the study's system: a claim
-    # that it errs at the study's point as well is not testable, whatever check it fails.
-    lightest_only = {"valid": False, "reason": "The MVA is not valid here: it misses by -40 %."}
-    o = judged(lightest_only)
+    # Outside its domain (an input out of range, a utilisation above 1) a model says nothing
+    # of the study's system: a claim about its error is not testable.
+    outside = {"valid": False, "reason": "The MVA is not valid here: it misses by -40 %."}
+    o = judged(outside)
     assert o.verdict is Verdict.NOT_TESTABLE and o.decided_by.startswith("model validity")
     assert o.reason.endswith("misses by -40 %.")
+    # Within its domain, a model that only misses the lightest load is judged: a claim about
+    # its own error claims that miss.
+    missing = {**outside, "in_domain": True}
+    assert judged(missing).verdict is Verdict.CONTRADICTED
     # An error that is its fitting recipe's algebra restates the recipe: by construction.
-    recipe = {**lightest_only, "restates_recipe": "the M/M/1's error is its recipe's algebra"}
+    recipe = {**outside, "restates_recipe": "the M/M/1's error is its recipe's algebra"}
     o = judged(recipe)
     assert o.verdict is Verdict.BY_CONSTRUCTION and o.decided_by.startswith("construction (recipe)")
 
 
-def test_a_time_where_the_fitted_role_binds_is_by_construction() -> None:
+def test_a_response_time_where_the_fitted_role_binds_is_by_construction() -> None:
     sites = construction.fitted_sites([TARGET], {}, SPECS)
     points = {"direct": _points()}
-    share = _finding("share", where={"level_setup": "one", "level_workload": "write"})
+    response = _finding("response", where={"level_setup": "one", "level_workload": "write"})
     # The server's speed was fitted there and its budget binds: the throughput is the fit's,
     # and with it the closed loop's response time.
-    decision = construction.decide(share, "server CPU", points, sites)
+    decision = construction.decide(response, "server CPU", points, sites)
     assert decision.rule == construction.FITTED and "Little's law" in decision.reason
+    # A share of that time is how the system spends it: the fit does not set it.
+    share = _finding("share", where={"level_setup": "one", "level_workload": "write"})
+    assert not construction.decide(share, "server CPU", points, sites).applies
     # Another role's budget binding, or the points beyond the fitted configuration: measured.
-    assert not construction.decide(share, "middleware CPU", points, sites).applies
-    two = _finding("share", where={"level_setup": "two", "level_workload": "write"})
+    assert not construction.decide(response, "middleware CPU", points, sites).applies
+    two = _finding("response", where={"level_setup": "two", "level_workload": "write"})
     assert not construction.decide(two, "server CPU", points, sites).applies
     # A delay site fits no role's speed: a time there is measured.
     delay = construction.fitted_sites([], {"2018": {"pair": {"servers": 1}}}, SPECS)
-    assert not construction.decide(share, "server CPU", points, delay).applies
-    # A paired change of the throughput within the fitted configuration is a throughput.
-    rise = _finding("paired", factor="level_vc", low="8", high="32",
+    assert not construction.decide(response, "server CPU", points, delay).applies
+    # A fit pins one level: the change between the loads of its configuration, and where the
+    # throughput peaks among them, are the system's.
+    rise = _finding("paired", factor="level_clients", low="8", high="32",
                     where={"level_setup": "one", "level_workload": "write"})  # fmt: skip
-    points = {"direct": _points().assign(level_vc=lambda t: t["clients_total"].astype(str))}
-    assert construction.decide(rise, "server CPU", points, sites).rule == construction.FITTED
-    latency = {**rise, "measure": {**rise["measure"], "metric": "response_us_mean"}}
-    assert not construction.decide(latency, "none saturated", points, sites).applies
+    points = {"direct": _points().assign(level_clients=lambda t: t["clients_total"].astype(str))}
+    assert not construction.decide(rise, "server CPU", points, sites).applies
+    peak = _finding("max_level", factor="level_clients", level=32,
+                    where={"level_setup": "one", "level_workload": "write"})  # fmt: skip
+    assert not construction.decide(peak, "server CPU", points, sites).applies
+    # The fitted level's own value is the fit's.
+    assert construction.decide(
+        _finding("study_ratio", where={"level_setup": "one", "level_workload": "write"}),
+        "server CPU", points, sites,
+    ).rule == construction.FITTED  # fmt: skip
+
+
+def test_a_share_that_is_mostly_a_derived_delay_is_by_construction() -> None:
+    decision = construction.delay_set(0.76, "the middleware-server delay of 2016")
+    assert decision.rule == construction.DERIVED_DELAY
+    assert decision.reason.startswith("76 % of the part it judges is the round trip of the")
+    # Half or less: the system's own time decides the part.
+    assert not construction.delay_set(0.5, "d").applies
+    assert not construction.delay_set(None, "d").applies
+
+
+def test_a_cap_takes_out_only_a_verdict_it_could_have_made() -> None:
+    """A cap lowers the level it binds: a predicted change against it that the interval does
+    not contradict stays evidence; one it contradicts may be the cap's doing."""
+    delay = construction.Site("middleware_server", "the middleware-server delay of 2016",
+                              "2016", frozenset({("x", "p")}))  # fmt: skip
+    beyond = {"id": "b", "study_of": "2016", "rule": {"kind": "beyond", "direction": "below"},
+              "measure": {"kind": "max_throughput", "family": "m", "factor": "level_workers",
+                          "low": "24", "high": "32"}}  # fmt: skip
+    levels = ["middleware threads", "middleware CPU"]
+    # No gain claimed, the low level capped: the cap could only have made a gain.
+    assert not construction.decide(beyond, "middleware CPU", {}, [delay], levels).applies
+    # A gain found (the claim contradicted) may be the cap's: by construction.
+    found = construction.decide(beyond, "middleware CPU", {}, [delay], levels, contradicted=True)
+    assert found.rule == construction.DELAY_POOL
+    # A claimed rise to a capped low level is what the cap makes: by construction.
+    rise = {**beyond, "rule": {"kind": "effect", "direction": "increase"}}
+    assert construction.decide(rise, "middleware CPU", {}, [delay], levels).applies
 
 
 def test_a_throughput_where_threads_hold_requests_over_a_derived_delay_is_by_construction() -> None:

@@ -559,6 +559,7 @@ def test_the_findings_tables_show_each_verdict_with_its_interval_and_repetitions
         verdict=Verdict.BY_CONSTRUCTION,
         construction="the cap is set to it",
         reason="the cap is set to it",
+        decided_by="construction (link cap): the cap is set to it",
         interval_verdict="reproduced",
         id="built",
     )

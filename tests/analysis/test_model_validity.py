@@ -24,8 +24,10 @@ def test_a_model_missing_the_lightest_load_by_80_percent_is_invalid() -> None:
     assert v.reason.count(".") == 1  # one sentence
     d = v.to_dict()
     assert d["valid"] is False and d["checks"][0]["name"] == "lightest_load"
-    # Its error is its own, not its recipe's algebra.
+    # Its error is its own, not its recipe's algebra, and it is applied within its domain: a
+    # claim about its error may be judged.
     assert not v.restates_recipe and d["restates_recipe"] == ""
+    assert v.in_domain and d["in_domain"] is True
 
 
 def test_a_model_within_tolerance_with_inputs_in_range_is_valid() -> None:
@@ -51,6 +53,7 @@ def test_a_model_within_tolerance_with_inputs_in_range_is_valid() -> None:
 def test_each_input_out_of_range_makes_a_model_invalid(check: validity.Check, words: str) -> None:
     v = validity.judge("model", 0.0, "p", (check,))
     assert not v.valid and words in v.reason and v.reason.startswith("The model is not valid")
+    assert not v.in_domain
 
 
 def test_a_utilisation_the_prediction_implies_makes_a_model_invalid() -> None:
@@ -60,6 +63,7 @@ def test_a_utilisation_the_prediction_implies_makes_a_model_invalid() -> None:
         "MVA", 0.05, "p", (validity.predicted_utilisation("read_thread_holding", 1.16),)
     )
     assert not v.valid and "busy 1.16 of the time" in v.reason and not v.restates_recipe
+    assert not v.in_domain
 
 
 def test_no_lightest_error_is_not_valid() -> None:

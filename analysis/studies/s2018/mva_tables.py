@@ -36,6 +36,8 @@ DATA_COLUMNS = [
     "lightest_error",
     "valid",
     "validity_reason",
+    # Whether every check but the lightest load's accuracy holds (validity.in_domain).
+    "in_domain",
 ]
 MVA_HEADER = ["setup", "workload", "N", "X MVA", "X meas.", "raw"]
 MVA_HEADER += ["R MVA [ms]", "R meas. [ms]", "bottleneck"]
@@ -150,6 +152,7 @@ def tables(
                 lightest_error=judged.lightest_error,
                 valid=judged.valid,
                 validity_reason=judged.reason,
+                in_domain=judged.in_domain,
             )
         # The table's bottleneck is the one at the most clients: the last point's.
         cap = times.capacities(f.workers, f.middlewares)
