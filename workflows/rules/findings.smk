@@ -123,6 +123,8 @@ rule findings:
         table2018=f"{RESULTS}/paper/findings-2018.tex",
         table2016=f"{RESULTS}/paper/findings-2016.tex",
         table2015=f"{RESULTS}/paper/findings-2015.tex",
+        untested2018=f"{RESULTS}/paper/findings-untested-2018.tex",
+        untested2016=f"{RESULTS}/paper/findings-untested-2016.tex",
         untested2015=f"{RESULTS}/paper/findings-untested-2015.tex",
         rules=f"{RESULTS}/paper/findings-rules.tex",
         numbers=f"{RESULTS}/paper/findings-numbers.tex",

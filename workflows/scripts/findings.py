@@ -59,7 +59,9 @@ def main(sm) -> None:  # noqa: ANN001
     Path(sm.output.table2018).write_text(tables.findings_table(rows_at, "2018"))
     Path(sm.output.table2016).write_text(tables.findings_table(rows_at, "2016"))
     Path(sm.output.table2015).write_text(tables.findings_table(rows_at, "2015"))
-    Path(sm.output.untested2015).write_text(tables.untested_table(catalogue, "2015"))
+    for study in ("2018", "2016", "2015"):
+        untested = sm.output[f"untested{study}"]
+        Path(untested).write_text(tables.untested_table(catalogue, study))
     Path(sm.output.rules).write_text(tables.rules_table(catalogue))
     Path(sm.output.numbers).write_text(tables.numbers(outcomes, rows))
     Path(sm.output.data).write_text(
