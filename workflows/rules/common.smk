@@ -2,6 +2,8 @@
 import re
 from pathlib import Path
 
+from snakemake.exceptions import WorkflowError
+
 from mwlab.catalogue import calibration_needed, calibration_plan
 from mwlab.catalogue import expand as plan_runs
 from mwlab.catalogue import family_settings, load_catalogue, load_profile
@@ -33,7 +35,11 @@ CALIBRATION_JSON = f"{RESULTS}/calibration.json"
 # A measurement on emulated hosts takes every core Snakemake has: the runs' CPU budgets assume
 # the rest of the machine is the harness's, so no analysis job may run beside one (an
 # analysis job takes a whole core). On ssh hosts the measurement runs elsewhere.
-MEASUREMENT_THREADS = workflow.cores if PROFILE.get("hosts") == "emulated" else 1
+try:
+    _CORES = workflow.cores
+except WorkflowError:
+    _CORES = 1  # a dry run without --cores: nothing runs
+MEASUREMENT_THREADS = _CORES if PROFILE.get("hosts") == "emulated" else 1
 RUNS = {run.path: run for run in PLAN + CALIBRATION_PLAN}
 # Series (testbed/series.py): the runs each one measures, by series path.
 SERIES = {}
