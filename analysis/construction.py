@@ -379,9 +379,9 @@ def decide(
     A cap can only lower the level it binds: where it binds the high level alone and the
     change's `interval` lies wholly above zero (or the low level alone and wholly below), the
     change is the system's, and neither the link-cap nor the pool rule applies. Neither
-    applies either where the finding predicts a change against what the cap could make (a fall where only
-    the low level is capped, a rise where only the high one is) and the interval does not
-    contradict it (`claim_against`): the cap cannot have made such a verdict."""
+    applies either where the finding predicts a change against what the cap could make (a
+    fall where only the low level is capped, a rise where only the high one is) and the
+    interval does not contradict it (`claim_against`): the cap cannot have made such a verdict."""
     measure = finding["measure"]
     sites = list(sites)
     levels = list(level_bottlenecks or [bottleneck])
