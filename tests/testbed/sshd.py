@@ -19,6 +19,17 @@ from tests.capabilities import provided
 from .conftest import have, no_leftovers
 
 
+def path_without(where: Path, tool: str) -> Path:
+    """A PATH directory (`where`) with every executable of /usr/bin and /usr/sbin but `tool`:
+    a machine's ssh PATH that lacks it, until a link to it is added there."""
+    where.mkdir()
+    for d in (Path("/usr/sbin"), Path("/usr/bin")):
+        for exe in d.iterdir():
+            if exe.name != tool and not (where / exe.name).exists():
+                (where / exe.name).symlink_to(exe)
+    return where
+
+
 def _keygen(path: Path) -> None:
     subprocess.run(
         ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(path)], check=True, timeout=30

@@ -63,16 +63,6 @@ def _wait_for_a_run(results: Path, driving: subprocess.Popen[bytes]) -> None:
     time.sleep(2)  # under way on the machines
 
 
-def _path_without(where: Path, tool: str) -> Path:
-    """A PATH directory with every executable of /usr/bin and /usr/sbin but `tool`."""
-    where.mkdir()
-    for d in (Path("/usr/sbin"), Path("/usr/bin")):
-        for exe in d.iterdir():
-            if exe.name != tool and not (where / exe.name).exists():
-                (where / exe.name).symlink_to(exe)
-    return where
-
-
 def _split(inventory: Path, out: Path) -> dict[str, Path]:
     """One inventory per study, from the machines' names."""
     inv = yaml.safe_load(inventory.read_text())
@@ -94,7 +84,7 @@ def _interval(manifest: dict) -> tuple[dt.datetime, dt.datetime]:
 def test_two_studies_measure_at_once_on_their_own_machines(tmp_path, netns_prefix):
     provided((ROOT / "build" / "loadgen.jar").exists(), "build/loadgen.jar", "make build")
     roles = [r for study in STUDIES.values() for r in study]
-    bin_dir = _path_without(tmp_path / "server-a1-bin", "memcached")
+    bin_dir = sshd.path_without(tmp_path / "server-a1-bin", "memcached")
     with sshd.ssh_machines(
         tmp_path, netns_prefix, roles, trusted=False, paths={"server-a1": str(bin_dir)}
     ) as (inventory, _remote):

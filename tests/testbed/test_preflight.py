@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 import yaml
@@ -21,20 +20,8 @@ pytestmark = [pytest.mark.netns, pytest.mark.timeout(300)]
 ROLES = [("server1", "server"), ("middleware1", "middleware"), ("client1", "client")]
 
 
-def _path_without(tmp_path: Path, tool: str) -> Path:
-    """A PATH directory with every executable of /usr/bin and /usr/sbin but `tool`."""
-    bin_dir = tmp_path / "server-bin"
-    bin_dir.mkdir()
-    for d in (Path("/usr/sbin"), Path("/usr/bin")):
-        for exe in d.iterdir():
-            link = bin_dir / exe.name
-            if exe.name != tool and not link.exists():
-                link.symlink_to(exe)
-    return bin_dir
-
-
 def test_preflight_names_the_missing_tool_then_pins_every_machine(tmp_path, netns_prefix):
-    bin_dir = _path_without(tmp_path, "memcached")
+    bin_dir = sshd.path_without(tmp_path / "server-bin", "memcached")
     paths = {"server1": str(bin_dir)}
     with sshd.ssh_machines(tmp_path, netns_prefix, ROLES, trusted=False, paths=paths) as (
         inventory,
