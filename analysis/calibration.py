@@ -185,11 +185,36 @@ def calibrate(runs: pd.DataFrame, machines: Machines, scale: float) -> dict[str,
         "client_rule": {"same_as": machines.client_same_as, "why": machines.client_why},
         "targets": targets,
         "warnings": warnings,
-        "validation": [
-            {"name": v.name, "value": v.value, "source": v.source, "reference": v.where}
-            for v in machines.validation.values()
-        ],
+        "validation": validation_entries(machines),
     }
+
+
+def validation_entries(machines: Machines) -> list[dict[str, Any]]:
+    """The study numbers the machines file keeps for validation, as calibration.json lists
+    them: name, value, source and where in the reference files."""
+    return [
+        {"name": v.name, "value": v.value, "source": v.source, "reference": v.where}
+        for v in machines.validation.values()
+    ]
+
+
+def with_validation(cal: Mapping[str, Any], machines: Machines) -> dict[str, Any]:
+    """`cal` listing every study number the machines file keeps for validation: those the
+    calibration lists as it lists them, those it does not (listed in the file after it was
+    measured) as the file gives them, in the file's order, and those only the calibration lists
+    after them. A validation number is the study's and never fitted, so the calibration's runs
+    and factors are the same with it. Only where every target of the calibration is one of the
+    file's (same name and value), so that the file's check that no validation number is a
+    target holds for this calibration too; otherwise `cal` as it is."""
+    out = dict(cal)
+    known = {n: t.value for n, t in machines.targets.items()}
+    if any(known.get(t["name"]) != float(t["value"]) for t in cal["targets"]):
+        return out
+    listed = {v["name"]: v for v in cal.get("validation") or []}
+    entries = [listed.get(v["name"], v) for v in validation_entries(machines)]
+    named = {v["name"] for v in entries}
+    out["validation"] = entries + [v for n, v in listed.items() if n not in named]
+    return out
 
 
 def _num(x: Any) -> float | None:

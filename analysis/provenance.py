@@ -234,6 +234,8 @@ def macros(doc: Mapping[str, Any], source: str) -> str:
             _macro("DataCommit", _per_study(commits, rf"\texttt{{{escape(_short(commit))}}}")),
             _macro("DataCommitWord", "commits" if len(commits) > 1 else "commit"),
             _macro("DataDates", _per_study(_dates(doc), _when(days)) + _measured_again(doc)),
+            # The first and last day alone, for the title (no commit, no dataset path).
+            _macro("DataSpan", _when(sorted(days))),
             _macro("DataDays", len(days)),
             _macro("DataPieces", len(doc.get("pieces") or []) or 1),
             _macro("DataMachine", _per_study(_machines(doc), escape(_machine(machine)))),

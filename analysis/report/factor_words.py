@@ -57,7 +57,8 @@ FAMILY_WORDS = {
 
 TARGET_WORDS = {
     "server_write_max": "one server's write maximum",
-    "middleware_write_plateau": "one middleware's write plateau",
+    # The clients' number (seed 004 Table 5); its §3.1.1 prints the middleware's, a little lower.
+    "middleware_write_plateau": "one middleware's client-side write plateau",
     "middleware_max_2016": "the 2016 design's maximum throughput",
 }
 
@@ -76,6 +77,10 @@ REFERENCE_WORDS = {
     "client_r": "client response time",
     "keys_per_s": "keys per second",
     "response_ms_p50": "median middleware response time",
+    "db_baseline": "2015 database baseline",
+    "max": "maximum",
+    "large": "large messages",
+    "small": "small messages",
 }
 REFERENCE_UNITS = {"client_r": "ms", "response_ms_p50": "ms", "keys_per_s": "keys/s"}
 
@@ -102,11 +107,13 @@ def point_words(point: str) -> str:
 
 def reference_words(path: list[str]) -> str:
     """`[baselines_direct, two_servers, read-only]` -> `without middleware, two servers,
-    read-only`; a number level reads as its count (`[writes, 8, client_x]`: 8 workers)."""
+    read-only`; a number level reads as its count (`[writes, 8, client_x]`: 8 workers, `1 key`)."""
     count = "workers" if path[:1] == ["writes"] else "keys"
     return ", ".join(
-        f"{part} {count}" if part.isdigit() else words(part, REFERENCE_WORDS) for part in path
-    )
+        (f"{part} {count.removesuffix('s') if part == '1' else count}" if part.isdigit()
+         else words(part, REFERENCE_WORDS))
+        for part in path
+    )  # fmt: skip
 
 
 def reference_unit(path: list[str]) -> str:

@@ -39,10 +39,11 @@ from analysis.scaling import (
     classify,
     failed_points,
     in_study_time,
+    scale_of,
 )
+from analysis.studies.s2015.common import name as name2015
 from analysis.studies.s2018 import baseline_maxima, multiget
 from analysis.studies.s2018 import seed as seed2018
-from analysis.studies.s2018.seed_tables import QUANTITIES
 
 
 def _f(x: Any, digits: int = 0) -> str:
@@ -99,13 +100,18 @@ def calibration_table(cal: dict[str, Any] | None) -> str:
     return "\n".join(lines) + "\n"
 
 
-# The table (or section, `sec:`) that sets our measurement beside each kind of study number.
-REFERENCE_TABLES = {
+# The table (or section, `sec:`) that prints ours beside each kind of study number, as
+# validation_ours reads ours; None where none prints it. With middlewares ours is read at the
+# study's clients and workers (Table 5's): the MVA's table prints every client point at the
+# largest worker count (mva_middleware.fit), the maxima's table only our best one. The writes
+# are read at each worker count's study clients (Table 7's), which no table prints.
+REFERENCE_TABLES: dict[str, str | None] = {
     "baselines_direct": "tab:base-direct-max",
-    "baselines_middleware": "tab:base-mw-max",
-    "writes": "tab:seeds-writes",
+    "baselines_middleware": "tab:mva",
+    "writes": None,
     "multiget": "tab:mget",
     "max_throughput": "sec:sixteen-max",
+    "db_baseline": "sec:fifteen-baseline",
 }
 
 
@@ -117,27 +123,38 @@ VALIDATION_FAMILIES = {
     "multiget": "multiget",
 }
 # reference2016.yaml's max_throughput entries: the number of the 2016 maximum-throughput
-# section (data/2016/max_throughput.json) that prints ours, and its digits there. The median
-# is ours at the study's configuration (its pool size and clients), where the study measured
-# it, not at our own maximum's load.
+# section (data/2016/max_throughput.json) that prints ours, its digits there, the number that
+# gives its clients and where it was read (Ours.at). The median is ours at the study's
+# configuration (its pool size and the nearest client count), not at our own maximum's load.
 SIXTEEN_MAX_NUMBERS = {
-    "throughput_ops": ("SixteenMaxThroughput", 0),
-    "response_ms_p50": ("SixteenMaxWaitResponse", 3),
-    "response_ms_p90": ("SixteenMaxResponseNinety", 3),
+    "throughput_ops": ("SixteenMaxThroughput", 0, "SixteenMaxClients", "maximum"),
+    "response_ms_p50": ("SixteenMaxWaitResponse", 3, "SixteenMaxWaitClients", "study"),
+    "response_ms_p90": ("SixteenMaxResponseNinety", 3, "SixteenMaxClients", "maximum"),
 }
 # The band within which the text counts ours as meeting a study number (ours / study - 1).
 VALIDATION_TOLERANCE = 0.10
 # How many of the largest errors the text names.
 VALIDATION_WORST = 3
+# The marks of the validation table's Clients column, by Ours.at: ours at the measured client
+# (or worker) count nearest the study's, and our maximum beside the study's maximum.
+CLIENT_MARKS = {"study": "", "nearest": r"$^\dagger$", "maximum": r"$^\ast$"}
 
 
 @dataclass(frozen=True)
 class Ours:
     """Our value beside a study number, in the study's time, with the digits the table that
-    holds it prints."""
+    holds it prints; the clients (total) it was measured at and the study's number's (None
+    where not known); where it was read (`at`): at the study's configuration (`study`), at
+    the measured point nearest it where our grid has no point there (`nearest`), or our
+    maximum over the clients beside the study's maximum (`maximum`); and the label of the
+    table (or section, `sec:`) that prints it, None where none does."""
 
     value: float
     digits: int
+    clients: int | None = None
+    study_clients: int | None = None
+    at: str = "study"
+    table: str | None = None
 
 
 def _reference(v: Mapping[str, Any]) -> tuple[str, list[str]]:
@@ -146,71 +163,192 @@ def _reference(v: Mapping[str, Any]) -> tuple[str, list[str]]:
     return file, key.split(".") if key else []
 
 
-def _ours_2018(path: list[str], points: Mapping[str, pd.DataFrame]) -> Ours | None:
-    """Ours for an entry of reference2018.yaml, computed as the table holding it does."""
+def _count(x: Any) -> int | None:
+    """A client or worker count as an int, None where there is none."""
+    try:
+        x = float(str(x).replace("{,}", ""))
+    except (TypeError, ValueError):
+        return None
+    return int(x) if math.isfinite(x) else None
+
+
+def _printed(numbers: Mapping[str, str], name: str) -> float:
+    """A number as a section's numbers file prints it (`2{,}199`); NaN for its dash."""
+    try:
+        return float(str(numbers.get(name, "")).replace("{,}", ""))
+    except ValueError:
+        return math.nan
+
+
+def study_configuration(path: list[str], reference: Mapping[str, Any]) -> tuple[int | None, ...]:
+    """The clients (in all) and workers per middleware at which seed 004 measured a study
+    number of reference2018.yaml, as the reference gives them (the readers of
+    analysis.studies.s2018.seed); None where it gives none (workers without middleware)."""
+    if path[:1] in (["baselines_direct"], ["baselines_middleware"]) and len(path) >= 3:
+        f = seed2018.baseline_figure_points(reference)
+        row = f[(f["setup"] == path[1]) & (f["workload"] == path[2]) & (f["side"] == "client")]
+        if len(row):
+            return _count(row["clients"].iloc[0]), _count(row["workers"].iloc[0])
+    if path[:1] == ["writes"] and len(path) >= 2 and path[1].isdigit():
+        f = seed2018.writes_figure_points(reference)
+        row = f[f["workers"] == int(path[1])]
+        if len(row):
+            return _count(row["clients"].iloc[0]), int(path[1])
+    if path[:1] == ["multiget"]:
+        m = reference.get("multiget") or {}
+        return _count(m.get("clients")), _count(m.get("workers"))
+    return None, None
+
+
+def _nearest(levels: pd.Series, target: int) -> int:
+    """The measured level nearest `target` on a logarithmic scale (the grids double), the
+    smaller of two as near; `target` itself without a positive level."""
+    values = sorted({int(v) for v in levels if v > 0})
+    if not values or target <= 0:
+        return target
+    return min(values, key=lambda v: (abs(math.log(v / target)), v))
+
+
+def _at(pts: pd.DataFrame, clients: int, workers: int | None) -> tuple[pd.DataFrame, bool]:
+    """The rows of `pts` at the study's worker count (per middleware) and clients, each the
+    nearest one measured where our grid has no point at it (the worker count first), and
+    whether either is not the study's."""
+    moved = False
+    if workers is not None:
+        w = _nearest(pts["middleware.workers"], workers)
+        moved = w != workers
+        pts = pts[pts["middleware.workers"].astype(int) == w]
+    n = _nearest(pts["clients_total"], clients)
+    return pts[pts["clients_total"].astype(int) == n], moved or n != clients
+
+
+def _client_row(rows: pd.DataFrame) -> pd.Series | None:
+    """The client row of a point, its `scale` as scale_of reads it (baseline_maxima.study)."""
+    c = rows[rows["side"] == "client"].dropna(subset=["throughput_ops_mean"])
+    if c.empty:
+        return None
+    return c.assign(scale=scale_of(c, "table of points")).iloc[0]
+
+
+def _ours_2018(
+    path: list[str], points: Mapping[str, pd.DataFrame], reference: Mapping[str, Any] | None
+) -> Ours | None:
+    """Ours for an entry of reference2018.yaml: without middleware our maximum beside the
+    study's (Table 3, as the maxima's table computes it); else at the study's clients and
+    workers (Tables 5 and 7, §5), which `reference` (reference2018.yaml) gives: None
+    without it."""
     family = VALIDATION_FAMILIES.get(path[0]) if path else None
     table = points.get(family) if family else None
     if table is None or table.empty:
+        return None
+    clients, workers = study_configuration(path, reference or {})
+    if path[0] == "baselines_direct":
+        # baseline_maxima.direct_table: each setup's best client row.
+        if len(path) != 3:
+            return None
+        pts = table[table["type"] == "all"]
+        at = pts[(pts["level_setup"] == path[1]) & (pts["level_workload"] == path[2])]
+        b = baseline_maxima.best(at)
+        if b is None:
+            return None
+        return Ours(baseline_maxima.study(b, "throughput"), 0, int(b["clients_total"]),
+                    clients, "maximum", REFERENCE_TABLES["baselines_direct"])  # fmt: skip
+    if clients is None:
         return None
     if path[0] == "multiget":
         # multiget_report.keys_table: the middlewares' GET rate times the keys per request.
         if len(path) != 4 or path[1] != "keys_per_s" or not path[3].isdigit():
             return None
-        rows = multiget.get_rows(in_study_time(table), "middleware")
-        rate = rows.set_index(["sharding", "size"])["throughput_ops_mean"]
-        return Ours(float(rate.get((path[2], int(path[3])), math.nan)) * int(path[3]), 0)
-    # The baselines' and the writes' tables read one row per point for every type together.
+        size = int(path[3])
+        mine = table[
+            (table["level_sharding"] == path[2]) & (table["level_size"].astype(int) == size)
+        ]
+        if mine.empty:
+            return None
+        rows, moved = _at(mine, clients, workers)
+        rate = multiget.get_rows(in_study_time(rows), "middleware")["throughput_ops_mean"]
+        if rate.empty:
+            return None
+        n = int(rows["clients_total"].iloc[0])
+        at = "nearest" if moved else "study"
+        return Ours(float(rate.iloc[0]) * size, 0, n, clients, at, REFERENCE_TABLES["multiget"])
+    # Both sides' rows per point for every type together, as the baselines' and the writes'
+    # tables read them; the client side holds the study's number.
     pts = table[table["type"] == "all"]
     if path[0] == "writes":
-        # writes.seeds_tables: each worker count's maximum (seed.best_points).
-        if len(path) != 3 or not path[1].isdigit() or path[2] not in QUANTITIES or pts.empty:
-            return None
-        best = seed2018.best_points(in_study_time(pts), ["middleware.workers"])
-        row = best[best["workers"] == int(path[1])]
-        return Ours(float(row[path[2]].iloc[0]), QUANTITIES[path[2]][1]) if len(row) else None
-    # baseline_maxima.direct_table and middleware_table: each setup's best client row.
-    if len(path) not in (3, 4):
+        quantity = path[2] if len(path) == 3 and path[1].isdigit() else None
+    elif len(path) in (3, 4):
+        quantity = path[3] if len(path) == 4 else "client_x"
+        pts = pts[(pts["level_setup"] == path[1]) & (pts["level_workload"] == path[2])]
+    else:
         return None
-    quantity = path[3] if len(path) == 4 else "client_x"
-    at = pts[(pts["level_setup"] == path[1]) & (pts["level_workload"] == path[2])]
-    b = baseline_maxima.best(at)
-    if b is None:
+    if quantity not in ("client_x", "client_r") or pts.empty:
         return None
+    rows, moved = _at(pts, clients, workers)
+    row = _client_row(rows)
+    if row is None:
+        return None
+    shown = REFERENCE_TABLES[path[0]]
+    if path[0] == "baselines_middleware" and int(row["middleware.workers"]) != int(
+        pts["middleware.workers"].max()
+    ):
+        shown = None  # the MVA's table prints only the largest worker count's points
     if quantity == "client_x":
-        return Ours(baseline_maxima.study(b, "throughput"), 0)
-    if quantity == "client_r":
-        return Ours(baseline_maxima.study(b, "response"), 2)
-    return None
+        value, digits = baseline_maxima.study(row, "throughput"), 0
+    else:
+        value, digits = baseline_maxima.study(row, "response"), 2
+    at = "nearest" if moved else "study"
+    return Ours(value, digits, int(row["clients_total"]), clients, at, shown)
 
 
 def _ours_2016(path: list[str], sixteen: Mapping[str, str]) -> Ours | None:
-    """Ours for an entry of reference2016.yaml's max_throughput, as its table prints it."""
+    """Ours for an entry of reference2016.yaml's max_throughput, as its section prints it."""
     if len(path) != 2 or path[0] != "max_throughput" or path[1] not in SIXTEEN_MAX_NUMBERS:
         return None
-    name, digits = SIXTEEN_MAX_NUMBERS[path[1]]
-    try:
-        return Ours(float(str(sixteen.get(name, "")).replace("{,}", "")), digits)
-    except ValueError:  # the table's dash: no such measurement
+    name, digits, clients, at = SIXTEEN_MAX_NUMBERS[path[1]]
+    if at == "study" and sixteen.get("SixteenMaxWaitClientsCase") == "nearest":
+        at = "nearest"
+    return Ours(_printed(sixteen, name), digits, _count(sixteen.get(clients)),
+                _count(sixteen.get("SixteenOrigMaxClients")), at,
+                REFERENCE_TABLES["max_throughput"])  # fmt: skip
+
+
+def _ours_2015(path: list[str], fifteen: Mapping[str, str]) -> Ours | None:
+    """Ours for a maximum of reference2015.yaml's db_baseline (`[db_baseline, max, size,
+    throughput]`): our maximum over the clients beside the study's maximum, as the 2015
+    database baseline's numbers (data/2015/baseline.json) print it."""
+    if len(path) != 4 or path[:2] != ["db_baseline", "max"] or path[3] != "throughput":
         return None
+    size = path[2]
+    return Ours(_printed(fifteen, name2015("Baseline", "Max", size, "Value")), 0,
+                _count(fifteen.get(name2015("Baseline", "Max", size, "Clients"))),
+                _count(fifteen.get(name2015("Baseline", "Seed", size, "Clients"))), "maximum",
+                REFERENCE_TABLES["db_baseline"])  # fmt: skip
 
 
 def validation_ours(
     validation: Sequence[Mapping[str, Any]],
     points: Mapping[str, pd.DataFrame],
     sixteen: Mapping[str, str],
+    fifteen: Mapping[str, str] | None = None,
+    reference: Mapping[str, Any] | None = None,
 ) -> dict[str, Ours]:
     """Ours beside each study number of calibration.json's `validation`, by its name, from
     the same data and functions as the table that holds it: `points` the families' points
     the validation kept, as measured, by family; `sixteen` the 2016 maximum-throughput
-    numbers. A study number without a measurement has no entry."""
+    numbers, `fifteen` the 2015 database baseline's; `reference` workflows/reference2018.yaml,
+    whose configurations (clients, workers) say where ours is read. A study number without a
+    measurement has no entry."""
     out: dict[str, Ours] = {}
     for v in validation:
         file, path = _reference(v)
         ours = None
         if file == "reference2018.yaml":
-            ours = _ours_2018(path, points)
+            ours = _ours_2018(path, points, reference)
         elif file == "reference2016.yaml":
             ours = _ours_2016(path, sixteen)
+        elif file == "reference2015.yaml":
+            ours = _ours_2015(path, fifteen or {})
         if ours is not None and math.isfinite(ours.value):
             out[v["name"]] = ours
     return out
@@ -227,32 +365,45 @@ def validation_errors(
     ]
 
 
+def _where(table: str | None) -> str:
+    if not table:
+        return "--"
+    return f"\\S\\ref{{{table}}}" if table.startswith("sec:") else f"\\ScaleOursIn{{{table}}}"
+
+
+def _clients(ours: Ours | None) -> str:
+    """The Clients cell: the study's / ours, ours marked where it is not at the study's."""
+    if ours is None or ours.clients is None:
+        return "--"
+    study = "--" if ours.study_clients is None else str(ours.study_clients)
+    return f"{study} / {ours.clients}{CLIENT_MARKS.get(ours.at, '')}"
+
+
 def validation_table(cal: dict[str, Any] | None, ours: Mapping[str, Ours] | None = None) -> str:
     """The study numbers the fit leaves out, in words, each with ours in the study's time
-    (validation_ours), its error and the table that sets ours beside it; `--` where this
-    profile has no measurement."""
+    (validation_ours), the clients of the study's number and of ours, its error and the
+    table that prints ours; `--` where this profile has no measurement (and where no table
+    prints ours)."""
     if cal is None:
         return "\\emph{No scale model in this profile: no study numbers to validate it.}\n"
     ours = ours or {}
     errors = {v["name"]: e for v, e in validation_errors(cal["validation"], ours)}
     lines = [
-        r"\begin{tabular}{@{}>{\raggedright\arraybackslash}p{0.40\linewidth}lrrlrl@{}}",
+        r"\begin{tabular}{@{}>{\raggedright\arraybackslash}p{0.30\linewidth}lrrlrrl@{}}",
         r"\toprule",
-        r"Study number & Source & Study & Ours & Unit & Error & Ours in \\",
+        r"Study number & Source & Study & Ours & Unit & Clients & Error & Ours in \\",
         r"\midrule",
     ]
     for v in cal["validation"]:
         path = _reference(v)[1]
-        table = REFERENCE_TABLES.get(path[0]) if path else None
-        where = "--" if not table else f"\\ScaleOursIn{{{table}}}"
-        if table and table.startswith("sec:"):
-            where = f"\\S\\ref{{{table}}}"
         mine = ours.get(v["name"])
+        table = mine.table if mine is not None else REFERENCE_TABLES.get(path[0] if path else "")
         lines.append(
             f"{escape(fw.reference_words(path) if path else v['name'])} & {escape(v['source'])}"
             f" & {_f(v['value'], 0 if float(v['value']).is_integer() else 2)}"
             f" & {'--' if mine is None else _f(mine.value, mine.digits)}"
-            f" & {fw.reference_unit(path)} & {_percent(errors.get(v['name']), 1)} & {where} \\\\"
+            f" & {fw.reference_unit(path)} & {_clients(mine)}"
+            f" & {_percent(errors.get(v['name']), 1)} & {_where(table)} \\\\"
         )
     lines += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(lines) + "\n"

@@ -6,12 +6,14 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from analysis.models import validity as vd
 from analysis.studies.s2016 import mva as mva2016
 from analysis.studies.s2016.queueing import (
     BEYOND_POOL,
     beyond_numbers,
     mmm_rows,
     mmm_table,
+    mmm_validity_numbers,
     predicted_busy,
 )
 
@@ -99,6 +101,27 @@ def test_the_mmm_rows_that_barely_queue_are_told_from_those_that_queue() -> None
     unsolved = mmm_rows({7: ({"servers": 175}, ours[3][1])}, SEED)
     assert (unsolved["SixteenMMmIdleCase"], unsolved["SixteenMMmBusyRows"]) == ("unsolved", "")
     assert unsolved["SixteenMMmUnderCase"] == "mixed"
+
+
+def test_the_open_mmm_names_the_check_it_fails() -> None:
+    # Within the tolerance at the lightest load, but waiting 1 % of its response time: it
+    # restates its recipe, its error about minus the measured wait share (60 %).
+    model = {"mean_waiting_time": 0.01, "mean_response_time": 1.0}
+    measured = {"mean_waiting_time": 1.5, "mean_response_time": 2.5}
+    v = vd.judge("M/M/4", -0.01, "light", (vd.servers(4, 4), vd.idle(0.01, 1.0, 0.6)))
+    n = mmm_validity_numbers(v, model, measured)
+    assert not v.valid
+    assert (n["SixteenMMmLightestCase"], n["SixteenMMmIdleCheckCase"]) == ("within", "restates")
+    assert (n["SixteenMMmModelWaitShare"], n["SixteenMMmPointWaitShare"]) == (
+        r"1.0\,\%",
+        r"60.0\,\%",
+    )
+    assert n["SixteenMMmOtherWhy"] == ""
+    # Beyond the tolerance, queueing, with servers that are not the pools' threads.
+    v = vd.judge("M/M/4", -0.5, "light", (vd.servers(4, 8), vd.idle(0.5, 1.0, 0.6)))
+    n = mmm_validity_numbers(v, {"mean_waiting_time": 0.5, "mean_response_time": 1.0}, measured)
+    assert (n["SixteenMMmLightestCase"], n["SixteenMMmIdleCheckCase"]) == ("beyond", "differs")
+    assert n["SixteenMMmOtherWhy"] == "its servers are not the read threads the pools ran"
 
 
 def test_a_predicted_busy_fraction_above_one_is_marked() -> None:

@@ -9,7 +9,9 @@ from typing import Any
 import pandas as pd
 import yaml
 
+from analysis.calibration import with_validation
 from analysis.report import scale_model_tables as scale_model
+from common.scalemodel import load_machines
 
 
 def _target(role: str, intercept: float, low: float, high: float) -> dict[str, Any]:
@@ -117,29 +119,42 @@ _VALIDATION = [
 
 
 def test_the_validation_table_scores_ours_against_each_study_number() -> None:
-    ours = {"keys": scale_model.Ours(8000.0, 0), "p50": scale_model.Ours(11.5, 3)}
+    ours = {
+        "keys": scale_model.Ours(8000.0, 0, 12, 12, "study", "tab:mget"),
+        "p50": scale_model.Ours(11.5, 3, 250, 260, "nearest", "sec:sixteen-max"),
+    }
     tex = scale_model.validation_table({"validation": _VALIDATION}, ours)
-    assert "Study number & Source & Study & Ours & Unit & Error & Ours in" in tex
-    # A measured row: ours as its table prints it and ours / study - 1.
+    assert "Study number & Source & Study & Ours & Unit & Clients & Error & Ours in" in tex
+    # A measured row: ours as its table prints it, the clients of both and ours / study - 1.
     assert (
         r"multi-GET, keys per second, sharded, 6 keys & seed 004 & 8{,}634 & 8{,}000 & keys/s"
-        r" & $-$7.3\,\% & \ScaleOursIn{tab:mget} \\"
+        r" & 12 / 12 & $-$7.3\,\% & \ScaleOursIn{tab:mget} \\"
     ) in tex
-    # Ours at the study's 2016 configuration stands in a section, not a table.
-    assert r"& 10 & 11.500 & ms & +15.0\,\% & \S\ref{sec:sixteen-max} \\" in tex
+    # Ours at the study's 2016 configuration stands in a section, not a table; its clients
+    # are the nearest measured, and marked so.
+    assert (
+        r"& 10 & 11.500 & ms & 260 / 250$^\dagger$ & +15.0\,\% & \S\ref{sec:sixteen-max} \\" in tex
+    )
     # Rows without a measurement, with and without a table that would hold ours.
     assert (
-        r"without middleware, one server, read-only & seed 004 & 2{,}000 & -- & ops/s & --"
+        r"without middleware, one server, read-only & seed 004 & 2{,}000 & -- & ops/s & -- & --"
         r" & \ScaleOursIn{tab:base-direct-max} \\"
     ) in tex
-    assert r"other number & seed 002 & 1.50 & -- & ops/s & -- & -- \\" in tex
+    assert r"other number & seed 002 & 1.50 & -- & ops/s & -- & -- & -- \\" in tex
     assert "--" not in scale_model.validation_table({"validation": _VALIDATION[:1]}, ours)
+    # Our maximum beside the study's maximum is marked; a value no table prints has no table.
+    maximum = {"keys": scale_model.Ours(8000.0, 0, 24, 12, "maximum", None)}
+    tex = scale_model.validation_table({"validation": _VALIDATION[:1]}, maximum)
+    assert r"& 12 / 24$^\ast$ & $-$7.3\,\% & -- \\" in tex
     assert "No scale model" in scale_model.validation_table(None)
 
 
 def _family_point(point: str, side: str, x: float, r_us: float, **levels: object) -> dict:
     return {"point": point, "side": side, "type": "all", "scale": 0.05,
             "throughput_ops_mean": x, "response_us_mean_mean": r_us, **levels}  # fmt: skip
+
+
+REFERENCE_2018 = yaml.safe_load(Path("workflows/reference2018.yaml").read_text())
 
 
 def test_ours_is_computed_as_the_table_holding_it_computes_it() -> None:
@@ -154,21 +169,163 @@ def test_ours_is_computed_as_the_table_holding_it_computes_it() -> None:
     mget = pd.DataFrame(
         [
             {**_family_point("m", "middleware", 60.0, 1000.0), "type": "multiget",
-             "level_sharding": "sharded", "level_size": 6},
+             "level_sharding": "sharded", "level_size": 6, "clients_total": 12,
+             "middleware.workers": 64},
         ]
     )  # fmt: skip
-    sixteen = {"SixteenMaxWaitResponse": "19.330"}
+    sixteen = {"SixteenMaxWaitResponse": "19.330", "SixteenMaxWaitClients": "260",
+               "SixteenOrigMaxClients": "260", "SixteenMaxWaitClientsCase": "same"}  # fmt: skip
     ours = scale_model.validation_ours(
-        _VALIDATION, {"baseline_direct": direct, "multiget": mget}, sixteen
-    )
-    # The best client row (110 ops/s) over s, the middlewares' GET rate times the keys,
-    # and the 2016 table's median as it prints it.
-    assert ours["direct"] == scale_model.Ours(2200.0, 0)
-    assert ours["keys"].value == 60.0 / 0.05 * 6 and ours["keys"].digits == 0
-    assert ours["p50"] == scale_model.Ours(19.33, 3)
+        _VALIDATION, {"baseline_direct": direct, "multiget": mget}, sixteen,
+        reference=REFERENCE_2018,
+    )  # fmt: skip
+    # Without middleware our maximum (110 ops/s over s, at 12 clients) beside the study's
+    # maximum (at 6 clients, Table 3); the middlewares' GET rate times the keys at the
+    # study's 12 clients; the 2016 section's median at the study's configuration.
+    assert ours["direct"] == scale_model.Ours(2200.0, 0, 12, 6, "maximum", "tab:base-direct-max")
+    assert ours["keys"] == scale_model.Ours(60.0 / 0.05 * 6, 0, 12, 12, "study", "tab:mget")
+    assert ours["p50"] == scale_model.Ours(19.33, 3, 260, 260, "study", "sec:sixteen-max")
     assert "other number" not in ours
     # Neither the family nor the 2016 number: no entry, so the table prints a dash.
     assert scale_model.validation_ours(_VALIDATION, {}, {"SixteenMaxWaitResponse": "--"}) == {}
+
+
+def _configured(workers: int, clients: int, x: float, r_us: float, **levels: object) -> list:
+    """A point's client and middleware rows at `workers` per middleware and `clients`."""
+    name = f"w{workers}n{clients}{''.join(map(str, levels.values()))}"
+    config = {"clients_total": clients, "middleware.workers": workers, **levels}
+    return [_family_point(name, side, x, r_us, **config) for side in ("client", "middleware")]
+
+
+_AT_CONFIGURATION = [
+    {"name": "table5_x", "source": "seed 004 Table 5", "value": 11549.70,
+     "reference": "reference2018.yaml:baselines_middleware.one_middleware.write-only.client_x"},
+    {"name": "table5_r", "source": "seed 004 Table 5", "value": 16.73,
+     "reference": "reference2018.yaml:baselines_middleware.one_middleware.write-only.client_r"},
+    {"name": "table7", "source": "seed 004 Table 7", "value": 6675.16,
+     "reference": "reference2018.yaml:writes.8.client_x"},
+]  # fmt: skip
+
+
+def test_ours_is_read_at_the_studys_clients_and_workers_not_at_our_best() -> None:
+    mw = {"level_setup": "one_middleware", "level_workload": "write-only"}
+    baseline = pd.DataFrame(
+        [
+            # Our best (288 clients) and the study's configuration (192 clients, 64 workers).
+            *_configured(64, 192, 611.0, 786.0, **mw),
+            *_configured(64, 288, 617.0, 1174.0, **mw),
+            *_configured(32, 192, 700.0, 500.0, **mw),
+        ]
+    )
+    writes = pd.DataFrame(
+        [*_configured(8, 48, 280.0, 8550.0 / 20), *_configured(8, 288, 300.0, 2400.0)]
+    )
+    points = {"baseline_middleware": baseline, "write_throughput": writes}
+    ours = scale_model.validation_ours(_AT_CONFIGURATION, points, {}, reference=REFERENCE_2018)
+    # Table 5 at its 192 clients and 64 workers: 611 / s, not our best 617 / s at 288 clients;
+    # the MVA's table prints it (our largest worker count).
+    assert ours["table5_x"] == scale_model.Ours(12220.0, 0, 192, 192, "study", "tab:mva")
+    assert ours["table5_r"].value == 786.0 / 1e3 * 0.05 and ours["table5_r"].clients == 192
+    # Table 7's 8 workers at its maximum's 48 clients, not at our best (288): no table prints it.
+    assert ours["table7"] == scale_model.Ours(5600.0, 0, 48, 48, "study", None)
+    tex = scale_model.validation_table({"validation": _AT_CONFIGURATION}, ours)
+    assert r"& 6{,}675.16 & 5{,}600 & ops/s & 48 / 48 & $-$16.1\,\% & -- \\" in tex
+    # Without the study's client count in the grid: the nearest measured one, marked.
+    near = pd.DataFrame(
+        [*_configured(64, 144, 600.0, 700.0, **mw), *_configured(64, 384, 620.0, 1e3, **mw)]
+    )
+    moved = scale_model.validation_ours(
+        _AT_CONFIGURATION[:1], {"baseline_middleware": near}, {}, reference=REFERENCE_2018
+    )["table5_x"]
+    assert (moved.clients, moved.study_clients, moved.at) == (144, 192, "nearest")
+    assert "192 / 144$^\\dagger$" in scale_model.validation_table(
+        {"validation": _AT_CONFIGURATION[:1]}, {"table5_x": moved}
+    )
+    # At a worker count below our largest the MVA's table does not print ours.
+    fewer = baseline.assign(
+        **{"middleware.workers": baseline["middleware.workers"].replace(32, 128)}
+    )
+    assert (
+        scale_model.validation_ours(
+            _AT_CONFIGURATION[:1], {"baseline_middleware": fewer}, {}, reference=REFERENCE_2018
+        )["table5_x"].table
+        is None
+    )
+    # Without the study's configurations there is nothing to read ours at.
+    assert scale_model.validation_ours(_AT_CONFIGURATION, points, {}) == {}
+
+
+def test_the_2015_database_maximum_is_ours_as_its_section_prints_it() -> None:
+    large = [{"name": "large", "source": "seed 003 \u00a71.1.4", "value": 1429.0,
+              "reference": "reference2015.yaml:db_baseline.max.large.throughput"}]  # fmt: skip
+    fifteen = {"MqBaselineMaxLargeValue": "2{,}199", "MqBaselineMaxLargeClients": "20",
+               "MqBaselineSeedLargeClients": "60"}  # fmt: skip
+    ours = scale_model.validation_ours(large, {}, {}, fifteen)
+    assert ours["large"] == scale_model.Ours(2199.0, 0, 20, 60, "maximum", "sec:fifteen-baseline")
+    tex = scale_model.validation_table({"validation": large}, ours)
+    assert (
+        r"2015 database baseline, maximum, large messages, throughput & seed 003 §1.1.4"
+        r" & 1{,}429 & 2{,}199 & ops/s & 60 / 20$^\ast$ & +53.9\,\%"
+        r" & \S\ref{sec:fifteen-baseline} \\"
+    ) in tex
+    assert scale_model.validation_ours(large, {}, {}, {"MqBaselineMaxLargeValue": "--"}) == {}
+
+
+def test_the_table_lists_every_validation_number_of_the_machines_file() -> None:
+    machines = load_machines()
+    cal = {
+        "targets": [{"name": n, "value": t.value} for n, t in machines.targets.items()],
+        "validation": [{"name": "multiget_6_sharded_keys", "value": 8634.0, "source": "old",
+                        "reference": "reference2018.yaml:multiget.keys_per_s.sharded.6"},
+                       {"name": "gone", "value": 1.0, "source": "x", "reference": ""}],
+    }  # fmt: skip
+    listed = with_validation(cal, machines)["validation"]
+    names = [v["name"] for v in listed]
+    # The file's numbers in its order (the calibration's own entry as it lists it), then the
+    # one only the calibration lists.
+    assert names == [*machines.validation, "gone"]
+    assert listed[names.index("multiget_6_sharded_keys")]["source"] == "old"
+    # A calibration of other targets keeps its own list: the file's check does not hold for it.
+    other = cal | {"targets": [{"name": "server_write_max", "value": 1.0}]}
+    assert with_validation(other, machines)["validation"] == cal["validation"]
+
+
+def test_the_validation_numbers_follow_the_captions_rule() -> None:
+    """seed 004's client throughputs at its maxima (Tables 3, 5, 7) and keys per second
+    (§5), seed 003's database maxima, all but the targets; where a maximum's throughput is a
+    target, the response time the study prints beside it (Table 5's, seed 000's median)."""
+    ref = REFERENCE_2018
+    rule = set()
+    for setup, entry in ref["baselines_direct"].items():
+        if isinstance(entry, dict):
+            rule |= {
+                f"reference2018.yaml:baselines_direct.{setup}.{w}" for w in entry if w != "clients"
+            }
+    for setup, entry in ref["baselines_middleware"].items():
+        if isinstance(entry, dict):
+            rule |= {f"reference2018.yaml:baselines_middleware.{setup}.{w}.client_x" for w in entry}
+    rule |= {f"reference2018.yaml:writes.{w}.client_x" for w in ref["writes"] if w != "source"}
+    rule |= {
+        f"reference2018.yaml:multiget.keys_per_s.{sharding}.{size}"
+        for sharding, sizes in ref["multiget"]["keys_per_s"].items()
+        for size in sizes
+    }
+    rule |= {f"reference2015.yaml:db_baseline.max.{size}.throughput" for size in ("small", "large")}
+    rule |= {"reference2016.yaml:max_throughput.throughput_ops"}
+    doc = yaml.safe_load(Path("workflows/machines.yaml").read_text())
+    targets = {
+        f"{t['reference']['file']}:{'.'.join(map(str, t['reference']['path']))}"
+        for t in doc["calibration"]["targets"].values()
+    }
+    beside = {
+        "reference2018.yaml:baselines_middleware.one_middleware.write-only.client_x":
+            "reference2018.yaml:baselines_middleware.one_middleware.write-only.client_r",
+        "reference2016.yaml:max_throughput.throughput_ops":
+            "reference2016.yaml:max_throughput.response_ms_p50",
+    }  # fmt: skip
+    assert targets <= rule and set(beside) <= targets
+    expected = (rule - targets) | set(beside.values())
+    assert {v.where for v in load_machines().validation.values()} == expected
 
 
 def test_the_texts_sentence_counts_the_errors_within_the_band() -> None:

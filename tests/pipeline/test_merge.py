@@ -294,6 +294,8 @@ def test_a_merged_report_gives_each_studys_dates_and_the_machine_its_studies_sha
         r" and 2026-11-28 to 2026-11-29 (the 2018 study), and 2026-12-02 (a family measured"
         r" again alone, commit \texttt{34ee446320ef})}" in provenance.macros(again, "data")
     )
+    # The title's span: the first and last day, no commit.
+    assert r"\newcommand{\DataSpan}{2026-11-28 to 2026-12-02}" in provenance.macros(again, "data")
     # Studies on two kernels are named with each.
     by_study["2015"]["machine"] = old
     assert provenance.kernels(doc, new) == (

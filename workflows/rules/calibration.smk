@@ -56,10 +56,13 @@ rule scale_model_tables:
             else []
         ),
         # Ours beside the study numbers left out of the fit, as the study sections' tables
-        # compute it: from the points the validation kept, and the 2016 maximum's numbers
-        # (a function: the 2016 rules are defined after this file).
+        # compute it: from the points the validation kept, and the 2016 maximum's and the
+        # 2015 database baseline's numbers (functions: those rules are defined after this file).
         validation=[f"{RESULTS}/data/validation.parquet"] if CALIBRATION_PLAN else [],
         sixteen=lambda w: [rules.r2016_max_throughput.output.numbers] if CALIBRATION_PLAN else [],
+        fifteen=lambda w: [rules.r2015_baseline.output.numbers] if CALIBRATION_PLAN else [],
+        # The study's configurations (clients, workers) at which ours is read.
+        reference="workflows/reference2018.yaml",
         machines="workflows/machines.yaml",
         code=ANALYSIS_CODE,
     output:

@@ -2,7 +2,8 @@
 (analysis.report.scale_model_tables) from calibration.json, workflows/machines.yaml, the
 families' points (each fit checked where a family measured its target's configuration; the
 points the validation kept give ours beside the study numbers left out of the fit, as the
-study sections' tables do), the 2016 maximum-throughput numbers and the scale check's runs."""
+study sections' tables do, at the study's configurations of workflows/reference2018.yaml), the
+2016 maximum-throughput and 2015 database-baseline numbers and the scale check's runs."""
 
 import json
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from analysis.calibration import fit_validation
+from analysis.calibration import fit_validation, with_validation
 from analysis.report.scale_check_factors import check_factor_numbers, role_vcpus
 from analysis.report.scale_model_tables import (
     calibration_table,
@@ -24,11 +25,16 @@ from analysis.report.scale_model_tables import (
 )
 from analysis.scaling import check
 from analysis.validate import usable_points
+from common.scalemodel import load_machines
 
 
 def main(sm) -> None:  # noqa: ANN001
     cal = json.loads(Path(sm.input.calibration[0]).read_text()) if sm.input.calibration else None
     machines = yaml.safe_load(Path(sm.input.machines).read_text())
+    if cal is not None:
+        # Every study number the machines file keeps for validation, also one listed after
+        # this calibration was measured.
+        cal = with_validation(cal, load_machines(Path(sm.input.machines)))
     runs = list(sm.input.check)
     check_runs = pd.read_parquet(runs[0]) if runs else pd.DataFrame()
     table = check(check_runs) if runs else pd.DataFrame()
@@ -52,7 +58,9 @@ def main(sm) -> None:  # noqa: ANN001
         kept = pd.read_parquet(sm.input.validation[0])
         usable = {f: usable_points(t, kept, f) for f, t in points.items()}
         sixteen = json.loads(Path(sm.input.sixteen[0]).read_text())
-        ours = validation_ours(cal["validation"], usable, sixteen)
+        fifteen = json.loads(Path(sm.input.fifteen[0]).read_text()) if sm.input.fifteen else {}
+        reference = yaml.safe_load(Path(sm.input.reference).read_text())
+        ours = validation_ours(cal["validation"], usable, sixteen, fifteen, reference)
     Path(sm.output.calibration).write_text(calibration_table(cal))
     Path(sm.output.validation).write_text(validation_table(cal, ours))
     Path(sm.output.check).write_text(check_table(table))

@@ -133,9 +133,46 @@ def report(points: pd.DataFrame, reference: Mapping[str, Any], figure_path: str 
             ", ".join(fig.num(v) for v in levels) if levels else "none"
         )
     numbers[name("Baseline", "Cores")] = str(cores)
+    numbers |= past_knee(rows, knees, found)
     numbers |= scale_model(points)
     figure(rows, reference, knees, figure_path)
     return Report(tex={}, numbers=numbers)
+
+
+def past_knee(
+    rows: pd.DataFrame, knees: Mapping[str, float], found: Mapping[str, Mapping[str, float]]
+) -> dict[str, str]:
+    """Where the measured clients lie against each size's knee, over both sizes:
+    `BaselinePastCase` `all` (every level beyond its knee), `fewest` (every level above the
+    fewest, which lies at or below one), `some` or `unknown` (no knee or no levels);
+    `BaselineMaxPastCase` `first` where each size's maximum lies at its lowest level beyond
+    the knee, `other` otherwise; `BaselineFewest`, the fewest clients measured (a dash where
+    the sizes differ)."""
+    levels = {
+        size: sorted(float(c) for c in rows[rows["size"] == size]["clients"].unique())
+        for size in SIZES
+    } if not rows.empty else {}  # fmt: skip
+    known = [s for s in SIZES if levels.get(s) and math.isfinite(knees.get(s, math.nan))]
+    if not known or len(known) < len(SIZES):
+        return {
+            name("Baseline", "Past", "Case"): "unknown",
+            name("Baseline", "Max", "Past", "Case"): "other",
+            name("Baseline", "Fewest"): fig.MISSING,
+        }
+    beyond = {s: [c for c in levels[s] if c > knees[s]] for s in known}
+    if all(len(beyond[s]) == len(levels[s]) for s in known):
+        case = "all"
+    elif all(len(beyond[s]) >= len(levels[s]) - 1 for s in known):
+        case = "fewest"
+    else:
+        case = "some"
+    first = all(beyond[s] and found.get(s, {}).get("clients") == beyond[s][0] for s in known)
+    fewest = {levels[s][0] for s in known}
+    return {
+        name("Baseline", "Past", "Case"): case,
+        name("Baseline", "Max", "Past", "Case"): "first" if first else "other",
+        name("Baseline", "Fewest"): fig.num(fewest.pop()) if len(fewest) == 1 else fig.MISSING,
+    }
 
 
 def database_curve(points: pd.DataFrame, size: str = "small") -> dict[int, float]:

@@ -125,7 +125,9 @@ def wait_numbers(
     the queue, as in the original), `inverted` (ours waits in its queues, the original on its
     servers), `cpu` (inverted, in a middleware at its CPU budget), `even` (neither), or
     `unrun` (no point with the original's pool size); `SixteenMaxWaitClientsCase`: `same`
-    client count as the original's, or the `nearest` one."""
+    client count as the original's, or the `nearest` one; `SixteenMaxWaitQueueRatio`: our
+    median queue time over the original's, `SixteenMaxWaitQueueCase` `longer` (twice or
+    more), `shorter` (half or less), `similar` or `unknown`."""
     out = {
         "SixteenOrigWaitQueue": fg.num(b["queue"][0], 3),
         "SixteenOrigWaitServer": fg.num(b["server"][0], 3),
@@ -139,6 +141,8 @@ def wait_numbers(
             "SixteenMaxWaitCase": "unrun",
             "SixteenMaxWaitClientsCase": "same",
             **{f"SixteenMaxWait{name}": fg.MISSING for name in missing},
+            "SixteenMaxWaitQueueRatio": fg.MISSING,
+            "SixteenMaxWaitQueueCase": "unknown",
         }
     row = same.loc[
         (same["clients_total"] - mx["clients"]).abs().sort_values(kind="stable").index[0]
@@ -155,7 +159,15 @@ def wait_numbers(
     else:
         case = "agrees" if queue < server else "even"
     nearest = int(row["clients_total"]) != int(mx["clients"])
+    # Ours against the original's queue (its times in ms, ours in µs).
+    ratio = queue / 1e3 / b["queue"][0] if b["queue"][0] > 0 else math.nan
     return out | {
+        "SixteenMaxWaitQueueRatio": fg.num(ratio, 0 if ratio >= 10 else 1),
+        "SixteenMaxWaitQueueCase": (
+            "longer" if ratio >= 2 else "shorter" if ratio <= 0.5 else "similar"
+        )
+        if math.isfinite(ratio)
+        else "unknown",
         "SixteenMaxWaitCase": case,
         "SixteenMaxWaitClientsCase": "nearest" if nearest else "same",
         "SixteenMaxWaitClients": fg.num(row["clients_total"]),

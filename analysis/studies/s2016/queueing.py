@@ -334,6 +334,7 @@ def open_models(d: Frames, seed: dict) -> Part:
         "SixteenMMmResponseError": fg.pct(mmm_error),
         "SixteenMMmLightestError": fg.pct(mmm_valid.lightest_error),
         "SixteenMMmValidCase": valid_case(mmm_valid),
+        **mmm_validity_numbers(mmm_valid, mmmr, measured),
         "SixteenMMmQueueing": fg.num(mmmr.get("prob_queueing", math.nan), 3),
         "SixteenMeasuredResponse": fg.num(measured["mean_response_time"] * 1e3, 3),
         "SixteenMeasuredWaiting": fg.num(measured["mean_waiting_time"] * 1e3, 3),
@@ -353,6 +354,43 @@ def open_models(d: Frames, seed: dict) -> Part:
         **seed_busy_period(seed),
     }
     return Part(tabular, numbers, models)
+
+
+OPEN_WHY = {  # a failed input check of the open M/M/m, as a clause of the prose
+    "servers": "its servers are not the read threads the pools ran",
+    "utilisation_read_thread": "its read threads' utilisation is not below 1",
+}
+
+
+def mmm_validity_numbers(
+    v: vd.Validity, model: Mapping[str, float], measured: Mapping[str, float]
+) -> dict[str, str]:
+    """Which of the maximum-throughput M/M/m's checks fail, for the prose:
+    `SixteenMMmLightestCase` (`within` or `beyond` the tolerance at the lightest load),
+    `SixteenMMmIdleCheckCase` (`restates`: it barely queues, so its error is about minus the
+    measured wait share; `differs` otherwise), the model's and the measured wait shares of
+    the response time at the point, and `SixteenMMmOtherWhy`, the other failed checks in
+    words (empty when none fails)."""
+    failed = {c.name for c in v.checks if not c.ok}
+    wait, response = (model.get(k, math.nan) for k in ("mean_waiting_time", "mean_response_time"))
+    measured_response = measured.get("mean_response_time", math.nan)
+    return {
+        "SixteenMMmLightestCase": "beyond" if "lightest_load" in failed else "within",
+        "SixteenMMmIdleCheckCase": "restates" if "recipe_idle" in failed else "differs",
+        "SixteenMMmModelWaitShare": fg.pct(wait / response if response > 0 else math.nan),
+        "SixteenMMmPointWaitShare": fg.pct(
+            measured.get("mean_waiting_time", math.nan) / measured_response
+            if measured_response > 0
+            else math.nan
+        ),
+        "SixteenMMmOtherWhy": fg.listed(
+            [
+                OPEN_WHY.get(c.name, fg.escape(c.name.replace("_", " ")))
+                for c in v.checks
+                if not c.ok and c.name not in ("lightest_load", "recipe_idle")
+            ]
+        ),
+    }
 
 
 def seed_busy_period(seed: dict) -> dict[str, str]:

@@ -186,6 +186,23 @@ def test_the_baseline_knee_is_the_response_at_few_clients_times_the_maximum() ->
     assert baseline.knee(rows, cores=2) == pytest.approx(20.0)
 
 
+def test_the_baseline_says_where_the_measured_clients_lie_against_the_knees() -> None:
+    rows = pd.DataFrame({"size": ["small"] * 3 + ["large"] * 3,
+                         "clients": [10.0, 20.0, 40.0] * 2})  # fmt: skip
+    found = {"small": {"clients": 20.0}, "large": {"clients": 20.0}}
+    # Knees at 10 and 11 clients: every level above the fewest lies past both, and each
+    # maximum at the lowest load beyond its knee.
+    n = baseline.past_knee(rows, {"small": 10.0, "large": 11.0}, found)
+    assert (n["MqBaselinePastCase"], n["MqBaselineMaxPastCase"]) == ("fewest", "first")
+    assert n["MqBaselineFewest"] == "10"
+    n = baseline.past_knee(rows, {"small": 5.0, "large": 5.0}, found)
+    assert (n["MqBaselinePastCase"], n["MqBaselineMaxPastCase"]) == ("all", "other")
+    n = baseline.past_knee(rows, {"small": 30.0, "large": 5.0}, found)
+    assert n["MqBaselinePastCase"] == "some"
+    n = baseline.past_knee(rows, {"small": math.nan, "large": 5.0}, found)
+    assert (n["MqBaselinePastCase"], n["MqBaselineFewest"]) == ("unknown", MISSING)
+
+
 def test_the_stability_trend_is_the_change_over_the_run_in_study_units() -> None:
     # 11 one-second windows at s = 0.1 (one study second in all), the throughput rising
     # linearly from 100 to 110 ops/s measured: 1,000 to 1,100 in study units.

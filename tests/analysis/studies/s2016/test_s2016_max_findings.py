@@ -162,6 +162,10 @@ def test_where_a_get_waits_beside_the_originals_breakdown(
     assert (n["SixteenMaxWaitServer"], n["SixteenMaxWaitResponse"]) == ("1.000", "4.000")
     assert n["SixteenMaxWaitQueue"] == f"{queue_us / 1e3:.3f}"
     assert n["SixteenMaxWaitCpu"] == f"{100 * cpu:.0f}\\,\\%"
+    # Ours against the original's 0.065 ms queue.
+    ratio = queue_us / 1e3 / 0.065
+    assert n["SixteenMaxWaitQueueRatio"] == (f"{ratio:.0f}" if ratio >= 10 else f"{ratio:.1f}")
+    assert n["SixteenMaxWaitQueueCase"] == "longer"
     # The original's Table 1: queue, memcached and response medians.
     assert (n["SixteenOrigWaitQueue"], n["SixteenOrigWaitServer"]) == ("0.065", "7.961")
     assert (n["SixteenOrigWaitResponse"], n["SixteenOrigBreakdownTable"]) == ("9.789", "Table 1")
@@ -178,6 +182,7 @@ def test_without_the_originals_pool_size_there_is_no_breakdown(ref: dict) -> Non
     n = wait_numbers(pct, requests, ok, client, mx, ref["breakdown"])
     assert n["SixteenMaxWaitCase"] == "unrun"
     assert n["SixteenMaxWaitQueue"] == "--"
+    assert (n["SixteenMaxWaitQueueRatio"], n["SixteenMaxWaitQueueCase"]) == ("--", "unknown")
 
 
 @pytest.mark.parametrize(
