@@ -14,8 +14,9 @@ than measured against it:
   derived from the study's number (`POOL_DELAYS`): the threads over that hold time (Little's
   law) set that level, as a link's cap would;
 - **fitted**: at every level it compares the points are where the calibration fitted a speed
-  factor (a calibration target's configuration), or where a delay was derived from the
-  study's number (machines.yaml `derived_at`), and the finding judges a level's throughput
+  factor (a calibration target's configuration, the level's best point at the target's own
+  load), or where a delay was derived from the study's number (machines.yaml `derived_at`),
+  and the finding judges a level's throughput
   there, or its mean response time while the fitted role's CPU budget binds: the fit put the
   study's throughput there, and in a closed loop Little's law sets from it the time a request
   spends in the system (R = N/X). A fit pins one level: how the throughput changes between
@@ -120,8 +121,11 @@ class Site:
     name: str  # the calibration target, or the delay's pair
     what: str  # how the report names the fitted parameter
     study: str
-    points: frozenset[tuple[str, str]]  # (family, point)
+    points: frozenset[tuple[str, str]]  # (family, point), every load of the configuration
     role: str = ""  # the role whose speed factor was fitted there; "" for a delay
+    # The points at the fitted load itself (None: every load, as for a derived delay, whose
+    # round trip is the same at every load).
+    fitted_points: frozenset[tuple[str, str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -168,12 +172,13 @@ def fitted_sites(
     point) and of the derived delays (study -> pair -> point), among the planned points
     (`specs`: family -> point -> its specification)."""
 
-    def where(point: Mapping[str, Any]) -> frozenset[tuple[str, str]]:
+    def where(point: Mapping[str, Any], load: bool = False) -> frozenset[tuple[str, str]]:
         return frozenset(
             (family, name)
             for family, points in specs.items()
             for name, spec in points.items()
             if matches(point, spec)
+            and (not load or all(_same(point[k], spec.get(k)) for k in LOAD_KEYS if k in point))
         )
 
     sites = [
@@ -183,6 +188,7 @@ def fitted_sites(
             str(t["study"]),
             where(t["point"]),
             str(t["role"]),
+            where(t["point"], load=True),
         )
         for t in targets
     ]
@@ -259,18 +265,43 @@ def _compared_points(
     return pd.concat(parts) if parts else pd.DataFrame()
 
 
+def _best(rows: pd.DataFrame) -> str | None:
+    """The point of highest client throughput among a level's rows: the one a level that
+    takes its best load stands for."""
+    if "side" in rows.columns:
+        rows = rows[(rows["side"] == "client") & (rows["type"] == "all")]
+    column = next(
+        (c for c in ("throughput_study_mean", "throughput_ops_mean") if c in rows.columns), None
+    )
+    if rows.empty or column is None or rows[column].isna().all():
+        return None
+    return str(rows.loc[rows[column].idxmax(), "point"])
+
+
 def _covering(
     measure: Mapping[str, Any], points: Mapping[str, pd.DataFrame], sites: Sequence[Site]
 ) -> list[Site] | None:
-    """The site that holds every point of each level the measure compares, or None where a
-    level lies outside every site."""
+    """The site that holds every point of each level the measure compares, with the level's
+    best point at the fitted load (a fit pins the level there, not the best of the others),
+    or None where a level lies outside every site."""
     covering: list[Site] = []
     for family, where in selections(measure, points):
         table = points.get(family)
         if table is None:
             return None
-        names = {(family, str(p)) for p in select(table, where)["point"].unique()}
-        site = next((s for s in sites if names and names <= s.points), None)
+        rows = select(table, where)
+        names = {(family, str(p)) for p in rows["point"].unique()}
+        best = (family, str(_best(rows)))
+        site = next(
+            (
+                s
+                for s in sites
+                if names
+                and names <= s.points
+                and (s.fitted_points is None or best in s.fitted_points)
+            ),
+            None,
+        )
         if site is None:
             return None
         covering.append(site)

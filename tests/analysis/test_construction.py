@@ -51,13 +51,13 @@ def test_a_target_sites_every_client_count_of_its_configuration_only() -> None:
 
 def _points(family: str = "direct") -> pd.DataFrame:
     """Client points of the specs, with what the bottleneck analysis reads: no link near its
-    cap, the server's budget used at 95 %."""
+    cap, the server's budget used at 95 %; the most clients give the most throughput."""
     rows = []
     for name in SPECS[family]:
         setup, workload, vc = (p.split("=")[1] for p in name.split(","))
         rows.append({"point": name, "side": "client", "type": "all", "level_setup": setup,
                      "level_workload": workload, "clients_total": int(vc), "keys": 1,
-                     "throughput_ops_mean": 1000.0, "servers": 1, "middlewares": 0,
+                     "throughput_ops_mean": 1000.0 + int(vc), "servers": 1, "middlewares": 0,
                      "client_machines": 3, "middleware.replication": None,
                      "middleware.sharded": False, "workload.key_size": None,
                      "workload.data_size": 16, "caps_mbit.server": 1000.0,
@@ -77,6 +77,10 @@ def test_a_throughput_measured_only_where_the_fit_put_it_is_by_construction() ->
     at_target = _finding("study_ratio", where={"level_setup": "one", "level_workload": "write"})
     decision = construction.decide(at_target, "server CPU", points, sites)
     assert decision.rule == construction.FITTED and "one server's write maximum" in decision.reason
+    # The level's best lies at another load than the fitted one: the fit does not pin it.
+    elsewhere = {"direct": points["direct"].assign(
+        throughput_ops_mean=lambda t: 2000.0 - t["clients_total"])}  # fmt: skip
+    assert not construction.decide(at_target, "server CPU", elsewhere, sites).applies
     # One level outside the fitted configuration: the change is measured, not set.
     across = _finding("max_throughput", factor="level_setup", low="one", high="two",
                       where={"level_workload": "write"})  # fmt: skip
