@@ -45,3 +45,13 @@ rule all:
     default_target: True
     input:
         f"{RESULTS}/report.pdf",
+
+
+# Profiles that provision VMs delete them when the pipeline ends, whether it succeeded or a
+# job failed (workflows/rules/provision.smk); a dry run or a profile without VMs deletes none.
+onsuccess:
+    provision_teardown("success")
+
+
+onerror:
+    provision_teardown("error")
