@@ -9,12 +9,12 @@ import click
 from analysis.cli import register as register_analysis
 from analysis.stability import check_run_dir
 from mwlab.measure import dataset_group, measure_command, paper_command
+from mwlab.provision_cli import provision_command
 from soak.chaos import chaos_command
 from soak.mqsoak import mq_group
 from testbed.cli import Frontend
 from testbed.cli import register as register_testbed
 from testbed.preflight_cli import preflight_command
-from testbed.provision_cli import provision_command
 from testbed.signals import Interrupted, install_raising
 
 

@@ -102,22 +102,30 @@ def study_sizes(study: str, machines: Path = MACHINES) -> dict[str, tuple[str, i
     return out
 
 
+def _found(node: Any, key: str) -> set[str]:
+    """Every value of `key` anywhere in a catalogue entry (its fixed settings and levels)."""
+    if isinstance(node, dict):
+        here = {str(node[key])} if key in node else set()
+        return here.union(*(_found(v, key) for v in node.values()))
+    if isinstance(node, list):
+        return set().union(*(_found(v, key) for v in node))
+    return set()
+
+
 def study_software(study: str, catalogue: Path = CATALOGUE) -> tuple[str, set[str]]:
     """The system a study's families run (memcached or simplemq) and the load generators
-    (`driver`) its points ask for, from the catalogue."""
-    from mwlab.catalogue import load_catalogue
-
+    (`driver`) its points ask for, read from the catalogue file (`auto` where a family's
+    fixed settings name none)."""
+    families = (_yaml(catalogue) or {}).get("families", {})
     systems: set[str] = set()
     drivers: set[str] = set()
-    for family in load_catalogue(catalogue).values():
-        if str(family.study) != str(study):
+    for family in families.values():
+        if str(family.get("study")) != str(study):
             continue
-        variants = [family.fixed] + [
-            {**family.fixed, **o} for f in family.factors for o in f.overrides.values()
-        ]
-        for spec in variants:
-            systems.add(str(spec.get("system", "memcached")))
-            drivers.add(str(spec.get("driver", "auto")))
+        systems |= _found(family, "system") or {"memcached"}
+        drivers |= _found(family, "driver")
+        if "driver" not in (family.get("fixed") or {}):
+            drivers.add("auto")
     if len(systems) != 1:
         raise ProvisionError(f"study {study} runs {sorted(systems) or 'nothing'}: one system")
     system = systems.pop()
@@ -635,18 +643,6 @@ def profile_config(profile: str) -> tuple[Path, dict[str, Any]]:
     if not path.is_file():
         raise ProvisionError(f"no profile {profile!r} (no {path})")
     return path, dict(_yaml(path) or {})
-
-
-def profile_runs(config: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    """Study -> the specs of the profile's runs on ssh machines (what provisioned VMs run)."""
-    from mwlab.catalogue import expand, load_catalogue, load_profile
-
-    catalogue = load_catalogue(ROOT / config.get("catalogue", "workflows/catalogue.yaml"))
-    out: dict[str, list[dict[str, Any]]] = {}
-    for run in expand(catalogue, load_profile(config, source=f"profile {config.get('profile')}")):
-        if run.spec.get("hosts") == "ssh":
-            out.setdefault(str(catalogue[run.family].study), []).append(run.spec)
-    return out
 
 
 # ---- Teardown: the groups provisioning created ----

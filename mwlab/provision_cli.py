@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from mwlab.catalogue import expand, load_catalogue, load_profile
 from testbed.provision import (
     CONFIRM_ENV,
     HOW_TO_CONFIRM,
@@ -21,13 +22,24 @@ from testbed.provision import (
     confirmed,
     delete_call,
     profile_config,
-    profile_runs,
     provision,
     read_usages,
     real_az,
     run_seconds,
     write_inventory,
 )
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def profile_runs(config: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Study -> the specs of the profile's runs on ssh machines (what provisioned VMs run)."""
+    catalogue = load_catalogue(ROOT / config.get("catalogue", "workflows/catalogue.yaml"))
+    out: dict[str, list[dict[str, Any]]] = {}
+    for run in expand(catalogue, load_profile(config, source=f"profile {config.get('profile')}")):
+        if run.spec.get("hosts") == "ssh":
+            out.setdefault(str(catalogue[run.family].study), []).append(run.spec)
+    return out
 
 
 def _say(message: str) -> None:
