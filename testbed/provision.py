@@ -622,6 +622,17 @@ def read_usages(plan_: Plan, az: AzureCli) -> dict[str, Usages]:
     }
 
 
+def setting_flag(value: object, name: str) -> bool:
+    """A yes/no setting as a profile gives it (true) or `--config` does (the string "true":
+    Snakemake reads --config values as text)."""
+    if isinstance(value, bool):
+        return value
+    words = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+    if str(value).strip().lower() not in words:
+        raise ProvisionError(f"provision: {name}: {value!r} is neither true nor false")
+    return words[str(value).strip().lower()]
+
+
 def confirmed(flag: bool) -> bool:
     return flag or os.environ.get(CONFIRM_ENV, "") == "1"
 

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from testbed.inventory import load_inventory
-from testbed.provision import DryRunAz, ProvisionError, Settings, provision
+from testbed.provision import DryRunAz, ProvisionError, Settings, provision, setting_flag
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -78,3 +78,12 @@ def test_failed_az_answer_is_reported(tmp_path: Path) -> None:
 
     with pytest.raises(ProvisionError, match="publicIpAddress"):
         provision(Settings(study="2018"), broken_az, tmp_path)
+
+
+def test_yes_no_settings_read_as_a_profile_or_config_gives_them() -> None:
+    """A profile gives `confirm: true`; `--config 'provision={"confirm": true}'` gives the text
+    "true", and "false" must not read as yes."""
+    assert setting_flag(True, "confirm") and setting_flag("true", "confirm")
+    assert not setting_flag("false", "keep") and not setting_flag(False, "keep")
+    with pytest.raises(ProvisionError, match="keep: 'maybe' is neither true nor false"):
+        setting_flag("maybe", "keep")

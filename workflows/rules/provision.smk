@@ -12,7 +12,9 @@ from testbed import provision as provisioning
 
 PROVISION = config.get("provision") or {}
 # A profile that creates VMs (a dry run creates none, and so deletes none).
-PROVISIONS = bool(PROVISION) and not PROVISION.get("dry_run", True)
+PROVISIONS = bool(PROVISION) and not provisioning.setting_flag(
+    PROVISION.get("dry_run", True), "dry_run"
+)
 PROVISION_RECORDS = f"{RESULTS}/provisioned"
 _PROVISION_STUDIES = sorted(
     {str(FAMILIES[run.family].study) for run in PLAN if run.spec.get("hosts") == "ssh"}
@@ -45,7 +47,7 @@ def _provision_args():
         args.append(f"--runs {study}={len(specs)}")
     if not PROVISIONS:
         args.append("--dry-run")
-    if PROVISION.get("confirm"):
+    if provisioning.setting_flag(PROVISION.get("confirm", False), "confirm"):
         args.append("--confirm")
     return " ".join(args)
 
@@ -89,7 +91,7 @@ def provision_teardown(outcome):
         return
     try:
         deleted = provisioning.teardown(
-            Path(PROVISION_RECORDS), keep=bool(PROVISION.get("keep")), say=print
+            Path(PROVISION_RECORDS), keep=provisioning.setting_flag(PROVISION.get("keep", False), "keep"), say=print
         )
     except Exception as e:  # a handler must not hide the pipeline's own outcome
         print(f"teardown: failed ({e}); delete the groups under {PROVISION_RECORDS} by hand:")
