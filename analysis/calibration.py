@@ -191,9 +191,11 @@ def calibrate(runs: pd.DataFrame, machines: Machines, scale: float) -> dict[str,
 
 def validation_entries(machines: Machines) -> list[dict[str, Any]]:
     """The study numbers the machines file keeps for validation, as calibration.json lists
-    them: name, value, source and where in the reference files."""
+    them: name, value, source and where in the reference files, and the target whose fitted
+    throughput sets it (`follows`), where one does."""
     return [
         {"name": v.name, "value": v.value, "source": v.source, "reference": v.where}
+        | ({"follows": v.follows} if v.follows else {})
         for v in machines.validation.values()
     ]
 
@@ -211,7 +213,11 @@ def with_validation(cal: Mapping[str, Any], machines: Machines) -> dict[str, Any
     if any(known.get(t["name"]) != float(t["value"]) for t in cal["targets"]):
         return out
     listed = {v["name"]: v for v in cal.get("validation") or []}
-    entries = [listed.get(v["name"], v) for v in validation_entries(machines)]
+    # What sets a number is the file's to say, also for a calibration measured before it.
+    entries = [
+        listed.get(v["name"], v) | ({"follows": v["follows"]} if "follows" in v else {})
+        for v in validation_entries(machines)
+    ]
     named = {v["name"] for v in entries}
     out["validation"] = entries + [v for n, v in listed.items() if n not in named]
     return out
@@ -364,14 +370,15 @@ def family_measurements(
 ) -> dict[str, Any] | None:
     """Where a family measured a calibration target's own configuration, at the fitted
     factor (every family point runs with calibration.json's budgets): the family, its point,
-    the mean study-time throughput on the target's side (all request types) and its
-    repetitions; and that setup's best point, the largest mean over the levels of
-    `virtual_clients` (the load the study's maximum was read from). `points` maps each
-    family to its points table. None where no family measured the target's configuration;
-    of several, the one with the most repetitions. Only points that ran under the scale model
-    count: at `scale` (the calibration's s for the target's study) where given, and with a CPU
-    budget for the target's role, where the tables record them (a profile's families may run
-    on real machines while its calibration emulates them)."""
+    the mean study-time throughput on the target's side (all request types), its
+    repetitions and the share of its CPU budget the target's role used (`role_cpu`); and
+    that setup's best point, the largest mean over the levels of `virtual_clients` (the load
+    the study's maximum was read from). `points` maps each family to its points table. None
+    where no family measured the target's configuration; of several, the one with the most
+    repetitions. Only points that ran under the scale model count: at `scale` (the
+    calibration's s for the target's study) where given, and with a CPU budget for the
+    target's role, where the tables record them (a profile's families may run on real
+    machines while its calibration emulates them)."""
     settings = _flat(target["point"])
     budget = f"budgets_cores.{target['role']}"
     setup = {k: v for k, v in settings.items() if k != "virtual_clients"}
@@ -389,10 +396,14 @@ def family_measurements(
         if at.empty:
             continue
         here, best = at.iloc[0], same.loc[same["throughput_study_mean"].idxmax()]
+        cpu = f"cpu_util_{target['role']}_mean"
         found.append(
             {
                 "family": family,
                 "point": str(here["point"]),
+                # The share of its budget the role used there: below saturation the budget
+                # did not bound the point, so the fit did not pin the factor.
+                "role_cpu": float(here[cpu]) if cpu in here.index else math.nan,
                 "value": float(here["throughput_study_mean"]),
                 "repetitions": int(here["repetitions"]),
                 "best_point": str(best["point"]),

@@ -48,6 +48,16 @@ def _load(run_dir: Path, key: str) -> RunTables:
     return tables
 
 
+def averaged_runs(runs: pd.DataFrame) -> pd.DataFrame:
+    """The rows of `runs` (a row per run and side, with `point`, `status` and `stable`) whose
+    runs a point's statistics average: the completed, stable runs, or all completed runs of a
+    point none of whose runs is stable. Every table and model of a point uses these."""
+    ok = runs[runs["status"] == "ok"]
+    if ok.empty:
+        return ok
+    return ok[ok["stable"] | ~ok.groupby("point")["stable"].transform("any")]
+
+
 def build(
     run_keys: list[str], results: Path, settings: dict[str, Any], levels: dict[str, dict]
 ) -> dict[str, pd.DataFrame]:
@@ -78,9 +88,8 @@ def build(
     ok = summary[summary["status"] == "ok"] if not summary.empty else summary
     unstable: set[str] = set()
     if not ok.empty:
-        any_stable = ok.groupby("point")["stable"].transform("any")
-        unstable = set(ok.loc[~any_stable, "point"])
-        ok = ok[ok["stable"] | ~any_stable]
+        unstable = set(ok.loc[~ok.groupby("point")["stable"].transform("any"), "point"])
+        ok = averaged_runs(ok)
     by = ("point", "side", "type", "keys")
     if ok.empty:
         points = pd.DataFrame(columns=list(by))

@@ -66,6 +66,9 @@ class Reference:
     value: float
     source: str
     where: str
+    # The calibration target whose fitted throughput sets this number (a mean response time
+    # at the target's own point, N / X by Little's law): shown, but no check of the model.
+    follows: str | None = None
 
 
 @dataclass(frozen=True)
@@ -223,7 +226,13 @@ def load_machines(path: Path = MACHINES, root: Path = ROOT) -> Machines:
     validation = {}
     for name, v in doc["validation"].items():
         value, where = ref(v["reference"])
-        validation[name] = Reference(name, value, v["source"], where)
+        follows = v.get("follows")
+        if follows is not None and follows not in cal["targets"]:
+            raise ScaleModelError(
+                f"{path}: validation number {name} follows {follows!r}, which is no calibration"
+                f" target (targets: {', '.join(sorted(cal['targets']))})"
+            )
+        validation[name] = Reference(name, value, v["source"], where, follows)
     used = {ref(t["reference"])[1]: n for n, t in cal["targets"].items()}
     both = sorted(r.where for r in validation.values() if r.where in used)
     if both:

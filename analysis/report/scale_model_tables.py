@@ -122,6 +122,9 @@ VALIDATION_FAMILIES = {
     "writes": "write_throughput",
     "multiget": "multiget",
 }
+# The families that hold the 2016 and 2015 study numbers' points (what bounds them).
+SIXTEEN_MAX_FAMILY = "max_throughput_2016"
+FIFTEEN_BASELINE_FAMILY = "mq_db_baseline"
 # reference2016.yaml's max_throughput entries: the number of the 2016 maximum-throughput
 # section (data/2016/max_throughput.json) that prints ours, its digits there, the number that
 # gives its clients and where it was read (Ours.at). The median is ours at the study's
@@ -147,7 +150,9 @@ class Ours:
     where not known); where it was read (`at`): at the study's configuration (`study`), at
     the measured point nearest it where our grid has no point there (`nearest`), or our
     maximum over the clients beside the study's maximum (`maximum`); and the label of the
-    table (or section, `sec:`) that prints it, None where none does."""
+    table (or section, `sec:`) that prints it, None where none does; and what bounds the
+    point it was read at (`bound`: a role whose CPU budget its runs used up, or LINK; None
+    where the point is not known)."""
 
     value: float
     digits: int
@@ -155,6 +160,24 @@ class Ours:
     study_clients: int | None = None
     at: str = "study"
     table: str | None = None
+    bound: str | None = None
+
+
+def bound_of(rows: pd.DataFrame | pd.Series | None) -> str | None:
+    """What bounds a point (its rows of a points table, any side): the role whose CPU budget
+    its runs used up, by scaling.bound_by on the busiest side's mean, else LINK; None
+    without rows or without CPU accounting (nothing then says what bounds it)."""
+    if rows is None or len(rows) == 0:
+        return None
+    frame = rows.to_frame().T if isinstance(rows, pd.Series) else rows
+    uses = {
+        f"{c.removesuffix('_mean')}_point": pd.to_numeric(frame[c], errors="coerce").max()
+        for c in frame.columns
+        if c.startswith("cpu_util_") and c.endswith("_mean")
+    }
+    if not any(math.isfinite(u) for u in uses.values()):
+        return None
+    return bound_by(pd.Series(uses, dtype=float), "point")
 
 
 def _reference(v: Mapping[str, Any]) -> tuple[str, list[str]]:
@@ -252,7 +275,8 @@ def _ours_2018(
         if b is None:
             return None
         return Ours(baseline_maxima.study(b, "throughput"), 0, int(b["clients_total"]),
-                    clients, "maximum", REFERENCE_TABLES["baselines_direct"])  # fmt: skip
+                    clients, "maximum", REFERENCE_TABLES["baselines_direct"],
+                    bound_of(b))  # fmt: skip
     if clients is None:
         return None
     if path[0] == "multiget":
@@ -271,7 +295,8 @@ def _ours_2018(
             return None
         n = int(rows["clients_total"].iloc[0])
         at = "nearest" if moved else "study"
-        return Ours(float(rate.iloc[0]) * size, 0, n, clients, at, REFERENCE_TABLES["multiget"])
+        return Ours(float(rate.iloc[0]) * size, 0, n, clients, at, REFERENCE_TABLES["multiget"],
+                    bound_of(rows))  # fmt: skip
     # Both sides' rows per point for every type together, as the baselines' and the writes'
     # tables read them; the client side holds the study's number.
     pts = table[table["type"] == "all"]
@@ -298,32 +323,46 @@ def _ours_2018(
     else:
         value, digits = baseline_maxima.study(row, "response"), 2
     at = "nearest" if moved else "study"
-    return Ours(value, digits, int(row["clients_total"]), clients, at, shown)
+    return Ours(value, digits, int(row["clients_total"]), clients, at, shown, bound_of(rows))
 
 
-def _ours_2016(path: list[str], sixteen: Mapping[str, str]) -> Ours | None:
-    """Ours for an entry of reference2016.yaml's max_throughput, as its section prints it."""
+def _ours_2016(
+    path: list[str], sixteen: Mapping[str, str], points: pd.DataFrame | None = None
+) -> Ours | None:
+    """Ours for an entry of reference2016.yaml's max_throughput, as its section prints it;
+    `points` the maximum-throughput family's, which say what bounds it."""
     if len(path) != 2 or path[0] != "max_throughput" or path[1] not in SIXTEEN_MAX_NUMBERS:
         return None
     name, digits, clients, at = SIXTEEN_MAX_NUMBERS[path[1]]
     if at == "study" and sixteen.get("SixteenMaxWaitClientsCase") == "nearest":
         at = "nearest"
-    return Ours(_printed(sixteen, name), digits, _count(sixteen.get(clients)),
+    n, workers = _count(sixteen.get(clients)), _count(sixteen.get("SixteenMaxWorkers"))
+    rows = None
+    if points is not None and not points.empty and n is not None and workers is not None:
+        rows = points[(points["clients_total"].astype(int) == n)
+                      & (points["level_workers"].astype(int) == workers)]  # fmt: skip
+    return Ours(_printed(sixteen, name), digits, n,
                 _count(sixteen.get("SixteenOrigMaxClients")), at,
-                REFERENCE_TABLES["max_throughput"])  # fmt: skip
+                REFERENCE_TABLES["max_throughput"], bound_of(rows))  # fmt: skip
 
 
-def _ours_2015(path: list[str], fifteen: Mapping[str, str]) -> Ours | None:
+def _ours_2015(
+    path: list[str], fifteen: Mapping[str, str], points: pd.DataFrame | None = None
+) -> Ours | None:
     """Ours for a maximum of reference2015.yaml's db_baseline (`[db_baseline, max, size,
     throughput]`): our maximum over the clients beside the study's maximum, as the 2015
-    database baseline's numbers (data/2015/baseline.json) print it."""
+    database baseline's numbers (data/2015/baseline.json) print it; `points` the database
+    baseline family's, which say what bounds it."""
     if len(path) != 4 or path[:2] != ["db_baseline", "max"] or path[3] != "throughput":
         return None
     size = path[2]
-    return Ours(_printed(fifteen, name2015("Baseline", "Max", size, "Value")), 0,
-                _count(fifteen.get(name2015("Baseline", "Max", size, "Clients"))),
+    n = _count(fifteen.get(name2015("Baseline", "Max", size, "Clients")))
+    rows = None
+    if points is not None and not points.empty and n is not None:
+        rows = points[(points["clients_total"].astype(int) == n) & (points["level_size"] == size)]
+    return Ours(_printed(fifteen, name2015("Baseline", "Max", size, "Value")), 0, n,
                 _count(fifteen.get(name2015("Baseline", "Seed", size, "Clients"))), "maximum",
-                REFERENCE_TABLES["db_baseline"])  # fmt: skip
+                REFERENCE_TABLES["db_baseline"], bound_of(rows))  # fmt: skip
 
 
 def validation_ours(
@@ -346,23 +385,34 @@ def validation_ours(
         if file == "reference2018.yaml":
             ours = _ours_2018(path, points, reference)
         elif file == "reference2016.yaml":
-            ours = _ours_2016(path, sixteen)
+            ours = _ours_2016(path, sixteen, points.get(SIXTEEN_MAX_FAMILY))
         elif file == "reference2015.yaml":
-            ours = _ours_2015(path, fifteen or {})
+            ours = _ours_2015(path, fifteen or {}, points.get(FIFTEEN_BASELINE_FAMILY))
         if ours is not None and math.isfinite(ours.value):
             out[v["name"]] = ours
     return out
 
 
 def validation_errors(
-    validation: Sequence[Mapping[str, Any]], ours: Mapping[str, Ours]
+    validation: Sequence[Mapping[str, Any]], ours: Mapping[str, Ours], checks: bool = True
 ) -> list[tuple[Mapping[str, Any], float]]:
-    """Each study number with ours and its relative error, ours / study - 1."""
+    """Each study number with ours and its relative error, ours / study - 1; with `checks`
+    only those that check the model (not those a fitted throughput sets: `follows`)."""
     return [
         (v, ours[v["name"]].value / float(v["value"]) - 1)
         for v in validation
-        if v["name"] in ours and float(v["value"]) != 0
+        if v["name"] in ours and float(v["value"]) != 0 and not (checks and v.get("follows"))
     ]
+
+
+FOLLOWS = "follows"  # the validation table's block of numbers a fitted throughput sets
+
+
+def _block(v: Mapping[str, Any], mine: Ours | None) -> str | None:
+    """The validation table's block of a study number: FOLLOWS, else what bounds ours."""
+    if v.get("follows"):
+        return FOLLOWS
+    return None if mine is None else mine.bound
 
 
 def _where(table: str | None) -> str:
@@ -387,26 +437,86 @@ def validation_table(cal: dict[str, Any] | None, ours: Mapping[str, Ours] | None
     if cal is None:
         return "\\emph{No scale model in this profile: no study numbers to validate it.}\n"
     ours = ours or {}
-    errors = {v["name"]: e for v, e in validation_errors(cal["validation"], ours)}
+    errors = {v["name"]: e for v, e in validation_errors(cal["validation"], ours, checks=False)}
     lines = [
         r"\begin{tabular}{@{}>{\raggedright\arraybackslash}p{0.30\linewidth}lrrlrrl@{}}",
         r"\toprule",
         r"Study number & Source & Study & Ours & Unit & Clients & Error & Ours in \\",
         r"\midrule",
     ]
+    blocks: dict[str | None, list[Mapping[str, Any]]] = {}
     for v in cal["validation"]:
-        path = _reference(v)[1]
         mine = ours.get(v["name"])
-        table = mine.table if mine is not None else REFERENCE_TABLES.get(path[0] if path else "")
-        lines.append(
-            f"{escape(fw.reference_words(path) if path else v['name'])} & {escape(v['source'])}"
-            f" & {_f(v['value'], 0 if float(v['value']).is_integer() else 2)}"
-            f" & {'--' if mine is None else _f(mine.value, mine.digits)}"
-            f" & {fw.reference_unit(path)} & {_clients(mine)}"
-            f" & {_percent(errors.get(v['name']), 1)} & {_where(table)} \\\\"
-        )
+        blocks.setdefault(_block(v, mine), []).append(v)
+    for i, bound in enumerate(sorted(blocks, key=_bound_order)):
+        if i:
+            lines.append(r"\addlinespace")
+        lines.append(rf"\multicolumn{{8}}{{@{{}}l}}{{\emph{{{_bound_heading(bound)}}}}} \\")
+        for v in blocks[bound]:
+            path = _reference(v)[1]
+            mine = ours.get(v["name"])
+            table = REFERENCE_TABLES.get(path[0] if path else "") if mine is None else mine.table
+            lines.append(
+                f"{escape(fw.reference_words(path) if path else v['name'])}"
+                f" & {escape(v['source'])}"
+                f" & {_f(v['value'], 0 if float(v['value']).is_integer() else 2)}"
+                f" & {'--' if mine is None else _f(mine.value, mine.digits)}"
+                f" & {fw.reference_unit(path)} & {_clients(mine)}"
+                f" & {_percent(errors.get(v['name']), 1)} & {_where(table)} \\\\"
+            )
     lines += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(lines) + "\n"
+
+
+def _bound_order(bound: str | None) -> tuple[int, str]:
+    """The table's blocks: link-bound points first, then each role's CPU, then the numbers
+    a fitted throughput sets, unknown last."""
+    rank = {LINK: 0, FOLLOWS: 2, None: 3}
+    return (rank.get(bound, 1), bound or "")
+
+
+def _bound_heading(bound: str | None) -> str:
+    if bound == LINK:
+        return "Bounded by a link (no CPU budget used up)"
+    if bound == FOLLOWS:
+        return "Set by a fitted throughput (N / X at the target's point): shown, not counted"
+    if bound is None:
+        return "Not measured here, or what bounds it not known"
+    return f"Bounded by the {bound}'s CPU budget"
+
+
+def _bound_words(bound: str | None) -> str:
+    return "link-bound" if bound == LINK else f"{bound}-CPU-bound"
+
+
+def bound_sentence(cal: dict[str, Any] | None, ours: Mapping[str, Ours] | None) -> str:
+    """The text's sentence on the validation errors by what bounds each point (the table's
+    blocks): a link-bound number checks the links and delays, a CPU-bound one the fitted
+    budgets; `--` without a calibration or where nothing bounds a measured number known."""
+    if cal is None or ours is None:
+        return "--"
+    by: dict[str, list[float]] = {}
+    for v, e in validation_errors(cal["validation"], ours):
+        bound = ours[v["name"]].bound
+        if bound is not None:
+            by.setdefault(bound, []).append(e)
+    if not by:
+        return "--"
+    tolerance = f"{100 * VALIDATION_TOLERANCE:.0f}\\,\\%"
+    parts = []
+    for bound in sorted(by, key=_bound_order):
+        errors = by[bound]
+        within = sum(abs(e) <= VALIDATION_TOLERANCE for e in errors)
+        spread = (
+            _percent(errors[0], 1)
+            if len(errors) == 1
+            else f"{_percent(min(errors), 1)} to {_percent(max(errors), 1)}"
+        )
+        parts.append(
+            f"{within} of the {len(errors)} {_bound_words(bound)} numbers lie within"
+            f" {tolerance} ({spread})"
+        )
+    return f"By what bounds each point: {listed(parts)}."
 
 
 def validation_sentence(cal: dict[str, Any] | None, ours: Mapping[str, Ours] | None) -> str:
@@ -415,7 +525,7 @@ def validation_sentence(cal: dict[str, Any] | None, ours: Mapping[str, Ours] | N
     if cal is None or ours is None:
         return "--"
     errors = validation_errors(cal["validation"], ours)
-    total = len(cal["validation"])
+    total = sum(not v.get("follows") for v in cal["validation"])
     if not errors:
         return "None of them has a measurement of ours in this profile."
     within = sum(abs(e) <= VALIDATION_TOLERANCE for _, e in errors)
@@ -426,7 +536,7 @@ def validation_sentence(cal: dict[str, Any] | None, ours: Mapping[str, Ours] | N
     if len(errors) == 1:
         return (
             f"{measured} with a measurement of ours, {within} lies within {tolerance} of the"
-            f" study's number: its error is {_percent(errors[0][1], 1)}."
+            f" study's number: its error is {_percent(errors[0][1], 1)}.{_followed(cal)}"
         )
     low, high = min(e for _, e in errors), max(e for _, e in errors)
     worst = sorted(errors, key=lambda ve: -abs(ve[1]))[:VALIDATION_WORST]
@@ -439,7 +549,19 @@ def validation_sentence(cal: dict[str, Any] | None, ours: Mapping[str, Ours] | N
     return (
         f"{measured} with a measurement of ours, {within} lie within {tolerance} of the study's"
         f" number; the errors range from {_percent(low, 1)} to {_percent(high, 1)}, the largest"
-        f" being {named}."
+        f" being {named}.{_followed(cal)}"
+    )
+
+
+def _followed(cal: Mapping[str, Any]) -> str:
+    """The clause on the numbers a fitted throughput sets, left out of the counts."""
+    n = sum(bool(v.get("follows")) for v in cal["validation"])
+    if n == 0:
+        return ""
+    what = "number" if n == 1 else "numbers"
+    return (
+        f" Not counted: the {n} {what} a fitted throughput sets (a mean response time at the"
+        f" target's own point, which Little's law gives as N / X)."
     )
 
 
@@ -735,6 +857,7 @@ def numbers(
     out["ScaleCalibrationCase"] = "none"
     out["ScaleRefitCase"] = "none"
     out["ScaleValidationErrors"] = validation_sentence(cal, ours)
+    out["ScaleValidationBounds"] = bound_sentence(cal, ours)
     if cal is not None:
         out["ScaleCalibrationFactor"] = f"{cal['scale']:g}"
         for study, factors in cal["speed_factors"].items():
@@ -788,6 +911,12 @@ def _beyond(row: Mapping[str, Any]) -> str:
     return f"{100 * row['extrapolation']:.0f}\\,\\% {side} the speeds measured"
 
 
+def _cpu(family: Mapping[str, Any] | None) -> str:
+    """The share of its budget the target's role used at the family point."""
+    use = math.nan if family is None else float(family.get("role_cpu", math.nan))
+    return "--" if not math.isfinite(use) else f"{100 * use:.0f}\\,\\%"
+
+
 def fit_check_table(rows: list[dict[str, Any]] | None) -> str:
     """The fits at their factors (analysis.calibration.fit_validation): per target the study's
     value, the fitted factor and the speeds its runs measured, the fit's prediction at the
@@ -796,10 +925,10 @@ def fit_check_table(rows: list[dict[str, Any]] | None) -> str:
     if rows is None:
         return "\\emph{No scale model in this profile: no fit to check.}\n"
     lines = [
-        r"\begin{tabular}{@{}p{0.2\linewidth}rrlrp{0.22\linewidth}rrr@{}}",
+        r"\begin{tabular}{@{}p{0.2\linewidth}rrlrp{0.22\linewidth}rrrr@{}}",
         r"\toprule",
         r"Target (role; designs) & Study & Factor & Speeds & Fit at factor & Family point"
-        r" & Ours & Error & Best load \\",
+        r" & Ours & Role CPU & Error & Best load \\",
         r"\midrule",
     ]
     for row in rows:
@@ -823,8 +952,8 @@ def fit_check_table(rows: list[dict[str, Any]] | None) -> str:
             f"{escape(fw.words(row['name'], fw.TARGET_WORDS))} ({row['role']};"
             f" {', '.join(row['studies'])}) & {_f(row['value'])} & {factor}"
             f" & {_speeds(row['speeds'])} & {_f(row['prediction'])} & {{\\footnotesize {here}}}"
-            f" & {'--' if family is None else _f(family['value'])} & {_percent(row['error'])}"
-            f" & {best} \\\\"
+            f" & {'--' if family is None else _f(family['value'])} & {_cpu(family)}"
+            f" & {_percent(row['error'])} & {best} \\\\"
         )
     lines += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(lines) + "\n"
@@ -1011,14 +1140,16 @@ def fit_check_numbers(
 ) -> dict[str, str]:
     """The text's macros of the fits' check and their repeatability: the family's error at
     each target's configuration (`ScaleFitErrors`), the largest in size and its target, the
-    extrapolated factors (`ScaleFitExtrapolated`, case `some` or `none`), and the session
+    extrapolated factors (`ScaleFitExtrapolated`, case `some` or `none`), the least share of
+    its budget a target's role used at its own point (`ScaleFitLeastCpu`) and the targets
+    whose role's budget did not bound it (`ScaleFitUnpinned`), and the session
     variation per study and role (`ScaleSessionVariation`, its largest) and the most sessions
     any target was calibrated in (`ScaleSessions`: one more than its refits)."""
     out = {"ScaleFitCase": "none", "ScaleFitExtrapolatedCase": "none",
            "ScaleSessionCase": "none", "ScaleSessions": "1"}  # fmt: skip
     for name in ("FitErrors", "FitWorstPercent", "FitWorstTarget", "FitBestLoads",
                  "FitExtrapolated", "SessionVariation", "SessionWorstPercent",
-                 "SessionWorst"):  # fmt: skip
+                 "SessionWorst", "FitUnpinned", "FitLeastCpu"):  # fmt: skip
         out[f"Scale{name}"] = "--"
     if rows:
         measured = [r for r in rows if r["error"] is not None]
@@ -1033,6 +1164,15 @@ def fit_check_numbers(
         out["ScaleFitBestLoads"] = (
             "; ".join(f"{name(r)} {_percent(r['best_error'])}" for r in measured) or "--"
         )
+        # A fit pins its factor only where the role's budget bounds the target's own point.
+        cpu = [(r, float(r["family"].get("role_cpu", math.nan))) for r in measured]
+        cpu = [(r, u) for r, u in cpu if math.isfinite(u)]
+        if cpu:
+            out["ScaleFitLeastCpu"] = f"{100 * min(u for _, u in cpu):.0f}"
+            out["ScaleFitUnpinned"] = "; ".join(
+                f"{name(r)} ({r['role']} CPU {100 * u:.0f}\\,\\%)"
+                for r, u in cpu if u < SATURATED
+            ) or "--"  # fmt: skip
         if measured:
             worst = max(measured, key=lambda r: abs(r["error"]))
             out["ScaleFitWorstPercent"] = f"{100 * abs(worst['error']):.0f}"

@@ -520,11 +520,11 @@ def test_the_check_at_three_scales_names_where_the_model_fails() -> None:
     assert agreeing["ScaleCheckOutcomeCase"] == "holds" and agreeing["ScaleCheckFailed"] == "--"
 
 
-def _validated_row(error: float | None, extrapolated: bool) -> dict[str, Any]:
+def _validated_row(error: float | None, extrapolated: bool, cpu: float = 0.94) -> dict[str, Any]:
     family = None if error is None else {
         "family": "mq_db_baseline", "point": "size=small,clients=80",
         "value": 1950.0 * (1 + error), "repetitions": 3, "best_point": "size=small,clients=20",
-        "best_value": 2433.0,
+        "best_value": 2433.0, "role_cpu": cpu,
     }  # fmt: skip
     return {
         "name": "database_baseline_2015", "role": "server", "studies": ["2015"],
@@ -545,10 +545,14 @@ def test_the_fits_table_and_its_macros() -> None:
     )
     family = (
         r"2015 database baseline:\newline small, 80 clients}"
-        r" & 1{,}632 & $-$16\,\% & 2{,}433"
+        r" & 1{,}632 & 94\,\% & $-$16\,\% & 2{,}433"
     )
     assert family + r" (+25\,\%)" in tex
     macros = scale_model.fit_check_numbers(rows, None)
+    # Its role used 94 % of its budget at the target's point: the budget bounds it there.
+    assert macros["ScaleFitLeastCpu"] == "94" and macros["ScaleFitUnpinned"] == "--"
+    idle = scale_model.fit_check_numbers([_validated_row(-0.163, True, cpu=0.83)], None)
+    assert idle["ScaleFitUnpinned"] == r"database baseline 2015 (server CPU 83\,\%)"
     assert macros["ScaleFitCase"] == "measured"
     assert macros["ScaleFitErrors"] == r"database baseline 2015 $-$16\,\%"
     assert macros["ScaleFitWorstPercent"] == "16"
@@ -617,3 +621,51 @@ def test_the_sessions_variation_table_and_macros() -> None:
     assert macros["ScaleSessionVariation"] == ("2016 server 13.2\\,\\%; 2018 server 13.2\\,\\%")
     assert macros["ScaleSessionWorst"] == "the 2016 server"
     assert "One measurement session" in scale_model.variation_table({"refits": []})
+
+
+def test_the_validation_table_groups_numbers_by_what_bounds_ours() -> None:
+    validation = [
+        {"name": "link", "source": "seed 004", "value": 1000.0,
+         "reference": "reference2018.yaml:baselines_direct.two_servers.read-only"},
+        {"name": "cpu", "source": "seed 004", "value": 1000.0,
+         "reference": "reference2018.yaml:writes.8.client_x"},
+        {"name": "cpu2", "source": "seed 004", "value": 1000.0,
+         "reference": "reference2018.yaml:writes.16.client_x"},
+        {"name": "law", "source": "seed 004", "value": 10.0, "follows": "plateau",
+         "reference": "reference2018.yaml:baselines_middleware.one_middleware.write-only.client_r"},
+    ]  # fmt: skip
+    ours = {
+        "link": scale_model.Ours(1010.0, 0, 8, 8, "maximum", None, "link"),
+        "cpu": scale_model.Ours(1300.0, 0, 48, 48, "study", None, "server"),
+        "cpu2": scale_model.Ours(950.0, 0, 96, 96, "study", None, "server"),
+        "law": scale_model.Ours(9.0, 2, 192, 192, "study", None, "middleware"),
+    }
+    cal = {"validation": validation}
+    tex = scale_model.validation_table(cal, ours)
+    link = tex.index("Bounded by a link")
+    cpu = tex.index("Bounded by the server's CPU budget")
+    law = tex.index("Set by a fitted throughput")
+    # Link-bound first, then the CPU-bound, then what a fitted throughput sets, each under
+    # its heading with its rows.
+    assert link < tex.index("two servers, read-only") < cpu < tex.index("8 workers") < law
+    assert law < tex.index("one middleware, write-only")
+    # The counts leave out the number a fitted throughput sets, and are split by bound.
+    sentence = scale_model.validation_sentence(cal, ours)
+    assert sentence.startswith("Of the 3 with a measurement of ours, 2 lie within")
+    assert "Not counted: the 1 number a fitted throughput sets" in sentence
+    bounds = scale_model.bound_sentence(cal, ours)
+    assert "1 of the 1 link-bound numbers lie within 10\\,\\% (+1.0\\,\\%)" in bounds
+    assert "1 of the 2 server-CPU-bound numbers lie within" in bounds
+    assert "$-$5.0\\,\\% to +30.0\\,\\%" in bounds
+
+
+def test_what_bounds_a_point_comes_from_its_runs_cpu() -> None:
+    rows = pd.DataFrame(
+        [{"side": "client", "cpu_util_server_mean": 0.97, "cpu_util_middleware_mean": 0.5},
+         {"side": "middleware", "cpu_util_server_mean": 0.97, "cpu_util_middleware_mean": 0.5}]
+    )  # fmt: skip
+    assert scale_model.bound_of(rows) == "server"
+    assert scale_model.bound_of(rows.assign(cpu_util_server_mean=0.6)) == "link"
+    # Without CPU accounting nothing says what bounds it.
+    assert scale_model.bound_of(rows.assign(cpu_util_server_mean=float("nan"),
+                                            cpu_util_middleware_mean=float("nan"))) is None

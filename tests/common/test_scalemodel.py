@@ -194,3 +194,16 @@ def test_unknown_machine_type_and_bad_reference_are_named(tmp_path: Path) -> Non
 
     with pytest.raises(ScaleModelError, match="vcpus"):
         load_machines(_machines_copy(tmp_path, no_vcpus))
+
+
+def test_a_validation_number_follows_only_a_calibration_target(tmp_path: Path) -> None:
+    # The Table 5 response time at the fitted plateau is N / X of that target.
+    assert MACHINES.validation["one_middleware_write_response"].follows == (
+        "middleware_write_plateau"
+    )
+
+    def edit(doc: dict) -> None:
+        doc["validation"]["one_middleware_write_response"]["follows"] = "no_such_target"
+
+    with pytest.raises(ScaleModelError, match="follows 'no_such_target', which is no"):
+        load_machines(_machines_copy(tmp_path, edit))

@@ -16,7 +16,7 @@ from analysis import (
 )
 from analysis.report import figures as fg
 from analysis.scaling import in_study_time
-from analysis.studies.s2016.times import ok_runs
+from analysis.studies.s2016.times import averaged_runs
 
 CONFIG = ["servers", "level_replication", "level_writes"]
 DESIGNS = ("2016", "2018")
@@ -257,7 +257,7 @@ def report(
     `figure_path`."""
     # Throughputs and times in the study's time, each row by its runs' scale.
     points = in_study_time(raw_points)
-    ok = ok_runs(runs)
+    ok = averaged_runs(runs)
     cmp = comparison(points, pool_table, ok)
     figure(cmp, figure_path)
     w = wide(cmp)

@@ -36,7 +36,7 @@ from analysis.studies.s2016.tables import (
     point_statistics,
     read_only_points,
 )
-from analysis.studies.s2016.times import get_part_times, ok_runs
+from analysis.studies.s2016.times import averaged_runs, get_part_times
 
 TABLES = ("points", "windows", "histograms", "runs", "pools", "pool_requests")
 FIGURES = ("throughput", "percentiles", "breakdown", "gamma", "sides")
@@ -209,7 +209,7 @@ def report(tables: Mapping[str, pd.DataFrame], ref: Mapping, figures: Mapping[st
 
     mw = points[(points["side"] == "middleware") & (points[WORKERS] == chosen["workers"])]
     max_figures.breakdown_figure(mw, figures["breakdown"])
-    ok = ok_runs(tables["runs"])
+    ok = averaged_runs(tables["runs"])
     # The original's Figures 1 and 2 on our runs: the chosen point's distributions with
     # fitted gammas, and both sides' response times at the chosen pool size.
     hists, widths = gamma.point_histograms(hist, windows, ok, chosen["point"])

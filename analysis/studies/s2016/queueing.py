@@ -38,7 +38,7 @@ from analysis.studies.s2016.tables import (
     in_get_windows,
     read_only_points,
 )
-from analysis.studies.s2016.times import ok_runs
+from analysis.studies.s2016.times import averaged_runs
 
 CURVE_POINTS = 25  # populations at which the MVA curves are drawn
 BUSY_PERIODS = 200_000  # simulated busy periods of the seed's M/M/1 (about a second)
@@ -192,7 +192,7 @@ def open_at(
 ) -> OpenAt:
     """The open models fitted as at the maximum-throughput point (μ of the M/M/1 the
     family's highest window) at another `point` of the family."""
-    ok = ok_runs(d["runs"])
+    ok = averaged_runs(d["runs"])
     windows = d["windows"]
     at = windows[windows["point"] == point]
     mw = at[(at["side"] == "middleware") & (at["type"] != "all")]
@@ -211,7 +211,7 @@ def open_at(
 def open_models(d: Frames, seed: dict) -> Part:
     """M/M/1 and M/M/m at the maximum-throughput configuration of the read-only family
     (`d`: its tables through `timed_reads`) beside seed 001's M/M/1 (`seed`)."""
-    ok = ok_runs(d["runs"])
+    ok = averaged_runs(d["runs"])
     points, windows = d["points"], d["windows"]
     client = points[(points["side"] == "client") & (points["type"] == "all")]
     chosen = choose_max(client.rename(columns={WORKERS: "workers"}), MAX_TOLERANCE)
@@ -427,7 +427,7 @@ def _idle(model: Mapping[str, float], measured: Mapping[str, float]) -> vd.Check
 def mmm_per_servers(d: Frames) -> dict[int, tuple[dict, dict]]:
     """Per number of servers of the replication family without replication: the M/M/m's
     inputs and solution (model) and the measured counterparts."""
-    ok = ok_runs(d["runs"])
+    ok = averaged_runs(d["runs"])
     points, windows = d["points"], d["windows"]
     mine = points[(points["level_replication"] == "none") & (points["side"] == "middleware")]
     ours: dict[int, tuple[dict, dict]] = {}
@@ -682,7 +682,7 @@ def mva_models(d: Frames) -> tuple[list[MVACurve], Part, dict[int, Lightest]]:
     lightest load of each pool size: curves to draw, the table of predicted against
     measured throughput, response time and read-pool busy fraction, and per pool size the
     MVA's validity (judged at its lightest load)."""
-    ok = ok_runs(d["runs"])
+    ok = averaged_runs(d["runs"])
     pts = d["points"][d["points"]["type"] == "all"]
     curves, rows, errs, bottlenecks = [], [], [], set()
     lightest: dict[int, Lightest] = {}
@@ -826,7 +826,7 @@ def mva_seed(d: Frames, seed: dict, lightest: Mapping[int, Lightest] | None = No
     pool size nearest the point's (`lightest`): memcached's own service time (at the point,
     under load, the server time also holds memcached's queue, which the network computes
     itself) and the MVA's lightest-load error for its validity."""
-    ok = ok_runs(d["runs"])
+    ok = averaged_runs(d["runs"])
     pts = d["points"]
     client = pts[(pts["side"] == "client") & (pts["level_replication"] == "none")]
     model: dict[str, float] = {}

@@ -16,7 +16,7 @@ from analysis.report import figures as fg
 from analysis.studies.s2016.formats import bounds, design_numbers
 from analysis.studies.s2016.macros import Report
 from analysis.studies.s2016.study_time import family_tables
-from analysis.studies.s2016.times import grid_tabular, ok_runs, point_times
+from analysis.studies.s2016.times import averaged_runs, grid_tabular, point_times
 from analysis.validate import set_share
 
 # The raw tables report() reads, by their rule input names.
@@ -68,7 +68,7 @@ def times_tables(
     """Per request type, a tabular of queue and server time percentiles per replication
     level and servers, with the original's queue-time medians (Tables 2 and 3)."""
     info = points.drop_duplicates("point")[["point", "servers", "level_replication"]]
-    ok = ok_runs(runs)
+    ok = averaged_runs(runs)
     cells: dict = {}
     for metric in ("queue", "server"):
         t = point_times(pool_requests, ok, metric).merge(info, on="point")
@@ -109,7 +109,7 @@ def set_queue_numbers(
     (its Table 2), and how much of its CPU budget our middleware used meanwhile, each range
     as its `Low` and `High`. `SixteenReplSetQueueCase`: `timed`, or `untimed` where no set
     was timed; `SixteenReplCpuCase`: `known`, or `unknown` where no run accounted CPU."""
-    t = point_times(pool_requests, ok_runs(runs), "queue")
+    t = point_times(pool_requests, averaged_runs(runs), "queue")
     ours = t.loc[t["type"] == "set", "p50"].astype(float) / 1e3
     orig = ref["replication_queue_median_ms"]["set"]
     theirs = pd.Series([float(v) for row in orig["values"].values() for v in row.values()])

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import pandas as pd
 
-from analysis import pools
+from analysis import family, pools
 from analysis.report import figures as fg
 
 QS = ("p50", "p90")
@@ -17,7 +17,7 @@ QS = ("p50", "p90")
 
 def point_times(
     pool_requests: pd.DataFrame,
-    ok_runs: Iterable[str],
+    averaged_runs: Iterable[str],
     metric: str,
     by: Sequence[str] = ("type",),
     kinds: Sequence[str] | None = None,
@@ -25,7 +25,7 @@ def point_times(
     """Per point × `by`: the parts' `metric` time (queue, server or response) of each run
     (count-weighted over windows and pools), averaged over the point's ok runs: `mean`,
     `p50`, `p90`, `p99` (µs) and `repetitions`."""
-    r = pool_requests[pool_requests["run"].isin(set(ok_runs))]
+    r = pool_requests[pool_requests["run"].isin(set(averaged_runs))]
     per_run = pools.part_times(r, metric, by, kinds)
     columns = ["point", *by, "repetitions", "mean", *pools.QUANTILES]
     if per_run.empty:
@@ -53,9 +53,10 @@ def get_part_times(pool_requests: pd.DataFrame, ok: set[str], point: str) -> dic
     return part
 
 
-def ok_runs(runs: pd.DataFrame) -> set[str]:
-    """Runs whose status is ok (a family's runs table has a row per run and side)."""
-    return set(runs.loc[runs["status"] == "ok", "run"]) if len(runs) else set()
+def averaged_runs(runs: pd.DataFrame) -> set[str]:
+    """The runs a point's statistics average (analysis.family.averaged_runs), so a model or
+    table of a point uses the runs its throughput and times come from."""
+    return set(family.averaged_runs(runs)["run"]) if len(runs) else set()
 
 
 Key = tuple[str, str, str]  # (block, row, column) level names

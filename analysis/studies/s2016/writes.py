@@ -18,7 +18,7 @@ from analysis.studies.s2016.formats import design_numbers
 from analysis.studies.s2016.macros import Report
 from analysis.studies.s2016.study_time import family_tables
 from analysis.studies.s2016.tables import relative_change
-from analysis.studies.s2016.times import grid_tabular, ok_runs, point_times
+from analysis.studies.s2016.times import averaged_runs, grid_tabular, point_times
 from analysis.validate import set_share
 
 # The raw tables report() reads, by their rule input names.
@@ -112,7 +112,7 @@ def times_tables(
     info = points.drop_duplicates("point")[
         ["point", "servers", "level_replication", "level_writes"]
     ]
-    ok = ok_runs(runs)
+    ok = averaged_runs(runs)
     cells: dict = {}
     for metric in METRIC:
         t = point_times(pool_requests, ok, metric).merge(info, on="point")

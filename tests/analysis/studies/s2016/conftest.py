@@ -149,7 +149,10 @@ def max_tables() -> dict[str, pd.DataFrame]:
                 "response_us_var": 0.0,
             }
         )
-    runs = pd.DataFrame({"run": [run_name(t, c) for t, c in RAW_X], "status": "ok"})
+    names = [run_name(t, c) for t, c in RAW_X]
+    runs = pd.DataFrame(
+        {"run": names, "point": [n.split("/")[1] for n in names], "status": "ok", "stable": True}
+    )
     return {
         "points": max_points(),
         "windows": pd.DataFrame(windows),

@@ -54,7 +54,10 @@ def pool_table() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-RUNS = pd.DataFrame({"run": ["d/d2016/rep1", "d/d2018/rep1"], "status": "ok"})
+RUNS = pd.DataFrame(
+    {"run": ["d/d2016/rep1", "d/d2018/rep1"], "point": ["d2016", "d2018"], "status": "ok",
+     "stable": True}
+)
 MIDDLEWARES = pd.DataFrame(
     {
         "run": ["d/d2016/rep1", "d/d2018/rep1", "d/x/rep1"],

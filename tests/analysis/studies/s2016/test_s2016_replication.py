@@ -87,7 +87,10 @@ def pool_requests() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-RUNS = pd.DataFrame({"run": ["r/s3-none/rep1", "r/s3-full/rep1"], "status": "ok"})
+RUNS = pd.DataFrame(
+    {"run": ["r/s3-none/rep1", "r/s3-full/rep1"], "point": ["s3-none", "s3-full"],
+     "status": "ok", "stable": True}
+)
 
 
 def study() -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -171,7 +171,9 @@ def requests_and_runs(p: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         [
             {
                 "run": f"w/{pt}/rep1",
+                "point": pt,
                 "status": "ok",
+                "stable": True,
                 "side": "client",
                 "type": kind,
                 "count": count,
