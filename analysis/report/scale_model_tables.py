@@ -477,7 +477,7 @@ def _bound_order(bound: str | None) -> tuple[int, str]:
 
 def _bound_heading(bound: str | None) -> str:
     if bound == LINK:
-        return "Bounded by a link (no CPU budget used up)"
+        return "No CPU budget used up: bounded by a link, or by the clients and delays"
     if bound == FOLLOWS:
         return "Set by a fitted throughput (N / X at the target's point): shown, not counted"
     if bound is None:
@@ -486,7 +486,7 @@ def _bound_heading(bound: str | None) -> str:
 
 
 def _bound_words(bound: str | None) -> str:
-    return "link-bound" if bound == LINK else f"{bound}-CPU-bound"
+    return "budget-free" if bound == LINK else f"{bound}-CPU-bound"
 
 
 def bound_sentence(cal: dict[str, Any] | None, ours: Mapping[str, Ours] | None) -> str:
@@ -507,16 +507,21 @@ def bound_sentence(cal: dict[str, Any] | None, ours: Mapping[str, Ours] | None) 
     for bound in sorted(by, key=_bound_order):
         errors = by[bound]
         within = sum(abs(e) <= VALIDATION_TOLERANCE for e in errors)
-        spread = (
-            _percent(errors[0], 1)
-            if len(errors) == 1
-            else f"{_percent(min(errors), 1)} to {_percent(max(errors), 1)}"
-        )
+        if len(errors) == 1:
+            side = "within" if within else "outside"
+            parts.append(
+                f"the one {_bound_words(bound)} number lies {side} {tolerance}"
+                f" ({_percent(errors[0], 1)})"
+            )
+            continue
         parts.append(
             f"{within} of the {len(errors)} {_bound_words(bound)} numbers lie within"
-            f" {tolerance} ({spread})"
+            f" {tolerance} ({_percent(min(errors), 1)} to {_percent(max(errors), 1)})"
         )
-    return f"By what bounds each point: {listed(parts)}."
+    return f"By what bounds each point ({FREE_WORDS}): {listed(parts)}."
+
+
+FREE_WORDS = "budget-free: no CPU budget used up, so a link or the clients and delays bound it"
 
 
 def validation_sentence(cal: dict[str, Any] | None, ours: Mapping[str, Ours] | None) -> str:

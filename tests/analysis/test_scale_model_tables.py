@@ -642,7 +642,7 @@ def test_the_validation_table_groups_numbers_by_what_bounds_ours() -> None:
     }
     cal = {"validation": validation}
     tex = scale_model.validation_table(cal, ours)
-    link = tex.index("Bounded by a link")
+    link = tex.index("No CPU budget used up")
     cpu = tex.index("Bounded by the server's CPU budget")
     law = tex.index("Set by a fitted throughput")
     # Link-bound first, then the CPU-bound, then what a fitted throughput sets, each under
@@ -654,7 +654,7 @@ def test_the_validation_table_groups_numbers_by_what_bounds_ours() -> None:
     assert sentence.startswith("Of the 3 with a measurement of ours, 2 lie within")
     assert "Not counted: the 1 number a fitted throughput sets" in sentence
     bounds = scale_model.bound_sentence(cal, ours)
-    assert "1 of the 1 link-bound numbers lie within 10\\,\\% (+1.0\\,\\%)" in bounds
+    assert "the one budget-free number lies within 10\\,\\% (+1.0\\,\\%)" in bounds
     assert "1 of the 2 server-CPU-bound numbers lie within" in bounds
     assert "$-$5.0\\,\\% to +30.0\\,\\%" in bounds
 

@@ -194,11 +194,11 @@ def open_at(
     family's highest window) at another `point` of the family."""
     ok = averaged_runs(d["runs"])
     windows = d["windows"]
-    at = windows[windows["point"] == point]
+    at = of_point(windows, point, ok)
     mw = at[(at["side"] == "middleware") & (at["type"] != "all")]
     lam = estimate.arrival_rate(mw)
     requests = of_point(d["pool_requests"], point, ok)
-    meas = mmm2016.measured(at, requests, stable_queue(d["queue"], windows, point), lam)
+    meas = mmm2016.measured(at, requests, stable_queue(d["queue"], at, point), lam)
     r1 = r2 = math.nan
     with contextlib.suppress(queueing.UnstableQueueError):
         r1 = queueing.mm1(lam, mu1).mean_response_time
@@ -217,15 +217,16 @@ def open_models(d: Frames, seed: dict) -> Part:
     chosen = choose_max(client.rename(columns={WORKERS: "workers"}), MAX_TOLERANCE)
     point = chosen["point"]
     mw_win = windows[(windows["side"] == "middleware") & (windows["type"] != "all")]
-    lam = estimate.arrival_rate(mw_win[mw_win["point"] == point])
+    # λ from the runs the point's throughput averages, so both sides give the same load.
+    lam = estimate.arrival_rate(of_point(mw_win, point, ok))
     mu1 = estimate.service_rate_max_window(mw_win)
-    at = windows[windows["point"] == point]
+    at = of_point(windows, point, ok)
     requests = of_point(d["pool_requests"], point, ok)
     inputs = mmm2016.inputs(
         at, requests, int(chosen["servers"]), int(chosen["workers"]), int(chosen["middlewares"])
     )
-    measured = mmm2016.measured(at, requests, stable_queue(d["queue"], windows, point), lam)
-    pct = run_percentiles(d["histograms"][d["histograms"]["point"] == point], windows, (0.5, 0.95))
+    measured = mmm2016.measured(at, requests, stable_queue(d["queue"], at, point), lam)
+    pct = run_percentiles(of_point(d["histograms"], point, ok), windows, (0.5, 0.95))
     measured.update(
         arrival_rate=lam,
         response_time_q50=float(pct["p50"].mean()) / 1e6 if len(pct) else math.nan,
@@ -433,7 +434,7 @@ def mmm_per_servers(d: Frames) -> dict[int, tuple[dict, dict]]:
     ours: dict[int, tuple[dict, dict]] = {}
     for _, p in mine.drop_duplicates("point").iterrows():
         s, point = int(p["servers"]), p["point"]
-        w = windows[windows["point"] == point]
+        w = of_point(windows, point, ok)
         req = of_point(d["pool_requests"], point, ok)
         try:
             i = mmm2016.inputs(w, req, s, int(p[WORKERS]), int(p["middlewares"]))
@@ -443,7 +444,7 @@ def mmm_per_servers(d: Frames) -> dict[int, tuple[dict, dict]]:
                        "service_rate": i.service_rate}  # fmt: skip
         with contextlib.suppress(queueing.UnstableQueueError):  # the table shows dashes
             model.update(mmm2016.flat(mmm2016.solve(i)))
-        meas = mmm2016.measured(w, req, stable_queue(d["queue"], windows, point), i.arrival_rate)
+        meas = mmm2016.measured(w, req, stable_queue(d["queue"], w, point), i.arrival_rate)
         meas.update(servers=i.servers, arrival_rate=i.arrival_rate, point=point)
         # The family runs each S at one client count, so that point is its lightest load.
         threads = read_threads(d["pools"], point, ok)
