@@ -1168,6 +1168,11 @@ def load_catalogue(path: str | Path) -> dict[str, Any]:
             raise FindingsError(f"{path}: finding {f['id']}: a `beyond` rule needs a threshold")
         if rule["kind"] == "within" and "tolerance" not in rule:
             raise FindingsError(f"{path}: finding {f['id']}: a `within` rule needs a tolerance")
+        if rule["kind"] in ("beyond", "within") and not str(rule.get("why", "")).strip():
+            raise FindingsError(
+                f"{path}: finding {f['id']}: a `{rule['kind']}` rule needs a `why`: which"
+                " words of the study its threshold reads, and how"
+            )
         if not isinstance(f.get("study_value", 0.0), (int, float)):
             raise FindingsError(f"{path}: finding {f['id']}: `study_value` must be a number")
         if "construction" in f:
@@ -1426,7 +1431,11 @@ def evaluate(
     points = {f: t["points"] for f, t in data.families.items() if "points" in t}
     for f in catalogue["findings"]:
         m = f["measure"]
+        levels = level_bottlenecks(data, m, points)
         bottleneck = finding_bottleneck(data, loads, m)
+        if bottleneck == "not identified" and len(set(levels)) == 1:
+            # A measure over two selections names no one family's group: its levels do.
+            bottleneck = levels[0]
         e: Evidence | None = None
         delay_part: tuple[float, str] | None = None
         needed: int | None = None
@@ -1466,7 +1475,6 @@ def evaluate(
             else "the estimate sits near the threshold" if needed > MAX_REPETITIONS
             else f"{needed} repetitions per level would decide"
         )  # fmt: skip
-        levels = level_bottlenecks(data, m, points)
         gate, why = model_gate(data, m) if m["kind"] in MODEL_MEASURES else ("", "")
         untestable = construction.assumed_role(f, points, data.unfitted)
         if gate == RECIPE:

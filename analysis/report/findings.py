@@ -160,11 +160,16 @@ def _repetitions(o: findings.Outcome) -> str:
     return o.test
 
 
+def _interval(o: findings.Outcome) -> str:
+    """What the interval alone gives: the verdict of an evidence row, else the rule's outcome
+    on the interval of a row that is not counted (a dash where it has none)."""
+    if o.is_evidence:
+        return escape(o.verdict.value)
+    return escape(o.interval_verdict) if o.interval_verdict else "--"
+
+
 def _verdict(o: findings.Outcome) -> str:
     words = [VERDICT_WORDS[o.verdict]]
-    if not o.is_evidence and o.interval_verdict:
-        # What the interval alone gives, for a row that is not counted as evidence.
-        words[0] += rf" (the interval: {escape(o.interval_verdict)})"
     reason = o.short_reason or o.reason
     if reason:
         # A reason may name a family or a column: let the narrow cell break after `_`.
@@ -179,26 +184,40 @@ def _bottleneck(o: findings.Outcome) -> str:
     return " → ".join(o.level_bottlenecks) if len(levels) > 1 else o.bottleneck
 
 
+def _letter(i: int) -> str:
+    """The note mark of the i-th test description: a, b, ..., z, aa, ab, ..."""
+    return _letter(i // 26 - 1) + chr(ord("a") + i % 26) if i >= 26 else chr(ord("a") + i)
+
+
 def findings_table(outcomes: Sequence[findings.Outcome], study: str) -> str:
     """One study's findings: the claim, the study's value, ours in the study's time, the
-    estimate the rule decides on with its interval and repetitions, and the verdict."""
+    estimate the rule decides on with its interval, the bottleneck, what the interval alone
+    gives and the verdict; how each interval was obtained is a note under the table
+    (`\\Findings<Study>Notes`), one mark per description, as the same test repeats."""
+    rows = [o for o in outcomes if o.study_of == study]
+    marks: dict[str, str] = {}
+    for o in rows:
+        marks.setdefault(tex(_repetitions(o)), _letter(len(marks)))
     lines = [
         _row(
             rf"{tex(o.claim)} {{\footnotesize({tex(o.source)})}}",
             tex(o.study),
             tex(o.ours),
-            estimate_text(o) + rf" {{\footnotesize({tex(_repetitions(o))})}}",
+            estimate_text(o) + rf"$^{{\mathrm{{{marks[tex(_repetitions(o))]}}}}}$",
             tex(_bottleneck(o)),
+            _interval(o),
             _verdict(o),
         )
-        for o in outcomes
-        if o.study_of == study
+        for o in rows
     ]
     head = (
         r"\toprule Claim (source) & Study & Ours & Estimate [\CILevel{} CI] & "
-        r"Bottleneck & Verdict \\ \midrule"
+        r"Bottleneck & Interval & Verdict \\ \midrule"
     )
-    return fg.longtable_macros(f"Findings{_STUDY_NAMES[study]}", head, lines)
+    notes = "; ".join(f"$^{{\\mathrm{{{m}}}}}$\\,{text}" for text, m in marks.items()) or "--"
+    stem = f"Findings{_STUDY_NAMES[study]}"
+    table = fg.longtable_macros(stem, head, lines)
+    return table + rf"\newcommand{{\{stem}Notes}}{{{notes}}}" + "\n"
 
 
 _STUDY_NAMES = {"2018": "Eighteen", "2016": "Sixteen", "2015": "Fifteen"}
@@ -226,7 +245,9 @@ def rules_table(catalogue: Mapping[str, Any]) -> str:
     # as a template.
     decided: dict[str, list[str]] = {}
     for f in catalogue["findings"]:
-        decided.setdefault(words[f["rule"]["kind"]](f["rule"]), []).append(tex(f["claim"]))
+        why = f["rule"].get("why")
+        claim = tex(f["claim"]) + (rf" {{\footnotesize(threshold: {tex(why)})}}" if why else "")
+        decided.setdefault(words[f["rule"]["kind"]](f["rule"]), []).append(claim)
     lines = [
         tex(rule[:1].upper() + rule[1:]) + " & " + r" \newline ".join(claims) + r" \\"
         for rule, claims in decided.items()

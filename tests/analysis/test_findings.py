@@ -417,7 +417,7 @@ def test_reason_follows_the_computed_bottleneck(tmp_path: Path) -> None:
                 "study": 0.5,
                 "study_text": "half",
                 "measure": {"kind": "link_ratio", "family": "f"},
-                "rule": {"kind": "within", "tolerance": 0.01},
+                "rule": {"kind": "within", "tolerance": 0.01, "why": "a stated share"},
                 "reasons": {"server link": "link reason", "default": "other"},
             }
         ],
@@ -570,9 +570,14 @@ def test_the_findings_tables_show_each_verdict_with_its_interval_and_repetitions
     assert clear.ratio == pytest.approx(clear.estimate / 0.5)
     table = tables.findings_table([unsure, clear, built], "2018")
     assert r"\textbf{inconclusive}" in table and r"\textbf{reproduced}" in table
-    assert "Welch t, 3 + 3 repetitions" in table
+    # How an interval was obtained is a note under the table, marked once per description.
+    notes = table[table.index(r"\newcommand{\FindingsEighteenNotes}") :]
+    assert r"$^{\mathrm{a}}$\,Welch t, 3 + 3 repetitions" in notes
+    assert table.count(r"$^{\mathrm{a}}$") == 4 and "$^{\\mathrm{b}}$" not in table
     assert f"study +50.0\\,\\%, ratio {clear.ratio:.2f}" in table
-    assert r"\textbf{by construction} (the interval: reproduced); the cap is set to it" in table
+    # What the interval alone gives has its own column, also where the row is not evidence.
+    assert r"\raggedright reproduced & \raggedright \textbf{by construction}; the cap is set" in table
+    assert r"\raggedright inconclusive & \raggedright \textbf{inconclusive}" in table
     assert tables.findings_table([unsure], "2016").count("tabularnewline") == 0
     # A row whose levels have different bottlenecks names each; one alike names it once.
     two = dataclasses.replace(built, level_bottlenecks=("none saturated", "server link"))

@@ -294,3 +294,23 @@ def test_a_row_names_where_its_finding_is_judged(tmp_path: Path) -> None:
     path.write_text(yaml.safe_dump(doc, allow_unicode=True))
     with pytest.raises(findings.FindingsError, match="`at` must be text"):
         findings.load_catalogue(path)
+
+
+def test_a_maximum_over_two_selections_names_the_bottleneck_its_levels_share() -> None:
+    small = baseline({c: 195.0 for c in ("10", "80", "100")})
+    large = runs("mq_db_baseline", {("large", c): [142, 143, 144] for c in ("10", "80", "100")},
+                 ("size", "clients"))  # fmt: skip
+    both = pd.concat([small, large])
+    points = pd.DataFrame(
+        [{"point": f"size={size},clients={c}", "side": "client", "type": "all",
+          "level_size": size, "level_clients": c, "clients_total": int(c)}
+         for size in ("small", "large") for c in ("10", "80", "100")]
+    ).assign(middlewares=0, servers=1, keys=1, throughput_ops_mean=150.0, client_machines=2,
+             scale=0.1, cpu_util_server_mean=0.97, cpu_util_client_mean=0.2,
+             **{"caps_mbit.server": 1000.0, "caps_mbit.client": 1000.0,
+                "caps_mbit.middleware": 1000.0, "workload.data_size": 16})  # fmt: skip
+    o = evaluate(BY_ID["db-size-2015"], {"mq_db_baseline": {"runs": both, "points": points}})
+    # Small and large messages are two selections of one family; both levels are bound by
+    # the database's CPU budget, and so is the finding.
+    assert o.level_bottlenecks == ("server CPU", "server CPU")
+    assert o.bottleneck == "server CPU"

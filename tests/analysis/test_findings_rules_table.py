@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+import yaml
+
+from analysis import findings
 from analysis.report.findings import rules_table
 
 
@@ -18,3 +24,25 @@ def test_each_rule_is_said_once_for_all_the_findings_it_decides() -> None:
     assert text.count("significant increase") == 1
     assert r"The change is a significant increase & A raises X \newline C raises Z \\" in text
     assert r"The change is a significant decrease & B lowers Y \\" in text
+
+
+def test_every_threshold_says_which_words_of_the_study_it_reads() -> None:
+    catalogue = {
+        "findings": [
+            {"claim": "Most time waits", "rule": {"kind": "beyond", "direction": "above",
+                                                  "threshold": 0.5, "why": "most: more than half"}},
+        ]
+    }  # fmt: skip
+    assert r"Most time waits {\footnotesize(threshold: most: more than half)}" in rules_table(
+        catalogue
+    )
+
+
+def test_a_threshold_without_its_reason_is_refused(tmp_path: Path) -> None:
+    doc = yaml.safe_load(Path("workflows/findings.yaml").read_text())
+    rule = next(f["rule"] for f in doc["findings"] if f["rule"]["kind"] == "beyond")
+    del rule["why"]
+    path = tmp_path / "findings.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    with pytest.raises(findings.FindingsError, match="rule needs a `why`"):
+        findings.load_catalogue(path)
