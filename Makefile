@@ -133,12 +133,16 @@ test-python:
 # The smoke profile is measured in two pieces into one folder, as a long measurement is. The
 # folder is cleared first, so that every run measures the code as it is: a folder measured by
 # other code is refused by `mwlab measure`, and one measured by the same code plans nothing.
-# Every step of test-workflow names it through SMOKE_RESULTS (the profile's own folder).
-SMOKE_RESULTS := results/smoke
+# Every step of test-workflow names it through SMOKE_RESULTS, read from the profile's study file
+# (the one place that names the folder); it must lie under results/, as it is removed.
+SMOKE_STUDY := workflows/profiles/smoke/study.yaml
+SMOKE_RESULTS := $(shell sed -n 's/^results:[[:space:]]*//p' $(SMOKE_STUDY))
 SMOKE_FIRST_PIECE = baseline_direct,baseline_middleware,batching_2018,write_throughput,multiget,factorial_2018
 test-workflow:
 	@echo "test: workflow (azure plan, then the smoke profile measured in two pieces into a fresh $(SMOKE_RESULTS), reported and archived)"
 	@$(BIN)snakemake --profile azure --dry-run --quiet rules
+	@[[ '$(SMOKE_RESULTS)' =~ ^results/[A-Za-z0-9_-][A-Za-z0-9._-]*$$ ]] || \
+	  { echo "test: $(SMOKE_STUDY) names no folder under results/ ('$(SMOKE_RESULTS)')" >&2; exit 1; }
 	@rm -rf $(SMOKE_RESULTS)
 	@$(PY) -m mwlab measure --profile smoke --results $(SMOKE_RESULTS) --cores $(CORES) \
 	  --progress-every 120 --families $(SMOKE_FIRST_PIECE)

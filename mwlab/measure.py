@@ -329,7 +329,8 @@ def _reclaim_hosts(anchor: str) -> list[str]:
         gone = subprocess.run(["ip", "link", "del", f"{run}br"], capture_output=True, check=False)
         if gone.returncode == 0:
             removed.append(f"link {run}br")
-    found = cpubudget.detect(Path("/sys/fs/cgroup"))
+    # Where the runs made their cgroups: $MWLAB_CGROUP_ROOT, else the machine's.
+    found = cpubudget.detect(cpubudget.root_from_env())
     if isinstance(found, str):
         return removed
     for run in cpubudget.run_names(found):

@@ -33,9 +33,19 @@ def totals(deployment) -> dict[str, dict[str, int]]:
 
 
 def batch_sizes(deployment) -> dict[int, int]:
-    """Worker turns by the number of requests taken in the turn, after `totals`."""
+    """Worker turns by the number of requests taken in the turn, after `totals`, as the
+    middleware counts them (design 2018; design 2016 counts none). Its reported `max_batch`
+    is the one the deployment asked for."""
     summary = json.loads((deployment.stats_dir / "summary.json").read_text())
-    return {int(size): n for size, n in summary["batch_sizes"].items()}
+    assert summary["config"]["max_batch"] == (deployment.max_batch or 1), summary["config"]
+    turns = {int(size): n for size, n in summary["batch_sizes"].items()}
+    if summary["design"] == "2018":
+        # Every request a worker served was taken in one of the counted turns.
+        served = sum(t["count"] for t in summary["totals"].values())
+        assert sum(size * n for size, n in turns.items()) == served, (turns, served)
+    else:
+        assert turns == {}, turns
+    return turns
 
 
 @pytest.mark.timeout(120)

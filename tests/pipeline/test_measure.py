@@ -3,6 +3,7 @@ killed with SIGKILL resumes without measuring a finished series again."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -187,28 +188,47 @@ def _netns() -> list[str]:
     return [line.split()[0] for line in listed.stdout.splitlines() if line.strip()]
 
 
-def _emulated_host(results: Path, hierarchy: cpubudget.Hierarchy) -> tuple[str, str]:
-    """What a run on emulated hosts leaves after a `kill -9`, made as the testbed makes it: a
-    namespace `<prefix>-server1`, the cgroup `mwlab/<prefix>/server1`, and a service in both,
-    started in a run folder in a session of its own. Returns (prefix, namespace)."""
-    prefix = f"mw{secrets.token_hex(2)}"
-    netns = f"{prefix}-server1"
-    subprocess.run(["ip", "netns", "add", netns], check=True)
-    cg = cpubudget.RunCgroups(hierarchy, prefix).add("server1", "server", None)
-    service = ["ip", "netns", "exec", netns, "sleep", "600"]
-    folder = results / "runs"
-    subprocess.Popen(cg.wrap(service), cwd=folder, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while not any(measure._belongs(str(pid), str(results.resolve())) for pid in cg.pids()):
-        assert time.monotonic() < deadline, "the service never joined its host"
-        time.sleep(0.1)
-    return prefix, netns
+class _EmulatedHost:
+    """What a run on emulated hosts leaves after a `kill -9`, made by the testbed's own code:
+    a bridge `<prefix>br`, a namespace `<prefix>-server1` linked to it, the cgroup
+    `mwlab/<prefix>/server1`, and a service in both, started in a run folder of `results` in
+    a session of its own."""
+
+    def __init__(self, results: Path, hierarchy: cpubudget.Hierarchy) -> None:
+        self.prefix = f"mw{secrets.token_hex(2)}"
+        self.emulation = emulation.Emulation(self.prefix, caps_mbit={})
+        self.cgroups = cpubudget.RunCgroups(hierarchy, self.prefix)
+        self.hierarchy = hierarchy
+        folder = results / "runs"
+        folder.mkdir(parents=True, exist_ok=True)
+        self.netns = self.emulation.add_host("server1", "server", folder).netns
+        cg = self.cgroups.add("server1", "server", None)
+        service = ["ip", "netns", "exec", self.netns, "sleep", "600"]
+        self.service = subprocess.Popen(cg.wrap(service), cwd=folder, start_new_session=True)
+        deadline = time.monotonic() + 60
+        while not any(measure._belongs(str(pid), str(results.resolve())) for pid in cg.pids()):
+            assert time.monotonic() < deadline, "the service never joined its host"
+            time.sleep(0.1)
+
+    def left(self) -> list[str]:
+        """What of it is still there: processes, namespaces and links, cgroups."""
+        left = [f"process {pid}" for pid in cpubudget.run_pids(self.hierarchy, self.prefix)]
+        left += emulation.leftovers(self.prefix)
+        left += [str(p) for p in cpubudget.leftovers(cpubudget.root_from_env(), self.prefix)]
+        return left
+
+    def remove(self) -> None:
+        self.emulation.teardown()
+        cpubudget.remove_run(self.hierarchy, self.prefix)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.service.pid, signal.SIGKILL)
+        self.service.wait(30)
 
 
 def test_a_killed_measurement_resumes_without_measuring_a_finished_series(tmp_path: Path) -> None:
     provided((ROOT / "build" / "loadgen.jar").exists(), "build/loadgen.jar", "make build")
     need(emulation.available() is None, f"emulated hosts unavailable: {emulation.available()}")
-    hierarchy = cpubudget.detect(cpubudget.DEFAULT_ROOT)
+    hierarchy = cpubudget.detect(cpubudget.root_from_env())
     need(not isinstance(hierarchy, str), f"no usable cgroups: {hierarchy}")
     assert not isinstance(hierarchy, str)
     results = tmp_path / "resume"
@@ -226,25 +246,40 @@ def test_a_killed_measurement_resumes_without_measuring_a_finished_series(tmp_pa
     record = json.loads((results / measure.RECORD).read_text())
     assert record["complete"] is False and record["pieces"][0]["finished_at"] is None
     # The resume profile's hosts are local processes; a run on emulated hosts also leaves
-    # its namespaces and cgroups, with services in them: one such host is added.
-    prefix, netns = _emulated_host(results, hierarchy)
+    # its namespaces, links and cgroups, with services in them: one such host is added, and
+    # one of another measurement's folder, which must be left alone.
+    hosts: list[_EmulatedHost] = []
     try:
-        assert _of_folder(results) and netns in _netns()
-        assert cpubudget.run_pids(hierarchy, prefix)
+        ours = _EmulatedHost(results, hierarchy)
+        hosts.append(ours)
+        theirs = _EmulatedHost(tmp_path / "another", hierarchy)
+        hosts.append(theirs)
+        assert _of_folder(results) and ours.netns in _netns()
+        assert cpubudget.run_pids(hierarchy, ours.prefix)
+        assert f"{ours.prefix}br" in ours.left()
 
         second = _measure(results, log)
         assert second.wait(timeout=1800) == 0, log.read_text()[-3000:]
-        # Nothing of the killed measurement is left: no process, namespace or cgroup.
+        # Nothing of the killed measurement is left: no process, namespace, link or cgroup.
         assert _of_folder(results) == []
-        assert netns not in _netns() and emulation.leftovers(prefix) == []
-        assert cpubudget.leftovers(cpubudget.DEFAULT_ROOT, prefix) == []
+        assert ours.service.wait(60) == -signal.SIGKILL
+        assert ours.netns not in _netns() and ours.left() == []
+        # Another measurement's host is all there, its service still running.
+        assert theirs.service.poll() is None
+        assert theirs.netns in _netns() and f"{theirs.prefix}br" in theirs.left()
+        assert cpubudget.run_pids(hierarchy, theirs.prefix)
+        assert cpubudget.leftovers(cpubudget.root_from_env(), theirs.prefix)
     finally:
-        subprocess.run(["ip", "netns", "del", netns], capture_output=True, check=False)
-        cpubudget.remove_run(hierarchy, prefix)
+        for host in hosts:
+            host.remove()
+    assert theirs.left() == []
     text = log.read_text()
     assert "measure: reclaimed snakemake lock" in text
-    assert f"measure: reclaimed host {netns}" in text
-    assert f"measure: reclaimed cgroups mwlab/{prefix}" in text
+    assert f"measure: reclaimed host {ours.netns}" in text
+    assert f"measure: reclaimed link {ours.prefix}br" in text
+    assert f"measure: reclaimed cgroups mwlab/{ours.prefix}" in text
+    reclaimed = [ln for ln in text.splitlines() if ln.startswith("measure: reclaimed")]
+    assert not [ln for ln in reclaimed if theirs.prefix in ln], reclaimed
     assert "ETA" in text
     after = {str(p): p.stat().st_mtime_ns for p in (results / "runs").rglob("run.json")}
     # Every run of a series finished before the kill is still the same file: nothing measured

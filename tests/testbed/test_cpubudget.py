@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -42,7 +43,8 @@ def emulated(**kw) -> Point:
 
 @pytest.fixture
 def hierarchy() -> Hierarchy:
-    found = cpubudget.detect(cpubudget.DEFAULT_ROOT)
+    # The hierarchy a run uses: v1 or v2, under $MWLAB_CGROUP_ROOT or the machine's root.
+    found = cpubudget.detect(cpubudget.root_from_env())
     need(not isinstance(found, str), f"no usable cgroups: {found}")
     assert not isinstance(found, str)
     return found
@@ -60,7 +62,7 @@ def options(tmp_path: Path, name: str, base_port: int, prefix: str, **kw) -> Run
 
 
 def no_cgroups_left(prefix: str) -> None:
-    assert cpubudget.leftovers(cpubudget.DEFAULT_ROOT, prefix) == [], "cgroups left behind"
+    assert cpubudget.leftovers(cpubudget.root_from_env(), prefix) == [], "cgroups left behind"
 
 
 # --- planning: periods, quotas and the fit check ------------------------------------------
@@ -340,6 +342,37 @@ def test_cgroup2_joining_accounting_and_teardown_work_without_the_cpu_controller
         with contextlib.suppress(OSError):  # the parent is shared with other runs
             d.rmdir()
     assert not group.parent.exists()
+
+
+def test_cgroup2_a_killed_runs_cgroups_are_found_emptied_and_removed(cgroup2):
+    # What `mwlab measure` reclaims after a `kill -9` (run_names, run_pids, remove_run): a
+    # run's host cgroups, one with a service left in it. None of it needs the cpu controller.
+    hierarchy = Hierarchy(2, cgroup2.resolve(), cgroup2.resolve())
+    run = f"mwt-v2reclaim-{os.getpid()}"
+    top = cgroup2 / cpubudget.PARENT / run
+    for host in ("server1", "client1"):
+        (top / host).mkdir(parents=True)
+    cg = HostCgroup("server1", "server", None, hierarchy, Path(cpubudget.PARENT, run, "server1"))
+    left = subprocess.Popen(cg.wrap(["sleep", "600"]))
+    try:
+        deadline = time.monotonic() + 30
+        while cg.pids() != [left.pid]:
+            assert left.poll() is None, "the service did not start in its cgroup"
+            assert time.monotonic() < deadline, "the service never joined its cgroup"
+            time.sleep(0.05)
+        assert run in cpubudget.run_names(hierarchy)
+        assert cpubudget.run_pids(hierarchy, run) == [left.pid]
+        # The removal waits for the killed service to leave, as the reclaim does.
+        assert cpubudget.remove_run(hierarchy, run, grace_s=30) == []
+        assert left.wait(30) == -signal.SIGKILL
+    finally:
+        left.kill()
+        left.wait(30)
+        for d in (top / "server1", top / "client1", top):
+            with contextlib.suppress(OSError):
+                d.rmdir()
+    assert not top.exists()
+    assert run not in cpubudget.run_names(hierarchy)
 
 
 # A process with two busy threads: the main one, and one named like a JIT compiler thread.
