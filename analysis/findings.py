@@ -1401,6 +1401,39 @@ def with_session_variation(
     )
 
 
+def with_level_variation(
+    e: Evidence,
+    finding: Mapping[str, Any],
+    levels: Sequence[str],
+    variation: Mapping[tuple[str, str], float],
+) -> Evidence:
+    """A change between levels bound by different roles' budgets (or one by a link) with its
+    interval widened by those roles' spread between sessions: a change is a ratio of two
+    values, and where one role's fitted factor bounds both, its error moves both and cancels
+    to first order; where the bounds differ, each fitted role's RSD enters (in quadrature)."""
+    if not e.has_interval or len(set(levels)) < 2:
+        return e
+    study = str(finding.get("study_of"))
+    rsds = [
+        variation.get((study, b.removesuffix(" CPU")), 0.0)
+        for b in sorted(set(levels))
+        if b.endswith(" CPU")
+    ]
+    rsd = math.hypot(*rsds) if rsds else 0.0
+    if not rsd:
+        return e
+    z = float(stats.norm.ppf(0.5 + CI_LEVEL / 2))
+    half = math.hypot((e.high - e.low) / 2, z * rsd * abs(1 + e.estimate))
+    return dataclasses.replace(
+        e,
+        low=e.estimate - half,
+        high=e.estimate + half,
+        spread=math.hypot(e.spread, rsd * abs(1 + e.estimate)),
+        test=f"{e.test}; levels bound apart, with the calibration's {100 * rsd:.0f} % between"
+        " sessions",
+    )
+
+
 # Measures that read a family's own replications only (Data.runs(pooled=False)).
 UNPOOLED_MEASURES = ("factorial_top", "median_share")
 
@@ -1447,6 +1480,8 @@ def evaluate(
             delay_part = measured.delay_part
             if e is not None:
                 e = with_session_variation(e, m, f, bottleneck, data.session_variation)
+            if e is not None and unit == "change":
+                e = with_level_variation(e, f, levels, data.session_variation)
             if e is None:
                 verdict, reason = Verdict.INCONCLUSIVE, _inconclusive_reason(None, None)
             else:

@@ -667,5 +667,9 @@ def test_what_bounds_a_point_comes_from_its_runs_cpu() -> None:
     assert scale_model.bound_of(rows) == "server"
     assert scale_model.bound_of(rows.assign(cpu_util_server_mean=0.6)) == "link"
     # Without CPU accounting nothing says what bounds it.
-    assert scale_model.bound_of(rows.assign(cpu_util_server_mean=float("nan"),
-                                            cpu_util_middleware_mean=float("nan"))) is None
+    assert (
+        scale_model.bound_of(
+            rows.assign(cpu_util_server_mean=float("nan"), cpu_util_middleware_mean=float("nan"))
+        )
+        is None
+    )

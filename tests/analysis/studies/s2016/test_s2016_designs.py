@@ -55,8 +55,12 @@ def pool_table() -> pd.DataFrame:
 
 
 RUNS = pd.DataFrame(
-    {"run": ["d/d2016/rep1", "d/d2018/rep1"], "point": ["d2016", "d2018"], "status": "ok",
-     "stable": True}
+    {
+        "run": ["d/d2016/rep1", "d/d2018/rep1"],
+        "point": ["d2016", "d2018"],
+        "status": "ok",
+        "stable": True,
+    }
 )
 MIDDLEWARES = pd.DataFrame(
     {

@@ -88,8 +88,12 @@ def pool_requests() -> pd.DataFrame:
 
 
 RUNS = pd.DataFrame(
-    {"run": ["r/s3-none/rep1", "r/s3-full/rep1"], "point": ["s3-none", "s3-full"],
-     "status": "ok", "stable": True}
+    {
+        "run": ["r/s3-none/rep1", "r/s3-full/rep1"],
+        "point": ["s3-none", "s3-full"],
+        "status": "ok",
+        "stable": True,
+    }
 )
 
 
