@@ -1,13 +1,18 @@
-"""`mwlab mq soak`: SimpleMQ's exactly-once check under concurrency, with an optional crash.
+"""`mwlab mq soak`: SimpleMQ's pop under concurrency and under a crash, checked by identity.
 
-It starts PostgreSQL with one pop strategy, two middlewares and shared-receiver clients in
-two processes on local hosts, which send messages tagged (sender, sequence) to one receiver
-and pop as it. At the end the oracle reads what the clients were acknowledged and popped, and
-what the database still holds, and demands: popped and remaining together are what was sent,
-nothing twice, each sender's messages in id order. With `kill_after_s`, one middleware is
-killed with SIGKILL mid-soak: a pop whose reply died with it may have removed a message no
-client received; such messages are counted (`lost_in_flight`), and may number no more than the
-requests the clients saw go unanswered.
+The pop is at-most-once: it removes a message exactly once (in the transaction that deletes
+its row) and delivers it at most once (its reply is written after the commit, and dies with a
+middleware killed in between). The soak starts PostgreSQL with one pop strategy, two
+middlewares and shared-receiver clients in two processes on local hosts, which send messages
+tagged (sender, sequence) to one receiver and pop as it. At the end the oracle reads what the
+clients were acknowledged and popped, and what the database still holds, and demands: nothing
+twice, each sender's messages in id order, and every acknowledged message popped or still
+stored. With `kill_middleware`, the first middleware runs its test-only commit hold: after
+`hold_after` answered pops, each further pop that commits is journalled by message id and
+never answered, and the soak kills the middleware with SIGKILL inside that window. Every
+message then missing must be one the journal names (`lost_matched_to_unanswered`, at least
+one, so the window was hit), none other (`unmatched_lost`), and the journal may name no more
+than the pops the clients saw go unanswered.
 """
 
 from __future__ import annotations
@@ -38,8 +43,9 @@ from testbed.services.postgres import STRATEGIES, PostgresServer
 
 @dataclass(frozen=True)
 class Verdict:
-    """The oracle's count; `ok` when nothing was popped twice and nothing went missing but
-    what unanswered requests can explain."""
+    """The oracle's count; `ok` when nothing was popped twice, nothing is out of order, and
+    every missing message is one a pop removed and never answered (by id, from the commit
+    hold's journal), no more of them than the pops the clients saw go unanswered."""
 
     strategy: str
     sent: int
@@ -47,7 +53,10 @@ class Verdict:
     remaining: int
     duplicates: int
     lost: int
-    lost_in_flight: int
+    lost_matched_to_unanswered: int
+    unmatched_lost: int
+    held: int
+    held_delivered: int
     out_of_order: int
     empty_pops: int
     unanswered: int
@@ -55,7 +64,13 @@ class Verdict:
 
     @property
     def ok(self) -> bool:
-        return self.duplicates == 0 and self.lost == 0 and self.out_of_order == 0
+        return (
+            self.duplicates == 0
+            and self.unmatched_lost == 0
+            and self.held_delivered == 0
+            and self.held <= self.unanswered
+            and self.out_of_order == 0
+        )
 
 
 def _rows(path: Path) -> list[tuple[int, int, int]]:
@@ -71,17 +86,18 @@ def oracle(
     remaining: list[tuple[int, int, int]],
     empty_pops: int,
     unanswered: int,
+    held: frozenset[int] = frozenset(),
 ) -> Verdict:
     """`sent`: (sender, sequence, message id) of every acknowledged send; `popped`: of every
-    pop a client received; `remaining`: of every row left in the database."""
+    pop a client received; `remaining`: of every row left in the database; `held`: the ids
+    the commit hold removed and never answered."""
     acknowledged = {(s, q): m for s, q, m in sent}
     seen = Counter((s, q) for s, q, _ in popped) + Counter((s, q) for s, q, _ in remaining)
     duplicates = sum(n - 1 for n in seen.values() if n > 1)
-    missing = [k for k in acknowledged if k not in seen]
+    missing = {acknowledged[k] for k in acknowledged if k not in seen}
     # A message stored, but whose acknowledgement died with a middleware.
     stored_unacknowledged = sum(1 for k in seen if k not in acknowledged)
-    # Each unanswered request removed at most one message no client received.
-    in_flight = min(len(missing), unanswered)
+    delivered = {m for _, _, m in popped} | {m for _, _, m in remaining}
     by_sender: dict[int, list[tuple[int, int]]] = {}
     for s, q, m in sent:
         by_sender.setdefault(s, []).append((q, m))
@@ -95,8 +111,11 @@ def oracle(
         popped=len(popped),
         remaining=len(remaining),
         duplicates=duplicates,
-        lost=len(missing) - in_flight,
-        lost_in_flight=in_flight,
+        lost=len(missing),
+        lost_matched_to_unanswered=len(missing & held),
+        unmatched_lost=len(missing - held),
+        held=len(held),
+        held_delivered=len(held & delivered),
         out_of_order=out_of_order,
         empty_pops=empty_pops,
         unanswered=unanswered,
@@ -123,10 +142,13 @@ def soak(
     workers: int = DEFAULT_MQ_WORKERS,
     clients: int = 64,
     processes: int = 2,
-    kill_after_s: float | None = None,
+    kill_middleware: bool = False,
+    hold_after: int | None = None,
     timeout_s: float = 600.0,
 ) -> Verdict:
-    """Runs one soak in `out` and returns the oracle's verdict."""
+    """Runs one soak in `out` and returns the oracle's verdict; `kill_middleware` kills the
+    first middleware inside the window between a pop's commit and its reply, after
+    `hold_after` answered pops (None: a tenth of the messages)."""
     if not SIMPLEMQ_JAR.exists():
         raise HostError(f"{SIMPLEMQ_JAR} missing: `make build` builds it")
     if clients % processes or messages % clients:
@@ -139,8 +161,20 @@ def soak(
     try:
         db.psql("SELECT add_queue()")
         ports = [free_port() for _ in range(middlewares)]
+        journal = out / "held.txt"
+        journal.unlink(missing_ok=True)
+        after = messages // 10 if hold_after is None else hold_after
+        hold = ["--hold-after-commit", str(after), "--hold-journal", str(journal.resolve())]
         mws = [
-            start_simplemq(host, port, workers, db.url, f"middlewares/mw{i + 1}", i)
+            start_simplemq(
+                host,
+                port,
+                workers,
+                db.url,
+                f"middlewares/mw{i + 1}",
+                i,
+                extra=hold if kill_middleware and i == 0 else (),
+            )
             for i, port in enumerate(ports)
         ]
         for port, mw in zip(ports, mws, strict=True):
@@ -171,21 +205,24 @@ def soak(
         for p in procs:
             (out / p.rel / "gate").touch()
         started = time.monotonic()
-        killed = False
+        killed, first_held = False, None
         for p in procs:
             while p.poll() is None:
-                if (
-                    kill_after_s is not None
-                    and not killed
-                    and time.monotonic() - started > kill_after_s
-                ):
-                    mws[0].signal(signal.SIGKILL)
-                    killed = True
+                if kill_middleware and not killed and journal.exists():
+                    # Once a pop is held, give the other workers a moment to commit and be
+                    # held too, then kill inside the window.
+                    first_held = first_held or time.monotonic()
+                    lines = journal.read_text().count("\n")
+                    if lines >= workers or time.monotonic() - first_held > 2.0:
+                        mws[0].signal(signal.SIGKILL)
+                        killed = True
                 if time.monotonic() - started > timeout_s:
                     raise HostError(f"the soak did not finish in {timeout_s:.0f} s")
                 time.sleep(0.05)
             if p.exit_code != 0:
                 raise HostError(f"client {p.rel} exited with {p.exit_code}")
+        if kill_middleware and not killed:
+            raise HostError(f"no pop was held after {after} answered pops: raise --messages")
         for mw in mws:
             mw.signal(signal.SIGTERM)
             mw.wait(30.0)
@@ -197,7 +234,8 @@ def soak(
             report = json.loads((d / "result.json").read_text())["mwlab"]
             empty += int(report["replies"].get("pop_queue", {}).get("empty", 0))
             unanswered += int(report["unanswered"].get("pop_queue", 0))
-        verdict = oracle(strategy, sent, popped, _remaining(db), empty, unanswered)
+        held = frozenset(int(x) for x in journal.read_text().split()) if killed else frozenset()
+        verdict = oracle(strategy, sent, popped, _remaining(db), empty, unanswered, held)
     finally:
         db.stop()
         host.stop_all()
@@ -230,20 +268,32 @@ def mq_group() -> None:
     "--workers", type=int, default=DEFAULT_MQ_WORKERS, show_default=True, help="Per middleware."
 )
 @click.option("--clients", type=int, default=64, show_default=True)
-@click.option("--kill-after", type=float, help="SIGKILL the first middleware after S seconds.")
+@click.option(
+    "--kill-middleware",
+    is_flag=True,
+    help="SIGKILL the first middleware between pops' commits and their replies.",
+)
+@click.option(
+    "--hold-after",
+    type=int,
+    help="With --kill-middleware: answered pops before the window opens (default: a tenth).",
+)
 @click.option(
     "--out", type=click.Path(path_type=Path), default=Path("results/mq-soak"), show_default=True
 )
 def soak_command(strategy: str, messages: int, middlewares: int, workers: int, clients: int,
-                 kill_after: float | None, out: Path) -> None:  # fmt: skip
-    """Exactly-once under concurrency: shared-receiver clients send and pop through the
-    middlewares; the oracle then checks popped and remaining against sent. Prints one JSON
-    line; exits 1 on a duplicate or a lost message."""
+                 kill_middleware: bool, hold_after: int | None, out: Path) -> None:  # fmt: skip
+    """The pop under concurrency (at-most-once: removed exactly once, delivered at most
+    once): shared-receiver clients send and pop through the middlewares; the oracle then
+    checks popped and remaining against sent, and a loss against the pops a killed middleware
+    held unanswered. Prints one JSON line; exits 1 on a duplicate, or on a loss no held pop
+    explains."""
     out.mkdir(parents=True, exist_ok=True)
     try:
-        v = soak(out, strategy, messages, middlewares, workers, clients, 2, kill_after)
+        v = soak(out, strategy, messages, middlewares, workers, clients, 2, kill_middleware,
+                 hold_after)  # fmt: skip
     except (HostError, ValueError) as e:
         raise click.ClickException(str(e)) from None
-    click.echo(json.dumps(asdict(v)))
+    click.echo(json.dumps(asdict(v) | {"ok": v.ok}))
     if not v.ok:
         sys.exit(1)

@@ -95,10 +95,12 @@ def simplemq_command(
     address: str | None = None,
     window_ms: int | None = None,
     jvm: Sequence[str] = (),
+    extra: Sequence[str] = (),
 ) -> list[str]:
     """SimpleMQ's middleware on `address:port` (None: loopback, its default) over the
     database at `db_url` (a pgjdbc URL); the worker count is always passed. `window_ms`: its
-    statistics' windows (None: its default); `jvm`: the JVM's options."""
+    statistics' windows (None: its default); `jvm`: the JVM's options; `extra`: more options
+    of the middleware's (a fault test's hold)."""
     command = ["java", *jvm, "-jar", str(jar), "middleware"]
     if address is not None:
         command += ["-l", address]
@@ -106,7 +108,7 @@ def simplemq_command(
                 "--stats-dir", stats_dir]  # fmt: skip
     if window_ms is not None:
         command += ["--stats-window-ms", str(window_ms)]
-    return command
+    return command + list(extra)
 
 
 def simplemq_client_command(jar: str | Path, flags: list[str]) -> list[str]:
@@ -115,11 +117,17 @@ def simplemq_client_command(jar: str | Path, flags: list[str]) -> list[str]:
 
 
 def start_simplemq(
-    host: Host, port: int, workers: int, db_url: str, rel: str, instance: int = 0
+    host: Host,
+    port: int,
+    workers: int,
+    db_url: str,
+    rel: str,
+    instance: int = 0,
+    extra: Sequence[str] = (),
 ) -> Proc:
     """SimpleMQ's middleware on `host`, in its working directory `rel`; not yet ready (see
-    `wait_simplemq`)."""
-    command = simplemq_command(host.stage(SIMPLEMQ_JAR), port, workers, db_url)
+    `wait_simplemq`). `extra`: more options of the middleware's."""
+    command = simplemq_command(host.stage(SIMPLEMQ_JAR), port, workers, db_url, extra=extra)
     return host.start(command, rel, "middleware", instance)
 
 

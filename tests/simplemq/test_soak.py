@@ -1,5 +1,6 @@
-"""`mwlab mq soak` (soak/mqsoak.py): both pop strategies exactly-once under 64 clients
-popping one receiver, an oracle that catches a broken pop, and a middleware killed mid-soak."""
+"""`mwlab mq soak` (soak/mqsoak.py): both pop strategies under 64 clients popping one
+receiver (removed exactly once, delivered at most once), an oracle that catches a broken pop,
+and a middleware killed between a pop's commit and its reply, its losses matched by id."""
 
 from __future__ import annotations
 
@@ -27,16 +28,23 @@ def test_the_oracle_counts_what_it_should() -> None:
     assert not twice.ok and twice.duplicates == 1
     missing = oracle("x", sent, [(1, 0, 10)], [(2, 1, 13)], 0, 0)
     assert not missing.ok and missing.lost == 2
-    # A pop whose reply died with its middleware explains one missing message, no more.
-    crashed = oracle("x", sent, [(1, 0, 10)], [(2, 1, 13)], 0, 1)
-    assert (crashed.lost, crashed.lost_in_flight) == (1, 1)
+    # A pop the commit hold journalled (removed, never answered) explains its own message,
+    # by id, and no other: a count of unanswered pops excuses nothing.
+    crashed = oracle("x", sent, [(1, 0, 10)], [(2, 1, 13)], 0, 2, frozenset({11, 12}))
+    assert crashed.ok and (crashed.lost_matched_to_unanswered, crashed.unmatched_lost) == (2, 0)
+    other = oracle("x", sent, [(1, 0, 10)], [(2, 1, 13)], 0, 2, frozenset({10, 11}))
+    assert not other.ok and other.unmatched_lost == 1 and other.held_delivered == 1
+    excused_by_count = oracle("x", sent, [(1, 0, 10)], [(2, 1, 13)], 0, 5)
+    assert not excused_by_count.ok and excused_by_count.unmatched_lost == 2
+    # More held pops than the clients saw unanswered: the journal is not to be trusted.
+    assert not oracle("x", sent, [(1, 0, 10)], [(2, 1, 13)], 0, 1, frozenset({11, 12})).ok
     disorder = oracle("x", [(1, 0, 11), (1, 1, 10)], [], [(1, 0, 11), (1, 1, 10)], 0, 0)
     assert disorder.out_of_order == 1 and not disorder.ok
     unacknowledged = oracle("x", sent[:1], [(1, 0, 10)], [(9, 0, 20)], 0, 0)
     assert unacknowledged.ok and unacknowledged.stored_unacknowledged == 1
 
 
-def test_skip_locked_pops_exactly_once(tmp_path: Path) -> None:
+def test_skip_locked_pops_each_message_once(tmp_path: Path) -> None:
     v = soak(tmp_path, "skip_locked", MESSAGES)
     assert v.ok, v
     assert v.sent == MESSAGES and v.popped + v.remaining == v.sent
@@ -59,9 +67,11 @@ def test_skip_locked_pops_exactly_once(tmp_path: Path) -> None:
     assert served.loc["pop_queue", "count"] == v.popped + v.empty_pops
 
 
-def test_naive_pops_exactly_once_with_empty_pops(tmp_path: Path) -> None:
+def test_naive_pops_each_message_once_with_empty_pops(tmp_path: Path) -> None:
     v = soak(tmp_path, "naive", MESSAGES)
     assert v.ok, v
+    # Naive pops race for the same smallest row: the losers find it gone and answer empty.
+    assert v.empty_pops > 0, v
     assert v.sent == MESSAGES and v.popped + v.remaining == v.sent
 
 
@@ -70,12 +80,17 @@ def test_the_oracle_catches_a_pop_that_reads_then_deletes(tmp_path: Path) -> Non
     assert v.duplicates > 0 and not v.ok, v
 
 
-def test_a_middleware_killed_mid_soak_loses_no_acknowledged_message(tmp_path: Path) -> None:
-    v = soak(tmp_path, "skip_locked", MESSAGES * 2, kill_after_s=1.0)
-    # Every acknowledged send was popped or is still stored, except what an unanswered pop
-    # removed; the clients moved to the surviving middleware and finished.
-    assert v.lost == 0 and v.duplicates == 0, v
-    assert v.lost_in_flight <= v.unanswered
+def test_a_middleware_killed_between_commit_and_reply_loses_only_the_held_pops(
+    tmp_path: Path,
+) -> None:
+    v = soak(tmp_path, "skip_locked", MESSAGES * 2, kill_middleware=True)
+    # The pop is at-most-once: the kill hit the window on purpose, so messages were lost,
+    # each one a pop that committed and was never answered, matched by id; nothing else
+    # went missing and nothing came twice. The clients moved to the surviving middleware.
+    assert v.lost_matched_to_unanswered >= 1, v
+    assert v.unmatched_lost == 0 and v.duplicates == 0 and v.held_delivered == 0, v
+    assert v.lost == v.lost_matched_to_unanswered <= v.held <= v.unanswered, v
+    assert v.ok, v
     # The first middleware died mid-soak (a SIGTERM at the end would have had it write its
     # statistics); the second served to the end.
     assert not (tmp_path / "middlewares" / "mw1" / "stats" / "summary.json").exists()

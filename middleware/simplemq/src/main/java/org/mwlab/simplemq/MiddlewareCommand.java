@@ -64,6 +64,15 @@ public final class MiddlewareCommand implements Callable<Integer> {
       description = "Length of the statistics' windows (default: ${DEFAULT-VALUE}).")
   private int statsWindowMs;
 
+  @Option(names = "--hold-after-commit", paramLabel = "POPS", defaultValue = "-1", hidden = true,
+      description = "Fault tests only: after POPS answered pops, hold every further committed"
+          + " pop unanswered and journal its message id (see the module README).")
+  private long holdAfterPops;
+
+  @Option(names = "--hold-journal", paramLabel = "FILE", hidden = true,
+      description = "Fault tests only: where --hold-after-commit journals the held messages.")
+  private Path holdJournal;
+
   @Option(names = "--drain-ms", paramLabel = "MS", defaultValue = "10000",
       description = "Longest wait for the requests in flight on SIGTERM (default: ${DEFAULT-VALUE}).")
   private long drainMs;
@@ -75,9 +84,12 @@ public final class MiddlewareCommand implements Callable<Integer> {
         "--max-frame must hold a send of --max-body bytes and its 29 header bytes"
             + " (at least --max-body + 64)");
     usage.refuseIf(statsWindowMs < 1, "--stats-window-ms: at least 1");
+    usage.refuseIf((holdJournal == null) != (holdAfterPops < 0),
+        "--hold-after-commit and --hold-journal go together (a count of at least 0, a file)");
     usage.refuseIf(listen.port() < 0 || listen.port() > 65535, "-p: a port from 0 to 65535");
     return new Middleware.Config(new InetSocketAddress(listen.address(), listen.port()),
-        databaseUrl, workers, maxFrame, maxBody, statsDir, statsWindowMs);
+        databaseUrl, workers, maxFrame, maxBody, statsDir, statsWindowMs, holdJournal,
+        holdAfterPops);
   }
 
   @Override

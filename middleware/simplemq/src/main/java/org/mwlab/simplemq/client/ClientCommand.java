@@ -130,7 +130,7 @@ public final class ClientCommand implements Callable<Integer> {
 
   @Option(names = "--message-log", paramLabel = "DIR",
       description = "Write sent.tsv and popped.tsv (sender, sequence, message id) for an"
-          + " exactly-once oracle.")
+          + " oracle that checks each message is delivered at most once and lost only with a reply.")
   private Path messageLog;
 
   private ClientRun.Config config() {

@@ -42,7 +42,7 @@ public sealed interface Workload {
   }
 
   /**
-   * Many clients pop one (queue, receiver) at once, the load that tests exactly-once: each
+   * Many clients pop one (queue, receiver) at once, the load that tests that a message is removed once: each
    * client sends to the shared receiver, then pops as it.
    */
   record SharedReceiver(int queue, int size, int receiver) implements Workload {

@@ -27,7 +27,16 @@ public final class Middleware implements AutoCloseable {
       int maxFrame,
       int maxBody,
       Path statsDir,
-      int statsWindowMs) {}
+      int statsWindowMs,
+      Path holdJournal,
+      long holdAfterPops) {
+
+    /** Without the test-only commit hold. */
+    public Config(final InetSocketAddress listen, final String databaseUrl, final int workers,
+        final int maxFrame, final int maxBody, final Path statsDir, final int statsWindowMs) {
+      this(listen, databaseUrl, workers, maxFrame, maxBody, statsDir, statsWindowMs, null, -1);
+    }
+  }
 
   private final Config config;
   private final Stats stats;
@@ -56,8 +65,10 @@ public final class Middleware implements AutoCloseable {
       }
       throw e;
     }
+    final CommitHold hold = config.holdJournal() == null ? null
+        : new CommitHold(config.holdAfterPops(), config.holdJournal());
     for (int i = 0; i < config.workers(); i++) {
-      final Worker w = new Worker(i, databases.get(i), idle, distributor, stats);
+      final Worker w = new Worker(i, databases.get(i), idle, distributor, stats, hold);
       workers.add(w);
       final Thread t = new Thread(w, "worker-" + i);
       threads.add(t);

@@ -22,6 +22,7 @@ final class Worker implements Runnable {
   private final BlockingQueue<Worker> idle;
   private final Distributor distributor;
   private final Stats stats;
+  private final CommitHold hold; // null but in fault tests
   private final SynchronousQueue<Job> inbox = new SynchronousQueue<>();
 
   Worker(
@@ -29,12 +30,14 @@ final class Worker implements Runnable {
       final Database database,
       final BlockingQueue<Worker> idle,
       final Distributor distributor,
-      final Stats stats) {
+      final Stats stats,
+      final CommitHold hold) {
     this.index = index;
     this.database = database;
     this.idle = idle;
     this.distributor = distributor;
     this.stats = stats;
+    this.hold = hold;
   }
 
   /** Hands a job over; the worker is idle, so it takes it at once. */
@@ -62,6 +65,9 @@ final class Worker implements Runnable {
         final long start = System.nanoTime();
         final Reply reply = database.execute(job.task().request());
         final long dbEnd = System.nanoTime();
+        if (hold != null) {
+          hold.afterCommit(job.task().request(), reply);
+        }
         final ClientConnection.Delivery delivery = job.connection().send(Codec.frame(reply));
         final long replied = System.nanoTime();
         if (delivery == ClientConnection.Delivery.LOST) {
