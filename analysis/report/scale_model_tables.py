@@ -415,9 +415,10 @@ def _block(v: Mapping[str, Any], mine: Ours | None) -> str | None:
     return None if mine is None else mine.bound
 
 
-def _where(table: str | None) -> str:
+def _where(table: str | None, measured: bool = True) -> str:
+    """The table (or section) that prints ours too; `here` where only this table does."""
     if not table:
-        return "--"
+        return "here" if measured else "--"
     return f"\\S\\ref{{{table}}}" if table.startswith("sec:") else f"\\ScaleOursIn{{{table}}}"
 
 
@@ -462,7 +463,8 @@ def validation_table(cal: dict[str, Any] | None, ours: Mapping[str, Ours] | None
                 f" & {_f(v['value'], 0 if float(v['value']).is_integer() else 2)}"
                 f" & {'--' if mine is None else _f(mine.value, mine.digits)}"
                 f" & {fw.reference_unit(path)} & {_clients(mine)}"
-                f" & {_percent(errors.get(v['name']), 1)} & {_where(table)} \\\\"
+                f" & {_percent(errors.get(v['name']), 1)} & {_where(table, mine is not None)}"
+                r" \\"
             )
     lines += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(lines) + "\n"

@@ -142,10 +142,10 @@ def test_the_validation_table_scores_ours_against_each_study_number() -> None:
     ) in tex
     assert r"other number & seed 002 & 1.50 & -- & ops/s & -- & -- & -- \\" in tex
     assert "--" not in scale_model.validation_table({"validation": _VALIDATION[:1]}, ours)
-    # Our maximum beside the study's maximum is marked; a value no table prints has no table.
+    # Our maximum beside the study's maximum is marked; a value no other table prints: here.
     maximum = {"keys": scale_model.Ours(8000.0, 0, 24, 12, "maximum", None)}
     tex = scale_model.validation_table({"validation": _VALIDATION[:1]}, maximum)
-    assert r"& 12 / 24$^\ast$ & $-$7.3\,\% & -- \\" in tex
+    assert r"& 12 / 24$^\ast$ & $-$7.3\,\% & here \\" in tex
     assert "No scale model" in scale_model.validation_table(None)
 
 
@@ -229,7 +229,7 @@ def test_ours_is_read_at_the_studys_clients_and_workers_not_at_our_best() -> Non
     # Table 7's 8 workers at its maximum's 48 clients, not at our best (288): no table prints it.
     assert ours["table7"] == scale_model.Ours(5600.0, 0, 48, 48, "study", None)
     tex = scale_model.validation_table({"validation": _AT_CONFIGURATION}, ours)
-    assert r"& 6{,}675.16 & 5{,}600 & ops/s & 48 / 48 & $-$16.1\,\% & -- \\" in tex
+    assert r"& 6{,}675.16 & 5{,}600 & ops/s & 48 / 48 & $-$16.1\,\% & here \\" in tex
     # Without the study's client count in the grid: the nearest measured one, marked.
     near = pd.DataFrame(
         [*_configured(64, 144, 600.0, 700.0, **mw), *_configured(64, 384, 620.0, 1e3, **mw)]
