@@ -298,6 +298,18 @@ def _count_phrase(counter: Counter[str]) -> str:
     return ", ".join(parts) if parts else "none"
 
 
+def _by_rule_rows(built: Sequence[findings.Outcome]) -> str:
+    """Rows of the by-construction table: each rule's words beside the conclusions it sets."""
+    by: dict[str, list[str]] = {}
+    for o in built:
+        by.setdefault(RULE_WORDS[o.decided_by.split(":")[0]], []).append(
+            rf"{tex(o.claim)} ({o.study_of})"
+        )
+    joint = r" \newline "
+    rows = [rf"{escape(rule)} & {joint.join(claims)} \\" for rule, claims in by.items()]
+    return "\n".join(rows) or r"\multicolumn{2}{@{}l}{none} \\"
+
+
 def _claims(outcomes: Sequence[findings.Outcome]) -> str:
     return "; ".join(tex(o.claim) for o in outcomes) or "none"
 
@@ -335,6 +347,7 @@ def numbers(outcomes: Sequence[findings.Outcome], rows: Sequence[Mapping[str, An
         "FindingsByConstruction": len(built),
         "FindingsByConstructionList": _claims(built),
         "FindingsByConstructionRules": _count_phrase(rules),
+        "FindingsByConstructionRows": _by_rule_rows(built),
         "FindingsNotTestable": len(untestable),
         "FindingsNotTestableList": _claims(untestable),
         "FindingsReproduced": len(of(Verdict.REPRODUCED)),
