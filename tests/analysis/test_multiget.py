@@ -5,7 +5,7 @@ import math
 import pandas as pd
 import pytest
 
-from analysis.report import figures as rf
+from analysis.report import figures as fg
 from analysis.studies.s2018 import multiget as mg
 
 
@@ -122,10 +122,10 @@ def test_a_verdicts_shape_follows_its_split_of_sizes(pays, costs, even, shape) -
 
 
 def test_a_list_reads_as_one() -> None:
-    assert rf.listed([]) == ""
-    assert rf.listed([6]) == "6"
-    assert rf.listed([3, 6]) == "3 and 6"
-    assert rf.listed([1, 3, 9]) == "1, 3 and 9"
+    assert fg.listed([]) == ""
+    assert fg.listed([6]) == "6"
+    assert fg.listed([3, 6]) == "3 and 6"
+    assert fg.listed([1, 3, 9]) == "1, 3 and 9"
 
 
 def test_tail_case_names_the_longer_tail() -> None:

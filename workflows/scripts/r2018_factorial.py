@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from analysis.report import figures as rf
+from analysis.report import figures as fg
 from analysis.studies.s2018 import factorial
 from analysis.studies.s2018.points import log_to, reference
 
@@ -13,7 +13,7 @@ def main(sm) -> None:  # noqa: ANN001
     ref = reference(sm.input.reference)["factorial"]
     section = factorial.report(pd.read_parquet(sm.input.runs), ref, out.fig_read, out.fig_write)
     for name, text in section._asdict().items():
-        rf.write(getattr(out, name), text)
+        fg.write(getattr(out, name), text)
 
 
 if __name__ == "__main__":

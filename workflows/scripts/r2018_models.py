@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from analysis.report import figures as rf
+from analysis.report import figures as fg
 from analysis.studies.s2018 import queueing_models
 from analysis.studies.s2018.points import log_to, reference, usable
 
@@ -23,7 +23,7 @@ def main(sm) -> None:  # noqa: ANN001
     )
     section, mva_data = queueing_models.report(data, reference(i.reference), out.fig_mm)
     for name, text in section._asdict().items():
-        rf.write(getattr(out, name), text)
+        fg.write(getattr(out, name), text)
     mva_data.to_parquet(out.mva_data)
 
 

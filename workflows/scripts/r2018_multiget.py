@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from analysis.report import figures as rf
+from analysis.report import figures as fg
 from analysis.studies.s2018 import multiget_report
 from analysis.studies.s2018.points import log_to, reference, usable
 from testbed.emulation import rto_min_ms, tbf_args
@@ -20,7 +20,7 @@ def main(sm) -> None:  # noqa: ANN001
         rto_min_ms,
     )
     for name, text in section._asdict().items():
-        rf.write(getattr(out, name), text)
+        fg.write(getattr(out, name), text)
 
 
 if __name__ == "__main__":

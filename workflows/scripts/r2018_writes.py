@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from analysis.report import figures as rf
+from analysis.report import figures as fg
 from analysis.studies.s2018 import writes
 from analysis.studies.s2018.points import log_to, points, reference
 
@@ -18,7 +18,7 @@ def main(sm) -> None:  # noqa: ANN001
         out.fig,
     )
     for name, text in section._asdict().items():
-        rf.write(getattr(out, name), text)
+        fg.write(getattr(out, name), text)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.report import figures as fig
+from analysis.report import figures as fg
 from analysis.report.numbers import Report
 from analysis.studies.s2015 import models
 from analysis.studies.s2015.common import DEFAULT_CORES, half_width, level, name, pm, system
@@ -58,36 +58,36 @@ def maxima(rows: pd.DataFrame) -> dict[str, dict[str, float]]:
 
 def figure(rows: pd.DataFrame, reference: Mapping[str, Any], knees: dict[str, float],
            path: str | Path) -> None:  # fmt: skip
-    f, axes = fig.figure(ncols=2, width=6.4, height=2.6)
+    f, axes = fg.figure(ncols=2, width=6.4, height=2.6)
     tput, resp = axes[0]
     colours = {size: f"C{i}" for i, size in enumerate(SIZES)}
     for size, g in rows.groupby("size") if not rows.empty else []:
         c = colours.get(str(size), "k")
-        fig.errorbar_line(tput, g, "clients", "throughput_ops", label=f"{size}", color=c,
+        fg.errorbar_line(tput, g, "clients", "throughput_ops", label=f"{size}", color=c,
                           marker="o", markersize=3)  # fmt: skip
-        fig.errorbar_line(resp, g, "clients", "response_us_mean", scale=1e-3, label=f"{size}",
+        fg.errorbar_line(resp, g, "clients", "response_us_mean", scale=1e-3, label=f"{size}",
                           color=c, marker="o", markersize=3)  # fmt: skip
         if math.isfinite(knees.get(str(size), math.nan)):
             tput.axvline(knees[str(size)], color=c, linestyle=":", linewidth=1,
                          label=f"knee N*, {size}")  # fmt: skip
     for size, seed in reference["db_baseline"]["max"].items():
-        fig.seed_points(tput, [seed["clients"]], [seed["throughput"]], f"seed 003 max., {size}",
+        fg.seed_points(tput, [seed["clients"]], [seed["throughput"]], f"seed 003 max., {size}",
                         color=colours.get(size, "k"))  # fmt: skip
     tput.set_xlabel("clients")
-    tput.set_ylabel(fig.study_label("throughput", "ops/s", wrap=True))
+    tput.set_ylabel(fg.study_label("throughput", "ops/s", wrap=True))
     resp.set_xlabel("clients")
-    resp.set_ylabel(fig.study_label("response time", "ms", wrap=True))
+    resp.set_ylabel(fg.study_label("response time", "ms", wrap=True))
     tput.set_ylim(bottom=0)
     resp.set_ylim(bottom=0)
     if not rows.empty:
         keep_in_view(tput, resp, rows, knees)
     if rows.empty:
-        fig.not_measured(resp)
-    fig.legend_below(f, tput, ncols=4)
-    fig.save(f, path)
+        fg.not_measured(resp)
+    fg.legend_below(f, tput, ncols=4)
+    fg.save(f, path)
 
 
-def keep_in_view(tput: fig.plt.Axes, resp: fig.plt.Axes, rows: pd.DataFrame,
+def keep_in_view(tput: fg.plt.Axes, resp: fg.plt.Axes, rows: pd.DataFrame,
                  knees: dict[str, float]) -> None:  # fmt: skip
     """Limits that hold every knee and error bar with room to spare: a knee at the fewest
     clients would otherwise lie on the axes' left edge."""
@@ -110,8 +110,8 @@ def report(points: pd.DataFrame, reference: Mapping[str, Any], figure_path: str 
     numbers: dict[str, str] = {name("Baseline", "Measured"): "1" if not rows.empty else "0"}
     seed = reference["db_baseline"]["max"]
     for size in SIZES:
-        numbers[name("Baseline", "Seed", size)] = fig.num(seed[size]["throughput"])
-        numbers[name("Baseline", "Seed", size, "Clients")] = fig.num(seed[size]["clients"])
+        numbers[name("Baseline", "Seed", size)] = fg.num(seed[size]["throughput"])
+        numbers[name("Baseline", "Seed", size, "Clients")] = fg.num(seed[size]["clients"])
     knees: dict[str, float] = {}
     found = maxima(rows) if not rows.empty else {}
     for size in SIZES:
@@ -119,18 +119,18 @@ def report(points: pd.DataFrame, reference: Mapping[str, Any], figure_path: str 
         knees[size] = knee(g, cores) if not g.empty else math.nan
         best = found.get(size, {"throughput": math.nan, "half": math.nan, "clients": math.nan})
         numbers[name("Baseline", "Max", size)] = pm(best["throughput"], best["half"])
-        numbers[name("Baseline", "Max", size, "Value")] = fig.num(best["throughput"])
-        numbers[name("Baseline", "Max", size, "Clients")] = fig.num(best["clients"])
-        numbers[name("Baseline", "Knee", size)] = fig.num(knees[size])
+        numbers[name("Baseline", "Max", size, "Value")] = fg.num(best["throughput"])
+        numbers[name("Baseline", "Max", size, "Clients")] = fg.num(best["clients"])
+        numbers[name("Baseline", "Knee", size)] = fg.num(knees[size])
         ratio = best["throughput"] / seed[size]["throughput"]
-        numbers[name("Baseline", "Ratio", size)] = fig.num(ratio, 2)
+        numbers[name("Baseline", "Ratio", size)] = fg.num(ratio, 2)
         levels = sorted(g["clients"].unique()) if not g.empty else []
         # The database is fastest at its fewest sessions: the models' load-independent
         # demand (taken there) is too small for the points with more.
         peak_fewest = len(levels) > 1 and best["clients"] == levels[0]
         numbers[name("Baseline", "Peak", "Fewest", size)] = "1" if peak_fewest else "0"
         numbers[name("Baseline", "Levels", size)] = (
-            ", ".join(fig.num(v) for v in levels) if levels else "none"
+            ", ".join(fg.num(v) for v in levels) if levels else "none"
         )
     numbers[name("Baseline", "Cores")] = str(cores)
     numbers |= past_knee(rows, knees, found)
@@ -157,7 +157,7 @@ def past_knee(
         return {
             name("Baseline", "Past", "Case"): "unknown",
             name("Baseline", "Max", "Past", "Case"): "other",
-            name("Baseline", "Fewest"): fig.MISSING,
+            name("Baseline", "Fewest"): fg.MISSING,
         }
     beyond = {s: [c for c in levels[s] if c > knees[s]] for s in known}
     if all(len(beyond[s]) == len(levels[s]) for s in known):
@@ -171,7 +171,7 @@ def past_knee(
     return {
         name("Baseline", "Past", "Case"): case,
         name("Baseline", "Max", "Past", "Case"): "first" if first else "other",
-        name("Baseline", "Fewest"): fig.num(fewest.pop()) if len(fewest) == 1 else fig.MISSING,
+        name("Baseline", "Fewest"): fg.num(fewest.pop()) if len(fewest) == 1 else fg.MISSING,
     }
 
 
@@ -192,23 +192,23 @@ def scale_model(points: pd.DataFrame) -> dict[str, str]:
 
     def one(column: str, digits: int) -> str:
         if points.empty or column not in points.columns:
-            return fig.MISSING
+            return fg.MISSING
         values = pd.to_numeric(points[column], errors="coerce").dropna().unique()
-        return fig.num(values[0], digits) if len(values) == 1 else fig.MISSING
+        return fg.num(values[0], digits) if len(values) == 1 else fg.MISSING
 
     scale = one("scale", 2)
     factor = pd.to_numeric(points.get("scale", pd.Series(dtype=float)), errors="coerce")
     return {
-        name("Scale", "Known"): "0" if scale == fig.MISSING else "1",
+        name("Scale", "Known"): "0" if scale == fg.MISSING else "1",
         name("Scale"): scale,
         # Autovacuum wakes every NAPTIME_S of this machine's time (not dilated).
         name("Autovacuum", "Study", "S"): (
-            fig.num(pgsettings.NAPTIME_S * float(factor.iloc[0]), 1)
-            if scale != fig.MISSING
-            else fig.MISSING
+            fg.num(pgsettings.NAPTIME_S * float(factor.iloc[0]), 1)
+            if scale != fg.MISSING
+            else fg.MISSING
         ),
         name("Autovacuum", "Naptime", "S"): str(pgsettings.NAPTIME_S),
-        name("Vacuum", "Threshold"): fig.num(pgsettings.VACUUM_THRESHOLD, 0),
+        name("Vacuum", "Threshold"): fg.num(pgsettings.VACUUM_THRESHOLD, 0),
         name("Commit", "Delay"): one("queue.commit_delay_ms", 1),
         name("Server", "Budget"): one("budgets_cores.server", 2),
     }

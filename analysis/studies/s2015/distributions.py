@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.histograms import grouped_quantiles
-from analysis.report import figures as fig
+from analysis.report import figures as fg
 from analysis.report.numbers import Report
 from analysis.studies.s2015.common import by_points, name
 
@@ -40,13 +40,13 @@ def table(q: pd.DataFrame) -> str:
     # Levels in their numeric order (as text, 120 would sort before 30).
     order = q.assign(**{c: pd.to_numeric(q[c], errors="coerce") for c in levels})
     rows = [
-        [*(fig.escape(str(q.at[i, c])) for c in levels), fig.num(q.at[i, "p50"], 1),
-         fig.num(q.at[i, "p90"], 1), fig.num(q.at[i, "p99"], 1)]
+        [*(fg.escape(str(q.at[i, c])) for c in levels), fg.num(q.at[i, "p50"], 1),
+         fg.num(q.at[i, "p90"], 1), fg.num(q.at[i, "p99"], 1)]
         for i in order.sort_values(levels).index
     ]  # fmt: skip
     header = [FACTOR_COLUMNS.get(c, c.removeprefix("level_")) for c in levels]
     header += ["p50 (ms)", "p90 (ms)", "p99 (ms)"]
-    return fig.tabular(header, rows, "r" * len(levels) + "rrr")
+    return fg.tabular(header, rows, "r" * len(levels) + "rrr")
 
 
 def _spread(q: pd.DataFrame, column: str) -> str:
@@ -57,7 +57,7 @@ def _spread(q: pd.DataFrame, column: str) -> str:
     low, high = sorted(q[column].unique(), key=float)
     a = q[q[column] == low]["p99"].mean()
     b = q[q[column] == high]["p99"].mean()
-    return fig.num(b / a, 2) if a > 0 else "--"
+    return fg.num(b / a, 2) if a > 0 else "--"
 
 
 def report(hist: pd.DataFrame, points: pd.DataFrame) -> Report:
@@ -66,5 +66,5 @@ def report(hist: pd.DataFrame, points: pd.DataFrame) -> Report:
     for column, label in FACTOR_COLUMNS.items():
         n[name("Distribution", label, "Ratio")] = _spread(q, column)
     tail = (q["p99"] / q["p50"]).median() if len(q) else float("nan")
-    n[name("Distribution", "TailRatio")] = fig.num(tail, 1)
+    n[name("Distribution", "TailRatio")] = fg.num(tail, 1)
     return Report(tex={"table": table(q)}, numbers=n)

@@ -8,7 +8,7 @@ import math
 
 import pandas as pd
 
-from analysis.report import figures as fig
+from analysis.report import figures as fg
 from analysis.report.numbers import Report
 from analysis.studies.s2015 import counters
 from analysis.studies.s2015.common import THROUGHPUT, level, name, system
@@ -51,16 +51,16 @@ def cells(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame,
 
 def table(c: pd.DataFrame) -> str:
     rows = [
-        [fig.num(r["workers"]), fig.num(r["clients"]), fig.num(r["throughput"]),
-         fig.num(r["outside_ms"], 1), fig.num(r["wait_ms"], 1), fig.num(r["server_ms"], 1),
-         fig.pct(r["share_lock"]),
-         fig.pct(r["share_wal"]), fig.pct(r["share_cpu"]), fig.num(r["commits_per_s"]),
-         fig.pct(r["empty"])]
+        [fg.num(r["workers"]), fg.num(r["clients"]), fg.num(r["throughput"]),
+         fg.num(r["outside_ms"], 1), fg.num(r["wait_ms"], 1), fg.num(r["server_ms"], 1),
+         fg.pct(r["share_lock"]),
+         fg.pct(r["share_wal"]), fg.pct(r["share_cpu"]), fg.num(r["commits_per_s"]),
+         fg.pct(r["empty"])]
         for _, r in c.iterrows()
     ]  # fmt: skip
     header = ["workers", "clients", "ops/s", "unread (ms)", "to a worker (ms)",
               "database (ms)", "lock", "WAL", "CPU", "commits/s", "empty pops"]  # fmt: skip
-    return fig.tabular(header, rows, "rrrrrrrrrrr")
+    return fg.tabular(header, rows, "rrrrrrrrrrr")
 
 
 def _mean_at(c: pd.DataFrame, clients: int, column: str) -> float:
@@ -75,14 +75,14 @@ def report(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame,
     c = cells(points, db, runs, windows)
     n = {name("Why", "Measured"): "1" if c["share_wal"].notna().any() else "0"}
     for clients, label in ((DROP_FROM, "Low"), (DROP_TO, "High")):
-        n[name("Why", "Outside", label)] = fig.num(_mean_at(c, clients, "outside_ms"), 1)
-        n[name("Why", "Wait", label)] = fig.num(_mean_at(c, clients, "wait_ms"), 1)
-        n[name("Why", "Server", label)] = fig.num(_mean_at(c, clients, "server_ms"), 1)
-        n[name("Why", "Lock", label)] = fig.pct(_mean_at(c, clients, "share_lock"))
-        n[name("Why", "Wal", label)] = fig.pct(_mean_at(c, clients, "share_wal"))
-        n[name("Why", "Cpu", label)] = fig.pct(_mean_at(c, clients, "share_cpu"))
-        n[name("Why", "Commits", label)] = fig.num(_mean_at(c, clients, "commits_per_s"))
-        n[name("Why", "Empty", label)] = fig.pct(_mean_at(c, clients, "empty"))
+        n[name("Why", "Outside", label)] = fg.num(_mean_at(c, clients, "outside_ms"), 1)
+        n[name("Why", "Wait", label)] = fg.num(_mean_at(c, clients, "wait_ms"), 1)
+        n[name("Why", "Server", label)] = fg.num(_mean_at(c, clients, "server_ms"), 1)
+        n[name("Why", "Lock", label)] = fg.pct(_mean_at(c, clients, "share_lock"))
+        n[name("Why", "Wal", label)] = fg.pct(_mean_at(c, clients, "share_wal"))
+        n[name("Why", "Cpu", label)] = fg.pct(_mean_at(c, clients, "share_cpu"))
+        n[name("Why", "Commits", label)] = fg.num(_mean_at(c, clients, "commits_per_s"))
+        n[name("Why", "Empty", label)] = fg.pct(_mean_at(c, clients, "empty"))
     commits = _mean_at(c, DROP_TO, "commits_per_s") / _mean_at(c, DROP_FROM, "commits_per_s")
     n[name("Why", "Commits", "Change")] = signed_pct(commits - 1)
     # Which part of a request's time grew the most from 60 to 140 clients.

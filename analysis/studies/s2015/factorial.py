@@ -11,7 +11,7 @@ import math
 import pandas as pd
 
 from analysis.models.factorial import DesignError, FactorialResult
-from analysis.report import figures as fig
+from analysis.report import figures as fg
 from analysis.report.numbers import Report
 from analysis.studies.s2015 import models
 from analysis.studies.s2015.common import name, study_points
@@ -36,7 +36,7 @@ def varied(runs: pd.DataFrame) -> tuple[str, ...]:
 
 def _signed(value: float) -> str:
     """An effect in math mode, so that a negative one has a minus sign, not a hyphen."""
-    return f"${fig.num(value)}$"
+    return f"${fg.num(value)}$"
 
 
 def _term(term: str) -> str:
@@ -54,7 +54,7 @@ def report(runs: pd.DataFrame) -> Report:
         n |= {name("Factorial", k): "--" for k in unknown}
         n |= {name("Factorial", k): "0" for k in ("SignificantCount", "ErrorLeads",
                                                    "WorkersLower")}  # fmt: skip
-        return Report(tex={"table": fig.tabular(["term", "effect", "variation", "interval"],
+        return Report(tex={"table": fg.tabular(["term", "effect", "variation", "interval"],
                                                  [], "lrrr")}, numbers=n)  # fmt: skip
     try:
         result = models.factorial(r, "throughput_ops", factors)
@@ -63,22 +63,22 @@ def report(runs: pd.DataFrame) -> Report:
     rows = []
     for term in result.terms:
         lo, hi = result.confidence_intervals[term]
-        interval = f"$[{fig.num(lo)}, {fig.num(hi)}]$" if math.isfinite(lo) else fig.MISSING
+        interval = f"$[{fg.num(lo)}, {fg.num(hi)}]$" if math.isfinite(lo) else fg.MISSING
         rows.append([_term(term), _signed(result.effects[term]),
-                     fig.pct(result.variation[term]), interval])  # fmt: skip
-    rows.append(["error", "", fig.pct(result.variation.get("error", math.nan))
-                 if result.replications > 1 else fig.MISSING, ""])  # fmt: skip
+                     fg.pct(result.variation[term]), interval])  # fmt: skip
+    rows.append(["error", "", fg.pct(result.variation.get("error", math.nan))
+                 if result.replications > 1 else fg.MISSING, ""])  # fmt: skip
     top = max(result.terms, key=lambda t: result.variation[t])
     n[name("Factorial", "Top")] = _term(top)
-    n[name("Factorial", "TopShare")] = fig.pct(result.variation[top])
+    n[name("Factorial", "TopShare")] = fg.pct(result.variation[top])
     n[name("Factorial", "Error")] = (
-        fig.pct(result.variation.get("error", math.nan)) if result.replications > 1 else "--"
+        fg.pct(result.variation.get("error", math.nan)) if result.replications > 1 else "--"
     )
     n[name("Factorial", "TopEffect")] = _signed(result.effects[top])
     n[name("Factorial", "Reps")] = str(result.replications)
-    n[name("Factorial", "Mean")] = fig.num(result.effects["mean"])
+    n[name("Factorial", "Mean")] = fg.num(result.effects["mean"])
     n |= _significance(result, top)
-    table = fig.tabular(["term", "effect (ops/s)", "variation", "interval"], rows, "lrrr")
+    table = fg.tabular(["term", "effect (ops/s)", "variation", "interval"], rows, "lrrr")
     return Report(tex={"table": table}, numbers=n)
 
 
@@ -92,9 +92,9 @@ def _significance(result: FactorialResult, top: str) -> dict[str, str]:
     workers = "queue.workers"
     lowers = marked.get(workers, False) and result.effects.get(workers, 0.0) < 0
     return {
-        name("Factorial", "Significant"): fig.listed(significant) if significant else "none",
+        name("Factorial", "Significant"): fg.listed(significant) if significant else "none",
         name("Factorial", "SignificantCount"): str(len(significant)),
-        name("Factorial", "HalfWidth"): fig.num((hi - lo) / 2) if math.isfinite(lo) else "--",
+        name("Factorial", "HalfWidth"): fg.num((hi - lo) / 2) if math.isfinite(lo) else "--",
         name("Factorial", "ErrorLeads"): "1"
         if result.variation.get("error", 0.0) > result.variation[top]
         else "0",

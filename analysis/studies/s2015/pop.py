@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.report import figures as fig
+from analysis.report import figures as fg
 from analysis.report.factor_words import words
 from analysis.report.numbers import Report
 from analysis.studies.s2015 import counters
@@ -63,34 +63,34 @@ def cells(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame,
 
 def table(c: pd.DataFrame) -> str:
     rows = [
-        [fig.escape(words(r["pop"], STRATEGY_WORDS)), fig.num(r["clients"]),
-         fig.num(r["throughput"]), fig.num(r["pops"]), fig.num(r["pop_ms"], 1), fig.pct(r["empty"]),
-         fig.pct(r["share_lock"]), fig.pct(r["share_wal"]), fig.pct(r["share_cpu"])]
+        [fg.escape(words(r["pop"], STRATEGY_WORDS)), fg.num(r["clients"]),
+         fg.num(r["throughput"]), fg.num(r["pops"]), fg.num(r["pop_ms"], 1), fg.pct(r["empty"]),
+         fg.pct(r["share_lock"]), fg.pct(r["share_wal"]), fg.pct(r["share_cpu"])]
         for _, r in c.iterrows()
     ]  # fmt: skip
     header = ["pop", "clients", "ops/s", "pops/s", "pop (ms)", "empty", "lock", "WAL", "CPU"]
-    return fig.tabular(header, rows, "lrrrrrrrr")
+    return fg.tabular(header, rows, "lrrrrrrrr")
 
 
 def figure(c: pd.DataFrame, path: str | Path) -> None:
-    f, axes = fig.figure(ncols=2, width=6.4, height=2.4)
+    f, axes = fg.figure(ncols=2, width=6.4, height=2.4)
     tput, resp = axes[0]
     for i, (pop, g) in enumerate(c.groupby("pop")):
         # Each strategy its own marker and line style as well: where both overlap, both show.
-        style = {"color": f"C{i}", "marker": fig.MARKERS[i], "linestyle": ("-", "--")[i % 2],
+        style = {"color": f"C{i}", "marker": fg.MARKERS[i], "linestyle": ("-", "--")[i % 2],
                  "markersize": 3.5, "label": words(str(pop), STRATEGY_WORDS)}  # fmt: skip
         for ax, metric in ((tput, "pops"), (resp, "pop_ms")):
-            fig.errorbar_line(ax, g.rename(columns={metric: f"{metric}_mean"}), "clients",
+            fg.errorbar_line(ax, g.rename(columns={metric: f"{metric}_mean"}), "clients",
                               metric, **style)  # fmt: skip
-    tput.set_ylabel(fig.study_label("pops", "ops/s", wrap=True))
-    resp.set_ylabel(fig.study_label("pop response", "ms", wrap=True))
+    tput.set_ylabel(fg.study_label("pops", "ops/s", wrap=True))
+    resp.set_ylabel(fg.study_label("pop response", "ms", wrap=True))
     for ax in (tput, resp):
         ax.set_xlabel("clients")
         ax.set_ylim(bottom=0)
         if c.empty:
-            fig.not_measured(ax)
-    fig.legend_below(f, tput, ncols=2)
-    fig.save(f, path)
+            fg.not_measured(ax)
+    fg.legend_below(f, tput, ncols=2)
+    fg.save(f, path)
 
 
 def report(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame, windows: pd.DataFrame,
@@ -98,19 +98,19 @@ def report(points: pd.DataFrame, db: pd.DataFrame, runs: pd.DataFrame, windows: 
     c = cells(points, db, runs, windows)
     n = {name("Pop", "Measured"): "1" if not c.empty else "0"}
     most = c["clients"].max() if not c.empty else math.nan
-    n[name("Pop", "Clients")] = fig.num(most)
+    n[name("Pop", "Clients")] = fg.num(most)
     for pop in STRATEGIES:
         at = c[(c["pop"] == pop) & (c["clients"] == most)]
         r = at.iloc[0] if not at.empty else pd.Series(dtype=float)
         stem = name("Pop", pop)
-        n[stem + "Pops"] = fig.num(r.get("pops", math.nan))
-        n[stem + "Ms"] = fig.num(r.get("pop_ms", math.nan), 1)
-        n[stem + "Empty"] = fig.pct(r.get("empty", math.nan))
-        n[stem + "Lock"] = fig.pct(r.get("share_lock", math.nan))
-        n[stem + "Wal"] = fig.pct(r.get("share_wal", math.nan))
+        n[stem + "Pops"] = fg.num(r.get("pops", math.nan))
+        n[stem + "Ms"] = fg.num(r.get("pop_ms", math.nan), 1)
+        n[stem + "Empty"] = fg.pct(r.get("empty", math.nan))
+        n[stem + "Lock"] = fg.pct(r.get("share_lock", math.nan))
+        n[stem + "Wal"] = fg.pct(r.get("share_wal", math.nan))
     both = c[c["clients"] == most].set_index("pop")["pops"] if not c.empty else pd.Series()
     ratio = (both.get("naive", math.nan) / both.get("skip_locked", math.nan)
              if len(both) == 2 else math.nan)  # fmt: skip
-    n[name("Pop", "Ratio")] = fig.num(ratio, 2)
+    n[name("Pop", "Ratio")] = fg.num(ratio, 2)
     figure(c, figure_path)
     return Report(tex={"table": table(c)}, numbers=n)

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.models.mva import NetworkError
-from analysis.report import figures as fig
+from analysis.report import figures as fg
 from analysis.report.numbers import Report
 from analysis.studies.s2015 import models
 from analysis.studies.s2015.common import DEFAULT_CORES, level, name, study_points, system
@@ -91,14 +91,14 @@ def _error(p: pd.DataFrame, model: str, measured: str) -> float:
 
 
 def figure(panels: dict[str, tuple[pd.DataFrame, pd.DataFrame]], path: str | Path) -> None:
-    f, axes = fig.figure(ncols=2, nrows=2, width=6.4, height=4.6)
+    f, axes = fg.figure(ncols=2, nrows=2, width=6.4, height=4.6)
     for i, (factor, (rows, pred)) in enumerate(panels.items()):
         tput, resp = axes[i]
         for j, (size, g) in enumerate(rows.groupby("size")) if not rows.empty else []:
             c = f"C{j}"
-            fig.errorbar_line(tput, g, "x", "throughput_ops", label=f"measured, {size}",
+            fg.errorbar_line(tput, g, "x", "throughput_ops", label=f"measured, {size}",
                               color=c, marker="o", markersize=3)  # fmt: skip
-            fig.errorbar_line(resp, g, "x", "response_us_mean", scale=1e-3,
+            fg.errorbar_line(resp, g, "x", "response_us_mean", scale=1e-3,
                               label=f"measured, {size}", color=c, marker="o",
                               markersize=3)  # fmt: skip
             q = pred[pred["size"] == size].sort_values("x")
@@ -113,16 +113,16 @@ def figure(panels: dict[str, tuple[pd.DataFrame, pd.DataFrame]], path: str | Pat
             ax.set_xlabel(f"{factor} (total)")
             ax.set_ylim(bottom=0)
             if rows.empty:
-                fig.not_measured(ax)
-        tput.set_ylabel(fig.study_label("throughput", "ops/s", wrap=True))
-        resp.set_ylabel(fig.study_label("response time", "ms", wrap=True))
+                fg.not_measured(ax)
+        tput.set_ylabel(fg.study_label("throughput", "ops/s", wrap=True))
+        resp.set_ylabel(fg.study_label("response time", "ms", wrap=True))
     handles = {}
     for ax in axes.flat:
         for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
             handles.setdefault(lab, h)
-    fig.figure_legend(f, list(handles.values()), list(handles), ncols=4,
+    fg.figure_legend(f, list(handles.values()), list(handles), ncols=4,
                       loc="outside lower center", fontsize=6, frameon=False)  # fmt: skip
-    fig.save(f, path)
+    fg.save(f, path)
 
 
 def plateau(rows: pd.DataFrame, workers: int) -> tuple[float, float]:
@@ -152,20 +152,20 @@ def report(clients: pd.DataFrame, workers: pd.DataFrame, baseline: pd.DataFrame,
         panels[factor] = (rows, pred)
         n[name(stem, "Measured")] = "1" if not rows.empty else "0"
         levels = sorted(rows["x"].unique()) if not rows.empty else []
-        n[name(stem, "Levels")] = ", ".join(fig.num(v) for v in levels) if levels else "none"
+        n[name(stem, "Levels")] = ", ".join(fg.num(v) for v in levels) if levels else "none"
         sizes = sorted(rows["size"].unique()) if not rows.empty else []
         n[name(stem, "Sizes")] = ", ".join(sizes) if sizes else "none"
         top = rows[models.THROUGHPUT].max() if not rows.empty else math.nan
-        n[name(stem, "Max")] = fig.num(top)
-        n[name(stem, "MvaError")] = fig.pct(_error(pred, "mva_ops", "measured_ops"))
-        n[name(stem, "MvaResponseError")] = fig.pct(_error(pred, "mva_us", "measured_us"))
-        n[name(stem, "MmmError")] = fig.pct(_error(pred, "mmm_us", "measured_us"))
+        n[name(stem, "Max")] = fg.num(top)
+        n[name(stem, "MvaError")] = fg.pct(_error(pred, "mva_ops", "measured_ops"))
+        n[name(stem, "MvaResponseError")] = fg.pct(_error(pred, "mva_us", "measured_us"))
+        n[name(stem, "MmmError")] = fg.pct(_error(pred, "mmm_us", "measured_us"))
     rows = panels["clients"][0]
     w = int(models.workers_total(rows).iloc[0]) if not rows.empty else 60
     at, most = plateau(rows, w)
-    n[name("ScaleClients", "Workers")] = fig.num(w)
-    n[name("ScaleClients", "AtWorkers")] = fig.num(at)
-    n[name("ScaleClients", "AtMost")] = fig.num(most)
-    n[name("ScaleClients", "Change")] = fig.pct(most / at - 1 if at else math.nan)
+    n[name("ScaleClients", "Workers")] = fg.num(w)
+    n[name("ScaleClients", "AtWorkers")] = fg.num(at)
+    n[name("ScaleClients", "AtMost")] = fg.num(most)
+    n[name("ScaleClients", "Change")] = fg.pct(most / at - 1 if at else math.nan)
     figure(panels, figure_path)
     return Report(tex={}, numbers=n)

@@ -12,7 +12,7 @@ import pandas as pd
 from scipy import stats
 
 from analysis.aggregate import CI_LEVEL
-from analysis.report import figures as fig
+from analysis.report import figures as fg
 from analysis.report.numbers import Report
 from analysis.scaling import scale_of
 from analysis.studies.s2015.common import name, study_points
@@ -68,24 +68,24 @@ def trend(t: pd.DataFrame) -> dict[str, float]:
 def figure(t: pd.DataFrame, path: str | Path) -> None:
     # One panel per message size on one scale: two noisy traces in one panel hide each other.
     sizes = sorted(t["size"].unique()) if not t.empty else [""]
-    f, axes = fig.figure(nrows=len(sizes), width=6.4, height=1.2 + 1.1 * len(sizes))
+    f, axes = fg.figure(nrows=len(sizes), width=6.4, height=1.2 + 1.1 * len(sizes))
     panels = [row[0] for row in axes]
     for i, (ax, size) in enumerate(zip(panels, sizes, strict=True)):
         g = t[t["size"] == size]
         ax.plot(g["t_s"], g["throughput"], color=f"C{i}", linewidth=0.8, label=str(size))
         # The size names the panel's throughput; two lines fit a short panel.
-        ax.set_ylabel(fig.study_label(str(size) or "throughput", "ops/s", wrap=True))
+        ax.set_ylabel(fg.study_label(str(size) or "throughput", "ops/s", wrap=True))
     if not t.empty:
-        fig.shared_ylim(panels)
+        fg.shared_ylim(panels)
         for ax in panels:
             ax.set_ylim(bottom=0)
             ax.set_xlim(float(t["t_s"].min()), float(t["t_s"].max()))
-    panels[-1].set_xlabel(fig.study_label("time", "s"))
+    panels[-1].set_xlabel(fg.study_label("time", "s"))
     if t.empty:
-        fig.not_measured(panels[0])
-    fig.figure_legend(f, *fig.legend_entries(*panels), ncols=2, loc="outside lower center",
+        fg.not_measured(panels[0])
+    fg.figure_legend(f, *fg.legend_entries(*panels), ncols=2, loc="outside lower center",
                       fontsize=6, frameon=False)  # fmt: skip
-    fig.save(f, path)
+    fg.save(f, path)
 
 
 def report(points: pd.DataFrame, windows: pd.DataFrame, db: pd.DataFrame,
@@ -98,20 +98,20 @@ def report(points: pd.DataFrame, windows: pd.DataFrame, db: pd.DataFrame,
         r = found.get(size, {k: math.nan for k in ("slope", "low", "high", "cv", "mean")})
         stem = name("Stability", size)
         n[stem + "Measured"] = "1" if size in found else "0"
-        n[stem + "Mean"] = fig.num(r["mean"])
-        n[stem + "Slope"] = fig.pct(r["slope"], 2)
-        n[stem + "SlopeLow"] = fig.pct(r["low"], 2)
-        n[stem + "SlopeHigh"] = fig.pct(r["high"], 2)
-        n[stem + "Cv"] = fig.pct(r["cv"])
+        n[stem + "Mean"] = fg.num(r["mean"])
+        n[stem + "Slope"] = fg.pct(r["slope"], 2)
+        n[stem + "SlopeLow"] = fg.pct(r["low"], 2)
+        n[stem + "SlopeHigh"] = fg.pct(r["high"], 2)
+        n[stem + "Cv"] = fg.pct(r["cv"])
         runs = set(t.loc[t["size"] == size, "run"]) if not t.empty else set()
         d = db[db["run"].isin(runs)] if not db.empty else db
-        n[stem + "Dead"] = fig.num(d["after.messages.n_dead_tup"].mean() if len(d) else math.nan)
-        n[stem + "Autovacuums"] = fig.num(
+        n[stem + "Dead"] = fg.num(d["after.messages.n_dead_tup"].mean() if len(d) else math.nan)
+        n[stem + "Autovacuums"] = fg.num(
             d["messages.autovacuum_count"].mean() if len(d) else math.nan
         )
         length = t.loc[t["size"] == size, "t_s"].max() if not t.empty else math.nan
-        n[stem + "Length"] = fig.num(length)
-    n[name("Stability", "Preloaded")] = fig.num(
+        n[stem + "Length"] = fg.num(length)
+    n[name("Stability", "Preloaded")] = fg.num(
         float(np.nanmax(p["queue.preload"].astype(float))) if len(p) else math.nan
     )
     figure(t, figure_path)

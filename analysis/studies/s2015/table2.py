@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.report import figures as fig
+from analysis.report import figures as fg
 from analysis.report.numbers import Report
 from analysis.studies.s2015.common import THROUGHPUT, half_width, level, name, pm, system
 
@@ -70,30 +70,30 @@ def drops(cells: pd.DataFrame, column: str) -> dict[int, float]:
 
 def signed_pct(value: float) -> str:
     """A relative change in per cent with its sign (a rise and a fall read apart)."""
-    return f"${100 * value:+.1f}$\\,\\%" if math.isfinite(value) else fig.MISSING
+    return f"${100 * value:+.1f}$\\,\\%" if math.isfinite(value) else fg.MISSING
 
 
 def table(cells: pd.DataFrame) -> str:
     rows = []
     for _, r in cells.iterrows():
         rows.append([
-            fig.num(r["workers"]),
-            fig.num(r["clients"]),
+            fg.num(r["workers"]),
+            fg.num(r["clients"]),
             pm(r["ours"], r["ours_half"]),
-            pm(r["seed"], r["seed_pm"], 1) if math.isfinite(r["seed"]) else fig.MISSING,
-            fig.num(r["ratio"], 2),
+            pm(r["seed"], r["seed_pm"], 1) if math.isfinite(r["seed"]) else fg.MISSING,
+            fg.num(r["ratio"], 2),
         ])  # fmt: skip
     header = ["workers", "clients", r"ours (ops/s)", r"seed (msg/s)", "ours/seed"]
-    return fig.tabular(header, rows, "rrrrr")
+    return fg.tabular(header, rows, "rrrrr")
 
 
 def drop_table(ours_drop: Mapping[int, float], seed_drop: Mapping[int, float]) -> str:
     workers = sorted(set(ours_drop) | set(seed_drop))
     rows = [
-        [fig.num(w), signed_pct(ours_drop.get(w, math.nan)), signed_pct(seed_drop.get(w, math.nan))]
+        [fg.num(w), signed_pct(ours_drop.get(w, math.nan)), signed_pct(seed_drop.get(w, math.nan))]
         for w in workers
     ]
-    return fig.tabular(["workers", "ours", "seed"], rows, "rrr")
+    return fg.tabular(["workers", "ours", "seed"], rows, "rrr")
 
 
 def at_equal_sessions(cells: pd.DataFrame, database: Mapping[int, float]) -> pd.DataFrame:
@@ -118,19 +118,19 @@ def report(points: pd.DataFrame, reference: Mapping[str, Any],
     n = {name("Tabletwo", "Measured"): "1" if measured else "0"}
     best = cells.loc[cells["ours"].idxmax()] if measured else None
     n[name("Tabletwo", "Best")] = pm(best["ours"], best["ours_half"]) if best is not None else "--"
-    n[name("Tabletwo", "Best", "Workers")] = fig.num(best["workers"]) if best is not None else "--"
-    n[name("Tabletwo", "Best", "Clients")] = fig.num(best["clients"]) if best is not None else "--"
+    n[name("Tabletwo", "Best", "Workers")] = fg.num(best["workers"]) if best is not None else "--"
+    n[name("Tabletwo", "Best", "Clients")] = fg.num(best["clients"]) if best is not None else "--"
     db_max = max(database.values(), default=math.nan)
     ratio = float(best["ours"]) / db_max if best is not None else math.nan
-    n[name("Ratio", "Ours")] = fig.num(ratio, 2)
-    n[name("Ratio", "Seed")] = fig.num(seed_best / seed_db, 2)
-    n[name("Ratio", "Seed", "Best")] = fig.num(seed_best, 1)
+    n[name("Ratio", "Ours")] = fg.num(ratio, 2)
+    n[name("Ratio", "Seed")] = fg.num(seed_best / seed_db, 2)
+    n[name("Ratio", "Seed", "Best")] = fg.num(seed_best, 1)
     same = at_equal_sessions(cells, database)
     n[name("Ratio", "Sessions", "Cells")] = str(len(same))
     workers = ", ".join(str(w) for w in sorted(set(same["workers"])))
-    n[name("Ratio", "Sessions", "Workers")] = workers or fig.MISSING
-    n[name("Ratio", "Sessions", "Low")] = fig.num(same["sessions_ratio"].min(), 2)
-    n[name("Ratio", "Sessions", "High")] = fig.num(same["sessions_ratio"].max(), 2)
+    n[name("Ratio", "Sessions", "Workers")] = workers or fg.MISSING
+    n[name("Ratio", "Sessions", "Low")] = fg.num(same["sessions_ratio"].min(), 2)
+    n[name("Ratio", "Sessions", "High")] = fg.num(same["sessions_ratio"].max(), 2)
     found = [v for v in ours_drop.values() if math.isfinite(v)]
     n[name("Drop", "Measured")] = "1" if found else "0"
     # The changes' range over the worker counts, signed: the seed's are falls.
@@ -139,7 +139,7 @@ def report(points: pd.DataFrame, reference: Mapping[str, Any],
     seed_found = [v for v in seed_drop.values() if math.isfinite(v)]
     n[name("Drop", "Seed", "Low")] = signed_pct(min(seed_found))
     n[name("Drop", "Seed", "High")] = signed_pct(max(seed_found))
-    n[name("Tabletwo", "Repetitions")] = fig.num(cells["repetitions"].min()) if measured else "0"
+    n[name("Tabletwo", "Repetitions")] = fg.num(cells["repetitions"].min()) if measured else "0"
     return Report(
         tex={"table": table(cells), "drop_table": drop_table(ours_drop, seed_drop)},
         numbers=n,

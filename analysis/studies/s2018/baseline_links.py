@@ -12,7 +12,7 @@ import pandas as pd
 from analysis import validate
 from analysis.linkload import DEFAULT_KEY_BYTES, Sizes
 from analysis.models import linkbounds
-from analysis.report import figures as rf
+from analysis.report import figures as fg
 from analysis.scaling import scale_of
 from analysis.studies.s2018.baseline_maxima import best
 
@@ -70,18 +70,18 @@ def bandwidth_bound(direct: pd.DataFrame, mw: pd.DataFrame) -> list[str]:
         ok = b is not None and bound is not None
         scale = float(b["scale"]) if ok else math.nan  # best read it with scale_of
         numbers += [
-            rf.macro(key, rf.num(bound.bound / scale) if ok else rf.MISSING),
-            rf.macro(
+            fg.macro(key, fg.num(bound.bound / scale) if ok else fg.MISSING),
+            fg.macro(
                 f"{key}Share",
-                rf.num(b["throughput_ops_mean"] / bound.bound, 2) if ok else rf.MISSING,
+                fg.num(b["throughput_ops_mean"] / bound.bound, 2) if ok else fg.MISSING,
             ),
-            rf.macro(f"{key}Role", ROLE_UPLOAD[bound.binding] if ok else rf.MISSING),
-            rf.macro(f"{key}Case", _bound_case(b, bound) if ok else "none"),
+            fg.macro(f"{key}Role", ROLE_UPLOAD[bound.binding] if ok else fg.MISSING),
+            fg.macro(f"{key}Case", _bound_case(b, bound) if ok else "none"),
         ]
     src = direct.iloc[0] if not direct.empty else mw.iloc[0]
     numbers += [
-        rf.macro("BaseHostKind", str(src["host_kind"])),
-        rf.macro("BaseBoundCase", "local" if str(src["host_kind"]) == "local" else "capped"),
+        fg.macro("BaseHostKind", str(src["host_kind"])),
+        fg.macro("BaseBoundCase", "local" if str(src["host_kind"]) == "local" else "capped"),
     ]
     return numbers
 
@@ -117,32 +117,32 @@ def link_bounds_table(
             rows.append(
                 [
                     role if first else "",
-                    rf.num(cap_set, 2) if first else "",
-                    rf.num(measured[role], 2) if first else "",
-                    rf.num(found.get(role, math.nan), 1) if first else "",
-                    rf.num(theirs["upload_mbit"]) if first else "",
+                    fg.num(cap_set, 2) if first else "",
+                    fg.num(measured[role], 2) if first else "",
+                    fg.num(found.get(role, math.nan), 1) if first else "",
+                    fg.num(theirs["upload_mbit"]) if first else "",
                     MESSAGE_NAMES[message],
                     str(nbytes[message]),
                     str(table1["message_bytes"][message]),
-                    rf.num(ours),
-                    rf.num(theirs["ops"].get(message, math.nan)),
+                    fg.num(ours),
+                    fg.num(theirs["ops"].get(message, math.nan)),
                 ]
             )
-    table = rf.tabular(TABLE_HEADER, rows, "lrrrrlrrrr")
+    table = fg.tabular(TABLE_HEADER, rows, "lrrrrlrrrr")
     dev = pd.Series(devs, dtype=float).abs()
     server_get = bounds["bound_ops"].get(("server", "get_reply"), math.nan)
     return table, [
-        rf.macro("LinkScale", rf.num(scale, 2)),
-        rf.macro("LinkCapMaxDev", rf.pct(dev.max() if dev.notna().any() else math.nan)),
-        rf.macro("LinkCapServerStudy", rf.num(found.get("server", math.nan), 1)),
-        rf.macro("LinkCapServerSeed", rf.num(table1["server"]["upload_mbit"])),
-        rf.macro("LinkBoundServerGet", rf.num(server_get)),
-        rf.macro("LinkBoundServerGetSeed", rf.num(table1["server"]["ops"]["get_reply"])),
+        fg.macro("LinkScale", fg.num(scale, 2)),
+        fg.macro("LinkCapMaxDev", fg.pct(dev.max() if dev.notna().any() else math.nan)),
+        fg.macro("LinkCapServerStudy", fg.num(found.get("server", math.nan), 1)),
+        fg.macro("LinkCapServerSeed", fg.num(table1["server"]["upload_mbit"])),
+        fg.macro("LinkBoundServerGet", fg.num(server_get)),
+        fg.macro("LinkBoundServerGetSeed", fg.num(table1["server"]["ops"]["get_reply"])),
         # Seed 004's middleware SET-reply entry beside its own upload over the reply's size.
-        rf.macro("LinkSeedMwSetReply", rf.num(table1["middleware"]["ops"]["set_reply"])),
-        rf.macro(
+        fg.macro("LinkSeedMwSetReply", fg.num(table1["middleware"]["ops"]["set_reply"])),
+        fg.macro(
             "LinkSeedMwSetReplyOwn",
-            rf.num(
+            fg.num(
                 linkbounds.bound_ops(
                     table1["middleware"]["upload_mbit"], table1["message_bytes"]["set_reply"]
                 )

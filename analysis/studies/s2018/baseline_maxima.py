@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from analysis.report import figures as rf
+from analysis.report import figures as fg
 from analysis.scaling import scale_of
 from analysis.studies.s2018 import seed as seed2018
 from analysis.studies.s2018.macros import camel
@@ -62,8 +62,8 @@ def panel_grid(
     """Throughput and response time against the clients, per workload, in the study's time
     (`data` from in_study_time), with seed 004's values (`seeds`: rows of
     seed2018.baseline_figure_points with their legend `label` and `colour`); `colour_of`
-    a series value's colour (rf.error_lines)."""
-    fig, axes = rf.figure(ncols=2, nrows=2, height=4.6)
+    a series value's colour (fg.error_lines)."""
+    fig, axes = fg.figure(ncols=2, nrows=2, height=4.6)
     for row, wl in enumerate(WORKLOADS):
         d = data[data["level_workload"] == wl]
         for col, (metric, scale, unit, seed_column) in enumerate(PANELS):
@@ -71,18 +71,18 @@ def panel_grid(
             if d.empty:
                 ax.text(0.5, 0.5, "no points at this level", ha="center", transform=ax.transAxes)
             else:
-                rf.error_lines(ax, d, "clients_total", metric, series, scale, colour_of=colour_of)
+                fg.error_lines(ax, d, "clients_total", metric, series, scale, colour_of=colour_of)
             theirs = seeds[seeds["workload"] == wl]
             for (label, side, colour), g in theirs.groupby(["label", "side", "colour"]):
-                rf.seed_points(ax, g["clients"], g[seed_column], label, side, colour)
+                fg.seed_points(ax, g["clients"], g[seed_column], label, side, colour)
             ax.set(
                 xlabel="clients (virtual)",
-                ylabel=rf.study_label(f"{wl}: {unit[0]}", unit[1], wrap=True),
+                ylabel=fg.study_label(f"{wl}: {unit[0]}", unit[1], wrap=True),
             )
             ax.set_ylim(bottom=0)
-    rf.legend_right(fig, *axes.flat)
+    fg.legend_right(fig, *axes.flat)
     fig.suptitle(title, fontsize=8)
-    rf.save(fig, path)
+    fg.save(fig, path)
 
 
 def figures(
@@ -94,7 +94,7 @@ def figures(
     seeds = seed2018.baseline_figure_points(ref)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     direct = direct.assign(setup=direct["level_setup"].str.replace("_", " "))
-    names = rf.levels_sorted(direct["setup"])
+    names = fg.levels_sorted(direct["setup"])
     # Without middleware each setup's maximum takes the colour of that setup's line.
     seeds_d = seeds[seeds["setup"].isin(SETUPS_D)].assign(
         label=lambda t: "seed 004 max., " + t["setup"].str.replace("_", " "),
@@ -115,10 +115,10 @@ def figures(
                 for w, side in s[["workers", "side"]].itertuples(index=False)
             ],
             # In the colour of our series of the same worker count.
-            colour=[rf.worker_colour(w) for w in s["workers"]],
+            colour=[fg.worker_colour(w) for w in s["workers"]],
         )
         title = f"Baseline with middleware: {setup.replace('_', ' ')}"
-        panel_grid(d, s, "workers", title, path, colour_of=rf.worker_colour)
+        panel_grid(d, s, "workers", title, path, colour_of=fg.worker_colour)
 
 
 def study(row: pd.Series | None, column: str) -> float:
@@ -156,48 +156,48 @@ def direct_table(direct: pd.DataFrame, ref: Mapping) -> tuple[str, list[str]]:
                 [
                     setup.replace("_", " "),
                     wl,
-                    rf.MISSING if b is None else str(int(b["clients_total"])),
-                    rf.MISSING if b is None else rf.num(b["throughput_ops_mean"]),
-                    rf.MISSING
+                    fg.MISSING if b is None else str(int(b["clients_total"])),
+                    fg.MISSING if b is None else fg.num(b["throughput_ops_mean"]),
+                    fg.MISSING
                     if b is None
-                    else rf.num(b["throughput_ops_ci_high"] - b["throughput_ops_mean"]),
-                    rf.MISSING if b is None else rf.num(b["response_us_mean_mean"] / 1e3, 2),
-                    rf.MISSING if b is None else rf.num(study(b, "throughput")),
-                    rf.MISSING if b is None else rf.num(study(b, "response"), 2),
-                    rf.num(theirs),
-                    rf.num(low) if low == high else f"{rf.num(low)}/{rf.num(high)}",
+                    else fg.num(b["throughput_ops_ci_high"] - b["throughput_ops_mean"]),
+                    fg.MISSING if b is None else fg.num(b["response_us_mean_mean"] / 1e3, 2),
+                    fg.MISSING if b is None else fg.num(study(b, "throughput")),
+                    fg.MISSING if b is None else fg.num(study(b, "response"), 2),
+                    fg.num(theirs),
+                    fg.num(low) if low == high else f"{fg.num(low)}/{fg.num(high)}",
                 ]
             )
             key = camel("BaseDirect", setup, wl)
             # Beside the study: the value in the study's time (rescaled by the run's scale).
             numbers.append(
-                rf.macro(f"{key}X", rf.MISSING if b is None else rf.num(study(b, "throughput")))
+                fg.macro(f"{key}X", fg.MISSING if b is None else fg.num(study(b, "throughput")))
             )
             numbers.append(
-                rf.macro(
-                    f"{key}XRaw", rf.MISSING if b is None else rf.num(b["throughput_ops_mean"])
+                fg.macro(
+                    f"{key}XRaw", fg.MISSING if b is None else fg.num(b["throughput_ops_mean"])
                 )
             )
-            numbers.append(rf.macro(f"{key}XStudy", rf.num(theirs)))
+            numbers.append(fg.macro(f"{key}XStudy", fg.num(theirs)))
             numbers.append(
-                rf.macro(
+                fg.macro(
                     f"{key}XSeedTwo",
-                    rf.num(low) if low == high else f"{rf.num(low)}/{rf.num(high)}",
+                    fg.num(low) if low == high else f"{fg.num(low)}/{fg.num(high)}",
                 )
             )
     header = DIRECT_HEADER
     # Without repetitions no point has an interval: the column goes, and the caption says so.
-    no_ci = all(r[4] == rf.MISSING for r in rows)
+    no_ci = all(r[4] == fg.MISSING for r in rows)
     if no_ci:
         rows = [r[:4] + r[5:] for r in rows]
         header = header[:4] + header[5:]
     numbers.append(
-        rf.macro(
+        fg.macro(
             "BaseDirectCiNote",
             "no CI: fewer than three repetitions" if no_ci else "CI half-width over repetitions",
         )
     )
-    return rf.tabular(header, rows, "ll" + "r" * (len(header) - 2)), numbers
+    return fg.tabular(header, rows, "ll" + "r" * (len(header) - 2)), numbers
 
 
 def middleware_table(mw: pd.DataFrame, ref: Mapping) -> tuple[str, list[str]]:
@@ -210,7 +210,7 @@ def middleware_table(mw: pd.DataFrame, ref: Mapping) -> tuple[str, list[str]]:
             b = best(d)
             theirs = ref["baselines_middleware"][setup][wl]
             if b is None:
-                ours = [rf.MISSING] * 7 + [rf.num(theirs["client_x"])]
+                ours = [fg.MISSING] * 7 + [fg.num(theirs["client_x"])]
             else:
                 m = d[(d["point"] == b["point"]) & (d["side"] == "middleware")]
                 m = m.iloc[0] if not m.empty else pd.Series(dtype=float)
@@ -218,22 +218,22 @@ def middleware_table(mw: pd.DataFrame, ref: Mapping) -> tuple[str, list[str]]:
                 # In the study's time (rescaled by the runs' scale), with the raw client X.
                 ours = [
                     f"{int(b['clients_total'])}/{int(b['middleware.workers'])}",
-                    rf.num(b["throughput_ops_mean"]),
-                    rf.num(study(b, "throughput")),
-                    rf.num(m.get("throughput_ops_mean", math.nan) / scale),
-                    rf.num(study(b, "response"), 2),
-                    rf.num(m.get("response_us_mean_mean", math.nan) / 1e3 * scale, 2),
-                    rf.num(m.get("queue_us_mean_mean", math.nan) / 1e3 * scale, 2),
-                    rf.num(theirs["client_x"]),
+                    fg.num(b["throughput_ops_mean"]),
+                    fg.num(study(b, "throughput")),
+                    fg.num(m.get("throughput_ops_mean", math.nan) / scale),
+                    fg.num(study(b, "response"), 2),
+                    fg.num(m.get("response_us_mean_mean", math.nan) / 1e3 * scale, 2),
+                    fg.num(m.get("queue_us_mean_mean", math.nan) / 1e3 * scale, 2),
+                    fg.num(theirs["client_x"]),
                 ]
                 numbers.append(
-                    rf.macro(camel("BaseMw", setup, wl, "X"), rf.num(study(b, "throughput")))
+                    fg.macro(camel("BaseMw", setup, wl, "X"), fg.num(study(b, "throughput")))
                 )
                 numbers.append(
-                    rf.macro(camel("BaseMw", setup, wl, "XRaw"), rf.num(b["throughput_ops_mean"]))
+                    fg.macro(camel("BaseMw", setup, wl, "XRaw"), fg.num(b["throughput_ops_mean"]))
                 )
             rows.append([setup.replace("_", " "), wl, *ours])
-    return rf.tabular(MIDDLEWARE_HEADER, rows, "llrrrrrrrr"), numbers
+    return fg.tabular(MIDDLEWARE_HEADER, rows, "llrrrrrrrr"), numbers
 
 
 def seeds_tables(mw_study: pd.DataFrame, ref: Mapping) -> tuple[str, str, list[str]]:
@@ -242,7 +242,7 @@ def seeds_tables(mw_study: pd.DataFrame, ref: Mapping) -> tuple[str, str, list[s
     numbers: list[str] = []
     best_mw = seed2018.best_points(mw_study, ["level_setup", "level_workload"])
     beside = seed2018.max_throughput_beside(best_mw, ref)
-    seeds_mw = rf.tabular(
+    seeds_mw = fg.tabular(
         ["setup", "workload", "", "ours", "seed 002", "seed 004"],
         beside_rows(beside, ["setup", "workload"]),
         "lllrrr",
@@ -261,7 +261,7 @@ def seeds_tables(mw_study: pd.DataFrame, ref: Mapping) -> tuple[str, str, list[s
                 )
                 key = camel("Seeds", setup, wl, quantity)
                 numbers += [
-                    rf.macro(f"{key}{who}", rf.num(r.get(col, math.nan), digits))
+                    fg.macro(f"{key}{who}", fg.num(r.get(col, math.nan), digits))
                     for who, col in (
                         ("Ours", "ours"),
                         ("SeedTwo", "seed002"),
@@ -271,8 +271,8 @@ def seeds_tables(mw_study: pd.DataFrame, ref: Mapping) -> tuple[str, str, list[s
             r = law_key.loc[(setup, wl)] if (setup, wl) in law_key.index else {}
             key = camel("SeedsLaw", setup, wl)
             numbers += [
-                rf.macro(f"{key}OursMax", rf.num(r.get("ours_max_abs_ms", math.nan), 1)),
-                rf.macro(f"{key}SeedTwoMax", rf.num(r.get("seed002_max_abs_ms", math.nan), 1)),
+                fg.macro(f"{key}OursMax", fg.num(r.get("ours_max_abs_ms", math.nan), 1)),
+                fg.macro(f"{key}SeedTwoMax", fg.num(r.get("seed002_max_abs_ms", math.nan), 1)),
             ]
 
     return seeds_mw, seeds_law, numbers

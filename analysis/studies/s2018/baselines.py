@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from analysis.report import figures as rf
+from analysis.report import figures as fg
 from analysis.scaling import in_study_time
 from analysis.studies.s2018 import baseline_maxima, mw_statistics
 from analysis.studies.s2018 import seed as seed2018
@@ -44,11 +44,11 @@ class Baselines(NamedTuple):
 def sources(ref: Mapping) -> list[str]:
     """The sources the tables' captions (in the section) name."""
     return [
-        rf.macro("BaseDirectSourceSeedFour", rf.escape(ref["baselines_direct"]["source"])),
-        rf.macro(
-            "BaseDirectSourceSeedTwo", rf.escape(ref["seed002"]["baselines_direct"]["source"])
+        fg.macro("BaseDirectSourceSeedFour", fg.escape(ref["baselines_direct"]["source"])),
+        fg.macro(
+            "BaseDirectSourceSeedTwo", fg.escape(ref["seed002"]["baselines_direct"]["source"])
         ),
-        rf.macro("BaseMwSource", rf.escape(ref["baselines_middleware"]["source"])),
+        fg.macro("BaseMwSource", fg.escape(ref["baselines_middleware"]["source"])),
     ]
 
 

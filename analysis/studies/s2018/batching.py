@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from analysis.report import figures as rf
+from analysis.report import figures as fg
 from analysis.scaling import in_study_time
 from analysis.studies.s2018.macros import camel
 
@@ -58,7 +58,7 @@ def batch_bars(ax: plt.Axes, d: pd.DataFrame, batches: list[int]) -> list[str]:
             x,
             np.nan_to_num(y),
             width,
-            yerr=rf.ci_errors(g, "throughput_ops"),
+            yerr=fg.ci_errors(g, "throughput_ops"),
             capsize=2,
             label=f"batch {batch}",
         )
@@ -73,7 +73,7 @@ def batch_bars(ax: plt.Axes, d: pd.DataFrame, batches: list[int]) -> list[str]:
 
 def figure(client: pd.DataFrame, batches: list[int], path: str) -> None:
     """Client throughput per batch size against the clients, one panel per workload."""
-    fig, grid = rf.figure(ncols=2, height=2.4)
+    fig, grid = fg.figure(ncols=2, height=2.4)
     axes = list(np.ravel(grid))
     for ax, wl in zip(axes, WORKLOADS, strict=True):
         d = client[client["level_workload"] == wl]
@@ -81,9 +81,9 @@ def figure(client: pd.DataFrame, batches: list[int], path: str) -> None:
             ax.text(0.5, 0.5, "no points", ha="center", transform=ax.transAxes)
         else:
             batch_bars(ax, d, batches)
-        ax.set(xlabel="clients (virtual)", ylabel=rf.study_label("throughput", "ops/s"), title=wl)
-    rf.legend_right(fig, axes[0])
-    rf.save(fig, path)
+        ax.set(xlabel="clients (virtual)", ylabel=fg.study_label("throughput", "ops/s"), title=wl)
+    fg.legend_right(fig, axes[0])
+    fg.save(fig, path)
 
 
 def at_top_load(
@@ -113,12 +113,12 @@ def at_top_load(
                     wl,
                     str(int(p["batch"])),
                     str(int(p["clients"])),
-                    rf.num(v["x"]),
-                    rf.num(v["x_raw"]),
-                    rf.num(v["queue"], 1),
-                    rf.num(v["worker"], 1),
-                    rf.num(v["server"], 1),
-                    rf.num(v["response"], 1),
+                    fg.num(v["x"]),
+                    fg.num(v["x_raw"]),
+                    fg.num(v["queue"], 1),
+                    fg.num(v["worker"], 1),
+                    fg.num(v["server"], 1),
+                    fg.num(v["response"], 1),
                 ]
             )
     return rows, summary
@@ -127,17 +127,17 @@ def at_top_load(
 def speedup_macros(summary: dict[tuple[str, int], dict[str, float]], top: int) -> list[str]:
     """Per workload: the values at batch 1 and at the largest batch `top`, and the throughput
     ratio of the two."""
-    numbers = [rf.macro("BatchTop", str(top))]
+    numbers = [fg.macro("BatchTop", str(top))]
     for wl in WORKLOADS:
         one = summary.get((wl, 1), {})
         big = summary.get((wl, top), {})
         key = camel("Batch", wl)
         fields = [("X", "x"), ("XRaw", "x_raw"), ("Queue", "queue"), ("Worker", "worker")]
         for name, field in [*fields, ("Server", "server")]:
-            numbers.append(rf.macro(f"{key}One{name}", rf.num(one.get(field, math.nan))))
-            numbers.append(rf.macro(f"{key}Top{name}", rf.num(big.get(field, math.nan))))
+            numbers.append(fg.macro(f"{key}One{name}", fg.num(one.get(field, math.nan))))
+            numbers.append(fg.macro(f"{key}Top{name}", fg.num(big.get(field, math.nan))))
         ratio = big.get("x", math.nan) / one.get("x", math.nan) if one.get("x") else math.nan
-        numbers.append(rf.macro(f"{key}Speedup", rf.num(ratio, 2)))
+        numbers.append(fg.macro(f"{key}Speedup", fg.num(ratio, 2)))
     return numbers
 
 
@@ -152,12 +152,12 @@ def report(raw: pd.DataFrame, fig_path: str) -> Batching:
     mw = pts[pts["side"] == "middleware"].set_index("point")
     batches = sorted(client["batch"].unique()) if not client.empty else []
     top = max(batches) if batches else 1
-    workloads = rf.levels_sorted(client["level_workload"]) if not client.empty else []
+    workloads = fg.levels_sorted(client["level_workload"]) if not client.empty else []
 
     figure(client, batches, fig_path)
     counts = [str(c) for c in sorted(client["clients"].unique())]
-    numbers = [rf.macro("BatchClientCounts", ", ".join(counts) or rf.MISSING)]
+    numbers = [fg.macro("BatchClientCounts", ", ".join(counts) or fg.MISSING)]
     rows, summary = at_top_load(client, mw, raw_x, workloads)
-    table = rf.tabular(TABLE_HEADER, rows, "lrrrrrrrr")
+    table = fg.tabular(TABLE_HEADER, rows, "lrrrrrrrr")
     numbers += speedup_macros(summary, top)
     return Batching(table, "".join(numbers))

@@ -14,7 +14,7 @@ import pandas as pd
 from analysis.aggregate import CI_LEVEL
 from analysis.models import factorial
 from analysis.report import factor_words
-from analysis.report import figures as rf
+from analysis.report import figures as fg
 from analysis.scaling import in_study_time
 from analysis.studies.s2018.macros import camel
 
@@ -70,9 +70,9 @@ def share_macros(key: str, term: str, share: float) -> list[str]:
     """A term that explains the largest share of a variation: `<key>Term` in words,
     `<key>Share` and `<key>ShareCase` (factor_words.share_case: most or largest)."""
     return [
-        rf.macro(f"{key}Term", describe(term)),
-        rf.macro(f"{key}Share", rf.pct(share)),
-        rf.macro(f"{key}ShareCase", factor_words.share_case(share)),
+        fg.macro(f"{key}Term", describe(term)),
+        fg.macro(f"{key}Share", fg.pct(share)),
+        fg.macro(f"{key}ShareCase", factor_words.share_case(share)),
     ]
 
 
@@ -115,22 +115,22 @@ def effect_rows(results: dict[str, factorial.FactorialResult], theirs: Mapping) 
             eff = res.effects.get(term, math.nan) if res else math.nan
             lo, hi = res.confidence_intervals.get(term, (math.nan, math.nan)) if res else (0, 0)
             ci = (
-                rf.MISSING
+                fg.MISSING
                 if not res or math.isnan(lo)
-                else f"[{rf.num(lo, digits)}, {rf.num(hi, digits)}]"
+                else f"[{fg.num(lo, digits)}, {fg.num(hi, digits)}]"
             )
             var = res.variation.get(term, math.nan) if res and term != "mean" else math.nan
             if term == "error" and res and res.replications < 2:
                 var = math.nan  # not estimable with one repetition (zero by construction)
             sig = "*" if res and res.significant().get(term, False) else ""
             cells += [
-                rf.num(eff, digits) + sig if term != "error" else "",
+                fg.num(eff, digits) + sig if term != "error" else "",
                 ci if term != "error" else "",
-                rf.pct(var) if term != "mean" else "",
-                rf.num(th["effects"].get(study_term(term), math.nan), digits)
+                fg.pct(var) if term != "mean" else "",
+                fg.num(th["effects"].get(study_term(term), math.nan), digits)
                 if term != "error"
                 else "",
-                rf.pct(th["variation"].get(study_term(term), math.nan)) if term != "mean" else "",
+                fg.pct(th["variation"].get(study_term(term), math.nan)) if term != "mean" else "",
             ]
         rows.append(cells)
     return rows
@@ -167,36 +167,36 @@ def workload_report(
     head = header()
     note = "none" if results else "incomplete"
     # One repetition gives no intervals: a column of dashes says less than the caption.
-    if results and all(r[c] in (rf.MISSING, "") for r in rows for c in CI_COLUMNS):
+    if results and all(r[c] in (fg.MISSING, "") for r in rows for c in CI_COLUMNS):
         rows = [[x for i, x in enumerate(r) if i not in CI_COLUMNS] for r in rows]
         head = [x for i, x in enumerate(head) if i not in CI_COLUMNS]
         note = "nointervals"
-    table = rf.tabular(head, rows, "l" + "r" * (len(head) - 1))
+    table = fg.tabular(head, rows, "l" + "r" * (len(head) - 1))
     # The caption (in the section) names these.
     numbers += [
-        rf.macro(f"{key}Repetitions", rf.counted(int(reps), "repetition")),
-        rf.macro(f"{key}Source", rf.escape(source)),
-        rf.macro(f"{key}NoteCase", note),
-        rf.macro(f"{key}DesignError", rf.MISSING if error is None else rf.escape(error)),
-        rf.macro(f"{key}Runs", str(len(d))),
+        fg.macro(f"{key}Repetitions", fg.counted(int(reps), "repetition")),
+        fg.macro(f"{key}Source", fg.escape(source)),
+        fg.macro(f"{key}NoteCase", note),
+        fg.macro(f"{key}DesignError", fg.MISSING if error is None else fg.escape(error)),
+        fg.macro(f"{key}Runs", str(len(d))),
     ]
     if not results:
-        fig, axes = rf.figure(width=4, height=1.2)
+        fig, axes = fg.figure(width=4, height=1.2)
         axes[0][0].text(0.5, 0.5, "not enough levels", ha="center", va="center")
         axes[0][0].set_axis_off()
-        rf.save(fig, fig_path)
-        numbers.append(rf.macro(f"{key}DesignCase", "incomplete"))
+        fg.save(fig, fig_path)
+        numbers.append(fg.macro(f"{key}DesignCase", "incomplete"))
         return table, numbers
     x, r = results["throughput"], results["response"]
     factorial.plot_diagnostics(x, fig_path)
     top = max(x.terms, key=lambda t: x.variation[t])
     top_r = max(r.terms, key=lambda t: r.variation[t])
     numbers += [
-        rf.macro(f"{key}DesignCase", "single" if x.replications < 2 else "repeated"),
+        fg.macro(f"{key}DesignCase", "single" if x.replications < 2 else "repeated"),
         *share_macros(f"{key}Throughput", top, x.variation[top]),
         *share_macros(f"{key}Response", top_r, r.variation[top_r]),
-        rf.macro(f"{key}TermCase", "same" if top_r == top else "different"),
-        rf.macro(f"{key}ErrorShare", rf.pct(x.variation["error"])),
+        fg.macro(f"{key}TermCase", "same" if top_r == top else "different"),
+        fg.macro(f"{key}ErrorShare", fg.pct(x.variation["error"])),
     ]
     return table, numbers
 

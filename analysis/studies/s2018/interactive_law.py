@@ -13,7 +13,7 @@ from matplotlib.ticker import MaxNLocator
 
 from analysis import validate
 from analysis.models import modified_law
-from analysis.report import figures as rf
+from analysis.report import figures as fg
 from analysis.studies.s2018.baseline_maxima import SETUPS_M, WORKLOADS
 
 LAW_SERIES = [
@@ -35,7 +35,7 @@ def interactive_law(direct: pd.DataFrame, mw: pd.DataFrame, path: str) -> list[s
         law_in, throughput="throughput_ops_mean", response_us="response_us_mean_mean"
     )
     dev = law["relative_error"].abs()
-    fig, axes = rf.figure(ncols=1, width=3.6, height=3.0)
+    fig, axes = fg.figure(ncols=1, width=3.6, height=3.0)
     ax = axes[0][0]
     for fam, marker in [
         ("one_server", "o"),
@@ -46,7 +46,7 @@ def interactive_law(direct: pd.DataFrame, mw: pd.DataFrame, path: str) -> list[s
         d = law[law["level_setup"] == fam]
         if not d.empty:
             # The measured throughput's confidence interval, where the points carry one.
-            xerr = rf.ci_errors(d, "throughput_ops") if "throughput_ops_ci_low" in d else None
+            xerr = fg.ci_errors(d, "throughput_ops") if "throughput_ops_ci_low" in d else None
             ax.errorbar(
                 d["throughput_ops_mean"],
                 d["predicted_throughput_ops"],
@@ -65,28 +65,28 @@ def interactive_law(direct: pd.DataFrame, mw: pd.DataFrame, path: str) -> list[s
     ax.plot([0, lim * 1.05], [0, lim * 1.05], color="grey", lw=0.8, label="X = N/(R+Z)")
     ax.set(xlabel="measured X (client) [ops/s]", ylabel="N/(R+Z), Z = 0 [ops/s]")
     ax.legend(fontsize=6)
-    rf.save(fig, path)
-    numbers.append(rf.macro("BaseLawPoints", str(len(law))))
-    numbers.append(rf.macro("BaseLawMaxDev", rf.pct(dev.max() if len(dev) else math.nan)))
+    fg.save(fig, path)
+    numbers.append(fg.macro("BaseLawPoints", str(len(law))))
+    numbers.append(fg.macro("BaseLawMaxDev", fg.pct(dev.max() if len(dev) else math.nan)))
     # The point of the largest deviation and the retransmission timeouts its clients waited
     # out (the validation appendix's explanation of such deviations).
     top = law.loc[dev.idxmax()] if len(dev) else None
     numbers.append(
-        rf.macro(
+        fg.macro(
             "BaseLawMaxDevPoint",
-            rf.MISSING
+            fg.MISSING
             if top is None
             else f"{str(top['level_setup']).replace('_', ' ')}, {top['level_workload']},"
             f" {int(top['clients_total'])} clients",
         )
     )
     rto = top.get("rto_timeouts", math.nan) if top is not None else math.nan
-    numbers.append(rf.macro("BaseLawMaxDevTimeouts", rf.num(rto)))
-    numbers.append(rf.macro("BaseLawMedianDev", rf.pct(dev.median() if len(dev) else math.nan)))
+    numbers.append(fg.macro("BaseLawMaxDevTimeouts", fg.num(rto)))
+    numbers.append(fg.macro("BaseLawMedianDev", fg.pct(dev.median() if len(dev) else math.nan)))
     numbers.append(
-        rf.macro(
+        fg.macro(
             "BaseLawThinkUs",
-            rf.num(law["fitted_think_us"].median() if len(law) else math.nan, 0),
+            fg.num(law["fitted_think_us"].median() if len(law) else math.nan, 0),
         )
     )
 
@@ -100,7 +100,7 @@ def modified_interactive_law(m: pd.DataFrame, path: str) -> list[str]:
     lengths = m.set_index("point")["queue_len_mean"]
     law = modified_law.law_table(m, lengths)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    fig, axes = rf.figure(ncols=1, width=3.6, height=3.0)
+    fig, axes = fg.figure(ncols=1, width=3.6, height=3.0)
     ax = axes[0][0]
     for i, (setup, wl, marker) in enumerate(LAW_SERIES):
         d = law[(law["level_setup"] == setup) & (law["level_workload"] == wl)]
@@ -118,27 +118,27 @@ def modified_interactive_law(m: pd.DataFrame, path: str) -> list[str]:
     lim = float(np.nanmax([law["throughput_ops_mean"].max(), law["predicted_ops"].max(), 1]))
     ax.plot([0, lim * 1.05], [0, lim * 1.05], color="grey", lw=0.8, label="prediction = X")
     ax.set(
-        xlabel=rf.study_label("measured X (middleware)", "ops/s"),
+        xlabel=fg.study_label("measured X (middleware)", "ops/s"),
         ylabel="(X T$_w$ + Q) / R$_{mw}$ [ops/s]",
     )
     ax.legend(fontsize=6)
     ax.xaxis.set_major_locator(MaxNLocator(5))  # long tick labels must not overlap
-    rf.save(fig, path)
+    fg.save(fig, path)
 
     dev = law["relative_error"].abs()
     net = (m["net_us_mean_mean"] / m["response_us_mean_mean"]).dropna()
     few = law[law["clients_total"] == law["clients_total"].min()]["relative_error"].abs()
     many = law[law["clients_total"] == law["clients_total"].max()]["relative_error"].abs()
     return [
-        rf.macro("ModLawPoints", str(len(law))),
-        rf.macro("ModLawMedianDev", rf.pct(dev.median() if len(dev) else math.nan)),
-        rf.macro("ModLawMaxDev", rf.pct(dev.max() if len(dev) else math.nan)),
-        rf.macro(
-            "ModLawMeanSigned", rf.pct(law["relative_error"].median() if len(law) else math.nan)
+        fg.macro("ModLawPoints", str(len(law))),
+        fg.macro("ModLawMedianDev", fg.pct(dev.median() if len(dev) else math.nan)),
+        fg.macro("ModLawMaxDev", fg.pct(dev.max() if len(dev) else math.nan)),
+        fg.macro(
+            "ModLawMeanSigned", fg.pct(law["relative_error"].median() if len(law) else math.nan)
         ),
-        rf.macro("ModLawFewClients", rf.num(law["clients_total"].min() if len(law) else math.nan)),
-        rf.macro("ModLawManyClients", rf.num(law["clients_total"].max() if len(law) else math.nan)),
-        rf.macro("ModLawDevFew", rf.pct(few.median() if len(few) else math.nan)),
-        rf.macro("ModLawDevMany", rf.pct(many.median() if len(many) else math.nan)),
-        rf.macro("ModLawNetShare", rf.pct(net.median() if len(net) else math.nan)),
+        fg.macro("ModLawFewClients", fg.num(law["clients_total"].min() if len(law) else math.nan)),
+        fg.macro("ModLawManyClients", fg.num(law["clients_total"].max() if len(law) else math.nan)),
+        fg.macro("ModLawDevFew", fg.pct(few.median() if len(few) else math.nan)),
+        fg.macro("ModLawDevMany", fg.pct(many.median() if len(many) else math.nan)),
+        fg.macro("ModLawNetShare", fg.pct(net.median() if len(net) else math.nan)),
     ]

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.histograms import common_edges, rebin
-from analysis.report import figures as rf
+from analysis.report import figures as fg
 from analysis.studies.s2018 import multiget as mg
 from analysis.studies.s2018.multiget_percentiles import METRICS
 
@@ -38,7 +38,7 @@ SPLIT_STYLE = {
 WHOLE_STYLE = {"lw": 4.0, "alpha": 0.3, "ms": 7.0, "zorder": 1}
 PART_STYLE = {"lw": 1.0, "ms": 3.5, "zorder": 3}
 SIDE_COLOUR = {"client": "C9", "middleware": "C8"}
-YLABEL = rf.study_label("response time", "ms")
+YLABEL = fg.study_label("response time", "ms")
 # The percentile figure's series, each moved by its own step along the keys: the mean lies
 # near the median and the 75th percentile and would hide behind them.
 PERCENTILE_DODGE = 0.12
@@ -60,7 +60,7 @@ def percentile_figure(
     """Per sharding, the client's mean response time (`mean_rt`: mg.get_rows) and its
     percentiles (`agg`: multiget_percentiles.mean_percentiles) against the size; the series
     are set apart along the size (PERCENTILE_DODGE), the mean drawn on top."""
-    fig, axes = rf.figure(ncols=2, nrows=1, height=2.9)
+    fig, axes = fg.figure(ncols=2, nrows=1, height=2.9)
     order = ["mean", *METRICS]
     shift = {q: (i - (len(order) - 1) / 2) * PERCENTILE_DODGE for i, q in enumerate(order)}
     axes[0][1].sharey(axes[0][0])
@@ -107,14 +107,14 @@ def percentile_figure(
         ax.set_xticks(sizes)
         ax.set_ylim(bottom=0)
     axes[0][1].set_ylabel("")
-    rf.legend_right(fig, *axes[0])
-    rf.save(fig, path)
+    fg.legend_right(fig, *axes[0])
+    fg.save(fig, path)
 
 
 def split_figure(split: pd.DataFrame, sizes: list[int], path: str) -> None:
     """Per sharding, the middleware's mean time per component and the whole request
     (`split`: mg.time_split) against the size, on a logarithmic axis."""
-    fig, axes = rf.figure(ncols=2, nrows=1, height=2.7)
+    fig, axes = fg.figure(ncols=2, nrows=1, height=2.7)
     axes[0][1].sharey(axes[0][0])
     names = {**{c: f"time {w}" for c, w in mg.COMPONENTS.items()}, "total_us": "whole request"}
     for ax, sharding in zip(axes[0], mg.SHARDING, strict=True):
@@ -143,11 +143,11 @@ def split_figure(split: pd.DataFrame, sizes: list[int], path: str) -> None:
                 **(WHOLE_STYLE if col == "total_us" else PART_STYLE),  # type: ignore[arg-type]
             )
         ax.set_yscale("log")
-        ax.set(xlabel=XLABEL, ylabel=rf.study_label("mean time per request", "ms"), title=sharding)
+        ax.set(xlabel=XLABEL, ylabel=fg.study_label("mean time per request", "ms"), title=sharding)
         ax.set_xticks(sizes)
     axes[0][1].set_ylabel("")
-    rf.legend_right(fig, axes[0][0])
-    rf.save(fig, path)
+    fg.legend_right(fig, axes[0][0])
+    fg.save(fig, path)
 
 
 def histogram_figure(six: pd.DataFrame, pct: pd.DataFrame, unit_us: float, path: str) -> Histograms:
@@ -159,7 +159,7 @@ def histogram_figure(six: pd.DataFrame, pct: pd.DataFrame, unit_us: float, path:
     gap = 2 * width
     over_w = 4 * width
     over_x = edges[-1] + gap
-    fig, axes = rf.figure(ncols=2, nrows=2, height=4.6)
+    fig, axes = fg.figure(ncols=2, nrows=2, height=4.6)
     ref_ax = axes[0][0]
     for ax in axes.flat[1:]:
         ax.sharex(ref_ax)
@@ -238,7 +238,7 @@ def histogram_figure(six: pd.DataFrame, pct: pd.DataFrame, unit_us: float, path:
     for ax in axes.flat:
         for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
             labels.setdefault(lab, h)
-    rf.figure_legend(fig, list(labels.values()), list(labels), ncols=5,
+    fg.figure_legend(fig, list(labels.values()), list(labels), ncols=5,
                      loc="outside lower center", fontsize=6)  # fmt: skip
-    rf.save(fig, path)
+    fg.save(fig, path)
     return Histograms(edges, width, overflow)

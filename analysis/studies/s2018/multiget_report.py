@@ -13,7 +13,7 @@ import pandas as pd
 
 from analysis import linkload
 from analysis.histograms import MIDDLEWARE_BUCKET_US, grouped_quantiles
-from analysis.report import figures as rf
+from analysis.report import figures as fg
 from analysis.scaling import in_study_time, scale_of
 from analysis.studies.s2018 import multiget as mg
 from analysis.studies.s2018.macros import camel
@@ -75,26 +75,26 @@ def split_macros(split: pd.DataFrame, sizes: list[int]) -> list[str]:
     how that compares with the study (mg.split_case) and where the servers take the least."""
     case = mg.split_case(split)
     low = mg.least_server_share(split) if case == "fails" else None
-    sharding = rf.MISSING if low is None else rf.escape(low["sharding"])
+    sharding = fg.MISSING if low is None else fg.escape(low["sharding"])
     numbers = [
-        rf.macro("MgetSplitCase", case),
-        rf.macro("MgetSplitLeastSharding", sharding),
-        rf.macro("MgetSplitLeastSize", rf.MISSING if low is None else str(int(low["size"]))),
+        fg.macro("MgetSplitCase", case),
+        fg.macro("MgetSplitLeastSharding", sharding),
+        fg.macro("MgetSplitLeastSize", fg.MISSING if low is None else str(int(low["size"]))),
     ]
     if not split.empty:
         s_share = split["server_us_mean_share"]
-        numbers.append(rf.macro("MgetServerShareMin", rf.pct(s_share.min())))
-        numbers.append(rf.macro("MgetServerShareMax", rf.pct(s_share.max())))
-        numbers.append(rf.macro("MgetQueueShareMax", rf.pct(split["queue_us_mean_share"].max())))
+        numbers.append(fg.macro("MgetServerShareMin", fg.pct(s_share.min())))
+        numbers.append(fg.macro("MgetServerShareMax", fg.pct(s_share.max())))
+        numbers.append(fg.macro("MgetQueueShareMax", fg.pct(split["queue_us_mean_share"].max())))
         big = split[split["size"] == max(sizes)]
         for _, row in big.iterrows():
             numbers.append(
-                rf.macro(
+                fg.macro(
                     camel("Mget", row["sharding"], "Largest", "Server", "Ms"),
-                    rf.num(row["server_us_mean"] / 1e3, 2),
+                    fg.num(row["server_us_mean"] / 1e3, 2),
                 )
             )
-    numbers.append(rf.macro("MgetLargestSize", str(max(sizes))))
+    numbers.append(fg.macro("MgetLargestSize", str(max(sizes))))
     return numbers
 
 
@@ -102,11 +102,11 @@ def histogram_macros(hist_size: int, h: Histograms) -> list[str]:
     """The histogram figure's size, buckets and the largest share above them."""
     over = h.overflow.values()
     return [
-        rf.macro("MgetHistSize", str(hist_size)),
-        rf.macro("MgetHistBuckets", str(len(h.edges) - 1)),
-        rf.macro("MgetHistWidthMs", rf.num(h.width / 1e3, 2)),
-        rf.macro("MgetHistTopMs", rf.num(h.edges[-1] / 1e3, 2)),
-        rf.macro("MgetHistOverflowMax", rf.pct(max(over, default=math.nan))),
+        fg.macro("MgetHistSize", str(hist_size)),
+        fg.macro("MgetHistBuckets", str(len(h.edges) - 1)),
+        fg.macro("MgetHistWidthMs", fg.num(h.width / 1e3, 2)),
+        fg.macro("MgetHistTopMs", fg.num(h.edges[-1] / 1e3, 2)),
+        fg.macro("MgetHistOverflowMax", fg.pct(max(over, default=math.nan))),
     ]
 
 
@@ -120,19 +120,19 @@ def tail_macros(agg: pd.DataFrame, hist_size: int, rates: pd.DataFrame) -> list[
     cl = pd.DataFrame({q: six[f"{q}_mean"] for q in ("p50", "p99") if f"{q}_mean" in six})
     ratio = mg.tail_ratio(cl)
     r_s, r_n = (float(ratio.get(k, math.nan)) for k in mg.SHARDING)
-    numbers.append(rf.macro("MgetTailCase", mg.tail_case(r_s, r_n)))
+    numbers.append(fg.macro("MgetTailCase", mg.tail_case(r_s, r_n)))
     at = mg.rates_at(hist_size, rates)
-    numbers.append(rf.macro("MgetRtoCase", mg.rto_case(at)))
-    numbers.append(rf.macro("MgetTailPerThousand", rf.num(mg.TAIL_SHARE * 1000)))
+    numbers.append(fg.macro("MgetRtoCase", mg.rto_case(at)))
+    numbers.append(fg.macro("MgetTailPerThousand", fg.num(mg.TAIL_SHARE * 1000)))
     for k in mg.SHARDING:
         for short, word in (("rto", "Rto"), ("spurious", "Spurious"), ("drops", "Drops")):
             v = math.nan if at is None else float(at.loc[k, f"{short}_per_1k"])
-            numbers.append(rf.macro(camel("Mget", k, word, "Per", "Thousand"), rf.num(v, 1)))
+            numbers.append(fg.macro(camel("Mget", k, word, "Per", "Thousand"), fg.num(v, 1)))
     for k, r in zip(mg.SHARDING, (r_s, r_n), strict=True):
-        numbers.append(rf.macro(camel("Mget", k, "Tail", "Ratio"), rf.num(r, 1)))
+        numbers.append(fg.macro(camel("Mget", k, "Tail", "Ratio"), fg.num(r, 1)))
         for q, word in (("p50", "Median"), ("p99", "NinetyNinth")):
             v = float(cl[q].get(k, math.nan)) / 1e3 if q in cl else math.nan
-            numbers.append(rf.macro(camel("Mget", k, "Hist", word, "Ms"), rf.num(v, 2)))
+            numbers.append(fg.macro(camel("Mget", k, "Hist", word, "Ms"), fg.num(v, 2)))
     return numbers
 
 
@@ -142,17 +142,17 @@ def gap_macros(pts: pd.DataFrame, agg: pd.DataFrame, ref: Mapping) -> list[str]:
     numbers = []
     client_pct = agg[agg["side"] == "client"].rename(columns={f"{q}_mean": q for q in METRICS})
     table = mg.comparison(pts, client_pct)
-    numbers.append(rf.macro("MgetMargin", rf.pct(mg.MARGIN, 0)))
+    numbers.append(fg.macro("MgetMargin", fg.pct(mg.MARGIN, 0)))
     by_size = table.set_index("size") if not table.empty else table
     for size, theirs in ref["non_sharded_lower_ms"].items():
         word = camel(size)
-        numbers.append(rf.macro(f"MgetStudyGap{word}Ms", rf.num(theirs, 0)))
+        numbers.append(fg.macro(f"MgetStudyGap{word}Ms", fg.num(theirs, 0)))
         ours = math.nan
         if int(size) in by_size.index:
             row = by_size.loc[int(size)]
             ours = (row[f"mean_{mg.SHARDED}"] - row[f"mean_{mg.NON_SHARDED}"]) / 1e3
-        numbers.append(rf.macro(f"MgetGap{word}Ms", rf.num(ours, 2)))
-    numbers.append(rf.macro("MgetVerdicts", verdict_items(mg.verdicts(table))))
+        numbers.append(fg.macro(f"MgetGap{word}Ms", fg.num(ours, 2)))
+    numbers.append(fg.macro("MgetVerdicts", verdict_items(mg.verdicts(table))))
     return numbers
 
 
@@ -163,8 +163,8 @@ def verdict_items(verdicts: list[mg.Verdict]) -> str:
     mg.VerdictGroup.shape, and the metrics and the sizes of each kind as lists."""
     return " ".join(
         rf"\MgetVerdict{{{'first' if i == 0 else 'next'}}}"
-        f"{{{'one' if len(g.words) == 1 else 'many'}}}{{{g.shape}}}{{{rf.listed(g.words)}}}"
-        f"{{{rf.listed(g.pays)}}}{{{rf.listed(g.costs)}}}{{{rf.listed(g.even)}}}"
+        f"{{{'one' if len(g.words) == 1 else 'many'}}}{{{g.shape}}}{{{fg.listed(g.words)}}}"
+        f"{{{fg.listed(g.pays)}}}{{{fg.listed(g.costs)}}}{{{fg.listed(g.even)}}}"
         for i, g in enumerate(mg.verdict_groups(verdicts))
     )
 
@@ -179,8 +179,8 @@ def link_macros(raw_pts: pd.DataFrame, tbf_args: TbfArgs, rto_min_ms: RtoMin) ->
         sets, gets, keys = linkload.point_rates(g[g["side"] == "client"])
         util.append(linkload.utilisation(g.iloc[0].to_dict(), sets, gets, keys).get("server"))
     util = [u for u in util if u is not None and math.isfinite(u)]
-    numbers.append(rf.macro("MgetServerLinkMin", rf.pct(min(util, default=math.nan), 0)))
-    numbers.append(rf.macro("MgetServerLinkMax", rf.pct(max(util, default=math.nan), 0)))
+    numbers.append(fg.macro("MgetServerLinkMin", fg.pct(min(util, default=math.nan), 0)))
+    numbers.append(fg.macro("MgetServerLinkMax", fg.pct(max(util, default=math.nan), 0)))
     # What the servers' links drop, and what a retransmission costs in the study's time.
     first = raw_pts.iloc[0]
     cap = float(first["caps_mbit.server"])
@@ -188,17 +188,17 @@ def link_macros(raw_pts: pd.DataFrame, tbf_args: TbfArgs, rto_min_ms: RtoMin) ->
     tbf = tbf_args(cap, scale)
     latency_ms = float(tbf[tbf.index("latency") + 1].removesuffix("ms"))
     value = int(first["workload.data_size"])
-    numbers.append(rf.macro("MgetServerCapMbit", rf.num(cap, 2)))
-    numbers.append(rf.macro("MgetTbfLatencyMs", rf.num(latency_ms)))
-    numbers.append(rf.macro("MgetTbfValues", rf.num(mg.queue_values(cap, latency_ms, value))))
-    numbers.append(rf.macro("MgetValueBytes", rf.num(value)))
+    numbers.append(fg.macro("MgetServerCapMbit", fg.num(cap, 2)))
+    numbers.append(fg.macro("MgetTbfLatencyMs", fg.num(latency_ms)))
+    numbers.append(fg.macro("MgetTbfValues", fg.num(mg.queue_values(cap, latency_ms, value))))
+    numbers.append(fg.macro("MgetValueBytes", fg.num(value)))
     # The hosts' routes carry the minimum RTO dilated by 1/s (testbed.emulation).
     rto_ms = rto_min_ms(scale) or mg.RTO_MIN_MS
-    numbers.append(rf.macro("MgetRtoMs", rf.num(rto_ms)))
-    numbers.append(rf.macro("MgetRtoStudyMs", rf.num(rto_ms * scale, 1)))
-    numbers.append(rf.macro("MgetScale", rf.num(scale, 2)))
+    numbers.append(fg.macro("MgetRtoMs", fg.num(rto_ms)))
+    numbers.append(fg.macro("MgetRtoStudyMs", fg.num(rto_ms * scale, 1)))
+    numbers.append(fg.macro("MgetScale", fg.num(scale, 2)))
     balance = str(first.get("middleware.read_balance") or "round-robin")
-    numbers.append(rf.macro("MgetReadBalance", rf.escape(READ_BALANCE.get(balance, balance))))
+    numbers.append(fg.macro("MgetReadBalance", fg.escape(READ_BALANCE.get(balance, balance))))
     return numbers
 
 
@@ -232,15 +232,15 @@ def keys_table(
                 [
                     sharding,
                     str(size),
-                    rf.num(r_ms, 2),
-                    *[rf.num(v, 2) for v in p.values()],
-                    rf.num(keys_s),
-                    rf.num(keys_raw),
-                    rf.num(theirs),
+                    fg.num(r_ms, 2),
+                    *[fg.num(v, 2) for v in p.values()],
+                    fg.num(keys_s),
+                    fg.num(keys_raw),
+                    fg.num(theirs),
                 ]
             )
-            numbers.append(rf.macro(camel("Mget", sharding, size, "Ms"), rf.num(r_ms, 2)))
-    return rf.tabular(TABLE_HEADER, rows, "lrrrrrrrr"), numbers
+            numbers.append(fg.macro(camel("Mget", sharding, size, "Ms"), fg.num(r_ms, 2)))
+    return fg.tabular(TABLE_HEADER, rows, "lrrrrrrrr"), numbers
 
 
 def report(
@@ -283,6 +283,6 @@ def report(
     numbers += link_macros(raw_pts, tbf_args, rto_min_ms)
     table, macros = keys_table(pts, raw_pts, agg, sizes, ref)
     numbers += macros
-    numbers.append(rf.macro("MgetStudySource", rf.escape(ref["source"])))
-    numbers.append(rf.macro("MgetSizes", ", ".join(str(s) for s in sizes)))
+    numbers.append(fg.macro("MgetStudySource", fg.escape(ref["source"])))
+    numbers.append(fg.macro("MgetSizes", ", ".join(str(s) for s in sizes)))
     return Multiget(table, "".join(numbers))

@@ -13,7 +13,7 @@ import pandas as pd
 
 from analysis.models import mva
 from analysis.models import validity as vd
-from analysis.report import figures as rf
+from analysis.report import figures as fg
 from analysis.studies.s2018 import mva_middleware as mw
 from analysis.studies.s2018 import seed as seed2018
 from analysis.studies.s2018.macros import camel
@@ -72,7 +72,7 @@ def component_rows(side: pd.DataFrame, workload: str) -> list[list[str]]:
             [
                 *shown,
                 r["component"],
-                *(rf.num(r[m + s], 2) for m in mw.METRICS for s in ("", "_seed")),
+                *(fg.num(r[m + s], 2) for m in mw.METRICS for s in ("", "_seed")),
             ]
         )
     return rows
@@ -90,7 +90,7 @@ def tables(
     all_clients = {int(n) for f in fitted.values() for n in f.client["clients_total"]}
     chosen = mw.nearest_clients(all_clients, targets)
     numbers = [
-        rf.macro(camel("ModelCompClients", t), str(chosen[i]) if i < len(chosen) else rf.MISSING)
+        fg.macro(camel("ModelCompClients", t), str(chosen[i]) if i < len(chosen) else fg.MISSING)
         for i, t in enumerate(targets)
     ]
     mva_rows, param_rows, mva_data = [], [], []
@@ -101,12 +101,12 @@ def tables(
         for workload in WORKLOADS:
             key = camel("Model", setup, workload)
             macros[f"{key}Bottleneck"] = "n/a (no points)"
-            macros[f"{key}X"] = rf.MISSING
-            macros[f"{key}LightestError"] = rf.MISSING
-            macros[f"{key}LightestClients"] = rf.MISSING
+            macros[f"{key}X"] = fg.MISSING
+            macros[f"{key}LightestError"] = fg.MISSING
+            macros[f"{key}LightestClients"] = fg.MISSING
             macros[f"{key}ValidCase"] = "unjudged"
             for part in ("NetThread", "Workers", "Memcached"):
-                macros[f"{key}Capacity{part}"] = rf.MISSING
+                macros[f"{key}Capacity{part}"] = fg.MISSING
     for (setup, workload), f in sorted(fitted.items()):
         key = camel("Model", setup, workload)
         net, times = f.network, f.times
@@ -134,17 +134,17 @@ def tables(
                 [
                     *label,
                     str(n),
-                    rf.num(res.throughput),
-                    rf.num(c["throughput_ops_mean"]),
-                    rf.num(raw_x.get((c["point"], "client", "all"), math.nan)),
-                    rf.num(res.response_time * 1e3, 2),
-                    rf.num(c["response_us_mean_mean"] / 1e3, 2),
-                    rf.escape(mw.bottleneck(res)),
+                    fg.num(res.throughput),
+                    fg.num(c["throughput_ops_mean"]),
+                    fg.num(raw_x.get((c["point"], "client", "all"), math.nan)),
+                    fg.num(res.response_time * 1e3, 2),
+                    fg.num(c["response_us_mean_mean"] / 1e3, 2),
+                    fg.escape(mw.bottleneck(res)),
                 ]
             )
         judged = judge(f, mva_data[first:])
         verdicts.append(judged.valid)
-        macros[f"{key}LightestError"] = rf.pct(judged.lightest_error)
+        macros[f"{key}LightestError"] = fg.pct(judged.lightest_error)
         macros[f"{key}LightestClients"] = str(min(r["clients"] for r in mva_data[first:]))
         macros[f"{key}ValidCase"] = "valid" if judged.valid else "invalid"
         for row in mva_data[first:]:
@@ -160,20 +160,20 @@ def tables(
             [
                 *label,
                 str(f.workers),
-                *(rf.num(t * 1e6, 1) for t in (times.network, times.netthread, times.worker)),
-                rf.num(times.server * 1e6, 1),
-                *(rf.num(cap[c]) for c in ("net-thread", "workers", "memcached")),
-                rf.escape(mw.bottleneck(res)),
+                *(fg.num(t * 1e6, 1) for t in (times.network, times.netthread, times.worker)),
+                fg.num(times.server * 1e6, 1),
+                *(fg.num(cap[c]) for c in ("net-thread", "workers", "memcached")),
+                fg.escape(mw.bottleneck(res)),
             ]
         )
-        macros[f"{key}Bottleneck"] = rf.escape(mw.bottleneck(res))
-        macros[f"{key}X"] = rf.num(res.throughput)
+        macros[f"{key}Bottleneck"] = fg.escape(mw.bottleneck(res))
+        macros[f"{key}X"] = fg.num(res.throughput)
         for part, c in (
             ("NetThread", "net-thread"),
             ("Workers", "workers"),
             ("Memcached", "memcached"),
         ):
-            macros[f"{key}Capacity{part}"] = rf.num(cap[c])
+            macros[f"{key}Capacity{part}"] = fg.num(cap[c])
         side = mw.beside_seed(pd.concat(comp), seed_comp[setup][workload], targets, chosen)
         side = side[side["component"] != "clients"]  # Z = 0: it holds no job; not in Table 14
         comp_tables[setup] += component_rows(side, workload)
@@ -183,17 +183,17 @@ def tables(
     # `all`, `some` or `none` of the fitted networks valid (analysis.models.validity).
     case = "all" if all(verdicts) else "some" if any(verdicts) else "none"
     macros["ModelMvaValidCase"] = case if verdicts else "unjudged"
-    macros["ModelMvaTolerance"] = rf.pct(vd.TOLERANCE, 0)
-    numbers += [rf.macro(k, v) for k, v in macros.items()]
+    macros["ModelMvaTolerance"] = fg.pct(vd.TOLERANCE, 0)
+    numbers += [fg.macro(k, v) for k, v in macros.items()]
     comp_one, comp_two = (
-        rf.tabular(COMP_HEADER, comp_tables[setup], "lll" + "r" * 6) for setup in SETUPS
+        fg.tabular(COMP_HEADER, comp_tables[setup], "lll" + "r" * 6) for setup in SETUPS
     )
     seeds, seeds_numbers = seeds_beside(full_ref, mva_data)
     numbers += seeds_numbers
-    numbers.append(rf.macro("ModelMvaCases", str(len(param_rows))))
+    numbers.append(fg.macro("ModelMvaCases", str(len(param_rows))))
     return MvaTables(
-        mva=rf.tabular(MVA_HEADER, mva_rows, "llrrrrrrl"),
-        util=rf.tabular(PARAM_HEADER, param_rows, "llr" + "r" * 7 + "l"),
+        mva=fg.tabular(MVA_HEADER, mva_rows, "llrrrrrrl"),
+        util=fg.tabular(PARAM_HEADER, param_rows, "llr" + "r" * 7 + "l"),
         comp_one=comp_one,
         comp_two=comp_two,
         seeds=seeds,
@@ -232,15 +232,15 @@ def seeds_beside(full_ref: Mapping, mva_data: list[dict]) -> tuple[str, list[str
             r["setup"].replace("_", " "),
             r["workload"],
             str(r["clients"]),
-            rf.pct(r["ours_error"]),
-            rf.escape(r["ours_bottleneck"]),
-            rf.pct(r["seed004_error"]),
-            rf.escape(r["seed004_bottleneck"]),
-            rf.escape(r["seed002_bottleneck"]),
+            fg.pct(r["ours_error"]),
+            fg.escape(r["ours_bottleneck"]),
+            fg.pct(r["seed004_error"]),
+            fg.escape(r["seed004_bottleneck"]),
+            fg.escape(r["seed002_bottleneck"]),
         ]
         for _, r in seeds_mva.iterrows()
     ]
-    table = rf.tabular(SEEDS_HEADER, rows, "llrrlrll")
+    table = fg.tabular(SEEDS_HEADER, rows, "llrrlrll")
     by_key = seeds_mva.set_index(["setup", "workload"])
     numbers = []
     for setup in SETUPS:
@@ -249,17 +249,17 @@ def seeds_beside(full_ref: Mapping, mva_data: list[dict]) -> tuple[str, list[str
             r = by_key.loc[(setup, workload)] if (setup, workload) in by_key.index else {}
             t4 = ref["mva"][setup][workload]
             numbers += [
-                rf.macro(f"{key}StudyX", rf.num(t4["mva_x"])),
-                rf.macro(f"{key}StudyMeasX", rf.num(t4["measured_x"])),
-                rf.macro(f"{key}Error", rf.pct(r.get("ours_error", math.nan))),
-                rf.macro(
+                fg.macro(f"{key}StudyX", fg.num(t4["mva_x"])),
+                fg.macro(f"{key}StudyMeasX", fg.num(t4["measured_x"])),
+                fg.macro(f"{key}Error", fg.pct(r.get("ours_error", math.nan))),
+                fg.macro(
                     f"{key}StudyError",
-                    rf.pct(seed2018.relative_error(t4["mva_x"], t4["measured_x"])),
+                    fg.pct(seed2018.relative_error(t4["mva_x"], t4["measured_x"])),
                 ),
-                rf.macro(f"{key}StudyBottleneck", rf.escape(ref["mva_bottleneck"][workload])),
-                rf.macro(
+                fg.macro(f"{key}StudyBottleneck", fg.escape(ref["mva_bottleneck"][workload])),
+                fg.macro(
                     f"{key}SeedTwoBottleneck",
-                    rf.escape(full_ref["seed002"]["bottleneck"][setup][workload]),
+                    fg.escape(full_ref["seed002"]["bottleneck"][setup][workload]),
                 ),
             ]
     return table, numbers

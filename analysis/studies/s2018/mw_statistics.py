@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from analysis.report import figures as rf
+from analysis.report import figures as fg
 from analysis.studies.s2018 import queue_length
 from analysis.studies.s2018.baseline_maxima import SETUPS_M, WORKLOADS
 from analysis.studies.s2018.macros import camel
@@ -19,8 +19,8 @@ from analysis.studies.s2018.macros import camel
 STATS_ROWS = [(wl, setup) for wl in WORKLOADS for setup in SETUPS_M]
 STATS_METRICS = [
     ("queue_len", 1.0, "queue length [requests]"),
-    ("queue_us_mean", 1e-3, rf.study_label("time in queue", "ms", wrap=True)),
-    ("server_us_mean", 1e-3, rf.study_label("waiting for memcached", "ms", wrap=True)),
+    ("queue_us_mean", 1e-3, fg.study_label("time in queue", "ms", wrap=True)),
+    ("server_us_mean", 1e-3, fg.study_label("waiting for memcached", "ms", wrap=True)),
 ]
 QUEUE_SEED_COLUMNS = ["setup", "workload", "clients", "workers", "queue_ms"]
 
@@ -44,9 +44,9 @@ def middleware_statistics(
     count against the clients, per workload and number of middlewares (`m`: from
     `statistics_points`; figure at `path`), with the seed's time in queue where it prints
     one (`seeds`: seed2018.baseline_queue_points); its macros."""
-    workers = rf.levels_sorted(m["workers"])
+    workers = fg.levels_sorted(m["workers"])
     seeds = seeds if seeds is not None else pd.DataFrame(columns=QUEUE_SEED_COLUMNS)
-    fig, axes = rf.figure(ncols=3, nrows=len(STATS_ROWS), width=6.4, height=7.2)
+    fig, axes = fg.figure(ncols=3, nrows=len(STATS_ROWS), width=6.4, height=7.2)
     for col, (metric, scale, label) in enumerate(STATS_METRICS):
         for wl in WORKLOADS:
             top = (m[m["level_workload"] == wl][f"{metric}_mean"] * scale).max()
@@ -56,7 +56,7 @@ def middleware_statistics(
                 ax = axes[row][col]
                 d = m[(m["level_workload"] == wl) & (m["level_setup"] == setup)]
                 for w in workers:
-                    rf.errorbar_line(
+                    fg.errorbar_line(
                         ax,
                         d[d["workers"] == w],
                         "clients_total",
@@ -64,14 +64,14 @@ def middleware_statistics(
                         scale,
                         markersize=3,
                         label=f"{w} WT",
-                        **rf.worker_style(w),
+                        **fg.worker_style(w),
                     )
                 if metric == "queue_us_mean":
                     s = seeds[(seeds["workload"] == wl) & (seeds["setup"] == setup)]
                     for w, g in s.groupby("workers"):
                         seed_label = f"seed 004 (Table 5), {int(w)} WT"
-                        rf.seed_points(ax, g["clients"], g["queue_ms"], seed_label, "middleware",
-                                       rf.worker_colour(w))  # fmt: skip
+                        fg.seed_points(ax, g["clients"], g["queue_ms"], seed_label, "middleware",
+                                       fg.worker_colour(w))  # fmt: skip
                 if d.empty:
                     ax.text(0.5, 0.5, "no points", ha="center", transform=ax.transAxes)
                 ax.set_ylim(0, top * 1.08 if np.isfinite(top) and top > 0 else 1)
@@ -79,8 +79,8 @@ def middleware_statistics(
                 ax.set(ylabel=label)
                 if row == len(STATS_ROWS) - 1:
                     ax.set_xlabel("clients (virtual)")
-    rf.legend_right(fig, *axes.flat)
-    rf.save(fig, path)
+    fg.legend_right(fig, *axes.flat)
+    fg.save(fig, path)
     return statistics_macros(m, workers)
 
 
@@ -91,8 +91,8 @@ def statistics_macros(m: pd.DataFrame, workers: list) -> list[str]:
     nums = []
     low, high = (workers[0], workers[-1]) if workers else (math.nan, math.nan)
     nums += [
-        rf.macro("MwStatsWorkersLow", str(low)),
-        rf.macro("MwStatsWorkersHigh", str(high)),
+        fg.macro("MwStatsWorkersLow", str(low)),
+        fg.macro("MwStatsWorkersHigh", str(high)),
     ]
     ratios, server_ratios = [], []
     for wl in WORKLOADS:
@@ -106,15 +106,15 @@ def statistics_macros(m: pd.DataFrame, workers: list) -> list[str]:
             r = one.loc[w] if w in one.index else pd.Series(dtype=float)
             x_each = r.get("throughput_ops_mean", math.nan) / max(r.get("middlewares", 1), 1)
             nums += [
-                rf.macro(
-                    f"{key}Server{tag}", rf.num(r.get("server_us_mean_mean", math.nan) / 1e3, 1)
+                fg.macro(
+                    f"{key}Server{tag}", fg.num(r.get("server_us_mean_mean", math.nan) / 1e3, 1)
                 ),
                 # Little's law when every worker waits on the server: WT / X per middleware.
-                rf.macro(
-                    f"{key}Little{tag}", rf.num(w / x_each * 1e3 if x_each > 0 else math.nan, 1)
+                fg.macro(
+                    f"{key}Little{tag}", fg.num(w / x_each * 1e3 if x_each > 0 else math.nan, 1)
                 ),
-                rf.macro(f"{key}QueueLen{tag}", rf.num(r.get("queue_len_mean", math.nan), 1)),
-                rf.macro(f"{key}Clients{tag}", rf.num(r.get("clients_total", math.nan))),
+                fg.macro(f"{key}QueueLen{tag}", fg.num(r.get("queue_len_mean", math.nan), 1)),
+                fg.macro(f"{key}Clients{tag}", fg.num(r.get("clients_total", math.nan))),
             ]
         for w in workers:
             if ("one_middleware", w) in at.index and ("two_middlewares", w) in at.index:
@@ -127,12 +127,12 @@ def statistics_macros(m: pd.DataFrame, workers: list) -> list[str]:
                 if a > 0 and np.isfinite(b):
                     server_ratios.append(b / a)
     nums.append(
-        rf.macro("MwStatsQueueTwoOverOne", rf.num(np.median(ratios) if ratios else math.nan, 2))
+        fg.macro("MwStatsQueueTwoOverOne", fg.num(np.median(ratios) if ratios else math.nan, 2))
     )
     nums.append(
-        rf.macro(
+        fg.macro(
             "MwStatsServerTwoOverOne",
-            rf.num(np.median(server_ratios) if server_ratios else math.nan, 2),
+            fg.num(np.median(server_ratios) if server_ratios else math.nan, 2),
         )
     )
     return nums

@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from analysis import estimate
-from analysis.report import figures as rf
+from analysis.report import figures as fg
 from analysis.studies.s2018 import mm_tables
 
 # How a model table's columns are shown: header and decimals (rates, probabilities, jobs, ms).
@@ -48,8 +48,8 @@ def mm_tabular(table: pd.DataFrame) -> str:
         key = (int(r["workers"]), int(r["clients"]))
         shown = [str(key[0]), str(key[1])] if key != last else ["", ""]
         last = key
-        rows.append([*shown, r["source"], *(rf.num(r[c], d) for c, _, d in MM_SHOWN)])
-    return rf.tabular(["WT", "N", "", *(h for _, h, _ in MM_SHOWN)], rows, "rrl" + "r" * 13)
+        rows.append([*shown, r["source"], *(fg.num(r[c], d) for c, _, d in MM_SHOWN)])
+    return fg.tabular(["WT", "N", "", *(h for _, h, _ in MM_SHOWN)], rows, "rrl" + "r" * 13)
 
 
 def mm_figure(tables: dict[str, pd.DataFrame], seeds: dict[str, pd.DataFrame], path: str) -> None:
@@ -59,7 +59,7 @@ def mm_figure(tables: dict[str, pd.DataFrame], seeds: dict[str, pd.DataFrame], p
     mm_tables.seed_table) in the series' colour, unfilled markers on thin lines."""
     mm1 = tables["mm1"]
     counts = sorted(mm1["workers"].unique()) or [0]
-    fig, axes = rf.figure(ncols=len(counts), width=6.4, height=2.6)
+    fig, axes = fg.figure(ncols=len(counts), width=6.4, height=2.6)
     # Shared before plotting, so that the common limits hold every panel's data.
     for ax in axes[0][1:]:
         ax.sharey(axes[0][0])
@@ -88,10 +88,10 @@ def mm_figure(tables: dict[str, pd.DataFrame], seeds: dict[str, pd.DataFrame], p
             )
         ax.set(title=f"{workers} workers", xlabel="clients (virtual)")
         ax.set_yscale("log")
-    axes[0][0].set_ylabel(rf.study_label("response time", "ms", wrap=True))
-    rf.figure_legend(fig, *axes[0][0].get_legend_handles_labels(), ncols=2,
+    axes[0][0].set_ylabel(fg.study_label("response time", "ms", wrap=True))
+    fg.figure_legend(fig, *axes[0][0].get_legend_handles_labels(), ncols=2,
                      loc="outside lower center", fontsize=7)  # fmt: skip
-    rf.save(fig, path)
+    fg.save(fig, path)
     plt.close("all")
 
 
@@ -127,19 +127,19 @@ def report(
         mm1_tex,
         mmm_tex,
         [
-            rf.macro("ModelMMPoints", str(len(inputs))),
-            rf.macro("ModelMMWorkerCounts", str(inputs["workers"].nunique())),
-            rf.macro("ModelMMSeedPoints", str(seed_points)),
-            rf.macro("ModelMMCommonPoints", str(len(common))),
-            rf.macro("ModelMMRhoMax", rf.num(mm1_rho.max(), 2)),
-            rf.macro("ModelMMRhoMin", rf.num(mm1_rho.min(), 2)),
-            rf.macro("ModelMuWorkers", rf.MISSING if top is None else str(top)),
-            rf.macro("ModelMuWindow", rf.num(mu_window)),
-            rf.macro("ModelMuRun", rf.num(mu_run)),
-            rf.macro(
+            fg.macro("ModelMMPoints", str(len(inputs))),
+            fg.macro("ModelMMWorkerCounts", str(inputs["workers"].nunique())),
+            fg.macro("ModelMMSeedPoints", str(seed_points)),
+            fg.macro("ModelMMCommonPoints", str(len(common))),
+            fg.macro("ModelMMRhoMax", fg.num(mm1_rho.max(), 2)),
+            fg.macro("ModelMMRhoMin", fg.num(mm1_rho.min(), 2)),
+            fg.macro("ModelMuWorkers", fg.MISSING if top is None else str(top)),
+            fg.macro("ModelMuWindow", fg.num(mu_window)),
+            fg.macro("ModelMuRun", fg.num(mu_run)),
+            fg.macro(
                 "ModelMuRunBelowWindow",
-                rf.pct(1 - mu_run / mu_window if mu_window > 0 else math.nan),
+                fg.pct(1 - mu_run / mu_window if mu_window > 0 else math.nan),
             ),
-            rf.macro("ModelMuStudy", rf.num(ref["mm1_mu"].get(top, math.nan))),
+            fg.macro("ModelMuStudy", fg.num(ref["mm1_mu"].get(top, math.nan))),
         ],
     )

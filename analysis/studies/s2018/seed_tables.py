@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.report import figures as rf
+from analysis.report import figures as fg
 
 # How the quantities of analysis.studies.s2018.seed's tables are shown: label and decimals.
 QUANTITIES = {
@@ -33,7 +33,7 @@ def beside_rows(table: pd.DataFrame, keys: list[str]) -> list[list[str]]:
         shown = key if key != last else [""] * len(key)
         last = key
         rows.append(
-            [*shown, label, *(rf.num(r[c], digits) for c in ("ours", "seed002", "seed004"))]
+            [*shown, label, *(fg.num(r[c], digits) for c in ("ours", "seed002", "seed004"))]
         )
     return rows
 
@@ -45,16 +45,16 @@ def law_rows_tabular(table: pd.DataFrame) -> str:
             str(r["setup"]).replace("_", " "),
             str(r["workload"]),
             str(int(r["ours_points"])),
-            rf.num(r["ours_median_ms"], 2),
-            rf.num(r["ours_max_abs_ms"], 2),
-            rf.pct(r["ours_max_abs_share"]),
+            fg.num(r["ours_median_ms"], 2),
+            fg.num(r["ours_max_abs_ms"], 2),
+            fg.pct(r["ours_max_abs_share"]),
             str(int(r["seed002_cells"])),
-            rf.num(r["seed002_median_ms"], 1),
-            rf.num(r["seed002_max_abs_ms"], 1),
+            fg.num(r["seed002_median_ms"], 1),
+            fg.num(r["seed002_max_abs_ms"], 1),
             str(int(r["common_cells"])),
         ]
         for _, r in table.iterrows()
     ]
     header = ["setup", "workload", "points", "median", "max $|\\cdot|$", "max / R"]
     header += ["cells", "median", "max $|\\cdot|$", "common"]
-    return rf.tabular(header, rows, "llrrrrrrrr")
+    return fg.tabular(header, rows, "llrrrrrrrr")

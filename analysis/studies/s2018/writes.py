@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from analysis.report import figures as rf
+from analysis.report import figures as fg
 from analysis.scaling import in_study_time
 from analysis.studies.s2018 import seed as seed2018
 from analysis.studies.s2018.macros import camel
@@ -22,22 +22,22 @@ PANELS = [
     (
         "throughput_ops",
         1,
-        rf.study_label("throughput", "ops/s", wrap=True),
+        fg.study_label("throughput", "ops/s", wrap=True),
         None,
         [("client_x", "client"), ("mw_x", "middleware")],
     ),
-    ("response_us_mean", 1e-3, rf.study_label("response time", "ms", wrap=True), None, []),
+    ("response_us_mean", 1e-3, fg.study_label("response time", "ms", wrap=True), None, []),
     (
         "queue_us_mean",
         1e-3,
-        rf.study_label("time in queue", "ms", wrap=True),
+        fg.study_label("time in queue", "ms", wrap=True),
         "middleware",
         [("queue_ms", "middleware")],
     ),
     (
         "server_us_mean",
         1e-3,
-        rf.study_label("waiting for memcached", "ms", wrap=True),
+        fg.study_label("waiting for memcached", "ms", wrap=True),
         "middleware",
         [("server_ms", "middleware")],
     ),
@@ -71,7 +71,7 @@ def writes_figure(pts: pd.DataFrame, seeds: pd.DataFrame, path: str) -> None:
     against the clients (`pts` in the study's time), with seed 004's maximum of each worker
     count (`seeds`: seed2018.writes_figure_points) in that count's colour, each also
     labelled with its workers per middleware."""
-    fig, axes = rf.figure(ncols=2, nrows=2, height=4.6)
+    fig, axes = fg.figure(ncols=2, nrows=2, height=4.6)
     for ax, (metric, scale, label, side, seed_columns) in zip(
         [a for row in axes for a in row], PANELS, strict=True
     ):
@@ -79,15 +79,15 @@ def writes_figure(pts: pd.DataFrame, seeds: pd.DataFrame, path: str) -> None:
         if d.empty:
             ax.text(0.5, 0.5, "no points", ha="center", transform=ax.transAxes)
         else:
-            rf.error_lines(
-                ax, d, "clients_total", metric, "series", scale, colour_of=rf.worker_colour
+            fg.error_lines(
+                ax, d, "clients_total", metric, "series", scale, colour_of=fg.worker_colour
             )
         for column, seed_side in seed_columns:
             # Each worker count's maximum in the colour of our series of that count.
             for workers, g in seeds.groupby("workers"):
                 name = f"seed 004 max., {int(workers)} WT, {seed_side}"
-                colour = rf.worker_colour(workers)
-                rf.seed_points(ax, g["clients"], g[column], name, seed_side, colour)
+                colour = fg.worker_colour(workers)
+                fg.seed_points(ax, g["clients"], g[column], name, seed_side, colour)
         for column, _ in seed_columns[:1]:
             for _, r in seeds.dropna(subset=[column]).iterrows():
                 ax.annotate(
@@ -99,8 +99,8 @@ def writes_figure(pts: pd.DataFrame, seeds: pd.DataFrame, path: str) -> None:
                 )
         ax.set(xlabel="clients (virtual)", ylabel=label)
         ax.set_ylim(bottom=0)
-    rf.legend_right(fig, *axes.flat)
-    rf.save(fig, path)
+    fg.legend_right(fig, *axes.flat)
+    fg.save(fig, path)
 
 
 def queue_per_point(queue: pd.DataFrame, windows: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
@@ -149,25 +149,25 @@ def max_table(
             [
                 str(int(workers)),
                 str(int(b["clients_total"])),
-                rf.num(m.get("throughput_ops_mean", math.nan)),
-                rf.num(x_law),
-                rf.num(b["throughput_ops_mean"]),
-                rf.num(raw_x.get(b["point"], math.nan)),
-                rf.num(m.get("queue_us_mean_mean", math.nan) / 1e3, 2),
-                rf.num(qlen.get(b["point"], math.nan), 1),
-                rf.num(m.get("server_us_mean_mean", math.nan) / 1e3, 2),
-                rf.num(theirs.get("mw_x", math.nan)),
-                rf.num(theirs.get("queue_len", math.nan), 1),
+                fg.num(m.get("throughput_ops_mean", math.nan)),
+                fg.num(x_law),
+                fg.num(b["throughput_ops_mean"]),
+                fg.num(raw_x.get(b["point"], math.nan)),
+                fg.num(m.get("queue_us_mean_mean", math.nan) / 1e3, 2),
+                fg.num(qlen.get(b["point"], math.nan), 1),
+                fg.num(m.get("server_us_mean_mean", math.nan) / 1e3, 2),
+                fg.num(theirs.get("mw_x", math.nan)),
+                fg.num(theirs.get("queue_len", math.nan), 1),
             ]
         )
         key = camel("Writes", int(workers))
         numbers += [
-            rf.macro(f"{key}X", rf.num(b["throughput_ops_mean"])),
-            rf.macro(f"{key}XRaw", rf.num(raw_x.get(b["point"], math.nan))),
-            rf.macro(f"{key}Clients", str(int(b["clients_total"]))),
-            rf.macro(f"{key}Busy", rf.num(busy.get(b["point"], math.nan), 1)),
+            fg.macro(f"{key}X", fg.num(b["throughput_ops_mean"])),
+            fg.macro(f"{key}XRaw", fg.num(raw_x.get(b["point"], math.nan))),
+            fg.macro(f"{key}Clients", str(int(b["clients_total"]))),
+            fg.macro(f"{key}Busy", fg.num(busy.get(b["point"], math.nan), 1)),
         ]
-    return rf.tabular(MAX_HEADER, rows, "rrrrrrrrrrr"), numbers
+    return fg.tabular(MAX_HEADER, rows, "rrrrrrrrrrr"), numbers
 
 
 def maximum_macros(client: pd.DataFrame, raw_x: pd.Series) -> list[str]:
@@ -175,16 +175,16 @@ def maximum_macros(client: pd.DataFrame, raw_x: pd.Series) -> list[str]:
     best = client.dropna(subset=["throughput_ops_mean"])
     if best.empty:
         return [
-            rf.macro("WritesMaxX", rf.MISSING),
-            rf.macro("WritesMaxXRaw", rf.MISSING),
-            rf.macro("WritesMaxWorkers", rf.MISSING),
+            fg.macro("WritesMaxX", fg.MISSING),
+            fg.macro("WritesMaxXRaw", fg.MISSING),
+            fg.macro("WritesMaxWorkers", fg.MISSING),
         ]
     top = best.loc[best["throughput_ops_mean"].idxmax()]
     return [
-        rf.macro("WritesMaxX", rf.num(top["throughput_ops_mean"])),
-        rf.macro("WritesMaxXRaw", rf.num(raw_x.get(top["point"], math.nan))),
-        rf.macro("WritesMaxWorkers", str(int(top["workers"]))),
-        rf.macro("WritesMaxClients", str(int(top["clients_total"]))),
+        fg.macro("WritesMaxX", fg.num(top["throughput_ops_mean"])),
+        fg.macro("WritesMaxXRaw", fg.num(raw_x.get(top["point"], math.nan))),
+        fg.macro("WritesMaxWorkers", str(int(top["workers"]))),
+        fg.macro("WritesMaxClients", str(int(top["clients_total"]))),
     ]
 
 
@@ -196,16 +196,16 @@ def seeds_tables(
     numbers: list[str] = []
     best_full = seed2018.best_points(pts, ["middleware.workers"], queue_length=qlen)
     beside = seed2018.full_system_beside(best_full, full_ref)
-    seeds = rf.tabular(
+    seeds = fg.tabular(
         ["WT", "", "ours", "seed 002", "seed 004"], beside_rows(beside, ["workers"]), "rlrrr"
     )
     for _, r in beside[beside["quantity"].isin(["mw_x", "queue_ms", "server_ms"])].iterrows():
         key = camel("SeedsFull", int(r["workers"]), r["quantity"])
         digits = 0 if r["quantity"] == "mw_x" else 1
         numbers += [
-            rf.macro(f"{key}Ours", rf.num(r["ours"], digits)),
-            rf.macro(f"{key}SeedTwo", rf.num(r["seed002"], digits)),
-            rf.macro(f"{key}SeedFour", rf.num(r["seed004"], digits)),
+            fg.macro(f"{key}Ours", fg.num(r["ours"], digits)),
+            fg.macro(f"{key}SeedTwo", fg.num(r["seed002"], digits)),
+            fg.macro(f"{key}SeedFour", fg.num(r["seed004"], digits)),
         ]
     law_full = seed2018.law_beside(
         seed2018.law_deviations_ms(pts, "full_system", "write-only"), full_ref
@@ -213,9 +213,9 @@ def seeds_tables(
     seeds_law = law_rows_tabular(law_full)
     law_top = law_full.iloc[0] if len(law_full) else pd.Series(dtype=float)
     numbers += [
-        rf.macro("SeedsLawFullSystemOursMax", rf.num(law_top.get("ours_max_abs_ms", math.nan), 1)),
-        rf.macro(
-            "SeedsLawFullSystemSeedTwoMax", rf.num(law_top.get("seed002_max_abs_ms", math.nan), 1)
+        fg.macro("SeedsLawFullSystemOursMax", fg.num(law_top.get("ours_max_abs_ms", math.nan), 1)),
+        fg.macro(
+            "SeedsLawFullSystemSeedTwoMax", fg.num(law_top.get("seed002_max_abs_ms", math.nan), 1)
         ),
     ]
     return seeds, seeds_law, numbers
@@ -235,7 +235,7 @@ def report(
     pts = in_study_time(raw)
     pts["workers"] = pts["middleware.workers"].astype(int)
     pts["series"] = pts["workers"].astype(str) + " WT"
-    numbers = [rf.macro("WritesMaxStudySource", rf.escape(ref["source"]))]
+    numbers = [fg.macro("WritesMaxStudySource", fg.escape(ref["source"]))]
     qlen, busy = queue_per_point(queue, windows)
 
     writes_figure(pts, seed2018.writes_figure_points(full_ref), fig_path)
@@ -248,6 +248,6 @@ def report(
     seeds, seeds_law, seeds_numbers = seeds_tables(pts, qlen, full_ref)
     numbers += seeds_numbers
     levels = sorted(client["workers"].unique())
-    numbers.append(rf.macro("WritesWorkerLevels", ", ".join(str(int(w)) for w in levels)))
-    numbers.append(rf.macro("WritesStudyMaxX", rf.num(ref[64]["client_x"])))
+    numbers.append(fg.macro("WritesWorkerLevels", ", ".join(str(int(w)) for w in levels)))
+    numbers.append(fg.macro("WritesStudyMaxX", fg.num(ref[64]["client_x"])))
     return Writes(table, seeds, seeds_law, "".join(numbers))

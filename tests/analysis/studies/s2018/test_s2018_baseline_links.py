@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from analysis import validate
-from analysis.report import figures as rf
+from analysis.report import figures as fg
 from analysis.studies.s2018 import baseline_links as links
 
 Baselines = tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]
@@ -31,8 +31,8 @@ def test_bandwidth_bound_of_each_maximum_in_the_study_time(baselines: Baselines)
     best = read.loc[read["throughput_ops_mean"].idxmax()]
     bound = validate.run_bandwidth_bound(best)
     assert bound is not None and bound.binding == "server"
-    assert f"\\newcommand{{\\BaseBoundOneServerRead}}{{{rf.num(bound.bound / 0.5)}}}" in text
-    share = rf.num(2000 / bound.bound, 2)
+    assert f"\\newcommand{{\\BaseBoundOneServerRead}}{{{fg.num(bound.bound / 0.5)}}}" in text
+    share = fg.num(2000 / bound.bound, 2)
     assert f"\\newcommand{{\\BaseBoundOneServerReadShare}}{{{share}}}" in text
     assert "\\newcommand{\\BaseBoundOneServerReadRole}{the server's}" in text
     # 2000 ops/s reach the server's bound: the link holds the maximum.
@@ -53,7 +53,7 @@ def test_link_bounds_table_rescales_the_measured_capacities(
     assert "\\newcommand{\\LinkScale}{0.50}" in text
     assert "\\newcommand{\\LinkCapServerStudy}{9.6}" in text
     # The largest deviation from the seed's capacity: the middleware's 76 of 802 Mbit/s.
-    assert f"\\newcommand{{\\LinkCapMaxDev}}{{{rf.pct(1 - 76 / 802)}}}" in text
+    assert f"\\newcommand{{\\LinkCapMaxDev}}{{{fg.pct(1 - 76 / 802)}}}" in text
     server_get = 9.6e6 / 8 / 4130
     assert float(
         text.split("\\LinkBoundServerGet}{")[1].split("}")[0].replace("{,}", "")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.report import figures as rf
+from analysis.report import figures as fg
 from analysis.studies.s2018 import factorial
 
 
@@ -60,7 +60,7 @@ def test_study_runs_keeps_completed_client_runs_in_the_study_time() -> None:
 def test_study_macros_name_the_studys_largest_share(reference2018: dict) -> None:
     text = "".join(factorial.study_macros(reference2018["factorial"]["write-only"], "Fact"))
     assert "\\newcommand{\\FactStudyTerm}{the number of workers per middleware ($q_{C}$)}" in text
-    assert f"\\newcommand{{\\FactStudyShare}}{{{rf.pct(0.5593)}}}" in text
+    assert f"\\newcommand{{\\FactStudyShare}}{{{fg.pct(0.5593)}}}" in text
     assert "\\newcommand{\\FactStudyShareCase}{most}" in text  # 55.9 % is a majority
 
 
@@ -118,7 +118,7 @@ def test_one_repetition_drops_the_intervals_and_the_error_term(
     assert "\\newcommand{\\FactReadOnlyDesignCase}{single}" in text
     assert "\\newcommand{\\FactReadOnlyTermCase}{different}" in text
     # 400^2 against 100^2: A explains 94 % of the throughput's variation.
-    assert f"\\newcommand{{\\FactReadOnlyThroughputShare}}{{{rf.pct(16 / 17)}}}" in text
+    assert f"\\newcommand{{\\FactReadOnlyThroughputShare}}{{{fg.pct(16 / 17)}}}" in text
     term = "the number of workers per middleware ($q_{C}$)"
     assert f"\\newcommand{{\\FactReadOnlyResponseTerm}}{{{term}}}" in text
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.report import figures as rf
+from analysis.report import figures as fg
 from analysis.studies.s2018.macros import camel
 
 
@@ -20,7 +20,7 @@ from analysis.studies.s2018.macros import camel
 def test_camel_spells_levels_and_digits_in_letters(parts: tuple, name: str) -> None:
     assert camel(*parts) == name
     # Every name is a valid LaTeX macro name.
-    assert rf.macro(name, "1").startswith(f"\\newcommand{{\\{name}}}")
+    assert fg.macro(name, "1").startswith(f"\\newcommand{{\\{name}}}")
 
 
 def test_camel_keeps_inner_capitals_and_skips_separators() -> None:

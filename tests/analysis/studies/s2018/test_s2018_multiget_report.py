@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from analysis import linkload
-from analysis.report import figures as rf
+from analysis.report import figures as fg
 from analysis.scaling import in_study_time
 from analysis.studies.s2018 import multiget as mg
 from analysis.studies.s2018 import multiget_report as mr
@@ -51,7 +51,7 @@ def test_split_macros_at_the_largest_size() -> None:
     assert m["MgetShardedLargestServerMs"] == "4.80"
     assert m["MgetLargestSize"] == "6"
     # As the study reads it: the servers take most of the time, the queue next to none.
-    assert m["MgetSplitCase"] == "holds" and m["MgetSplitLeastSharding"] == rf.MISSING
+    assert m["MgetSplitCase"] == "holds" and m["MgetSplitLeastSharding"] == fg.MISSING
     # Where the servers do not take most of it, the text names the point.
     low = macros(mr.split_macros(split.assign(server_us_mean_share=[0.8, 0.3]), [1, 6]))
     assert low["MgetSplitCase"] == "fails"
@@ -83,7 +83,7 @@ def test_link_macros_from_the_emulations_queue_and_rto(multiget_family: Family) 
     raw = multiget_family["points"]
     m = macros(mr.link_macros(raw, tbf_args, lambda scale: None))
     assert m["MgetTbfLatencyMs"] == "100"  # 50 ms of the study's time at s = 0.5
-    assert m["MgetTbfValues"] == rf.num(mg.queue_values(5.0, 100.0, 4096))
+    assert m["MgetTbfValues"] == fg.num(mg.queue_values(5.0, 100.0, 4096))
     # Without a dilated RTO on the routes the kernel's 200 ms applies.
     assert m["MgetRtoMs"] == "200" and m["MgetRtoStudyMs"] == "100.0"
     assert m["MgetScale"] == "0.50"
@@ -91,7 +91,7 @@ def test_link_macros_from_the_emulations_queue_and_rto(multiget_family: Family) 
     sharded_six = raw[(raw["point"] == "sharded-6") & (raw["side"] == "client")]
     sets, gets, keys = linkload.point_rates(sharded_six)
     util = linkload.utilisation(sharded_six.iloc[0].to_dict(), sets, gets, keys)["server"]
-    assert m["MgetServerLinkMax"] == rf.pct(util, 0)
+    assert m["MgetServerLinkMax"] == fg.pct(util, 0)
 
 
 def test_keys_table_in_the_study_time_beside_the_study(

@@ -50,7 +50,7 @@ def test_tables_compare_the_model_with_each_measured_point(
     f = fitted[("one_middleware", "read-only")]
     res = mva.solve(f.network, 48)
     # Measured at 48 clients with 32 workers: 3000 ops/s raw, 6000 in the study's time.
-    x_mva = mva_tables.rf.num(res.throughput)
+    x_mva = mva_tables.fg.num(res.throughput)
     assert f"one middleware & read-only & 48 & {x_mva} & 6{{,}}000 & 3{{,}}000" in t.mva
     # Service times (µs, study time) and capacities: 1 / 10 µs, 32 / 150 µs, 1 / 250 µs.
     params = "one middleware & read-only & 32 & 100.0 & 10.0 & 150.0 & 250.0"

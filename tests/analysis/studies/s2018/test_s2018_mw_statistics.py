@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.report import figures as rf
+from analysis.report import figures as fg
 from analysis.scaling import in_study_time
 from analysis.studies.s2018 import mw_statistics
 
@@ -46,5 +46,5 @@ def test_statistics_macros_at_the_most_clients(stats: pd.DataFrame, tmp_path: Pa
     assert "\\newcommand{\\MwStatsQueueTwoOverOne}{1.00}" in text
     ratios = [(48 / 4000 * 1e6 - 200) / (48 / 2000 * 1e6 - 200),
               (48 / 6000 * 1e6 - 200) / (48 / 3000 * 1e6 - 200)]  # fmt: skip
-    expected = rf.num(np.median(ratios * 2), 2)
+    expected = fg.num(np.median(ratios * 2), 2)
     assert f"\\newcommand{{\\MwStatsServerTwoOverOne}}{{{expected}}}" in text
