@@ -265,7 +265,7 @@ def _compared_points(
     return pd.concat(parts) if parts else pd.DataFrame()
 
 
-def _best(rows: pd.DataFrame) -> str | None:
+def best_point(rows: pd.DataFrame) -> str | None:
     """The point of highest client throughput among a level's rows: the one a level that
     takes its best load stands for."""
     if "side" in rows.columns:
@@ -278,12 +278,43 @@ def _best(rows: pd.DataFrame) -> str | None:
     return str(rows.loc[rows[column].idxmax(), "point"])
 
 
+# How far a level's best point may lie above its value at the fitted load and the fit still
+# pin the level: the report's one tolerance for a value. Within it the best point lies on the
+# fitted plateau, and the level stands at the fitted value whichever load it is read at.
+PLATEAU = 0.10
+
+
+def _throughput(rows: pd.DataFrame) -> pd.Series:
+    """Client throughput per point of a level's rows."""
+    if "side" in rows.columns:
+        rows = rows[(rows["side"] == "client") & (rows["type"] == "all")]
+    column = next(
+        (c for c in ("throughput_study_mean", "throughput_ops_mean") if c in rows.columns), None
+    )
+    if column is None:
+        return pd.Series(dtype=float)
+    return rows.set_index(rows["point"].astype(str))[column].dropna()
+
+
+def _pinned(family: str, rows: pd.DataFrame, fitted: frozenset | set | None) -> bool:
+    """Whether a fit pins a level: its best point is at the fitted load, or lies within
+    PLATEAU of the level's value there."""
+    if fitted is None:
+        return True
+    best = best_point(rows)
+    if (family, str(best)) in fitted:
+        return True
+    x = _throughput(rows)
+    at_fit = [x[p] for p in x.index if (family, p) in fitted]
+    return bool(at_fit) and best in x.index and x[best] <= (1 + PLATEAU) * max(at_fit)
+
+
 def _covering(
     measure: Mapping[str, Any], points: Mapping[str, pd.DataFrame], sites: Sequence[Site]
 ) -> list[Site] | None:
-    """The site that holds every point of each level the measure compares, with the level's
-    best point at the fitted load (a fit pins the level there, not the best of the others),
-    or None where a level lies outside every site."""
+    """The site that holds every point of each level the measure compares, with the level
+    pinned by the fit (`_pinned`: its best point at the fitted load, or on the fitted
+    plateau), or None where a level lies outside every site."""
     covering: list[Site] = []
     for family, where in selections(measure, points):
         table = points.get(family)
@@ -291,14 +322,11 @@ def _covering(
             return None
         rows = select(table, where)
         names = {(family, str(p)) for p in rows["point"].unique()}
-        best = (family, str(_best(rows)))
         site = next(
             (
                 s
                 for s in sites
-                if names
-                and names <= s.points
-                and (s.fitted_points is None or best in s.fitted_points)
+                if names and names <= s.points and _pinned(family, rows, s.fitted_points)
             ),
             None,
         )

@@ -53,6 +53,7 @@ from analysis.verdicts import (
     ratio_to,
     relative_change,
     repetitions_needed,
+    undecidable,
 )
 from common.stability import batch_mean
 
@@ -1115,18 +1116,19 @@ def level_bottlenecks(
     data: Data, m: Mapping[str, Any], points: Mapping[str, pd.DataFrame]
 ) -> list[str]:
     """The bottleneck at each level a finding compares (analysis.construction.selections), at
-    the highest load of that level's points in its group (`where_group`); [] when a level
-    has no points."""
+    the point it judges: a maximum's best point, else the highest load of that level's points
+    in its group (`where_group`); [] when a level has no points."""
     out = []
     for family, where in construction.selections(m, points):
         raw = data.families.get(family, {}).get("points")
         if raw is None:
             return []
+        rows = construction.select(raw, where)
+        if m["kind"] == "max_throughput":
+            rows = rows[rows["point"].astype(str) == str(construction.best_point(rows))]
         names = [
             r["bottleneck"]
-            for r in family_loads(
-                family, construction.select(raw, where), data.families[family].get("pools")
-            )
+            for r in family_loads(family, rows, data.families[family].get("pools"))
             if _matches(r["group"], m.get("where_group"))
         ]
         if not names:
@@ -1182,6 +1184,14 @@ def load_catalogue(path: str | Path) -> dict[str, Any]:
             )
         if "default" not in f["reasons"]:
             raise FindingsError(f"{path}: finding {f['id']}: reasons need a `default`")
+        for key, entry in f["reasons"].items():
+            if not isinstance(entry, str) and not (
+                isinstance(entry, Mapping) and set(entry) == {"why", "emulation_cannot"}
+            ):
+                raise FindingsError(
+                    f"{path}: finding {f['id']}: reason {key!r} is a text, or"
+                    " {why, emulation_cannot}: what the emulation cannot reproduce"
+                )
         if f.get("study_of") not in STUDIES:
             raise FindingsError(
                 f"{path}: finding {f['id']}: `study_of` must be one of {sorted(STUDIES)}"
@@ -1265,6 +1275,19 @@ class Outcome:
     def is_evidence(self) -> bool:
         """Whether the verdict counts as evidence: neither by construction nor untestable."""
         return self.verdict not in (Verdict.BY_CONSTRUCTION, Verdict.NOT_TESTABLE)
+
+
+EMULATION_LIMIT = "emulation limit"
+# The short reason of an inconclusive row the calibration's spread alone holds.
+CALIBRATION_BOUND = "only a calibration repeated in more sessions would decide"
+
+
+def reason_of(entry: object) -> tuple[str, str]:
+    """A catalogue reason: its text, and what the emulation cannot reproduce where the reason
+    says the departure comes from it (`{why: ..., emulation_cannot: ...}`), else ""."""
+    if isinstance(entry, Mapping):
+        return str(entry["why"]), str(entry["emulation_cannot"])
+    return str(entry), ""
 
 
 def _inconclusive_reason(e: Evidence | None, needed: int | None) -> str:
@@ -1396,7 +1419,7 @@ def with_session_variation(
         e,
         low=e.estimate - half,
         high=e.estimate + half,
-        spread=math.hypot(e.spread, rsd * abs(e.estimate)),
+        floor=math.hypot(e.floor, z * rsd * abs(e.estimate)),
         test=f"{e.test}; with the calibration's {100 * rsd:.0f} % between sessions",
     )
 
@@ -1428,7 +1451,7 @@ def with_level_variation(
         e,
         low=e.estimate - half,
         high=e.estimate + half,
-        spread=math.hypot(e.spread, rsd * abs(1 + e.estimate)),
+        floor=math.hypot(e.floor, z * rsd * abs(1 + e.estimate)),
         test=f"{e.test}; levels bound apart, with the calibration's {100 * rsd:.0f} % between"
         " sessions",
     )
@@ -1472,6 +1495,8 @@ def evaluate(
         e: Evidence | None = None
         delay_part: tuple[float, str] | None = None
         needed: int | None = None
+        bound_by_calibration = False
+        limit = ""  # what the emulation cannot reproduce, where a contradiction's reason says
         unit = "change"
         decided_by = rule_text(f["rule"], f["study"])
         try:
@@ -1491,12 +1516,19 @@ def evaluate(
                     verdict = Verdict.CONTRADICTED
                     outside = f"the seed's {_value(seed, unit)} outside it"
                     decided_by = f"{decided_by}: its sign open, {outside}"
-                if verdict is Verdict.INCONCLUSIVE:
+                if verdict is Verdict.INCONCLUSIVE and undecidable(e, distance):
+                    bound_by_calibration = True
+                    reason = (
+                        f"the calibration's spread between sessions alone (±"
+                        f"{_value(e.floor, unit).lstrip('+')}) holds the threshold: no number of"
+                        " repetitions decides it, a calibration repeated in more sessions would"
+                    )
+                elif verdict is Verdict.INCONCLUSIVE:
                     needed = repetitions_needed(e, distance)
                     reason = _inconclusive_reason(e, needed)
                 elif verdict is Verdict.CONTRADICTED:
                     reasons = f["reasons"]
-                    reason = str(reasons.get(bottleneck, reasons["default"]))
+                    reason, limit = reason_of(reasons.get(bottleneck, reasons["default"]))
                 else:
                     reason = ""
         except (FindingsError, VerdictError) as err:
@@ -1506,7 +1538,8 @@ def evaluate(
         interval = verdict
         built = ""
         short = (
-            "" if not needed
+            CALIBRATION_BOUND if bound_by_calibration
+            else "" if not needed
             else "the estimate sits near the threshold" if needed > MAX_REPETITIONS
             else f"{needed} repetitions per level would decide"
         )  # fmt: skip
@@ -1541,6 +1574,12 @@ def evaluate(
                 verdict, built, needed = Verdict.BY_CONSTRUCTION, rule.reason, None
                 reason, short = rule.reason, rule.short
                 decided_by = f"construction ({rule.rule}): {rule.reason}"
+            elif verdict is Verdict.CONTRADICTED and limit:
+                # A departure the emulation is known not to reproduce is no evidence against
+                # the study.
+                verdict, short = Verdict.NOT_TESTABLE, "the emulation cannot reproduce it"
+                reason = f"{reason}; the emulation cannot reproduce {limit}"
+                decided_by = f"{EMULATION_LIMIT}: the emulation cannot reproduce {limit}"
         nan = math.nan
         out.append(
             Outcome(

@@ -248,22 +248,16 @@ def rules_table(catalogue: Mapping[str, Any]) -> str:
         why = f["rule"].get("why")
         claim = tex(f["claim"]) + (rf" {{\footnotesize(threshold: {tex(why)})}}" if why else "")
         decided.setdefault(words[f["rule"]["kind"]](f["rule"]), []).append(claim)
-    lines = [
-        tex(rule[:1].upper() + rule[1:]) + " & " + r" \newline ".join(claims) + r" \\"
-        for rule, claims in decided.items()
-    ]
-    return "\n".join(
-        [
-            r"\begin{tabular}{@{}p{0.32\linewidth}p{0.64\linewidth}@{}}",
-            r"\toprule",
-            r"Reproduced when & Findings decided by the rule \\",
-            r"\midrule",
-            "\n\\addlinespace\n".join(lines),
-            r"\bottomrule",
-            r"\end{tabular}",
-            "",
-        ]
-    )
+    # One row per finding, the rule said in its group's first row only; a longtable, as the
+    # findings run over more than a page and a row cannot break.
+    lines = []
+    for rule, claims in decided.items():
+        if lines:
+            lines.append(r"\addlinespace")
+        said = tex(rule[:1].upper() + rule[1:])
+        lines += [f"{said if i == 0 else ''} & {c} \\\\" for i, c in enumerate(claims)]
+    head = r"\toprule Reproduced when & Findings decided by the rule \\ \midrule"
+    return fg.longtable_macros("FindingsRules", head, lines)
 
 
 def verdict_macro(finding_id: str) -> str:
@@ -341,6 +335,7 @@ def numbers(outcomes: Sequence[findings.Outcome], rows: Sequence[Mapping[str, An
     agree = [r for r in studied if r["agrees"]]
     cpu_measured = sum(1 for r in rows if r["cpu"])
     needed = [o.needed for o in of(Verdict.INCONCLUSIVE) if o.needed is not None]
+    held = [o for o in of(Verdict.INCONCLUSIVE) if o.short_reason == findings.CALIBRATION_BOUND]
     macros = {
         "FindingsTotal": len(outcomes),
         "FindingsEvidence": len(evidence),
@@ -363,6 +358,8 @@ def numbers(outcomes: Sequence[findings.Outcome], rows: Sequence[Mapping[str, An
         "FindingsInconclusiveList": _claims(of(Verdict.INCONCLUSIVE)),
         "FindingsRepetitions": _repetition_range(outcomes),
         "FindingsNeededMedian": f"{int(np.median(needed))}" if needed else "--",
+        "FindingsNeededCount": len(needed),
+        "FindingsCalibrationBound": len(held),
         "BottleneckGroups": len(rows),
         "BottleneckThreshold": rf"{100 * SATURATED:.0f}\,\%",
         "BottleneckStudied": len(studied),

@@ -77,10 +77,16 @@ def test_a_throughput_measured_only_where_the_fit_put_it_is_by_construction() ->
     at_target = _finding("study_ratio", where={"level_setup": "one", "level_workload": "write"})
     decision = construction.decide(at_target, "server CPU", points, sites)
     assert decision.rule == construction.FITTED and "one server's write maximum" in decision.reason
-    # The level's best lies at another load than the fitted one: the fit does not pin it.
+    # The level's best lies at another load than the fitted one, and well above the fitted
+    # value: the fit does not pin it.
     elsewhere = {"direct": points["direct"].assign(
-        throughput_ops_mean=lambda t: 2000.0 - t["clients_total"])}  # fmt: skip
+        throughput_ops_mean=lambda t: 40_000.0 / t["clients_total"])}  # fmt: skip
     assert not construction.decide(at_target, "server CPU", elsewhere, sites).applies
+    # A best point on the fitted plateau (here 1 % above the fitted load's value) is the
+    # fitted value read at another load: the fit pins the level still.
+    plateau = {"direct": points["direct"].assign(
+        throughput_ops_mean=lambda t: 2000.0 - t["clients_total"])}  # fmt: skip
+    assert construction.decide(at_target, "server CPU", plateau, sites).rule == construction.FITTED
     # One level outside the fitted configuration: the change is measured, not set.
     across = _finding("max_throughput", factor="level_setup", low="one", high="two",
                       where={"level_workload": "write"})  # fmt: skip

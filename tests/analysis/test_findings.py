@@ -843,3 +843,18 @@ def test_an_estimate_on_the_threshold_is_not_given_a_repetition_count() -> None:
     assert "no practical number of repetitions" in reason
     assert str(verdicts.MAX_REPETITIONS + 1) not in reason
     assert "5 repetitions per level would decide" in findings._inconclusive_reason(e, 5)
+
+
+def test_no_number_of_repetitions_decides_what_the_calibrations_spread_holds() -> None:
+    e = findings.Evidence(1.25, 1.2, 1.3, "t, 3 repetitions", 3, 0.05)
+    wide = findings.with_session_variation(
+        e, {"kind": "study_ratio"}, {"study_of": "2015"}, "server CPU", {("2015", "server"): 0.45}
+    )
+    # 1.96 x 45 % x 1.25 = 1.10 of half-width that repetitions cannot shrink: an estimate
+    # 0.15 from a 1.1 threshold is undecidable, one 2.0 away is not.
+    assert wide.floor == pytest.approx(1.96 * 0.45 * 1.25, rel=0.01)
+    assert wide.spread == e.spread  # the repetitions' spread, for the power calculation
+    assert verdicts.undecidable(wide, 0.15)
+    assert verdicts.repetitions_needed(wide, 0.15) is None
+    assert not verdicts.undecidable(wide, 2.0)
+    assert verdicts.repetitions_needed(wide, 2.0) is not None

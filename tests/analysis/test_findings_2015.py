@@ -314,3 +314,42 @@ def test_a_maximum_over_two_selections_names_the_bottleneck_its_levels_share() -
     # the database's CPU budget, and so is the finding.
     assert o.level_bottlenecks == ("server CPU", "server CPU")
     assert o.bottleneck == "server CPU"
+
+
+def test_a_maximums_levels_are_named_by_their_best_points_bottleneck() -> None:
+    small = baseline({"10": 195.0, "80": 150.0, "100": 150.0})
+    large = runs("mq_db_baseline", {("large", c): [142, 143, 144] for c in ("10", "80", "100")},
+                 ("size", "clients"))  # fmt: skip
+    points = pd.DataFrame(
+        [{"point": f"size={size},clients={c}", "side": "client", "type": "all",
+          "level_size": size, "level_clients": c, "clients_total": int(c),
+          "throughput_ops_mean": 195.0 if c == "10" else 150.0,
+          # The best point (10 clients) is bound by the database's CPU budget; the highest
+          # load is not (the budget idles while the clients convoy).
+          "cpu_util_server_mean": 0.97 if c == "10" else 0.5}
+         for size in ("small", "large") for c in ("10", "80", "100")]
+    ).assign(middlewares=0, servers=1, keys=1, client_machines=2, scale=0.1,
+             cpu_util_client_mean=0.2,
+             **{"caps_mbit.server": 1000.0, "caps_mbit.client": 1000.0,
+                "caps_mbit.middleware": 1000.0, "workload.data_size": 16})  # fmt: skip
+    data = {"mq_db_baseline": {"runs": pd.concat([small, large]), "points": points}}
+    o = evaluate(BY_ID["db-size-2015"], data)
+    assert o.level_bottlenecks == ("server CPU", "server CPU")
+
+
+def test_a_contradiction_the_emulation_cannot_reproduce_is_not_testable() -> None:
+    levels = {c: 100.0 for c in ("10", "60", "100")}
+    small = baseline({**levels, "80": 195.0})
+    same = runs("mq_db_baseline", {("large", c): [194, 195, 196] for c in ("10", "60", "100")},
+                ("size", "clients"))  # fmt: skip
+    data = {"mq_db_baseline": {"runs": pd.concat([small, same])}}
+    assert evaluate(BY_ID["db-size-2015"], data).verdict is Verdict.CONTRADICTED
+    # The same departure, explained by what the emulation does not model: no evidence.
+    limited = {
+        **BY_ID["db-size-2015"],
+        "reasons": {"default": {"why": "the budget binds", "emulation_cannot": "X"}},
+    }
+    o = evaluate(limited, data)
+    assert o.verdict is Verdict.NOT_TESTABLE and o.interval_verdict == "contradicted"
+    assert o.reason == "the budget binds; the emulation cannot reproduce X"
+    assert o.decided_by.startswith("emulation limit")

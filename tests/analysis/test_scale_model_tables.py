@@ -230,6 +230,12 @@ def test_ours_is_read_at_the_studys_clients_and_workers_not_at_our_best() -> Non
     assert ours["table7"] == scale_model.Ours(5600.0, 0, 48, 48, "study", None)
     tex = scale_model.validation_table({"validation": _AT_CONFIGURATION}, ours)
     assert r"& 6{,}675.16 & 5{,}600 & ops/s & 48 / 48 & $-$16.1\,\% & here \\" in tex
+    # Where the study's configuration is our best of its worker count, the writes' table of
+    # each worker count's best point prints it too.
+    best_at_48 = {**points, "write_throughput": writes.assign(
+        throughput_ops_mean=lambda t: 700.0 - t["clients_total"])}  # fmt: skip
+    on = scale_model.validation_ours(_AT_CONFIGURATION, best_at_48, {}, reference=REFERENCE_2018)
+    assert on["table7"].table == scale_model.WRITES_TABLE
     # Without the study's client count in the grid: the nearest measured one, marked.
     near = pd.DataFrame(
         [*_configured(64, 144, 600.0, 700.0, **mw), *_configured(64, 384, 620.0, 1e3, **mw)]
