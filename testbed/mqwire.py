@@ -31,6 +31,7 @@ STATUS = {
     22: "not_found",
     23: "database",
     24: "shutting_down",
+    25: "too_many_connections",
 }
 
 

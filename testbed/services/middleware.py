@@ -124,10 +124,13 @@ def start_simplemq(
     rel: str,
     instance: int = 0,
     extra: Sequence[str] = (),
+    jvm: Sequence[str] = (),
 ) -> Proc:
     """SimpleMQ's middleware on `host`, in its working directory `rel`; not yet ready (see
-    `wait_simplemq`). `extra`: more options of the middleware's."""
-    command = simplemq_command(host.stage(SIMPLEMQ_JAR), port, workers, db_url, extra=extra)
+    `wait_simplemq`). `extra`: more options of the middleware's; `jvm`: the JVM's options."""
+    command = simplemq_command(
+        host.stage(SIMPLEMQ_JAR), port, workers, db_url, jvm=jvm, extra=extra
+    )
     return host.start(command, rel, "middleware", instance)
 
 

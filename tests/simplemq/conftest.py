@@ -3,7 +3,7 @@ middleware jar."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -49,14 +49,20 @@ def start_middleware(tmp_path: Path) -> Iterator[StartMiddleware]:
     """Starts middlewares on loopback in `<tmp>/middleware<n>`; stops them afterwards."""
     hosts: list[LocalHost] = []
 
-    def start(db: PostgresServer, workers: int = 4) -> tuple[Proc, int]:
+    def start(
+        db: PostgresServer,
+        workers: int = 4,
+        extra: Sequence[str] = (),
+        jvm: Sequence[str] = (),
+    ) -> tuple[Proc, int]:
+        """`extra`: more options of the middleware's (its limits); `jvm`: the JVM's."""
         if not JAR.exists():
             pytest.fail(f"{JAR} missing: `make build` builds it")
         base = tmp_path / f"middleware{len(hosts) + 1}"
         host = LocalHost(name="mw", role="middleware", address=LOOPBACK, base=base)
         hosts.append(host)
         port = free_port()
-        proc = start_simplemq(host, port, workers, db.url, ".")
+        proc = start_simplemq(host, port, workers, db.url, ".", extra=extra, jvm=jvm)
         wait_simplemq(port, proc)
         return proc, port
 

@@ -9,6 +9,7 @@ import java.util.concurrent.Callable;
 import org.mwlab.common.cli.ListenOptions;
 import org.mwlab.common.cli.Termination;
 import org.mwlab.common.cli.Usage;
+import org.mwlab.simplemq.server.Limits;
 import org.mwlab.simplemq.server.Middleware;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -56,6 +57,30 @@ public final class MiddlewareCommand implements Callable<Integer> {
       description = "Longest message body (default: ${DEFAULT-VALUE}).")
   private int maxBody;
 
+  @Option(names = "--max-connections", paramLabel = "N",
+      defaultValue = "" + Limits.MAX_CONNECTIONS,
+      description = "Client connections served at once; one more gets a TOO_MANY_CONNECTIONS"
+          + " reply and is closed (default: ${DEFAULT-VALUE}).")
+  private int maxConnections;
+
+  @Option(names = "--max-pending", paramLabel = "REQUESTS",
+      defaultValue = "" + Limits.MAX_PENDING,
+      description = "Requests read from one connection and not yet at a worker; at the limit the"
+          + " connection is not read until half of them went (default: ${DEFAULT-VALUE}).")
+  private int maxPending;
+
+  @Option(names = "--max-output", paramLabel = "BYTES",
+      defaultValue = "" + Limits.MAX_OUTPUT_BYTES,
+      description = "Reply bytes one client has not taken; at the limit its next requests wait,"
+          + " and then its reading (default: ${DEFAULT-VALUE}).")
+  private int maxOutput;
+
+  @Option(names = "--frame-timeout-ms", paramLabel = "MS",
+      defaultValue = "" + Limits.FRAME_TIMEOUT_MS,
+      description = "Close a connection that sent part of a frame and then nothing for MS"
+          + " milliseconds; 0: never (default: ${DEFAULT-VALUE}).")
+  private long frameTimeoutMs;
+
   @Option(names = "--stats-dir", paramLabel = "DIR", defaultValue = "mq-stats",
       description = "Where the statistics are written (default: ${DEFAULT-VALUE}).")
   private Path statsDir;
@@ -84,11 +109,18 @@ public final class MiddlewareCommand implements Callable<Integer> {
         "--max-frame must hold a send of --max-body bytes and its 29 header bytes"
             + " (at least --max-body + 64)");
     usage.refuseIf(statsWindowMs < 1, "--stats-window-ms: at least 1");
+    usage.refuseIf(maxConnections < 1, "--max-connections: at least one connection");
+    usage.refuseIf(maxPending < 1, "--max-pending: at least one request");
+    usage.refuseIf(maxOutput < maxFrame,
+        "--max-output must hold a reply of --max-frame bytes (at least --max-frame, "
+            + maxFrame + ")");
+    usage.refuseIf(frameTimeoutMs < 0, "--frame-timeout-ms: 0 (never) or more");
     usage.refuseIf((holdJournal == null) != (holdAfterPops < 0),
         "--hold-after-commit and --hold-journal go together (a count of at least 0, a file)");
     usage.refuseIf(listen.port() < 0 || listen.port() > 65535, "-p: a port from 0 to 65535");
     return new Middleware.Config(new InetSocketAddress(listen.address(), listen.port()),
-        databaseUrl, workers, maxFrame, maxBody, statsDir, statsWindowMs, holdJournal,
+        databaseUrl, workers, maxFrame, maxBody, statsDir, statsWindowMs,
+        new Limits(maxConnections, maxPending, maxOutput, frameTimeoutMs), holdJournal,
         holdAfterPops);
   }
 

@@ -4,8 +4,11 @@ import java.nio.ByteBuffer;
 
 /**
  * Cuts length-prefixed frames out of one connection's byte stream, in whatever pieces the
- * stream arrives. A frame longer than the limit is not buffered: its request id is read and the
- * rest skipped, so the connection stays usable and the sender learns which request was refused.
+ * stream arrives. A declared length is checked against the limit before anything is allocated,
+ * and a frame's buffer grows with the bytes that arrived, not with the length declared. A frame
+ * longer than the limit is not buffered: it is reported as soon as its request id is read and
+ * the rest skipped, so the connection stays usable and the sender learns at once which request
+ * was refused.
  */
 public final class FrameReader {
 
@@ -15,7 +18,10 @@ public final class FrameReader {
   /** A whole frame's body (without its length prefix), positioned at its start. */
   public record Frame(ByteBuffer body) implements Event {}
 
-  /** A frame over the limit, skipped; {@code requestId} is its first four body bytes. */
+  /**
+   * A frame over the limit, reported once its first four body bytes, {@code requestId}, are
+   * read; the rest of it is then skipped.
+   */
   public record Oversized(int requestId, long length) implements Event {}
 
   private enum State {
@@ -29,11 +35,15 @@ public final class FrameReader {
     SKIP
   }
 
+  /** A body's first buffer; it doubles as bytes arrive, up to the length declared. */
+  private static final int FIRST_BUFFER = 8 * 1024;
+
   private final int maxFrame;
   private final ByteBuffer length = ByteBuffer.allocate(Codec.PREFIX);
   private final ByteBuffer id = ByteBuffer.allocate(4);
   private State state = State.LENGTH;
   private ByteBuffer body;
+  private int bodyLength;
   private long oversized;
   private long toSkip;
 
@@ -68,7 +78,8 @@ public final class FrameReader {
               id.clear();
               state = State.OVERSIZED_ID;
             } else {
-              body = ByteBuffer.allocate((int) n);
+              bodyLength = (int) n;
+              body = ByteBuffer.allocate(Math.min(bodyLength, FIRST_BUFFER));
               state = State.BODY;
               if (n == 0) {
                 return frame();
@@ -77,8 +88,12 @@ public final class FrameReader {
           }
         }
         case BODY -> {
-          copy(in, body);
           if (!body.hasRemaining()) {
+            body = ByteBuffer.allocate((int) Math.min(bodyLength, 2L * body.capacity()))
+                .put(body.flip());
+          }
+          copy(in, body);
+          if (body.position() == bodyLength) {
             return frame();
           }
         }
@@ -86,6 +101,7 @@ public final class FrameReader {
           copy(in, id);
           if (!id.hasRemaining()) {
             state = State.SKIP;
+            return new Oversized(id.flip().getInt(), oversized);
           }
         }
         case SKIP -> {
@@ -94,7 +110,6 @@ public final class FrameReader {
           toSkip -= n;
           if (toSkip == 0) {
             state = State.LENGTH;
-            return new Oversized(id.flip().getInt(), oversized);
           }
         }
       }

@@ -26,7 +26,12 @@ public enum Status {
   /** The database failed the request for another reason; the text says which. */
   DATABASE(23),
   /** The middleware is shutting down and took no new request. */
-  SHUTTING_DOWN(24);
+  SHUTTING_DOWN(24),
+  /**
+   * The middleware serves as many connections as it accepts: this one is refused and closed.
+   * Sent unasked, with request id 0, as the connection's only frame.
+   */
+  TOO_MANY_CONNECTIONS(25);
 
   private static final Status[] BY_CODE = new Status[32];
 

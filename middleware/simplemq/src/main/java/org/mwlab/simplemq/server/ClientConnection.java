@@ -13,8 +13,12 @@ import org.mwlab.simplemq.protocol.Request;
  * has at most one request at a worker, and the next is handed out once its reply is written.
  * Replies are written by whichever thread has them (a worker, or the distributor for the errors
  * it answers itself); what the socket does not take at once is left for the distributor.
+ *
+ * <p>Both of its queues are bounded (see {@link Limits}): the distributor stops reading a
+ * connection whose unanswered requests or untaken replies reach their limit, and reads it again
+ * once they drained.
  */
-final class ClientConnection {
+final class ClientConnection implements Peer {
 
   /** A request, or a reply the distributor gives itself, in arrival order. */
   sealed interface Item {}
@@ -27,17 +31,29 @@ final class ClientConnection {
 
   final SocketChannel channel;
   final FrameReader reader;
-  /** Distributor thread only. */
+  /** Distributor thread only; at most {@link Limits#maxPending} items. */
   final ArrayDeque<Item> pending = new ArrayDeque<>();
   /** Distributor thread only: a request of this connection is at a worker. */
   boolean busy;
+  /** Distributor thread only: OP_READ is off because a queue is full. */
+  boolean readPaused;
+  /**
+   * Distributor thread only: bytes read but not yet cut into frames when reading paused; they
+   * are decoded before the socket is read again. Null when there are none.
+   */
+  ByteBuffer leftover;
+  /** Distributor thread only: when bytes last arrived, or reading last resumed. */
+  long lastInputNs;
 
   private final ArrayDeque<ByteBuffer> out = new ArrayDeque<>();
+  /** Bytes in {@link #out} not yet written. */
+  private long outBytes;
   private boolean closed;
 
-  ClientConnection(final SocketChannel channel, final int maxFrame) {
+  ClientConnection(final SocketChannel channel, final int maxFrame, final long nowNs) {
     this.channel = channel;
     this.reader = new FrameReader(maxFrame);
+    this.lastInputNs = nowNs;
   }
 
   /** What became of a reply handed to {@link #send}. */
@@ -59,6 +75,7 @@ final class ClientConnection {
       return Delivery.LOST;
     }
     out.add(ByteBuffer.wrap(frame));
+    outBytes += frame.length;
     if (flush()) {
       return closed ? Delivery.LOST : Delivery.WRITTEN;
     }
@@ -70,7 +87,7 @@ final class ClientConnection {
     try {
       while (!out.isEmpty()) {
         final ByteBuffer head = out.peek();
-        channel.write(head);
+        outBytes -= channel.write(head);
         if (head.hasRemaining()) {
           return false;
         }
@@ -88,6 +105,11 @@ final class ClientConnection {
     return !out.isEmpty();
   }
 
+  /** Reply bytes the client has not taken yet. */
+  synchronized long unsentBytes() {
+    return outBytes;
+  }
+
   synchronized boolean isClosed() {
     return closed;
   }
@@ -95,6 +117,7 @@ final class ClientConnection {
   synchronized void closeQuietly() {
     closed = true;
     out.clear();
+    outBytes = 0;
     try {
       channel.close();
     } catch (final IOException ignored) {

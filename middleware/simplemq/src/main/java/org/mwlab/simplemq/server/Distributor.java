@@ -8,9 +8,12 @@ import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import org.mwlab.common.nio.ReadyKeys;
 import org.mwlab.simplemq.protocol.Codec;
 import org.mwlab.simplemq.protocol.FrameReader;
@@ -21,20 +24,43 @@ import org.mwlab.simplemq.protocol.Status;
  * The seed's distributor: one thread accepts connections, reads their requests, and hands each
  * to an idle worker, taken from a blocking queue; when no worker is idle it waits for one. It
  * answers malformed frames itself, so nothing that is not a request reaches the database.
+ *
+ * <p>It also keeps each client within the {@link Limits}: it refuses connections over the cap,
+ * stops reading a client whose requests or replies pile up (and reads it again once they
+ * drained to half their limits), and closes a connection that stays inside a frame too long.
  */
 final class Distributor implements Runnable {
+
+  /** How long a refused connection is drained before it is closed regardless. */
+  private static final long REFUSED_LINGER_NS = TimeUnit.SECONDS.toNanos(2);
+  /** The longest time between two sweeps (a frame timeout's precision is a quarter of it). */
+  private static final long SWEEP_NS = TimeUnit.MILLISECONDS.toNanos(100);
+  /** Refused connections drained at once; further ones are closed at once. */
+  private static final int MAX_LINGERING = 64;
 
   private final ServerSocketChannel server;
   private final Selector selector;
   private final BlockingQueue<Worker> idle;
   private final int maxFrame;
   private final int maxBody;
+  private final Limits limits;
   private final Stats stats;
+  private final byte[] refusal;
   /** Connections whose request a worker finished, with whether output was left unwritten. */
   private final ConcurrentLinkedQueue<Finished> finished = new ConcurrentLinkedQueue<>();
-  private final ReadyKeys<ClientConnection, InterruptedException> readyKeys;
+  private final ReadyKeys<Peer, InterruptedException> readyKeys;
   private final ByteBuffer readBuffer = ByteBuffer.allocateDirect(64 * 1024);
-  private final List<ClientConnection> connections = new ArrayList<>();
+  private final Set<ClientConnection> connections = new LinkedHashSet<>();
+  private final List<RefusedConnection> lingering = new ArrayList<>();
+  private final long frameTimeoutNs;
+  /** How often connections are checked for a partial frame that timed out. */
+  private final long sweepNs;
+  private long lastSweepNs = System.nanoTime();
+  /**
+   * When the last select returned: every byte that had arrived by then on a connection that is
+   * read has been read once its keys were handled, however long the thread waited for a worker.
+   */
+  private long selectedNs = lastSweepNs;
   private volatile boolean draining;
   private int atWorkers;
 
@@ -45,6 +71,7 @@ final class Distributor implements Runnable {
       final BlockingQueue<Worker> idle,
       final int maxFrame,
       final int maxBody,
+      final Limits limits,
       final Stats stats)
       throws IOException {
     this.selector = Selector.open();
@@ -52,12 +79,18 @@ final class Distributor implements Runnable {
     server.bind(listen, 1024);
     server.configureBlocking(false);
     server.register(selector, SelectionKey.OP_ACCEPT);
-    this.readyKeys =
-        new ReadyKeys<>(selector, ClientConnection.class, () -> true, this::accept, this::onReady);
+    this.readyKeys = new ReadyKeys<>(selector, Peer.class, () -> true, this::accept, this::onReady);
     this.idle = idle;
     this.maxFrame = maxFrame;
     this.maxBody = maxBody;
+    this.limits = limits;
     this.stats = stats;
+    this.refusal = Codec.frame(new Reply.Failure(0, Status.TOO_MANY_CONNECTIONS,
+        "the middleware serves at most " + limits.maxConnections() + " connections; this one"
+            + " is refused and closed"));
+    this.frameTimeoutNs = TimeUnit.MILLISECONDS.toNanos(limits.frameTimeoutMs());
+    this.sweepNs =
+        frameTimeoutNs == 0 ? SWEEP_NS : Math.min(SWEEP_NS, Math.max(1, frameTimeoutNs / 4));
   }
 
   InetSocketAddress address() throws IOException {
@@ -84,6 +117,7 @@ final class Distributor implements Runnable {
     try {
       while (true) {
         selector.select(200);
+        selectedNs = System.nanoTime();
         if (draining && server.isOpen()) {
           server.close();
         }
@@ -94,8 +128,10 @@ final class Distributor implements Runnable {
             wantWrite(f.connection());
           }
           dispatch(f.connection());
+          regulate(f.connection());
         }
         readyKeys.handle();
+        sweep();
         if (draining && quiet()) {
           break;
         }
@@ -108,6 +144,9 @@ final class Distributor implements Runnable {
       for (final ClientConnection c : connections) {
         c.closeQuietly();
       }
+      for (final RefusedConnection r : lingering) {
+        closeQuietly(r.channel());
+      }
       try {
         server.close();
         selector.close();
@@ -117,13 +156,29 @@ final class Distributor implements Runnable {
     }
   }
 
-  private void onReady(final SelectionKey key, final ClientConnection c)
-      throws InterruptedException {
-    if (key.isWritable() && c.flush()) {
-      key.interestOps(key.interestOps() & ~SelectionKey.OP_WRITE);
+  private void onReady(final SelectionKey key, final Peer peer) throws InterruptedException {
+    if (peer instanceof RefusedConnection r) {
+      discard(key, r);
+      return;
     }
-    if (key.isValid() && key.isReadable()) {
-      read(key, c);
+    final ClientConnection c = (ClientConnection) peer;
+    try {
+      if (key.isWritable()) {
+        // A failed write closes the connection, and cancels its key with it.
+        if (c.flush() && key.isValid()) {
+          key.interestOps(key.interestOps() & ~SelectionKey.OP_WRITE);
+        }
+        // Replies drained: requests held back for a full output may go on.
+        dispatch(c);
+        regulate(c);
+      }
+      if (key.isValid() && key.isReadable() && !c.readPaused) {
+        read(key, c);
+      }
+    } catch (final RuntimeException e) {
+      // One connection's failure must not end the thread that serves them all.
+      System.err.println("simplemq: distributor: closing a connection after " + e);
+      close(key, c);
     }
   }
 
@@ -133,7 +188,7 @@ final class Distributor implements Runnable {
       return false;
     }
     for (final ClientConnection c : connections) {
-      if (!c.isClosed() && (!c.pending.isEmpty() || c.hasOutput())) {
+      if (!c.isClosed() && (!c.pending.isEmpty() || c.leftover != null || c.hasOutput())) {
         return false;
       }
     }
@@ -141,15 +196,58 @@ final class Distributor implements Runnable {
   }
 
   private void accept() throws IOException {
-    final SocketChannel channel = server.accept();
-    if (channel == null) {
-      return;
+    for (SocketChannel channel; (channel = server.accept()) != null; ) {
+      channel.configureBlocking(false);
+      if (connections.size() >= limits.maxConnections()) {
+        refuse(channel);
+        continue;
+      }
+      channel.socket().setTcpNoDelay(true);
+      final ClientConnection c = new ClientConnection(channel, maxFrame, System.nanoTime());
+      channel.register(selector, SelectionKey.OP_READ, c);
+      connections.add(c);
+      stats.connectionAccepted();
     }
-    channel.configureBlocking(false);
-    channel.socket().setTcpNoDelay(true);
-    final ClientConnection c = new ClientConnection(channel, maxFrame);
-    channel.register(selector, SelectionKey.OP_READ, c);
-    connections.add(c);
+  }
+
+  /**
+   * Tells a connection over the cap so, in one error frame it can read before anything else,
+   * then half-closes it; it is closed once the client closes or the linger ends.
+   */
+  private void refuse(final SocketChannel channel) {
+    stats.connectionRefused();
+    try {
+      // An empty socket's send buffer takes the few bytes at once.
+      channel.write(ByteBuffer.wrap(refusal));
+      channel.shutdownOutput();
+      if (lingering.size() < MAX_LINGERING) {
+        final RefusedConnection r =
+            new RefusedConnection(channel, System.nanoTime() + REFUSED_LINGER_NS);
+        channel.register(selector, SelectionKey.OP_READ, r);
+        lingering.add(r);
+        return;
+      }
+    } catch (final IOException e) {
+      // The client went away already.
+    }
+    closeQuietly(channel);
+  }
+
+  /** Reads and drops what a refused client still sends; closes it at its end of stream. */
+  private void discard(final SelectionKey key, final RefusedConnection r) {
+    // One read a round, as for a served connection: a refused client cannot hold the thread.
+    int n;
+    try {
+      readBuffer.clear();
+      n = r.channel().read(readBuffer);
+    } catch (final IOException e) {
+      n = -1;
+    }
+    if (n < 0) {
+      key.cancel();
+      closeQuietly(r.channel());
+      lingering.remove(r);
+    }
   }
 
   private void read(final SelectionKey key, final ClientConnection c)
@@ -168,13 +266,72 @@ final class Distributor implements Runnable {
     }
     readBuffer.flip();
     final long now = System.nanoTime();
-    for (FrameReader.Event e; (e = c.reader.next(readBuffer)) != null; ) {
-      c.pending.add(item(e, now));
+    if (n > 0) {
+      c.lastInputNs = now;
+    }
+    if (decode(c, readBuffer, now)) {
+      // The connection's requests filled its queue: keep the rest for when it drained.
+      c.leftover = ByteBuffer.allocate(readBuffer.remaining()).put(readBuffer).flip();
     }
     dispatch(c);
     if (c.hasOutput()) {
       wantWrite(c);
     }
+    regulate(c);
+  }
+
+  /**
+   * Cuts frames out of {@code in} into the connection's queue while it has room; returns
+   * whether bytes are left because it is full.
+   */
+  private boolean decode(final ClientConnection c, final ByteBuffer in, final long now) {
+    while (in.hasRemaining() && c.pending.size() < limits.maxPending()) {
+      final FrameReader.Event e = c.reader.next(in);
+      if (e == null) {
+        break;
+      }
+      c.pending.add(item(e, now));
+    }
+    return in.hasRemaining();
+  }
+
+  /**
+   * Stops reading a connection whose queue is full or whose replies pile up untaken, so that
+   * TCP pushes back on the client; reads it again once both drained to half their limits.
+   */
+  private void regulate(final ClientConnection c) throws InterruptedException {
+    if (c.isClosed()) {
+      return;
+    }
+    if (!c.readPaused) {
+      if (c.leftover != null || c.pending.size() >= limits.maxPending()
+          || c.unsentBytes() >= limits.maxOutputBytes()) {
+        c.readPaused = true;
+        setRead(c, false);
+        stats.readPaused();
+      }
+      return;
+    }
+    if (c.pending.size() > limits.maxPending() / 2
+        || c.unsentBytes() > limits.maxOutputBytes() / 2) {
+      return;
+    }
+    final long now = System.nanoTime();
+    if (c.leftover != null) {
+      final ByteBuffer rest = c.leftover;
+      c.leftover = decode(c, rest, now) ? rest : null;
+      dispatch(c);
+      if (c.hasOutput()) {
+        wantWrite(c);
+      }
+      if (c.leftover != null || c.isClosed()) {
+        return;
+      }
+    }
+    c.readPaused = false;
+    // The client was held back: its partial frame's time starts again.
+    c.lastInputNs = now;
+    setRead(c, true);
   }
 
   private ClientConnection.Item item(final FrameReader.Event event, final long now) {
@@ -200,9 +357,13 @@ final class Distributor implements Runnable {
     return new ClientConnection.Task(valid.request(), now);
   }
 
-  /** Hands the connection's next requests out, in order, one at a worker at a time. */
+  /**
+   * Hands the connection's next requests out, in order, one at a worker at a time, while the
+   * client takes its replies.
+   */
   private void dispatch(final ClientConnection c) throws InterruptedException {
-    while (!c.busy && !c.pending.isEmpty() && !c.isClosed()) {
+    while (!c.busy && !c.pending.isEmpty() && !c.isClosed()
+        && c.unsentBytes() < limits.maxOutputBytes()) {
       final ClientConnection.Item item = c.pending.poll();
       if (item instanceof ClientConnection.Immediate i) {
         if (c.send(Codec.frame(i.reply())) == ClientConnection.Delivery.PENDING) {
@@ -220,6 +381,44 @@ final class Distributor implements Runnable {
     }
   }
 
+  /**
+   * Closes the connections that stayed inside a frame, sending nothing, for longer than the
+   * frame timeout (one held back by {@link #regulate} is not waiting on its client), forgets
+   * those a failed write closed, and closes the refused connections whose linger ended.
+   */
+  private void sweep() {
+    final long now = System.nanoTime();
+    if (now - lastSweepNs < sweepNs) {
+      return;
+    }
+    lastSweepNs = now;
+    final List<ClientConnection> expired = new ArrayList<>();
+    final List<ClientConnection> gone = new ArrayList<>();
+    for (final ClientConnection c : connections) {
+      if (c.isClosed()) {
+        // A worker's write failed and closed it; it no longer counts against the cap.
+        gone.add(c);
+      } else if (frameTimeoutNs > 0 && !c.readPaused && c.reader.inFrame()
+          && selectedNs - c.lastInputNs > frameTimeoutNs) {
+        expired.add(c);
+      }
+    }
+    for (final ClientConnection c : expired) {
+      stats.frameTimedOut();
+      close(c.channel.keyFor(selector), c);
+    }
+    for (final ClientConnection c : gone) {
+      close(c.channel.keyFor(selector), c);
+    }
+    lingering.removeIf(r -> {
+      if (now - r.untilNs() < 0) {
+        return false;
+      }
+      closeQuietly(r.channel());
+      return true;
+    });
+  }
+
   private void wantWrite(final ClientConnection c) {
     final SelectionKey key = c.channel.keyFor(selector);
     if (key != null && key.isValid()) {
@@ -227,8 +426,18 @@ final class Distributor implements Runnable {
     }
   }
 
+  private void setRead(final ClientConnection c, final boolean on) {
+    final SelectionKey key = c.channel.keyFor(selector);
+    if (key != null && key.isValid()) {
+      key.interestOps(on ? key.interestOps() | SelectionKey.OP_READ
+          : key.interestOps() & ~SelectionKey.OP_READ);
+    }
+  }
+
   private void close(final SelectionKey key, final ClientConnection c) {
-    key.cancel();
+    if (key != null) {
+      key.cancel();
+    }
     c.closeQuietly();
     // A request at a worker still runs: its reply has nowhere to go, and a pop's message is
     // lost in flight (the stats count it). The requests not yet handed out are dropped.
@@ -238,6 +447,15 @@ final class Distributor implements Runnable {
       }
     }
     c.pending.clear();
+    c.leftover = null;
     connections.remove(c);
+  }
+
+  private static void closeQuietly(final SocketChannel channel) {
+    try {
+      channel.close();
+    } catch (final IOException ignored) {
+      // Closing is all that is left to do.
+    }
   }
 }

@@ -28,13 +28,15 @@ public final class Middleware implements AutoCloseable {
       int maxBody,
       Path statsDir,
       int statsWindowMs,
+      Limits limits,
       Path holdJournal,
       long holdAfterPops) {
 
-    /** Without the test-only commit hold. */
+    /** With the default limits and without the test-only commit hold. */
     public Config(final InetSocketAddress listen, final String databaseUrl, final int workers,
         final int maxFrame, final int maxBody, final Path statsDir, final int statsWindowMs) {
-      this(listen, databaseUrl, workers, maxFrame, maxBody, statsDir, statsWindowMs, null, -1);
+      this(listen, databaseUrl, workers, maxFrame, maxBody, statsDir, statsWindowMs,
+          Limits.DEFAULTS, null, -1);
     }
   }
 
@@ -53,7 +55,8 @@ public final class Middleware implements AutoCloseable {
             : new WindowStats(config.statsDir(), config.statsWindowMs(), config.workers()));
     final BlockingQueue<Worker> idle = new ArrayBlockingQueue<>(config.workers());
     this.distributor =
-        new Distributor(config.listen(), idle, config.maxFrame(), config.maxBody(), stats);
+        new Distributor(config.listen(), idle, config.maxFrame(), config.maxBody(),
+            config.limits(), stats);
     final List<Database> databases = new ArrayList<>();
     try {
       for (int i = 0; i < config.workers(); i++) {
@@ -108,6 +111,10 @@ public final class Middleware implements AutoCloseable {
     m.put("workers", config.workers());
     m.put("max_frame", config.maxFrame());
     m.put("max_body", config.maxBody());
+    m.put("max_connections", config.limits().maxConnections());
+    m.put("max_pending", config.limits().maxPending());
+    m.put("max_output", config.limits().maxOutputBytes());
+    m.put("frame_timeout_ms", config.limits().frameTimeoutMs());
     m.put("stats_window_ms", config.statsWindowMs());
     return m;
   }

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.HdrHistogram.Recorder;
 import org.mwlab.common.Json;
@@ -16,8 +17,11 @@ import org.mwlab.simplemq.protocol.Status;
 /**
  * The middleware's counters and response-time histograms, per operation: requests by status
  * (empty pops apart from successes), the errors it answered itself, replies a closed connection
- * lost, and the time in each stage of a request (queued for a worker, at the database, writing
- * the reply). Written as {@code summary.json} when the middleware stops.
+ * lost, the requests a worker failed on, and the time in each stage of a request (queued for a
+ * worker, at the database, writing the reply); and per middleware, its connections: accepted,
+ * refused over the cap, closed for a frame left unfinished, and how often one was no longer
+ * read because its requests or replies piled up. Written as {@code summary.json} when the
+ * middleware stops.
  */
 final class Stats {
 
@@ -31,6 +35,14 @@ final class Stats {
   private final AtomicLongArray counts = new AtomicLongArray(Op.values().length * 32);
   private final AtomicLongArray rejected = new AtomicLongArray(32);
   private final AtomicLongArray lost = new AtomicLongArray(Op.values().length);
+  /** Requests a worker failed on (an exception, answered DATABASE). */
+  private final AtomicLongArray failed = new AtomicLongArray(Op.values().length);
+  private final AtomicLong failures = new AtomicLong();
+  /** Counted by the distributor, read when the middleware stops. */
+  private final AtomicLong accepted = new AtomicLong();
+  private final AtomicLong refused = new AtomicLong();
+  private final AtomicLong frameTimeouts = new AtomicLong();
+  private final AtomicLong readPauses = new AtomicLong();
   private final long[] perWorker;
   /** The time series, when the middleware writes statistics. */
   private final WindowStats windows;
@@ -93,6 +105,32 @@ final class Stats {
     lost.incrementAndGet(op.ordinal());
   }
 
+  /** A request a worker failed on; returns how many of them, of any operation, so far. */
+  long failed(final Op op) {
+    failed.incrementAndGet(op.ordinal());
+    return failures.incrementAndGet();
+  }
+
+  /** A connection accepted. */
+  void connectionAccepted() {
+    accepted.incrementAndGet();
+  }
+
+  /** A connection over the cap, refused. */
+  void connectionRefused() {
+    refused.incrementAndGet();
+  }
+
+  /** A connection closed because a frame of it stayed unfinished too long. */
+  void frameTimedOut() {
+    frameTimeouts.incrementAndGet();
+  }
+
+  /** A connection no longer read because its requests or replies piled up. */
+  void readPaused() {
+    readPauses.incrementAndGet();
+  }
+
   private static long micros(final long ns) {
     return Math.min(Math.max(ns / 1000, 0), MAX_US);
   }
@@ -118,6 +156,7 @@ final class Stats {
       final Map<String, Object> o = new LinkedHashMap<>();
       o.put("replies", byStatus);
       o.put("lost_replies", lost.get(op.ordinal()));
+      o.put("failed", failed.get(op.ordinal()));
       o.put("response_us", percentiles(response.get(op)));
       o.put("queued_us", percentiles(queued.get(op)));
       o.put("database_us", percentiles(database.get(op)));
@@ -133,6 +172,12 @@ final class Stats {
     doc.put("config", config);
     doc.put("operations", ops);
     doc.put("rejected", rej);
+    final Map<String, Object> conn = new LinkedHashMap<>();
+    conn.put("accepted", accepted.get());
+    conn.put("refused", refused.get());
+    conn.put("frame_timeouts", frameTimeouts.get());
+    conn.put("read_pauses", readPauses.get());
+    doc.put("connections", conn);
     synchronized (perWorker) {
       doc.put("requests_per_worker", java.util.Arrays.stream(perWorker).boxed().toList());
     }

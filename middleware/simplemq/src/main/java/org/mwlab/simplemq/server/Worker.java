@@ -4,6 +4,8 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.SynchronousQueue;
 import org.mwlab.simplemq.protocol.Codec;
 import org.mwlab.simplemq.protocol.Reply;
+import org.mwlab.simplemq.protocol.Request;
+import org.mwlab.simplemq.protocol.Status;
 
 /**
  * A worker thread with its own persistent database connection. It takes one request at a time
@@ -53,6 +55,13 @@ final class Worker implements Runnable {
     return inbox.offer(STOP, timeoutNs, java.util.concurrent.TimeUnit.NANOSECONDS);
   }
 
+  /** How far a request got before it threw: what is still owed to its client and the stats. */
+  private enum Step {
+    RUNNING,
+    ANSWERED,
+    RECORDED
+  }
+
   @Override
   public void run() {
     try {
@@ -63,20 +72,27 @@ final class Worker implements Runnable {
           break;
         }
         final long start = System.nanoTime();
-        final Reply reply = database.execute(job.task().request());
-        final long dbEnd = System.nanoTime();
-        if (hold != null) {
-          hold.afterCommit(job.task().request(), reply);
+        Step step = Step.RUNNING;
+        try {
+          final Reply reply = database.execute(job.task().request());
+          final long dbEnd = System.nanoTime();
+          if (hold != null) {
+            hold.afterCommit(job.task().request(), reply);
+          }
+          final ClientConnection.Delivery delivery = job.connection().send(Codec.frame(reply));
+          step = Step.ANSWERED;
+          final long replied = System.nanoTime();
+          if (delivery == ClientConnection.Delivery.LOST) {
+            stats.lost(job.task().request().op());
+          }
+          final boolean left = delivery == ClientConnection.Delivery.PENDING;
+          stats.record(index, job.task().request().op(), reply.status(),
+              new Timing(job.task().arrivalNs(), job.dispatchedNs(), start, dbEnd, replied));
+          step = Step.RECORDED;
+          distributor.finished(job.connection(), left);
+        } catch (final RuntimeException e) {
+          failed(job, start, step, e);
         }
-        final ClientConnection.Delivery delivery = job.connection().send(Codec.frame(reply));
-        final long replied = System.nanoTime();
-        if (delivery == ClientConnection.Delivery.LOST) {
-          stats.lost(job.task().request().op());
-        }
-        final boolean left = delivery == ClientConnection.Delivery.PENDING;
-        stats.record(index, job.task().request().op(), reply.status(),
-            new Timing(job.task().arrivalNs(), job.dispatchedNs(), start, dbEnd, replied));
-        distributor.finished(job.connection(), left);
         idle.put(this);
       }
     } catch (final InterruptedException e) {
@@ -87,6 +103,51 @@ final class Worker implements Runnable {
       } catch (final java.sql.SQLException ignored) {
         // Shutting down.
       }
+    }
+  }
+
+  /**
+   * A request that threw instead of being answered (a bug, or a row the database layer cannot
+   * map): logged, answered DATABASE if it was not answered yet, counted, and its connection
+   * released, so that this worker and the connection go on serving.
+   */
+  private void failed(final Job job, final long start, final Step step,
+      final RuntimeException e) {
+    final Request request = job.task().request();
+    final long n = stats.failed(request.op());
+    System.err.println("simplemq: " + Thread.currentThread().getName() + ": "
+        + request.op().name().toLowerCase(java.util.Locale.ROOT) + " (request "
+        + Integer.toUnsignedString(request.requestId()) + ") failed: " + e
+        + (step == Step.RUNNING ? "; answered " + Status.DATABASE : ""));
+    if (n == 1) {
+      // The first failure's trace says where; later ones would repeat it.
+      e.printStackTrace(System.err);
+    }
+    boolean left = job.connection().hasOutput();
+    try {
+      if (step == Step.RUNNING) {
+        final Reply reply = new Reply.Failure(request.requestId(), Status.DATABASE,
+            "the middleware failed on this request; its outcome is unknown: " + e);
+        final ClientConnection.Delivery delivery = job.connection().send(Codec.frame(reply));
+        final long replied = System.nanoTime();
+        if (delivery == ClientConnection.Delivery.LOST) {
+          stats.lost(request.op());
+        }
+        left = delivery == ClientConnection.Delivery.PENDING;
+        stats.record(index, request.op(), reply.status(),
+            new Timing(job.task().arrivalNs(), job.dispatchedNs(), start, replied, replied));
+      } else if (step == Step.ANSWERED) {
+        final long now = System.nanoTime();
+        stats.record(index, request.op(), Status.DATABASE,
+            new Timing(job.task().arrivalNs(), job.dispatchedNs(), start, now, now));
+      }
+    } catch (final RuntimeException again) {
+      System.err.println("simplemq: " + Thread.currentThread().getName()
+          + ": and again while answering it: " + again);
+    }
+    if (step != Step.RECORDED) {
+      // The connection's next request waits for this.
+      distributor.finished(job.connection(), left);
     }
   }
 }
