@@ -14,7 +14,7 @@ packages=(
   latexmk texlive-latex-base texlive-latex-recommended texlive-latex-extra
   texlive-fonts-recommended texlive-science lmodern poppler-utils
   octave octave-queueing
-  postgresql-15
+  postgresql-15 postgresql-15-pgq3 pgqd
   nix-bin
 )
 

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import click
 
+from soak.mqbench import bench_command
 from testbed.hosts import HostError, LocalHost
 from testbed.services.middleware import (
     DEFAULT_MQ_WORKERS,
@@ -246,6 +247,9 @@ def soak(
 @click.group("mq")
 def mq_group() -> None:
     """SimpleMQ, the message queue of the 2015 study: checks a user can run."""
+
+
+mq_group.add_command(bench_command)
 
 
 @mq_group.command("soak")
