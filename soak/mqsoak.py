@@ -124,6 +124,26 @@ def oracle(
     )
 
 
+def client_groups(clients: int, processes: int, messages: int) -> list[tuple[int, int, int]]:
+    """(first client, clients, messages each) of every client process: the clients split over
+    the processes as evenly as they go, the messages over the clients, the first clients one
+    more each where they do not divide; a process whose clients would send different counts
+    is two. Clients that would send nothing are left out."""
+    base, extra = divmod(messages, clients)
+    size, bigger = divmod(clients, processes)
+    groups, first = [], 1
+    for k in range(processes):
+        end = first + size + (1 if k < bigger else 0)  # one past the process's last client
+        for lo, hi, each in (
+            (first, min(end, extra + 1), base + 1),
+            (max(first, extra + 1), end, base),
+        ):
+            if hi > lo and each > 0:
+                groups.append((lo, hi - lo, each))
+        first = end
+    return groups
+
+
 def _remaining(db: PostgresServer) -> list[tuple[int, int, int]]:
     """(sender, sequence, id) of every message left; the sequence is read from the body's tag."""
     out = []
@@ -152,8 +172,8 @@ def soak(
     `hold_after` answered pops (None: a tenth of the messages)."""
     if not SIMPLEMQ_JAR.exists():
         raise HostError(f"{SIMPLEMQ_JAR} missing: `make build` builds it")
-    if clients % processes or messages % clients:
-        raise ValueError("clients must split evenly over the processes, messages over clients")
+    if not 1 <= processes <= clients or messages < 1:
+        raise ValueError("need at least one message, and a client in every process")
     host = LocalHost(name="mq", role="server", address=LOOPBACK, base=out)
     db = PostgresServer(host, "postgres", free_port(), middlewares * workers + 10, strategy)
     db.admit(middlewares * workers)
@@ -180,16 +200,15 @@ def soak(
         ]
         for port, mw in zip(ports, mws, strict=True):
             wait_simplemq(port, mw)
-        per = clients // processes
         targets = ",".join(f"{LOOPBACK}:{p}" for p in ports)
-        for k in range(processes):
+        for k, (first, count, each) in enumerate(client_groups(clients, processes, messages)):
             rel = f"clients/c{k + 1}"
             cmd = simplemq_client_command(
                 SIMPLEMQ_JAR,
-                ["--middleware", targets, "--first-client", str(1 + k * per),
-                 "--clients", str(per), "--all-clients", str(clients),
+                ["--middleware", targets, "--first-client", str(first),
+                 "--clients", str(count), "--all-clients", str(clients),
                  "--workload", "shared-receiver", "--receiver", "1",
-                 "--messages", str(messages // clients), "--test-time", "0",
+                 "--messages", str(each), "--test-time", "0",
                  "--start-gate", "gate", "--message-log", ".", "--json-out-file", "result.json"],
             )  # fmt: skip
             procs.append(host.start(cmd, rel, "client", k))
@@ -265,7 +284,7 @@ mq_group.add_command(bench_command)
     type=int,
     default=6400,
     show_default=True,
-    help="Messages sent in all (a multiple of --clients).",
+    help="Messages sent in all (split over the clients, the first ones one more each).",
 )
 @click.option("--middlewares", type=int, default=2, show_default=True)
 @click.option(

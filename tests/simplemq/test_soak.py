@@ -14,7 +14,7 @@ import pandas as pd
 
 from analysis.parse import read_memtier
 from analysis.parse.middleware import read_stats_dir
-from soak.mqsoak import oracle, soak
+from soak.mqsoak import client_groups, oracle, soak
 
 ROOT = Path(__file__).resolve().parents[2]
 MESSAGES = 64 * 40
@@ -44,6 +44,18 @@ def test_the_oracle_counts_what_it_should() -> None:
     assert unacknowledged.ok and unacknowledged.stored_unacknowledged == 1
 
 
+def test_any_message_count_splits_over_the_clients() -> None:
+    # (first client, clients, messages each) per client process.
+    assert client_groups(64, 2, 6400) == [(1, 32, 100), (33, 32, 100)]
+    assert client_groups(64, 2, 6403) == [(1, 3, 101), (4, 29, 100), (33, 32, 100)]
+    assert client_groups(5, 2, 7) == [(1, 2, 2), (3, 1, 1), (4, 2, 1)]
+    # Fewer messages than clients: the clients that would send none do not start.
+    assert client_groups(64, 2, 40) == [(1, 32, 1), (33, 8, 1)]
+    for clients, processes, messages in ((64, 2, 6403), (7, 3, 50), (3, 3, 1)):
+        groups = client_groups(clients, processes, messages)
+        assert sum(n * each for _, n, each in groups) == messages
+
+
 def test_skip_locked_pops_each_message_once(tmp_path: Path) -> None:
     v = soak(tmp_path, "skip_locked", MESSAGES)
     assert v.ok, v
@@ -68,11 +80,12 @@ def test_skip_locked_pops_each_message_once(tmp_path: Path) -> None:
 
 
 def test_naive_pops_each_message_once_with_empty_pops(tmp_path: Path) -> None:
-    v = soak(tmp_path, "naive", MESSAGES)
+    # A count the clients do not divide: the first clients send one more each.
+    v = soak(tmp_path, "naive", MESSAGES + 7)
     assert v.ok, v
     # Naive pops race for the same smallest row: the losers find it gone and answer empty.
     assert v.empty_pops > 0, v
-    assert v.sent == MESSAGES and v.popped + v.remaining == v.sent
+    assert v.sent == MESSAGES + 7 and v.popped + v.remaining == v.sent
 
 
 def test_the_oracle_catches_a_pop_that_reads_then_deletes(tmp_path: Path) -> None:
