@@ -121,11 +121,15 @@ def test_sigterm_drains_so_every_popped_message_reaches_its_client(
     deadline = time.monotonic() + 60.0
     while len(received) < messages // 4 and time.monotonic() < deadline:
         time.sleep(0.01)
+    with lock:
+        at_signal = len(received)
     proc.signal(signal.SIGTERM)
     assert proc.wait(60.0) == 0
     for t in threads:
         t.join(30.0)
     remaining = int(postgres.rows("SELECT count(*) FROM messages")[0][0])
+    # The signal landed mid-stream: pops were under way, and messages were left for none.
+    assert messages // 4 <= at_signal < messages and remaining > 0, (at_signal, remaining)
     # Every message the middleware removed reached a client: none vanished in the drain.
     assert len(received) + remaining == messages
     assert len(set(received)) == len(received)
