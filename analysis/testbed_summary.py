@@ -20,6 +20,7 @@ import pandas as pd
 
 from analysis.latex import escape
 from analysis.scaling import scale_of
+from common.cfs import period_us
 
 ROLES = ("server", "middleware", "client")
 PAIRS = ("client_middleware", "middleware_server", "client_server")
@@ -185,11 +186,35 @@ def numbers(
         out.append(_macro(f"TestbedCapacity{name}", f"{cap.median():.0f}" if len(cap) else "--"))
     for pair in PAIRS:
         out.append(_macro(f"TestbedDelay{_camel(pair)}", _values(runs[f"delay_{pair}"], 3, "0")))
+    out += period_numbers(runs)
     exempt = pd.to_numeric(runs["exempt_cores_middleware"], errors="coerce").dropna()
     out.append(_macro("TestbedExemptRuns", len(exempt)))
     out.append(_macro("TestbedExemptMedian", f"{exempt.median():.3f}" if len(exempt) else "--"))
     out.append(_macro("TestbedExemptMax", f"{exempt.max():.3f}" if len(exempt) else "--"))
     return "".join(out)
+
+
+def period_numbers(runs: pd.DataFrame) -> list[str]:
+    """The CFS periods the runs' budgets had (common.cfs: 2 ms, longer where the quota would
+    fall below 1 ms), the longest a throttled host waits: the longest period in ms as
+    measured and in the study's time (times the run's s), and its role."""
+    longest: tuple[float, float, str] | None = None
+    for role in ROLES:
+        budget = pd.to_numeric(runs[f"budget_{role}"], errors="coerce")
+        for i in budget[budget > 0].index:
+            ms = period_us(float(budget[i])) / 1e3
+            study = ms * float(pd.to_numeric(runs.loc[i, "scale"], errors="coerce"))
+            if longest is None or ms > longest[0]:
+                longest = (ms, study, role)
+    if longest is None:
+        return [_macro("TestbedPeriodLongest", "--"), _macro("TestbedPeriodLongestStudy", "--"),
+                _macro("TestbedPeriodLongestRole", "--")]  # fmt: skip
+    ms, study, role = longest
+    return [
+        _macro("TestbedPeriodLongest", f"{ms:.0f}"),
+        _macro("TestbedPeriodLongestStudy", f"{study:.1f}"),
+        _macro("TestbedPeriodLongestRole", role),
+    ]
 
 
 def table(runs: pd.DataFrame) -> str:

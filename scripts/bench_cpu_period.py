@@ -23,6 +23,7 @@ from pathlib import Path
 from statistics import median
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from common import cfs
 from testbed import cpubudget
 from testbed.services.memcached import memcached_command, wait_for_memcached
 from testbed.services.ports import LOOPBACK
@@ -110,7 +111,7 @@ def main() -> None:
             runs: dict[str, list[dict]] = {}
             for _ in range(args.rounds):
                 for name, budget, period in settings:
-                    if budget is not None and budget * period < cpubudget.MIN_QUOTA_US:
+                    if budget is not None and budget * period < cfs.MIN_QUOTA_US:
                         continue
                     set_period(cg, budget, period)
                     r = measure(args.jar, cg, args.seconds, args.clients, tmp)

@@ -465,6 +465,21 @@ def test_testbed_numbers_without_budgets_or_delay_check(tmp_path: Path) -> None:
     assert r"\newcommand{\TestbedCapServer}{100}" in text
     assert r"\newcommand{\TestbedDelayCheckCase}{none}" in text
     assert r"\newcommand{\TestbedDelayCheckLevels}{--}" in text
+    assert r"\newcommand{\TestbedPeriodLongest}{--}" in text
+    # A budget of 0.0125 cores keeps the kernel's 1 ms quota with an 80 ms period: 4 ms of
+    # the study's time at s = 0.05, the longest a throttled host waits.
+    budgeted = tmp_path / "budgeted.json"
+    budgeted.write_text(
+        '{"host_kind": "emulated", "point": {"name": "f/q/rep1", "scale": 0.05,'
+        ' "caps_mbit": {"server": 100}, "budgets_cores": {"server": 0.0125, "middleware": 0.5}},'
+        ' "link_capacity_mbit": {"server": 95.5}}'
+    )
+    periods = testbed_summary.numbers(
+        testbed_summary.runs_table([manifest, budgeted]), {"cores": 2}, None
+    )
+    assert r"\newcommand{\TestbedPeriodLongest}{80}" in periods
+    assert r"\newcommand{\TestbedPeriodLongestStudy}{4.0}" in periods
+    assert r"\newcommand{\TestbedPeriodLongestRole}{server}" in periods
     check = {
         "levels": [
             {

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from analysis.parse import read_memtier
+from common import cfs
 from testbed import cpuaccount, cpubudget
 from testbed.cpubudget import CgroupSample, Hierarchy, HostCgroup
 from testbed.point import Point
@@ -69,13 +70,13 @@ def no_cgroups_left(prefix: str) -> None:
 
 
 def test_a_small_budget_gets_a_longer_period_so_its_quota_is_at_least_1_ms():
-    assert cpubudget.period_us(1.0) == cpubudget.PERIOD_US
-    assert cpubudget.quota_us(0.5) == round(0.5 * cpubudget.PERIOD_US)
-    assert cpubudget.period_us(0.05) == 20_000
-    assert cpubudget.quota_us(0.05) == 1000
-    assert cpubudget.quota_us(2.0) == 2 * cpubudget.PERIOD_US  # more than one core
+    assert cfs.period_us(1.0) == cfs.PERIOD_US
+    assert cfs.quota_us(0.5) == round(0.5 * cfs.PERIOD_US)
+    assert cfs.period_us(0.05) == 20_000
+    assert cfs.quota_us(0.05) == 1000
+    assert cfs.quota_us(2.0) == 2 * cfs.PERIOD_US  # more than one core
     with pytest.raises(ValueError, match="below the smallest"):
-        cpubudget.period_us(0.0005)
+        cfs.period_us(0.0005)
 
 
 def test_budgets_that_do_not_fit_the_machine_are_named_with_their_sum():
@@ -135,16 +136,16 @@ def test_cgroup_v2_is_found_and_laid_out_with_cpu_max(tmp_path, monkeypatch):
     assert cg.dirs() == [root.resolve() / "mwlab" / "runA" / "server1"]
     # Open until the measurement begins, bound over it, open again after it.
     cpu_max = cg.dirs()[0] / "cpu.max"
-    assert cpu_max.read_text() == f"max {cpubudget.period_us(0.25)}"
+    assert cpu_max.read_text() == f"max {cfs.period_us(0.25)}"
     cgroups.bind()
     assert cpu_max.read_text() == cpubudget.cpu_max(0.25)
     cgroups.release()
-    assert cpu_max.read_text() == f"max {cpubudget.period_us(0.25)}"
+    assert cpu_max.read_text() == f"max {cfs.period_us(0.25)}"
     # The runs' cgroups weigh more than other work on the machine.
     assert (root / "mwlab" / "cpu.weight").read_text() == str(cpubudget.WEIGHT_V2)
     assert cpubudget.parse_cpu_max(cpubudget.cpu_max(0.25)) == (
-        cpubudget.quota_us(0.25),
-        cpubudget.period_us(0.25),
+        cfs.quota_us(0.25),
+        cfs.period_us(0.25),
     )
     assert cpubudget.parse_cpu_max(cpubudget.cpu_max(None))[0] is None
     # The cpu controller is handed down to the run's cgroups.
@@ -287,7 +288,7 @@ def test_cgroup2_budgets_bind_a_busy_loop_or_are_refused_cleanly_without_cpu(cgr
     try:
         cg = cgroups.add("busy", "client", 0.2)
         cpu_max = cg.dirs()[0] / "cpu.max"
-        period = cpubudget.period_us(0.2)
+        period = cfs.period_us(0.2)
         assert cpu_max.read_text().split() == ["max", str(period)]
         cgroups.bind()
         assert cpu_max.read_text().split() == cpubudget.cpu_max(0.2).split()
@@ -463,7 +464,7 @@ def test_budgeted_run_accounts_cpu_and_throttles_the_server(
     assert cpu["budgets_cores"] == {"server1": 0.05, "client1": None}
     hosts = {h["name"]: h for h in cpu["hosts"]}
     server, client = hosts["server1"], hosts["client1"]
-    assert server["quota_us"] == cpubudget.quota_us(0.05)
+    assert server["quota_us"] == cfs.quota_us(0.05)
     assert 0 < server["util"] <= 1.1
     assert server["nr_throttled"] > 0 and server["throttled_s"] > 0
     assert 0 < server["throttled_share"] <= 1
@@ -571,7 +572,7 @@ def test_processes_are_in_their_hosts_cgroups_and_sigterm_removes_them(
     # The clients are measuring: the budgets bind, and the runs' cgroups weigh more.
     server = hierarchy.cpu / "mwlab" / netns_prefix / "server1"
     if hierarchy.version == 1:
-        assert int((server / "cpu.cfs_quota_us").read_text()) == cpubudget.quota_us(0.3)
+        assert int((server / "cpu.cfs_quota_us").read_text()) == cfs.quota_us(0.3)
         assert int((hierarchy.cpu / "mwlab" / "cpu.shares").read_text()) == cpubudget.SHARES_V1
     else:
         assert (server / "cpu.max").read_text().split() == cpubudget.cpu_max(0.3).split()
