@@ -190,8 +190,6 @@ class Data:
     # study -> role pair -> one-way delay (ms, the study's time) of the delays derived from a
     # study number (machines.yaml `derived_at`).
     derived_delays: dict[str, dict[str, float]] = field(default_factory=dict)
-    # study -> role pair -> every one-way delay of the testbed (ms, the study's time).
-    study_delays: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def table(self, family: str, name: str) -> pd.DataFrame:
         """A family's table; points, runs and histograms in the study's time (throughput /
@@ -1350,7 +1348,9 @@ def _gate_of(valid: bool, reason: str, recipe: str, in_domain: bool = False) -> 
 
 
 def _entries_gate(entries: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
-    """The first gated entry's gate; ("", "") when every entry may be judged."""
+    """The gate of a finding over several entries (a model per number of servers): the recipe's
+    only where every entry's error is its recipe's (one entry that queues is a test of the
+    model, and the average holds it), else the first invalid entry's, else ("", "")."""
     gates = []
     for entry in entries:
         check = entry.get("validity")
@@ -1364,7 +1364,9 @@ def _entries_gate(entries: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
                 bool(check.get("in_domain", False)),
             )
         )
-    return next((g for g in gates if g[0] == RECIPE), next((g for g in gates if g[0]), ("", "")))
+    if gates and all(g[0] == RECIPE for g in gates):
+        return gates[0]
+    return next((g for g in gates if g[0] == INVALID), ("", ""))
 
 
 def model_gate(data: Data, m: Mapping[str, Any]) -> tuple[str, str]:
@@ -1385,9 +1387,6 @@ def model_gate(data: Data, m: Mapping[str, Any]) -> tuple[str, str]:
         rows = mva[mva["workload"] == m["workload"]]
         if "valid" not in rows.columns:
             return INVALID, "the model carries no validity check on our data"
-        left_out = _left_out_round_trip(rows, data.study_delays.get("2018", {}))
-        if left_out:
-            return RECIPE, left_out
         for _, row in rows.iterrows():
             domain = bool(row["in_domain"]) if "in_domain" in rows.columns else False
             gate = _gate_of(bool(row["valid"]), str(row["validity_reason"]), "", domain)
@@ -1395,44 +1394,6 @@ def model_gate(data: Data, m: Mapping[str, Any]) -> tuple[str, str]:
                 return gate
         return "", ""
     return "", ""
-
-
-# The pair whose round trip the 2018 network (seed 004's recipe) has no centre for.
-MVA_LEFT_OUT_PAIR = "middleware_server"
-
-
-def _left_out_round_trip(rows: pd.DataFrame, delays: Mapping[str, float]) -> str:
-    """Why a network's error at its lightest load is its recipe's, or "": the network has no
-    centre for the middleware-server round trip of the testbed, and adding that round trip to
-    its response time there brings every setup's prediction within the report's tolerance
-    (RECIPE_TOLERANCE) of the measurement."""
-    one_way = delays.get(MVA_LEFT_OUT_PAIR)
-    if not one_way or rows.empty:
-        return ""
-    trip = 2 * one_way / 1e3
-    errors = []
-    for _, g in rows.groupby("setup"):
-        r = g.loc[g["clients"].idxmin()]
-        n, model, measured = float(r["clients"]), float(r["x_model"]), float(r["x_measured"])
-        if not (model > 0 and measured > 0):
-            return ""
-        raw, fixed = model / measured - 1, n / (n / model + trip) / measured - 1
-        if abs(raw) <= RECIPE_TOLERANCE or abs(fixed) > RECIPE_TOLERANCE:
-            return ""
-        errors.append((str(r["setup"]), raw, fixed))
-    if not errors:
-        return ""
-    each = "; ".join(f"{s.replace('_', ' ')} {_pct(a)} → {_pct(b)}" for s, a, b in errors)
-    return (
-        "the network's error at its lightest load is the middleware-server round trip"
-        f" ({_fmt(trip * 1e3, 1)} ms) its recipe leaves out: with it the error is within"
-        f" {100 * RECIPE_TOLERANCE:.0f} % ({each}), so the row restates how the network was"
-        " built"
-    )
-
-
-# The report's one tolerance for a value, by which a restated recipe is recognised.
-RECIPE_TOLERANCE = 0.10
 
 
 # Measures that set an absolute value of ours against the study's: where a CPU budget bounds

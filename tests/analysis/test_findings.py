@@ -875,20 +875,12 @@ def test_no_number_of_repetitions_decides_what_the_calibrations_spread_holds() -
     assert verdicts.repetitions_needed(wide, 2.0) is not None
 
 
-def test_a_network_missing_the_testbeds_round_trip_restates_its_recipe() -> None:
-    # At 6 clients the network answers in 1.786 ms (3,360 ops/s) where 2.42 ms were
-    # measured; the 0.6 ms middleware-server round trip it has no centre for makes up the gap.
-    rows = pd.DataFrame(
-        [{"setup": "one", "clients": 6, "x_model": 3360.0, "x_measured": 2475.0},
-         {"setup": "one", "clients": 192, "x_model": 11920.0, "x_measured": 12222.0}]
-    )  # fmt: skip
-    why = findings._left_out_round_trip(rows, {"middleware_server": 0.3})
-    assert "round trip (0.6 ms)" in why and "restates how the network was built" in why
-    # A miss the round trip does not explain, or a network already within tolerance: judged.
-    assert (
-        findings._left_out_round_trip(rows.assign(x_model=6000.0), {"middleware_server": 0.3}) == ""
-    )
-    assert (
-        findings._left_out_round_trip(rows.assign(x_model=2500.0), {"middleware_server": 0.3}) == ""
-    )
-    assert findings._left_out_round_trip(rows, {}) == ""
+def test_a_model_over_several_entries_restates_its_recipe_only_where_every_entry_does() -> None:
+    recipe = {"validity": {"valid": False, "reason": "misses", "in_domain": True,
+                           "restates_recipe": "barely queues"}}  # fmt: skip
+    queues = {"validity": {"valid": False, "reason": "misses", "in_domain": True}}
+    outside = {"validity": {"valid": False, "reason": "rho above 1", "in_domain": False}}
+    assert findings._entries_gate([recipe, recipe]) == (findings.RECIPE, "barely queues")
+    # One entry whose model queues tests the model: the average is judged.
+    assert findings._entries_gate([recipe, recipe, queues]) == ("", "")
+    assert findings._entries_gate([recipe, outside])[0] == findings.INVALID

@@ -39,7 +39,6 @@ def main(sm) -> None:  # noqa: ANN001
         machines.speed_lower,
     )
     data.shared = configurations.shared(sm.params.specs)
-    data.study_delays = {study: dict(pairs) for study, pairs in machines.delays_ms.items()}
     data.derived_delays = {
         study: {pair: machines.delays_ms[study][pair] for pair in pairs}
         for study, pairs in machines.delay_sites.items()

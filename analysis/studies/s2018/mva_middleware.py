@@ -4,7 +4,11 @@ measurements, and its per-component results beside seed 004's Table 14.
 Centres: the clients (a delay centre, their think time), the network between clients and
 middleware (a delay centre, both directions), per middleware a net-thread (one server) and
 its worker pool (one server per worker), each visited by the share of requests its
-middleware receives, and memcached (one server). Times in seconds.
+middleware receives, the round trip between middleware and memcached (a delay centre: the
+testbed's emulated link delay, as seed 004's network has delay centres of 0.3 ms; it serves
+every request at once, so it is no part of memcached's service time, and a worker's hold over
+it is left to the delay, as a product-form network must) and memcached (one server). Times in
+seconds.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ class ServiceTimes:
     netthread: float
     worker: float
     server: float
+    server_trip: float = 0.0  # the middleware-memcached round trip of the testbed
 
     def capacities(self, workers: int, middlewares: int) -> dict[str, float]:
         """Requests per second each queueing component can serve at most (servers over
@@ -56,6 +61,7 @@ def service_times(
     middleware_response_us: float,
     direct_max_throughput: float | None,
     think: float = 0.0,
+    server_trip_us: float = 0.0,
 ) -> ServiceTimes:
     """Service times from measurements (µs in, s out).
 
@@ -63,7 +69,8 @@ def service_times(
     minus middleware response time, at least 0); net-thread and worker are the middleware's
     mean component times (estimate.component_service_times_us); memcached is the inverse of
     the highest throughput of one server without middleware, as seed 004 took it, or the
-    middleware's measured server time where there is no such measurement."""
+    middleware's measured server time where there is no such measurement; `server_trip_us`
+    the round trip between middleware and memcached the testbed emulates."""
     network = max(client_response_us - middleware_response_us, 0.0)
     if direct_max_throughput is not None and direct_max_throughput > 0:
         server = 1 / direct_max_throughput
@@ -75,6 +82,7 @@ def service_times(
         netthread=components_us["netthread"] / 1e6,
         worker=components_us["worker"] / 1e6,
         server=server,
+        server_trip=server_trip_us / 1e6,
     )
 
 
@@ -90,6 +98,8 @@ def network(times: ServiceTimes, workers: int, middlewares: int) -> mva.Network:
     for i in range(1, middlewares + 1):
         stations.append(mva.Station(f"netthread{i}", "queue", times.netthread, v))
         stations.append(mva.Station(f"workers{i}", "queue", times.worker, v, workers))
+    if times.server_trip > 0:
+        stations.append(mva.Station("server-trip", "delay", times.server_trip))
     stations.append(mva.Station("memcached", "queue", times.server))
     return mva.Network(tuple(stations))
 
@@ -142,6 +152,7 @@ def fit(
             float(low["response_us_mean_mean"]),
             float(mwside.loc[low["point"], "response_us_mean_mean"]),
             float(one_server.max()) if not one_server.empty else None,
+            server_trip_us=_server_trip_us(low),
         )
         middlewares = int(low["middlewares"])
         fitted[(setup, workload)] = Fit(
@@ -153,6 +164,16 @@ def fit(
             server_from_direct=not one_server.empty and float(one_server.max()) > 0,
         )
     return fitted
+
+
+def _server_trip_us(point: pd.Series) -> float:
+    """The middleware-memcached round trip of a point in the study's time (µs): twice the
+    run's one-way delay times its scale; 0 where the run had none."""
+    one_way = pd.to_numeric(point.get("delays_ms.middleware_server"), errors="coerce")
+    scale = pd.to_numeric(point.get("scale"), errors="coerce")
+    if not (pd.notna(one_way) and pd.notna(scale) and one_way > 0):
+        return 0.0
+    return 2 * float(one_way) * 1e3 * float(scale)
 
 
 def component(station: str) -> str:

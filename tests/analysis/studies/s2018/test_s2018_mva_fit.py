@@ -3,6 +3,8 @@ mva_middleware.fit) on the small baselines of conftest.py."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pandas as pd
 import pytest
 
@@ -50,3 +52,22 @@ def test_fit_skips_a_setup_without_windows(baselines: Baselines) -> None:
     direct, points = baselines[:2]
     empty = pd.DataFrame(columns=["point", "type"])
     assert mw.fit(in_study_time(points), empty, in_study_time(direct)) == {}
+
+
+def test_the_round_trip_to_memcached_is_a_delay_centre(
+    baselines: Baselines, base_windows: pd.DataFrame
+) -> None:
+    direct, points = baselines[:2]
+    # The runs' one-way delay of 6 ms at s = 0.5 is 3 ms one way in the study's time.
+    delayed = points.assign(**{"delays_ms.middleware_server": 6.0})
+    windows = in_study_time(with_scale(base_windows, delayed, "point"))
+    windows = windows[windows["type"] != "all"]
+    f = mw.fit(in_study_time(delayed), windows, in_study_time(direct))[
+        ("one_middleware", "read-only")
+    ]
+    assert f.times.server_trip == pytest.approx(6e-3)
+    trip = next(s for s in f.network.stations if s.name == "server-trip")
+    assert trip.kind == "delay"
+    # At light load the round trip is time the clients wait: fewer requests per second.
+    undelayed = mw.network(dataclasses.replace(f.times, server_trip=0.0), f.workers, f.middlewares)
+    assert mva.solve(f.network, 6).throughput < mva.solve(undelayed, 6).throughput
