@@ -13,6 +13,15 @@ never answered, and the soak kills the middleware with SIGKILL inside that windo
 message then missing must be one the journal names (`lost_matched_to_unanswered`, at least
 one, so the window was hit), none other (`unmatched_lost`), and the journal may name no more
 than the pops the clients saw go unanswered.
+
+With `delivery="lease"` (`lease_soak`) the clients send the same tagged messages and consume
+them with read and ack instead (at-least-once): a read leases messages for a visibility
+timeout, an ack deletes each. With `kill_middleware` the commit hold holds committed reads
+unanswered (their ids journalled), the middleware is killed inside that window, the clients
+move to the surviving middleware, and the held messages come back once their timeout passed;
+the clients read until their reads have been empty for longer than the timeout. The oracle
+then demands that nothing is lost (every acknowledged send acked exactly once in the end or
+still stored) and that every duplicate delivery was a redelivery (a delivery count above 1).
 """
 
 from __future__ import annotations
@@ -24,8 +33,10 @@ import signal
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import click
 
@@ -124,6 +135,90 @@ def oracle(
     )
 
 
+@dataclass(frozen=True)
+class LeaseVerdict:
+    """The lease oracle's count; `ok` when nothing is lost, nothing acked twice, and every
+    delivery of a message beyond its first carried a higher delivery count (a redelivery)."""
+
+    strategy: str
+    sent: int
+    acked: int
+    remaining: int
+    dead_lettered: int
+    lost: int
+    duplicates: int
+    redelivered: int
+    unexplained_duplicates: int
+    acked_twice: int
+    acked_unanswered: int
+    held: int
+    held_reads: int
+    held_redelivered: int
+    unanswered: int
+    stored_unacknowledged: int
+
+    @property
+    def ok(self) -> bool:
+        return (
+            self.lost == 0
+            and self.acked_twice == 0
+            and self.unexplained_duplicates == 0
+            and self.acked + self.remaining + self.dead_lettered == self.sent
+            and self.held_reads <= self.unanswered
+        )
+
+
+def lease_oracle(
+    strategy: str,
+    sent: list[tuple[int, int, int]],
+    delivered: list[tuple[int, int]],
+    acks: list[tuple[int, str]],
+    stored: set[int],
+    dead: set[int],
+    unanswered: int,
+    held: frozenset[int] = frozenset(),
+    held_reads: int = 0,
+) -> LeaseVerdict:
+    """`sent`: (sender, sequence, message id) of every acknowledged send; `delivered`:
+    (message id, delivery count) of every message a client got from a read; `acks`: (message
+    id, outcome) of every ack a client sent: ok, not_leased, or unanswered (the connection
+    broke first); `stored`: the ids still in the queue (never read, or leased); `dead`: the
+    dead-lettered ids; `held`: the ids of the reads the commit hold never answered.
+
+    An ack that went unanswered may have committed: a message no ok-answered ack removed, no
+    longer stored, whose client sent it an unanswered ack, was acked by that ack
+    (`acked_unanswered`), as only an ack deletes a lease. Every other message gone is lost."""
+    acknowledged = {m for _, _, m in sent}
+    ok_acks = Counter(m for m, outcome in acks if outcome == "ok")
+    tried = {m for m, outcome in acks if outcome == "unanswered"}
+    kept = (stored | dead) & acknowledged
+    acked = {m for m in acknowledged if ok_acks[m] > 0}
+    by_unanswered = (tried & acknowledged) - acked - kept
+    counts: dict[int, list[int]] = {}
+    for m, n in delivered:
+        counts.setdefault(m, []).append(n)
+    redelivered_ids = {m for m, n in delivered if n > 1}
+    return LeaseVerdict(
+        strategy=strategy,
+        sent=len(acknowledged),
+        acked=len(acked | by_unanswered),
+        remaining=len(stored & acknowledged),
+        dead_lettered=len(dead & acknowledged),
+        lost=len(acknowledged - acked - by_unanswered - kept),
+        duplicates=sum(len(ns) - 1 for ns in counts.values()),
+        redelivered=sum(1 for _, n in delivered if n > 1),
+        # Two deliveries with one count are one lease delivered twice: never a redelivery.
+        unexplained_duplicates=sum(len(ns) - len(set(ns)) for ns in counts.values()),
+        acked_twice=sum(1 for n in ok_acks.values() if n > 1),
+        acked_unanswered=len(by_unanswered),
+        held=len(held),
+        held_reads=held_reads,
+        held_redelivered=len(held & redelivered_ids),
+        unanswered=unanswered,
+        stored_unacknowledged=len((stored | dead) - acknowledged),
+    )
+
+
 def client_groups(clients: int, processes: int, messages: int) -> list[tuple[int, int, int]]:
     """(first client, clients, messages each) of every client process: the clients split over
     the processes as evenly as they go, the messages over the clients, the first clients one
@@ -155,6 +250,15 @@ def _remaining(db: PostgresServer) -> list[tuple[int, int, int]]:
     return out
 
 
+def _ids(db: PostgresServer, sql: str) -> set[int]:
+    return {int(line) for line in db.psql(sql).splitlines() if line}
+
+
+def _tsv(path: Path) -> list[dict[str, str]]:
+    with path.open() as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
 def soak(
     out: Path,
     strategy: str,
@@ -170,6 +274,85 @@ def soak(
     """Runs one soak in `out` and returns the oracle's verdict; `kill_middleware` kills the
     first middleware inside the window between a pop's commit and its reply, after
     `hold_after` answered pops (None: a tenth of the messages)."""
+
+    def judge(dirs: list[Path], db: PostgresServer, held: frozenset[int], _: int) -> Verdict:
+        sent, popped, empty, unanswered = [], [], 0, 0
+        for d in dirs:
+            sent += _rows(d / "sent.tsv")
+            popped += _rows(d / "popped.tsv")
+            report = json.loads((d / "result.json").read_text())["mwlab"]
+            empty += int(report["replies"].get("pop_queue", {}).get("empty", 0))
+            unanswered += int(report["unanswered"].get("pop_queue", 0))
+        return oracle(strategy, sent, popped, _remaining(db), empty, unanswered, held)
+
+    workload = ["--workload", "shared-receiver"]
+    return _run(out, strategy, messages, middlewares, workers, clients, processes,
+                kill_middleware, hold_after, timeout_s, workload, judge)  # fmt: skip
+
+
+def lease_soak(
+    out: Path,
+    strategy: str,
+    messages: int,
+    middlewares: int = 2,
+    workers: int = DEFAULT_MQ_WORKERS,
+    clients: int = 64,
+    processes: int = 2,
+    kill_middleware: bool = False,
+    hold_after: int | None = None,
+    timeout_s: float = 600.0,
+    visibility_ms: int = 3000,
+    read_batch: int = 2,
+) -> LeaseVerdict:
+    """The lease mode's soak in `out`: read and ack, leases of `visibility_ms`, up to
+    `read_batch` messages a read; `kill_middleware` kills the first middleware between reads'
+    commits and their replies, after `hold_after` answered deliveries (None: a tenth of the
+    messages). The clients drain: they read until their reads found nothing for the
+    visibility timeout and 2 s more."""
+
+    def judge(
+        dirs: list[Path], db: PostgresServer, held: frozenset[int], held_reads: int
+    ) -> LeaseVerdict:
+        sent, delivered, acks, unanswered = [], [], [], 0
+        for d in dirs:
+            sent += _rows(d / "sent.tsv")
+            delivered += [(int(r["message_id"]), int(r["deliveries"]))
+                          for r in _tsv(d / "delivered.tsv")]  # fmt: skip
+            acks += [(int(r["message_id"]), r["status"]) for r in _tsv(d / "acked.tsv")]
+            report = json.loads((d / "result.json").read_text())["mwlab"]
+            unanswered += int(report["unanswered"].get("read", 0))
+        stored = _ids(db, "SELECT id FROM messages UNION ALL SELECT id FROM leases")
+        dead = _ids(db, "SELECT id FROM dead_letters")
+        return lease_oracle(strategy, sent, delivered, acks, stored, dead, unanswered, held,
+                            held_reads)  # fmt: skip
+
+    workload = ["--workload", "lease", "--visibility-ms", str(visibility_ms),
+                "--read-batch", str(read_batch)]  # fmt: skip
+    return _run(out, strategy, messages, middlewares, workers, clients, processes,
+                kill_middleware, hold_after, timeout_s, workload, judge)  # fmt: skip
+
+
+V = TypeVar("V", Verdict, LeaseVerdict)
+
+
+def _run(
+    out: Path,
+    strategy: str,
+    messages: int,
+    middlewares: int,
+    workers: int,
+    clients: int,
+    processes: int,
+    kill_middleware: bool,
+    hold_after: int | None,
+    timeout_s: float,
+    workload: list[str],
+    judge: Callable[[list[Path], PostgresServer, frozenset[int], int], V],
+) -> V:
+    """Starts PostgreSQL, the middlewares and the client processes (`workload`: their
+    workload's options), kills the first middleware inside the commit hold's window if asked,
+    and hands the clients' directories, the database, the held ids and the held requests to
+    `judge` before the database stops; writes its verdict to `verdict.json`."""
     if not SIMPLEMQ_JAR.exists():
         raise HostError(f"{SIMPLEMQ_JAR} missing: `make build` builds it")
     if not 1 <= processes <= clients or messages < 1:
@@ -207,7 +390,7 @@ def soak(
                 SIMPLEMQ_JAR,
                 ["--middleware", targets, "--first-client", str(first),
                  "--clients", str(count), "--all-clients", str(clients),
-                 "--workload", "shared-receiver", "--receiver", "1",
+                 *workload, "--receiver", "1",
                  "--messages", str(each), "--test-time", "0",
                  "--start-gate", "gate", "--message-log", ".", "--json-out-file", "result.json"],
             )  # fmt: skip
@@ -242,20 +425,15 @@ def soak(
             if p.exit_code != 0:
                 raise HostError(f"client {p.rel} exited with {p.exit_code}")
         if kill_middleware and not killed:
-            raise HostError(f"no pop was held after {after} answered pops: raise --messages")
+            raise HostError(
+                f"no pop or read was held after {after} answered ones: raise --messages"
+            )
         for mw in mws:
             mw.signal(signal.SIGTERM)
             mw.wait(30.0)
-        sent, popped, empty, unanswered = [], [], 0, 0
-        for p in procs:
-            d = out / p.rel
-            sent += _rows(d / "sent.tsv")
-            popped += _rows(d / "popped.tsv")
-            report = json.loads((d / "result.json").read_text())["mwlab"]
-            empty += int(report["replies"].get("pop_queue", {}).get("empty", 0))
-            unanswered += int(report["unanswered"].get("pop_queue", 0))
-        held = frozenset(int(x) for x in journal.read_text().split()) if killed else frozenset()
-        verdict = oracle(strategy, sent, popped, _remaining(db), empty, unanswered, held)
+        text = journal.read_text() if killed else ""
+        held = frozenset(int(x) for x in text.split())
+        verdict = judge([out / p.rel for p in procs], db, held, text.count("\n"))
     finally:
         db.stop()
         host.stop_all()
@@ -292,9 +470,23 @@ mq_group.add_command(bench_command)
 )
 @click.option("--clients", type=int, default=64, show_default=True)
 @click.option(
+    "--delivery",
+    type=click.Choice(("pop", "lease")),
+    default="pop",
+    show_default=True,
+    help="pop: at-most-once pops; lease: at-least-once read and ack (visibility timeout).",
+)
+@click.option(
+    "--visibility-ms",
+    type=int,
+    default=3000,
+    show_default=True,
+    help="With --delivery lease: how long a read hides what it leased.",
+)
+@click.option(
     "--kill-middleware",
     is_flag=True,
-    help="SIGKILL the first middleware between pops' commits and their replies.",
+    help="SIGKILL the first middleware between pops' (or reads') commits and their replies.",
 )
 @click.option(
     "--hold-after",
@@ -305,16 +497,23 @@ mq_group.add_command(bench_command)
     "--out", type=click.Path(path_type=Path), default=Path("results/mq-soak"), show_default=True
 )
 def soak_command(strategy: str, messages: int, middlewares: int, workers: int, clients: int,
-                 kill_middleware: bool, hold_after: int | None, out: Path) -> None:  # fmt: skip
+                 delivery: str, visibility_ms: int, kill_middleware: bool,
+                 hold_after: int | None, out: Path) -> None:  # fmt: skip
     """The pop under concurrency (at-most-once: removed exactly once, delivered at most
     once): shared-receiver clients send and pop through the middlewares; the oracle then
     checks popped and remaining against sent, and a loss against the pops a killed middleware
     held unanswered. Prints one JSON line; exits 1 on a duplicate, or on a loss no held pop
-    explains."""
+    explains. With --delivery lease the clients read and ack (at-least-once), and it exits 1
+    on a loss, or on a duplicate that was not a redelivery."""
     out.mkdir(parents=True, exist_ok=True)
+    v: Verdict | LeaseVerdict
     try:
-        v = soak(out, strategy, messages, middlewares, workers, clients, 2, kill_middleware,
-                 hold_after)  # fmt: skip
+        if delivery == "lease":
+            v = lease_soak(out, strategy, messages, middlewares, workers, clients, 2,
+                           kill_middleware, hold_after, visibility_ms=visibility_ms)  # fmt: skip
+        else:
+            v = soak(out, strategy, messages, middlewares, workers, clients, 2, kill_middleware,
+                     hold_after)  # fmt: skip
     except (HostError, ValueError) as e:
         raise click.ClickException(str(e)) from None
     click.echo(json.dumps(asdict(v) | {"ok": v.ok}))

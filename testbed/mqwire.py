@@ -18,10 +18,15 @@ OPS = {
     "pop_queue": 7,
     "pop_from_sender": 8,
     "query_queues": 9,
+    # The lease mode (at-least-once).
+    "read": 10,
+    "ack": 11,
+    "nack": 12,
 }
 STATUS = {
     0: "ok",
     1: "empty",
+    2: "not_leased",  # an ack or nack of an id no lease has: not an error
     16: "malformed",
     17: "frame_too_large",
     18: "unknown_op",
@@ -50,12 +55,21 @@ class Message:
 
 
 @dataclass(frozen=True)
+class Leased:
+    """A message a read delivered, with its delivery count (above 1: a redelivery)."""
+
+    message: Message
+    deliveries: int
+
+
+@dataclass(frozen=True)
 class Reply:
     request_id: int
     status: str
     id: int | None = None  # a created queue's or sent message's
     message: Message | None = None
     queues: tuple[int, ...] | None = None
+    leased: tuple[Leased, ...] | None = None  # a read's
     text: str | None = None  # an error's
 
 
@@ -65,9 +79,12 @@ def frame(body: bytes) -> bytes:
 
 def request(request_id: int, op: str, *fields: int, body: bytes | None = None,
             sent_at_us: int = 0) -> bytes:  # fmt: skip
-    """A whole request frame. `send` takes (sender, receiver, queue) and `body`."""
+    """A whole request frame. `send` takes (sender, receiver, queue) and `body`; `read`
+    (queue, receiver, vt_ms, k); `ack` and `nack` one i64 message id."""
     head = struct.pack(">IB", request_id, OPS[op])
-    if op == "send":
+    if op in ("ack", "nack"):
+        payload = b"".join(struct.pack(">q", f) for f in fields)
+    elif op == "send":
         sender, receiver, queue = fields
         assert body is not None
         payload = struct.pack(">iiiqI", sender, receiver, queue, sent_at_us, len(body)) + body
@@ -83,7 +100,7 @@ def parse_reply(body: bytes) -> Reply:
         if status is None:
             raise WireError(f"unknown status {code}")
         rest = body[5:]
-        if status == "empty":
+        if status in ("empty", "not_leased"):
             return Reply(request_id, status)
         if code >= 16:
             (n,) = struct.unpack_from(">H", rest)
@@ -101,6 +118,20 @@ def parse_reply(body: bytes) -> Reply:
         if shape == 3:
             (n,) = struct.unpack_from(">I", rest, 1)
             return Reply(request_id, status, queues=struct.unpack_from(f">{n}i", rest, 5))
+        if shape == 4:
+            (n,) = struct.unpack_from(">I", rest, 1)
+            at, leased = 5, []
+            for _ in range(n):
+                mid, sender, receiver, queue, sent, deliveries, size = struct.unpack_from(
+                    ">qiiiqiI", rest, at
+                )
+                at += 36
+                text = rest[at : at + size]
+                if len(text) != size:
+                    raise WireError("a leased message cut short")
+                at += size
+                leased.append(Leased(Message(mid, sender, receiver, queue, sent, text), deliveries))
+            return Reply(request_id, status, leased=tuple(leased))
         raise WireError(f"unknown result shape {shape}")
     except struct.error as e:
         raise WireError(f"a reply cut short: {e}") from None

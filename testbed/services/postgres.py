@@ -30,7 +30,8 @@ from testbed.services.pghost import PostgresError as PostgresError
 from testbed.services.pghost import bindir as bindir
 
 DATABASE = "simplemq"
-# SimpleMQ's SQL: the schema, the procedures and one pop strategy each (the module's README).
+# SimpleMQ's SQL: the schema, the procedures, one pop strategy each and the lease mode's
+# tables and procedures (the module's README).
 SQL = Path(__file__).resolve().parents[2] / "middleware" / "simplemq" / "sql"
 STRATEGIES = ("skip_locked", "naive", "broken")
 MAX_COMMIT_DELAY_US = round(MAX_COMMIT_DELAY_MS * 1000)
@@ -206,6 +207,7 @@ class PostgresServer:
             SQL / "schema.sql",
             SQL / "procedures.sql",
             SQL / f"pop_{self.strategy}.sql",
+            SQL / "lease.sql",
             timeout=timeout,
         )
         self.timings["schema_s"] = time.monotonic() - t1

@@ -90,8 +90,9 @@ public final class MiddlewareCommand implements Callable<Integer> {
   private int statsWindowMs;
 
   @Option(names = "--hold-after-commit", paramLabel = "POPS", defaultValue = "-1", hidden = true,
-      description = "Fault tests only: after POPS answered pops, hold every further committed"
-          + " pop unanswered and journal its message id (see the module README).")
+      description = "Fault tests only: after POPS answered pops and reads, hold every further"
+          + " committed pop or read unanswered and journal its message ids (see the module"
+          + " README).")
   private long holdAfterPops;
 
   @Option(names = "--hold-journal", paramLabel = "FILE", hidden = true,

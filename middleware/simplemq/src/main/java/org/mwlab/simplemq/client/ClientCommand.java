@@ -49,6 +49,11 @@ public final class ClientCommand implements Callable<Integer> {
       Map.entry(Op.POP_FROM_SENDER, "SenderPops"),
       Map.entry(Op.QUERY_QUEUES, "Queries"));
 
+  /** The lease workload's blocks, after those (the other workloads' reports stay as they were). */
+  private static final List<Map.Entry<Op, String>> LEASE_BLOCKS = List.of(
+      Map.entry(Op.READ, "Reads"),
+      Map.entry(Op.ACK, "Acks"));
+
   @Spec private CommandSpec spec;
 
   @Option(names = "--middleware", paramLabel = "HOST:PORT", split = ",",
@@ -75,7 +80,7 @@ public final class ClientCommand implements Callable<Integer> {
   private Integer allClients;
 
   @Option(names = "--workload", defaultValue = "staticsmall",
-      paramLabel = "staticsmall|staticlarge|shared-receiver",
+      paramLabel = "staticsmall|staticlarge|shared-receiver|lease",
       description = "What each client sends (default: ${DEFAULT-VALUE}).")
   private String workload;
 
@@ -89,9 +94,24 @@ public final class ClientCommand implements Callable<Integer> {
   private int queue;
 
   @Option(names = "--receiver", defaultValue = "1", paramLabel = "ID",
-      description = "shared-receiver: the receiver every client sends to and pops as"
-          + " (default: ${DEFAULT-VALUE}).")
+      description = "shared-receiver and lease: the receiver every client sends to and pops"
+          + " or reads as (default: ${DEFAULT-VALUE}).")
   private int receiver;
+
+  @Option(names = "--visibility-ms", defaultValue = "30000", paramLabel = "MS",
+      description = "lease: how long a read hides the messages it leased (default:"
+          + " ${DEFAULT-VALUE}).")
+  private int visibilityMs;
+
+  @Option(names = "--read-batch", defaultValue = "1", paramLabel = "N",
+      description = "lease: messages one read leases at most, 1 to 16 (default: ${DEFAULT-VALUE}).")
+  private int readBatch;
+
+  @Option(names = "--drain-ms", paramLabel = "MS",
+      description = "lease: once its messages are sent, a client reads until its reads found"
+          + " nothing for MS (default: --visibility-ms plus 2000, so that a lease a killed"
+          + " middleware left comes back while the clients still read).")
+  private Long drainMs;
 
   @Option(names = "--test-time", defaultValue = "10", paramLabel = "SECONDS",
       description = "Seconds to run (0: until --messages; default: ${DEFAULT-VALUE}).")
@@ -130,7 +150,9 @@ public final class ClientCommand implements Callable<Integer> {
 
   @Option(names = "--message-log", paramLabel = "DIR",
       description = "Write sent.tsv and popped.tsv (sender, sequence, message id) for an"
-          + " oracle that checks each message is delivered at most once and lost only with a reply.")
+          + " oracle that checks each message is delivered at most once and lost only with a reply;"
+          + " with the lease workload also delivered.tsv (with each delivery's count) and"
+          + " acked.tsv (with each ack's outcome).")
   private Path messageLog;
 
   private ClientRun.Config config() {
@@ -177,8 +199,17 @@ public final class ClientCommand implements Callable<Integer> {
         bytes = size == null ? 200 : size;
         w = new Workload.SharedReceiver(queue, bytes, receiver);
       }
+      case "lease" -> {
+        usage.refuseIf(visibilityMs < 0, "--visibility-ms must not be negative");
+        usage.refuseIf(readBatch < 1 || readBatch > org.mwlab.simplemq.protocol.Codec.MAX_READ,
+            "--read-batch: 1 to " + org.mwlab.simplemq.protocol.Codec.MAX_READ);
+        usage.refuseIf(drainMs != null && drainMs < 0, "--drain-ms must not be negative");
+        bytes = size == null ? 200 : size;
+        w = new Workload.Lease(queue, bytes, receiver, visibilityMs, readBatch,
+            drainMs == null ? visibilityMs + 2000L : drainMs);
+      }
       default -> throw usage.error(
-          "--workload: staticsmall, staticlarge or shared-receiver, not " + workload);
+          "--workload: staticsmall, staticlarge, shared-receiver or lease, not " + workload);
     }
     return new ClientRun.Config(targets, firstClient, clients, w, bytes,
         Math.round(testTime * 1000), messages, thinkMs, windowMs, !noRegister,
@@ -198,7 +229,11 @@ public final class ClientCommand implements Callable<Integer> {
     }
     final long finish = System.currentTimeMillis();
     final List<MemtierReport.Block> blocks = new ArrayList<>();
-    for (final Map.Entry<Op, String> b : BLOCKS) {
+    final List<Map.Entry<Op, String>> names = new ArrayList<>(BLOCKS);
+    if (workload.equalsIgnoreCase("lease")) {
+      names.addAll(LEASE_BLOCKS);
+    }
+    for (final Map.Entry<Op, String> b : names) {
       blocks.add(new MemtierReport.Block(b.getValue(),
           counts.stats.getOrDefault(b.getKey(), new TypeStats())));
     }

@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.mwlab.common.load.RunClock;
 import org.mwlab.common.load.StartGate;
 import org.mwlab.common.load.TypeStats;
+import org.mwlab.simplemq.protocol.LeasedMessage;
 import org.mwlab.simplemq.protocol.Message;
 import org.mwlab.simplemq.protocol.Op;
 import org.mwlab.simplemq.protocol.Reply;
@@ -62,6 +63,10 @@ public final class ClientRun {
     final Map<Op, Long> unanswered = new EnumMap<>(Op.class);
     final List<String> sent = new ArrayList<>();
     final List<String> popped = new ArrayList<>();
+    /** The lease mode's: every message a read delivered, with its delivery count. */
+    final List<String> delivered = new ArrayList<>();
+    /** The lease mode's: every ack sent, with its outcome (ok, not_leased, unanswered). */
+    final List<String> acked = new ArrayList<>();
 
     TypeStats of(final Op op) {
       return stats.computeIfAbsent(op, o -> new TypeStats());
@@ -150,18 +155,28 @@ public final class ClientRun {
       c.unanswered.forEach((op, k) -> all.unanswered.merge(op, k, Long::sum));
       all.sent.addAll(c.sent);
       all.popped.addAll(c.popped);
+      all.delivered.addAll(c.delivered);
+      all.acked.addAll(c.acked);
     }
     if (config.messageLog() != null) {
-      writeLog(config.messageLog().resolve("sent.tsv"), all.sent);
-      writeLog(config.messageLog().resolve("popped.tsv"), all.popped);
+      final String columns = "sender\tsequence\tmessage_id";
+      writeLog(config.messageLog().resolve("sent.tsv"), columns, all.sent);
+      writeLog(config.messageLog().resolve("popped.tsv"), columns, all.popped);
+      if (config.workload() instanceof Workload.Lease) {
+        writeLog(config.messageLog().resolve("delivered.tsv"), columns + "\tdeliveries",
+            all.delivered);
+        writeLog(config.messageLog().resolve("acked.tsv"), columns + "\tstatus", all.acked);
+      }
     }
     return all;
   }
 
-  private static void writeLog(final Path file, final List<String> lines) throws IOException {
+  private static void writeLog(final Path file, final String columns, final List<String> lines)
+      throws IOException {
     Files.createDirectories(file.getParent());
     try (BufferedWriter w = Files.newBufferedWriter(file, StandardCharsets.US_ASCII)) {
-      w.write("sender\tsequence\tmessage_id\n");
+      w.write(columns);
+      w.write('\n');
       for (final String line : lines) {
         w.write(line);
         w.write('\n');
@@ -241,6 +256,15 @@ public final class ClientRun {
       requestId = prime(t, client, requestId);
       registered.countDown();
       start.await();
+      if (config.workload() instanceof Workload.Lease lease) {
+        final Link link = new Link(index, t);
+        try {
+          runLease(lease, client, link, c, requestId);
+        } finally {
+          t = link.transport;
+        }
+        return;
+      }
       final long end = clock.startNanos() + config.durationMs() * 1_000_000L;
       long sequence = 0;
       for (long turn = 0; ; turn++) {
@@ -283,6 +307,128 @@ public final class ClientRun {
     } finally {
       t.close();
     }
+  }
+
+  /**
+   * A client's connection that moves to the next middleware when it breaks, for the lease
+   * mode's loop, where one turn can take several requests (a read, then an ack per message).
+   */
+  private final class Link {
+    private final int index;
+    private int attempt;
+    private Transport transport;
+
+    Link(final int index, final Transport transport) {
+      this.index = index;
+      this.transport = transport;
+    }
+
+    /**
+     * The reply, or null when there was none: the connection broke before it (the request's
+     * outcome is unknown) or it answered another request; the link then moved on.
+     */
+    Reply call(final Request req, final Counts c) throws IOException, InterruptedException {
+      try {
+        return transport.call(req);
+      } catch (final SocketTransport.Mismatch e) {
+        c.mismatches++;
+        transport.close();
+        transport = connect(index, ++attempt);
+      } catch (final IOException e) {
+        c.connectionLosses++;
+        c.unanswered.merge(req.op(), 1L, Long::sum);
+        transport.close();
+        transport = reconnect(index, ++attempt);
+      }
+      return null;
+    }
+  }
+
+  /**
+   * The lease mode: send and read in turn, ack every message read; once the messages are sent
+   * (or the time is up), read until the reads found nothing for the workload's drain time. A
+   * read that went unanswered may have leased messages: they come back after their timeout,
+   * so the quiet time counts again from the next read.
+   */
+  private void runLease(final Workload.Lease w, final int client, final Link link,
+      final Counts c, final int firstRequestId) throws IOException, InterruptedException {
+    int requestId = firstRequestId;
+    final long end = clock.startNanos() + config.durationMs() * 1_000_000L;
+    long sequence = 0;
+    boolean draining = false;
+    long quietSince = -1;
+    for (long turn = 0; ; turn++) {
+      final long now = System.nanoTime();
+      draining = draining || config.durationMs() > 0 && now >= end
+          || config.messagesPerClient() > 0 && sequence >= config.messagesPerClient();
+      final Request req;
+      if (!draining && w.sends(turn)) {
+        req = w.next(client, turn, requestId++, sequence++);
+      } else if (!draining || !w.sends(turn)) {
+        req = w.read(requestId++);
+      } else {
+        continue; // a drain reads only
+      }
+      final long sentNs = System.nanoTime();
+      final Reply reply = link.call(req, c);
+      if (reply == null) {
+        quietSince = -1;
+        continue;
+      }
+      record(client, req, reply, (System.nanoTime() - sentNs) / 1000, c, now);
+      if (reply instanceof Reply.Leased leased) {
+        quietSince = -1;
+        requestId = ackAll((Request.Read) req, leased, link, c, requestId);
+      } else if (req instanceof Request.Read && draining) {
+        if (quietSince < 0) {
+          quietSince = now;
+        } else if (now - quietSince >= w.drainMs() * 1_000_000L) {
+          return;
+        }
+        Thread.sleep(10); // nothing visible yet: poll, do not spin
+      }
+      if (config.thinkMs() > 0) {
+        Thread.sleep(config.thinkMs());
+      }
+    }
+  }
+
+  /**
+   * Acks every message of a read, each until some middleware answered; logs the deliveries
+   * and the acks' outcomes. Returns the next request id.
+   */
+  private int ackAll(final Request.Read read, final Reply.Leased leased, final Link link,
+      final Counts c, final int firstRequestId) throws IOException, InterruptedException {
+    int requestId = firstRequestId;
+    for (final LeasedMessage l : leased.messages()) {
+      final Message m = l.message();
+      final long[] tag = Workload.tag(m.body(), config.bodySize());
+      if (m.queue() != read.queue() || m.receiver() != read.receiver() || tag == null
+          || tag[0] != m.sender()) {
+        c.mismatches++;
+        continue;
+      }
+      final String key = tag[0] + "\t" + tag[1] + "\t" + m.id();
+      c.delivered.add(key + "\t" + l.deliveries());
+      // A retry after an unanswered ack answers NOT_LEASED if the first one committed.
+      String outcome = "unanswered";
+      for (int attempt = 0; attempt <= config.targets().size(); attempt++) {
+        final Request.Ack ack = new Request.Ack(requestId++, m.id());
+        final long sentNs = System.nanoTime();
+        final Reply r = link.call(ack, c);
+        if (r == null) {
+          c.acked.add(key + "\tunanswered");
+          continue;
+        }
+        record(read.receiver(), ack, r, (System.nanoTime() - sentNs) / 1000, c, sentNs);
+        outcome = r.status().name().toLowerCase(java.util.Locale.ROOT);
+        break;
+      }
+      if (!outcome.equals("unanswered")) {
+        c.acked.add(key + "\t" + outcome);
+      }
+    }
+    return requestId;
   }
 
   private Transport reconnect(final int index, final int attempt) throws IOException,

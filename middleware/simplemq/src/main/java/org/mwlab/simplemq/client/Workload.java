@@ -60,6 +60,32 @@ public sealed interface Workload {
     }
   }
 
+  /**
+   * The lease mode's load: each client sends to the shared receiver, then reads as it, up to
+   * {@code batch} messages leased for {@code visibilityMs}; the client acks each message it
+   * got (the acks are not turns). Once its messages are sent it only reads, until its reads
+   * have found nothing for {@code drainMs}.
+   */
+  record Lease(int queue, int size, int receiver, int visibilityMs, int batch, long drainMs)
+      implements Workload {
+    @Override
+    public Request next(final int client, final long turn, final int requestId, final long seq) {
+      return turn % 2 == 0
+          ? new Request.Send(requestId, client, receiver, queue, nowMicros(),
+              body(client, seq, size))
+          : read(requestId);
+    }
+
+    @Override
+    public boolean sends(final long turn) {
+      return turn % 2 == 0;
+    }
+
+    Request.Read read(final int requestId) {
+      return new Request.Read(requestId, queue, receiver, visibilityMs, batch);
+    }
+  }
+
   static long nowMicros() {
     final java.time.Instant t = java.time.Instant.now();
     return t.getEpochSecond() * 1_000_000L + t.getNano() / 1000;

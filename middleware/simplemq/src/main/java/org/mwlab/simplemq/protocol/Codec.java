@@ -3,6 +3,8 @@ package org.mwlab.simplemq.protocol;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Encodes and decodes the bodies of SimpleMQ's frames (the module's README gives the layout).
@@ -15,6 +17,11 @@ public final class Codec {
   public static final int PREFIX = 4;
   /** Request id and operation. */
   public static final int REQUEST_HEADER = 5;
+  /**
+   * The most messages one read leases: its reply (at most 16 bodies of 4 KiB) stays within
+   * the default --max-output of one client.
+   */
+  public static final int MAX_READ = 16;
 
   private Codec() {}
 
@@ -68,6 +75,9 @@ public final class Codec {
             case POP_FROM_SENDER ->
                 valid(new Request.PopFromSender(id, body.getInt(), body.getInt()));
             case QUERY_QUEUES -> valid(new Request.QueryQueues(id, body.getInt()));
+            case READ -> read(id, body);
+            case ACK -> valid(new Request.Ack(id, body.getLong()));
+            case NACK -> valid(new Request.Nack(id, body.getLong()));
           };
       if (d instanceof Valid && body.hasRemaining()) {
         return invalid(id, Status.MALFORMED,
@@ -99,6 +109,19 @@ public final class Codec {
       return invalid(id, Status.MALFORMED, "the body is not ASCII");
     }
     return valid(new Request.Send(id, sender, receiver, queue, sentAt, text));
+  }
+
+  private static Decoded read(final int id, final ByteBuffer body) {
+    final Request.Read r =
+        new Request.Read(id, body.getInt(), body.getInt(), body.getInt(), body.getInt());
+    if (r.visibilityMs() < 0) {
+      return invalid(id, Status.MALFORMED, "a visibility timeout of " + r.visibilityMs() + " ms");
+    }
+    if (r.max() < 1 || r.max() > MAX_READ) {
+      return invalid(id, Status.MALFORMED,
+          "a read of " + r.max() + " messages: from 1 to " + MAX_READ);
+    }
+    return valid(r);
   }
 
   private static String name(final Op op) {
@@ -154,6 +177,8 @@ public final class Codec {
       final Reply r;
       if (status == Status.EMPTY) {
         r = new Reply.Empty(id);
+      } else if (status == Status.NOT_LEASED) {
+        r = new Reply.NotLeased(id);
       } else if (status.isError()) {
         final byte[] text = new byte[body.getShort() & 0xffff];
         body.get(text);
@@ -164,21 +189,19 @@ public final class Codec {
             switch (shape) {
               case Reply.SHAPE_NONE -> new Reply.Done(id);
               case Reply.SHAPE_ID -> new Reply.Created(id, body.getLong());
-              case Reply.SHAPE_MESSAGE -> {
-                final long msg = body.getLong();
-                final int sender = body.getInt();
-                final int receiver = body.getInt();
-                final int queue = body.getInt();
-                final long sentAt = body.getLong();
-                final int length = body.getInt();
-                if (length < 0 || length > body.remaining()) {
-                  throw new NotAReply("a message body of " + length + " bytes declared, "
-                      + body.remaining() + " sent");
+              case Reply.SHAPE_MESSAGE -> new Reply.Delivered(id, message(body, false).message());
+              case Reply.SHAPE_LEASED -> {
+                final int n = body.getInt();
+                // A leased message takes at least 36 bytes: a count beyond them is a lie.
+                if (n < 1 || (long) n * 36 > body.remaining()) {
+                  throw new NotAReply(n + " leased messages declared, " + body.remaining()
+                      + " bytes sent");
                 }
-                final byte[] text = new byte[length];
-                body.get(text);
-                yield new Reply.Delivered(id, new Message(msg, sender, receiver, queue, sentAt,
-                    text));
+                final List<LeasedMessage> leased = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                  leased.add(message(body, true));
+                }
+                yield new Reply.Leased(id, leased);
               }
               case Reply.SHAPE_QUEUES -> {
                 final int n = body.getInt();
@@ -201,5 +224,23 @@ public final class Codec {
     } catch (final BufferUnderflowException e) {
       throw new NotAReply("the frame ends inside a reply");
     }
+  }
+
+  /** A message of a reply; a leased one has its i32 delivery count before its body. */
+  private static LeasedMessage message(final ByteBuffer body, final boolean leased) {
+    final long msg = body.getLong();
+    final int sender = body.getInt();
+    final int receiver = body.getInt();
+    final int queue = body.getInt();
+    final long sentAt = body.getLong();
+    final int deliveries = leased ? body.getInt() : 0;
+    final int length = body.getInt();
+    if (length < 0 || length > body.remaining()) {
+      throw new NotAReply("a message body of " + length + " bytes declared, " + body.remaining()
+          + " sent");
+    }
+    final byte[] text = new byte[length];
+    body.get(text);
+    return new LeasedMessage(new Message(msg, sender, receiver, queue, sentAt, text), deliveries);
   }
 }

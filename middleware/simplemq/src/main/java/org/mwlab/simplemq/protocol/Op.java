@@ -10,7 +10,11 @@ public enum Op {
   PEEK_QUEUE(6),
   POP_QUEUE(7),
   POP_FROM_SENDER(8),
-  QUERY_QUEUES(9);
+  QUERY_QUEUES(9),
+  // The lease mode (at-least-once); the 2015 study never sends these.
+  READ(10),
+  ACK(11),
+  NACK(12);
 
   private static final Op[] BY_CODE = new Op[16];
 

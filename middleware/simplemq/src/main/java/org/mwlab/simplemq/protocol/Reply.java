@@ -2,6 +2,7 @@ package org.mwlab.simplemq.protocol;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /**
  * A reply of SimpleMQ's wire protocol (see the module's README for its bytes). Each kind writes
@@ -15,12 +16,13 @@ public sealed interface Reply {
   int SHAPE_ID = 1;
   int SHAPE_MESSAGE = 2;
   int SHAPE_QUEUES = 3;
+  int SHAPE_LEASED = 4;
   /** A longer error text is cut: it is for people, and must fit any frame limit. */
   int MAX_TEXT = 1024;
 
   int requestId();
 
-  /** OK, but for the kinds that say otherwise: {@link Empty} and {@link Failure}. */
+  /** OK, but for the kinds that say otherwise: Empty, NotLeased and Failure. */
   default Status status() {
     return Status.OK;
   }
@@ -71,7 +73,7 @@ public sealed interface Reply {
     }
   }
 
-  /** A peek or pop found no message. */
+  /** A peek, pop or read found no message. */
   record Empty(int requestId) implements Reply {
     @Override
     public Status status() {
@@ -131,5 +133,48 @@ public sealed interface Reply {
       final byte[] t = bytes();
       b.putShort((short) t.length).put(t);
     }
+  }
+
+  /** The messages a read leased, in id order (at least one), each with its delivery count. */
+  record Leased(int requestId, List<LeasedMessage> messages) implements Reply {
+    public Leased {
+      messages = List.copyOf(messages);
+    }
+
+    @Override
+    public int resultBytes() {
+      int n = 1 + 4;
+      for (final LeasedMessage m : messages) {
+        n += 8 + 4 + 4 + 4 + 8 + 4 + 4 + m.message().body().length;
+      }
+      return n;
+    }
+
+    @Override
+    public void writeResult(final ByteBuffer b) {
+      b.put((byte) SHAPE_LEASED).putInt(messages.size());
+      for (final LeasedMessage l : messages) {
+        final Message m = l.message();
+        b.putLong(m.id()).putInt(m.sender()).putInt(m.receiver()).putInt(m.queue());
+        b.putLong(m.sentAtMicros()).putInt(l.deliveries()).putInt(m.body().length);
+        b.put(m.body());
+      }
+    }
+  }
+
+  /** An ack or nack found no leased message of that id (not an error). */
+  record NotLeased(int requestId) implements Reply {
+    @Override
+    public Status status() {
+      return Status.NOT_LEASED;
+    }
+
+    @Override
+    public int resultBytes() {
+      return 0;
+    }
+
+    @Override
+    public void writeResult(final ByteBuffer b) {}
   }
 }

@@ -5,7 +5,8 @@ import java.nio.ByteBuffer;
 /**
  * A request of SimpleMQ's wire protocol (see the module's README for its bytes). After the
  * request id and the operation code come its fields: most requests' are i32 ids, in the order
- * {@link #ints} gives them; a send adds its timestamp and body.
+ * {@link #ints} gives them; a send adds its timestamp and body, and an ack or nack has one i64
+ * message id instead.
  */
 public sealed interface Request {
 
@@ -150,6 +151,69 @@ public sealed interface Request {
     @Override
     public int[] ints() {
       return new int[] {client};
+    }
+  }
+
+  /**
+   * Lease up to {@code max} visible messages of a queue for a receiver, each hidden for
+   * {@code visibilityMs} milliseconds (the lease mode).
+   */
+  record Read(int requestId, int queue, int receiver, int visibilityMs, int max)
+      implements Request {
+    @Override
+    public Op op() {
+      return Op.READ;
+    }
+
+    @Override
+    public int[] ints() {
+      return new int[] {queue, receiver, visibilityMs, max};
+    }
+  }
+
+  /** Delete a leased message: its processing is done. */
+  record Ack(int requestId, long message) implements Request {
+    @Override
+    public Op op() {
+      return Op.ACK;
+    }
+
+    @Override
+    public int[] ints() {
+      return new int[0];
+    }
+
+    @Override
+    public int fieldBytes() {
+      return 8;
+    }
+
+    @Override
+    public void writeFields(final ByteBuffer b) {
+      b.putLong(message);
+    }
+  }
+
+  /** Give a leased message back: visible again at once. */
+  record Nack(int requestId, long message) implements Request {
+    @Override
+    public Op op() {
+      return Op.NACK;
+    }
+
+    @Override
+    public int[] ints() {
+      return new int[0];
+    }
+
+    @Override
+    public int fieldBytes() {
+      return 8;
+    }
+
+    @Override
+    public void writeFields(final ByteBuffer b) {
+      b.putLong(message);
     }
   }
 }

@@ -7,8 +7,13 @@ package org.mwlab.simplemq.protocol;
 public enum Status {
   /** Done; the reply carries the operation's result, if it has one. */
   OK(0),
-  /** A peek or pop found no message. Not an error: counted apart from the throughput. */
+  /** A peek, pop or read found no message. Not an error: counted apart from the throughput. */
   EMPTY(1),
+  /**
+   * An ack or nack named no leased message: acked already, dead-lettered, never read, or no
+   * such message. Not an error: at-least-once delivery makes it a normal outcome.
+   */
+  NOT_LEASED(2),
   /** The frame's fields do not match its operation (too short, too long, not ASCII). */
   MALFORMED(16),
   /** The frame is longer than the middleware accepts; its bytes were skipped. */

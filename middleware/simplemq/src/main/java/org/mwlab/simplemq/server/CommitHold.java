@@ -6,16 +6,19 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicLong;
+import org.mwlab.simplemq.protocol.LeasedMessage;
 import org.mwlab.simplemq.protocol.Op;
 import org.mwlab.simplemq.protocol.Reply;
 import org.mwlab.simplemq.protocol.Request;
 
 /**
- * A test-only fault hook that holds the at-most-once pop's window open: after {@code after}
- * committed pops have been answered, a worker whose pop has committed (the row is gone)
- * appends the message's id to the journal, forces it to disk, and waits, never replying, until
- * the process is killed. A soak then kills the middleware inside the window between commit
- * and reply, and matches every lost message by id to the journal.
+ * A test-only fault hook that holds the window between a delivery's commit and its reply
+ * open: after {@code after} committed deliveries (pops and reads that returned messages) have
+ * been answered, a worker whose pop or read has committed appends the message ids to the
+ * journal (one line per request), forces it to disk, and waits, never replying, until the
+ * process is killed. A soak then kills the middleware inside that window: a held pop's
+ * message is lost (at-most-once), and matched by id to the journal; a held read's messages
+ * stay leased in the database and come back once their visibility timeout passed.
  */
 final class CommitHold {
 
@@ -31,14 +34,24 @@ final class CommitHold {
   /** Called between a request's commit and its reply; returns at once unless it holds. */
   void afterCommit(final Request request, final Reply reply) throws InterruptedException {
     final Op op = request.op();
-    if (op != Op.POP_QUEUE && op != Op.POP_FROM_SENDER
-        || !(reply instanceof Reply.Delivered delivered)) {
+    final String line;
+    if ((op == Op.POP_QUEUE || op == Op.POP_FROM_SENDER)
+        && reply instanceof Reply.Delivered delivered) {
+      line = delivered.message().id() + "\n";
+    } else if (op == Op.READ && reply instanceof Reply.Leased leased) {
+      // One line per held read, its messages' ids apart by spaces: a soak counts held workers
+      // by lines.
+      final StringBuilder b = new StringBuilder();
+      for (final LeasedMessage m : leased.messages()) {
+        b.append(b.isEmpty() ? "" : " ").append(m.message().id());
+      }
+      line = b.append('\n').toString();
+    } else {
       return;
     }
     if (committed.incrementAndGet() <= after) {
       return;
     }
-    final String line = delivered.message().id() + "\n";
     synchronized (this) {
       try {
         Files.writeString(journal, line, StandardCharsets.US_ASCII, StandardOpenOption.CREATE,
@@ -47,7 +60,8 @@ final class CommitHold {
         throw new IllegalStateException("commit hold: cannot write " + journal, e);
       }
     }
-    // The reply is never written: the row is removed and committed, its client waits.
+    // The reply is never written: the pop's row is removed, the read's leased, and committed;
+    // its client waits.
     Thread.sleep(Long.MAX_VALUE);
   }
 }

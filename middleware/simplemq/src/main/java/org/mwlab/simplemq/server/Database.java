@@ -12,6 +12,7 @@ import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import org.mwlab.simplemq.protocol.LeasedMessage;
 import org.mwlab.simplemq.protocol.Message;
 import org.mwlab.simplemq.protocol.Reply;
 import org.mwlab.simplemq.protocol.Request;
@@ -37,6 +38,9 @@ public final class Database implements AutoCloseable {
   private PreparedStatement popQueue;
   private PreparedStatement popMessage;
   private PreparedStatement queryQueues;
+  private PreparedStatement readQueue;
+  private PreparedStatement ackMessage;
+  private PreparedStatement nackMessage;
 
   /** Opens the connection; {@code url} is a pgjdbc URL with user and options. */
   public Database(final String url) throws SQLException {
@@ -57,6 +61,10 @@ public final class Database implements AutoCloseable {
     popQueue = connection.prepareStatement("SELECT " + COLUMNS + " FROM pop_queue(?, ?)");
     popMessage = connection.prepareStatement("SELECT " + COLUMNS + " FROM pop_message(?, ?)");
     queryQueues = connection.prepareStatement("SELECT q FROM query_queues(?) AS q");
+    readQueue = connection.prepareStatement(
+        "SELECT " + COLUMNS + ", deliveries FROM read_queue(?, ?, ?, ?)");
+    ackMessage = connection.prepareStatement("SELECT ack_message(?)");
+    nackMessage = connection.prepareStatement("SELECT nack_message(?)");
   }
 
   /**
@@ -132,6 +140,22 @@ public final class Database implements AutoCloseable {
         }
       }
       return new Reply.Queues(id, found.stream().mapToInt(Integer::intValue).toArray());
+    } else if (request instanceof Request.Read r) {
+      readQueue.setInt(1, r.queue());
+      readQueue.setInt(2, r.receiver());
+      readQueue.setInt(3, r.visibilityMs());
+      readQueue.setInt(4, r.max());
+      final List<LeasedMessage> leased = new ArrayList<>();
+      try (ResultSet rs = readQueue.executeQuery()) {
+        while (rs.next()) {
+          leased.add(new LeasedMessage(row(rs), rs.getInt(7)));
+        }
+      }
+      return leased.isEmpty() ? new Reply.Empty(id) : new Reply.Leased(id, leased);
+    } else if (request instanceof Request.Ack r) {
+      return settled(id, ackMessage, r.message());
+    } else if (request instanceof Request.Nack r) {
+      return settled(id, nackMessage, r.message());
     }
     throw new IllegalStateException("no call for " + request.op());
   }
@@ -150,16 +174,29 @@ public final class Database implements AutoCloseable {
       if (!rs.next()) {
         return new Reply.Empty(id);
       }
-      final OffsetDateTime sent = rs.getObject(5, OffsetDateTime.class);
-      final Message m =
-          new Message(
-              rs.getLong(1),
-              rs.getInt(2),
-              rs.getInt(3),
-              rs.getInt(4),
-              ChronoUnit.MICROS.between(Instant.EPOCH, sent.toInstant()),
-              rs.getString(6).getBytes(StandardCharsets.US_ASCII));
-      return new Reply.Delivered(id, m);
+      return new Reply.Delivered(id, row(rs));
+    }
+  }
+
+  /** The message of the current row, in {@link #COLUMNS}' order. */
+  private static Message row(final ResultSet rs) throws SQLException {
+    final OffsetDateTime sent = rs.getObject(5, OffsetDateTime.class);
+    return new Message(
+        rs.getLong(1),
+        rs.getInt(2),
+        rs.getInt(3),
+        rs.getInt(4),
+        ChronoUnit.MICROS.between(Instant.EPOCH, sent.toInstant()),
+        rs.getString(6).getBytes(StandardCharsets.US_ASCII));
+  }
+
+  /** An ack or nack: done, or no lease of that id (the procedure's false). */
+  private static Reply settled(final int id, final PreparedStatement s, final long message)
+      throws SQLException {
+    s.setLong(1, message);
+    try (ResultSet rs = s.executeQuery()) {
+      rs.next();
+      return rs.getBoolean(1) ? new Reply.Done(id) : new Reply.NotLeased(id);
     }
   }
 

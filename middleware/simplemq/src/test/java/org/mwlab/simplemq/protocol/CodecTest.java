@@ -150,4 +150,34 @@ class CodecTest {
         () -> Codec.reply(ByteBuffer.wrap(new byte[] {0, 0, 0, 1, (byte) 200})));
     assertThrows(Codec.NotAReply.class, () -> Codec.reply(ByteBuffer.wrap(new byte[] {0, 0})));
   }
+
+  @Test
+  void theLeaseFramesReadBackAsSent() {
+    assertEquals(new Request.Read(20, 1, 2, 30_000, 16),
+        roundTrip(new Request.Read(20, 1, 2, 30_000, 16)));
+    assertEquals(new Request.Ack(21, 1L << 40), roundTrip(new Request.Ack(21, 1L << 40)));
+    assertEquals(new Request.Nack(22, 7L), roundTrip(new Request.Nack(22, 7L)));
+    final List<LeasedMessage> sent = List.of(
+        new LeasedMessage(new Message(5L, 1, 2, 3, 10L, ascii("1:0:x")), 1),
+        new LeasedMessage(new Message(6L, 1, 2, 3, 11L, ascii("1:1:xx")), 3));
+    final Reply.Leased back = assertInstanceOf(Reply.Leased.class,
+        Codec.reply(body(Codec.frame(new Reply.Leased(23, sent)))));
+    assertEquals(23, back.requestId());
+    assertEquals(List.of(5L, 6L), back.messages().stream().map(l -> l.message().id()).toList());
+    assertEquals(List.of(1, 3), back.messages().stream().map(LeasedMessage::deliveries).toList());
+    assertArrayEquals(ascii("1:1:xx"), back.messages().get(1).message().body());
+    assertEquals(Status.NOT_LEASED,
+        Codec.reply(body(Codec.frame(new Reply.NotLeased(24)))).status());
+  }
+
+  @Test
+  void aReadOutsideItsBoundsIsMalformed() {
+    for (final Request.Read r : List.of(new Request.Read(30, 1, 1, 1000, 0),
+        new Request.Read(31, 1, 1, 1000, Codec.MAX_READ + 1),
+        new Request.Read(32, 1, 1, -1, 1))) {
+      final Reply.Failure f = rejected(Codec.frame(r));
+      assertEquals(Status.MALFORMED, f.status());
+      assertEquals(r.requestId(), f.requestId());
+    }
+  }
 }
