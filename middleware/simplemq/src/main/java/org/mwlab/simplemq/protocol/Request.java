@@ -171,49 +171,39 @@ public sealed interface Request {
     }
   }
 
+  /** A request naming one leased message by its i64 id: an ack or a nack. */
+  sealed interface ByMessage extends Request {
+    long message();
+
+    @Override
+    default int[] ints() {
+      return new int[0];
+    }
+
+    @Override
+    default int fieldBytes() {
+      return 8;
+    }
+
+    @Override
+    default void writeFields(final ByteBuffer b) {
+      b.putLong(message());
+    }
+  }
+
   /** Delete a leased message: its processing is done. */
-  record Ack(int requestId, long message) implements Request {
+  record Ack(int requestId, long message) implements ByMessage {
     @Override
     public Op op() {
       return Op.ACK;
     }
-
-    @Override
-    public int[] ints() {
-      return new int[0];
-    }
-
-    @Override
-    public int fieldBytes() {
-      return 8;
-    }
-
-    @Override
-    public void writeFields(final ByteBuffer b) {
-      b.putLong(message);
-    }
   }
 
   /** Give a leased message back: visible again at once. */
-  record Nack(int requestId, long message) implements Request {
+  record Nack(int requestId, long message) implements ByMessage {
     @Override
     public Op op() {
       return Op.NACK;
-    }
-
-    @Override
-    public int[] ints() {
-      return new int[0];
-    }
-
-    @Override
-    public int fieldBytes() {
-      return 8;
-    }
-
-    @Override
-    public void writeFields(final ByteBuffer b) {
-      b.putLong(message);
     }
   }
 }
