@@ -317,9 +317,7 @@ class Bench:
                 raise BenchError(f"{system} load {load}: mqbench exited {proc.returncode}: {tail}")
         finally:
             if ticker is not None:
-                ticker.signal(signal.SIGTERM)
-                if ticker.wait(10) is None:
-                    ticker.signal(signal.SIGKILL)
+                ticker.stop(10)
         self.db.psql(f"DROP DATABASE IF EXISTS {system} WITH (FORCE)")
         a, b = marks["window_start"], marks["window_end"]
         delivered_window = int(result["delivered_in_window"])
@@ -431,9 +429,7 @@ class Bench:
                 raise BenchError(f"{system}: client exited with {client.exit_code}: see {wd}")
         finally:
             if mw is not None:
-                mw.signal(signal.SIGTERM)
-                if mw.wait(30) is None:
-                    mw.signal(signal.SIGKILL)
+                mw.stop(30)
         report = json.loads((wd / "client" / "result.json").read_text())
         stats = report["ALL STATS"]
         window_s = float(stats["Runtime"]["Total duration"]) / 1000.0

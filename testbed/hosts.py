@@ -55,6 +55,14 @@ class Proc:
         if self.poll() is None:
             self.host.signal(self, sig)
 
+    def stop(self, grace_s: float) -> int | None:
+        """SIGTERM, then SIGKILL if it has not ended within `grace_s`; its exit code."""
+        self.signal(signal.SIGTERM)
+        if self.wait(grace_s) is None:
+            self.signal(signal.SIGKILL)
+            return self.wait(2.0)
+        return self.exit_code
+
 
 @dataclass
 class Host(ABC):
