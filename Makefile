@@ -1,5 +1,7 @@
 # Entry points of the study. Every target is idempotent.
-#   make setup   install what is missing (Debian packages unless in `nix develop`, .venv) and check
+#   make setup   install what is missing (Debian packages unless in `nix develop`, .venv with the
+#                test extra) and check; `make paper` and `make measure` install only their part
+#   make lock    requirements.lock and requirements-test.lock, hashed, from pyproject.toml
 #   make build   build/middleware.jar, build/loadgen.jar, build/benchmarks.jar, build/simplemq.jar
 #   make test    Java, Python, flake (check-nix) and workflow test suites (the workflow
 #                measures the smoke profile afresh into a cleared results/smoke)
@@ -22,9 +24,9 @@ MVN ?= mvn -B -q -f middleware/pom.xml
 PROFILE ?= default
 CORES ?= 2
 
-# Both paths run the project venv, built from requirements.lock: Debian or, in `nix develop`, the
-# flake supplies only the interpreter and the system tools, so Python versions are the same.
-VENV_STAMP := .venv/.installed
+# Both paths run the project venv, built from the hashed requirements.lock: Debian or, in
+# `nix develop`, the flake supplies only the interpreter and the system tools, so the Python
+# packages are the same artifacts.
 PY := .venv/bin/python
 BIN := .venv/bin/
 # python3 as the caller's PATH finds it (Debian's, or the flake's), and the venv's base interpreter:
@@ -49,26 +51,42 @@ help:
 
 # --- setup -------------------------------------------------------------------------------
 
-# In `nix develop` the flake provides the system tools; elsewhere Debian's packages do.
+# Each command installs what it needs and no more (scripts/debian-packages.tsv): `make paper`
+# TeX, poppler and the runtime .venv; `make measure` and the benchmarks the systems, servers and
+# load generators; `make setup` (and `make test`) everything, the test extra included. In
+# `nix develop` the flake provides the system tools; elsewhere Debian's packages do.
+RUNTIME_STAMP := .venv/.installed
+TEST_STAMP := .venv/.installed-test
+
+.PHONY: setup-paper setup-measure
 ifdef IN_NIX_SHELL
-setup: $(VENV_STAMP)
+setup: $(TEST_STAMP)
 	@$(PY) -m mwlab tools --check >/dev/null && echo "setup: nix dev shell, tools and Python packages as pinned"
+setup-paper setup-measure: setup-%: $(RUNTIME_STAMP)
+	@$(PY) -m mwlab tools --check --for $* >/dev/null
 else
-setup: debian-packages $(VENV_STAMP)
+setup: debian-packages-test $(TEST_STAMP)
 	@$(PY) -m mwlab tools --check >/dev/null
+setup-paper setup-measure: setup-%: debian-packages-% $(RUNTIME_STAMP)
+	@$(PY) -m mwlab tools --check --for $* >/dev/null
 
-.PHONY: debian-packages
-debian-packages:
-	@scripts/setup-debian.sh
+DEBIAN_PACKAGES := debian-packages-paper debian-packages-measure debian-packages-test
+.PHONY: $(DEBIAN_PACKAGES)
+$(DEBIAN_PACKAGES): debian-packages-%:
+	@scripts/setup-debian.sh $*
 
-$(VENV_STAMP): | debian-packages
+# python3 and python3-venv are in every command's packages, paper's the fewest.
+$(RUNTIME_STAMP): | debian-packages-paper
 endif
 
 ifneq ($(HOST_PYTHON_BASE),$(VENV_PYTHON_BASE))
-$(VENV_STAMP): FORCE
+$(RUNTIME_STAMP): FORCE
 endif
 
-$(VENV_STAMP): pyproject.toml requirements.lock
+# Every artifact is checked against the lock's hashes; the project itself is installed
+# (editable) by the lock's setuptools, with nothing else fetched.
+PIP := .venv/bin/pip install -q --disable-pip-version-check
+$(RUNTIME_STAMP): pyproject.toml requirements.lock
 	@export PATH='$(HOST_PATH)'; \
 	want=$$(python3 -c 'import sys; print(sys.base_prefix)'); \
 	have=$$(.venv/bin/python -c 'import sys; print(sys.base_prefix)' 2>/dev/null || true); \
@@ -76,12 +94,39 @@ $(VENV_STAMP): pyproject.toml requirements.lock
 	  echo "setup: creating .venv on $$(command -v python3) ($$want)"; \
 	  python3 -m venv --clear .venv; \
 	fi
-	@echo "setup: installing the pinned Python packages into .venv"
-	@.venv/bin/pip install -q --disable-pip-version-check -c requirements.lock -e '.[dev]'
+	@echo "setup: installing the hashed Python pins of requirements.lock into .venv"
+	@$(PIP) --require-hashes -r requirements.lock
+	@$(PIP) --no-deps --no-build-isolation -e .
+	@rm -f $(TEST_STAMP)
+	@touch $@
+
+$(TEST_STAMP): $(RUNTIME_STAMP) requirements-test.lock
+	@echo "setup: installing the test extra (requirements-test.lock) into .venv"
+	@$(PIP) --require-hashes -r requirements-test.lock
 	@touch $@
 
 .PHONY: FORCE
 FORCE:
+
+# requirements.lock and requirements-test.lock from pyproject.toml: every version of the
+# closure with the hashes of all its artifacts, for every platform (--universal: the flake's
+# aarch64 too), on the interpreter both paths run. The test lock is constrained by the runtime
+# one, so the packages they share are the same. Versions already locked are kept unless
+# pyproject.toml asks for others; UPGRADE=1 takes the newest that fit.
+UV_VERSION := 0.13.9
+LOCK_PYTHON := 3.11
+UV := build/uv/bin/uv
+LOCK_FLAGS := --universal --python-version $(LOCK_PYTHON) --generate-hashes --quiet \
+  $(if $(UPGRADE),--upgrade)
+.PHONY: lock
+lock:
+	@[ "$$($(UV) --version 2>/dev/null | cut -d' ' -f2)" = $(UV_VERSION) ] || \
+	  { python3 -m venv --clear build/uv && build/uv/bin/pip install -q uv==$(UV_VERSION); }
+	@$(UV) pip compile $(LOCK_FLAGS) pyproject.toml -o requirements.lock
+	@$(UV) pip compile $(LOCK_FLAGS) pyproject.toml --extra test -c requirements.lock \
+	  -o requirements-test.lock
+	@echo "lock: requirements.lock ($$(grep -c '^[A-Za-z]' requirements.lock) packages)," \
+	  "requirements-test.lock ($$(grep -c '^[A-Za-z]' requirements-test.lock))"
 
 # --- build -------------------------------------------------------------------------------
 
@@ -159,40 +204,45 @@ test-workflow:
 # --- products ----------------------------------------------------------------------------
 
 # The report needs no measurement: a reference dataset carries what the analysis reads.
-paper: setup
+paper: setup-paper
 	@$(PY) -m mwlab paper --profile $(PROFILE) --cores $(CORES) $(if $(DATASET),--dataset $(DATASET))
 
-measure: setup build
+# A measurement compared with the newest reference dataset should run the tools that measured
+# it: each one that differs is named before measuring starts.
+measure: setup-measure build
+	@newest=$$($(PY) -m mwlab dataset latest --profile $(PROFILE) 2>/dev/null) || exit 0; \
+	$(PY) -m mwlab tools --for measure --against "$$newest" >&2 || \
+	  echo "measure: warning: the measured tools above differ from $$newest's" >&2
 	@$(PY) -m mwlab measure --profile $(PROFILE) --cores $(CORES)
 
-archive: setup
+archive: setup-paper
 	@$(PY) -m mwlab dataset archive --profile $(PROFILE)
 
-bench: setup build
+bench: setup-measure build
 	@$(PY) scripts/bench_budgets.py
 	@$(PY) scripts/bench_loadgen.py
 	@$(PY) scripts/bench_middleware.py
 
 # SimpleMQ's middleware against clients of its PostgreSQL directly, in interleaved rounds.
-bench-mq: setup build
+bench-mq: setup-measure build
 	@$(PY) scripts/bench_mq.py
 
 # memcaslap against direct memcached, twemproxy and the middleware (replication 1).
 .PHONY: bench-middleware
-bench-middleware: setup build
+bench-middleware: setup-measure build
 	@$(PY) scripts/bench_middleware.py
 
 # Where the middleware's and twemproxy's CPU goes per operation under that load: perf, by thread,
 # by kind of code and by symbol (PERF_ARGS: see scripts/profile_middleware.py --help).
 .PHONY: profile-middleware
-profile-middleware: setup build
+profile-middleware: setup-measure build
 	@$(PY) scripts/profile_middleware.py $(PERF_ARGS)
 
 # Kills, restarts, SIGSTOPs and SIGCONTs memcached servers under load; one JSON line, exit 1 on a
 # lost, out-of-order, late or falsely STORED reply (ports 25500-25599).
 CHAOS_SECONDS ?= 120
 .PHONY: chaos
-chaos: setup build
+chaos: setup-measure build
 	@$(PY) -m mwlab chaos --seconds $(CHAOS_SECONDS) $(if $(CHAOS_SEED),--seed $(CHAOS_SEED))
 
 # Findings land in the tests' inputs under src/test/resources, which test-java replays.

@@ -41,6 +41,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from analysis.parse import counters
+from common.environment import HOST_RECORD, TOOLS_RECORD
 
 MANIFEST = "MANIFEST.sha256"
 PROVENANCE = "provenance.json"
@@ -71,7 +72,7 @@ _RUN_TABLE_FILES = tuple(f"data/{t}.parquet" for t in RUN_TABLES)
 # Measured files a profile may lack: no calibration without the scale model, no delay check
 # without emulated delays.
 OPTIONAL = ("calibration.json", "delay_check.json")
-ENVIRONMENT = ("environment/tools.json", "environment/host.json")
+ENVIRONMENT = (TOOLS_RECORD, HOST_RECORD)
 # A measurement on ssh machines: each study's preflight record of them (testbed/preflight.py).
 MACHINE_RECORDS = "hosts/*/preflight.json"
 # Where reference datasets live in the repository: data/<profile>/<YYYY-MM-DD>/.

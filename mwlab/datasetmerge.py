@@ -38,6 +38,7 @@ import pandas as pd
 import yaml
 
 from analysis import calibration, dataset, provenance
+from common.environment import HOST_RECORD, TOOLS_RECORD
 from mwlab.catalogue import expand, load_catalogue, load_profile
 
 CAL = "calibration.json"
@@ -157,12 +158,12 @@ def check_families(
 
 def _tools(first: Path, second: Path, staging: Path) -> None:
     """The first's tools, with those only the second used (PostgreSQL for its study)."""
-    name = "environment/tools.json"
+    name = TOOLS_RECORD
     tools = json.loads((second / name).read_text()) | json.loads((first / name).read_text())
     (staging / name).write_text(json.dumps(dict(sorted(tools.items())), indent=2) + "\n")
 
 
-HOST = "environment/host.json"
+HOST = HOST_RECORD
 
 
 def stage(

@@ -1,5 +1,7 @@
 """`make check-nix`: evaluates flake.nix offline against the allowlisted nixpkgs and checks that
-its dev shell provides every tool testbed/tools.py names, and no Python package of its own.
+its dev shell provides every tool testbed/tools.py names, no Python package of its own, and the
+interpreter the locks were made for, whose every pin carries its artifacts' hashes: the Python
+environment `make setup` builds there from the locks is then the Debian path's, hash for hash.
 
 nix-instantiate evaluates the flake's `outputs` against nix/stub-nixpkgs.nix, a nixpkgs that
 holds only the attributes of nix/nixpkgs-allowlist.txt, for every system, with nothing fetched,
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -18,13 +21,34 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from testbed.tools import TOOLS
+from testbed.tools import LOCK_FILE, TEST_LOCK_FILE, TOOLS
 
 NIX_DIR = Path(__file__).resolve().parent
 ROOT = NIX_DIR.parent
 SYSTEMS = ("x86_64-linux", "aarch64-linux")
 # Commands .venv installs from requirements.lock; the dev shell must not shadow them.
 VENV_COMMANDS = frozenset({"snakemake", "ruff", "pytest", "mwlab", "pip"})
+
+
+_LOCK_PYTHON = re.compile(r"--python-version[ =](\d+\.\d+)")
+_PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==")
+
+
+def lock_problems(lock: Path) -> tuple[str | None, list[str]]:
+    """The Python version a lock was made for (`make lock` records it in the header), and what
+    keeps `pip install --require-hashes` from installing exactly its artifacts."""
+    try:
+        text = lock.read_text()
+    except FileNotFoundError:
+        return None, [f"{lock.name} is missing: `make lock` writes it"]
+    m = _LOCK_PYTHON.search("\n".join(ln for ln in text.splitlines() if ln.startswith("#")))
+    problems = [] if m else [f"{lock.name} does not say which Python it was locked for"]
+    # A requirement runs on over continuation lines; each must carry a hash.
+    entries = re.split(r"\n(?=[A-Za-z0-9])", text)
+    unhashed = [e.split("==")[0] for e in entries if _PIN.match(e) and "--hash=sha256:" not in e]
+    if unhashed:
+        problems.append(f"{lock.name} pins {', '.join(unhashed)} without a hash: `make lock`")
+    return (m.group(1) if m else None), problems
 
 
 class CheckError(Exception):
@@ -158,6 +182,33 @@ def check(projection: dict[str, Any]) -> list[str]:
                     " .venv (requirements.lock), not from nixpkgs"
                 )
     problems += link_problems(projection)
+    problems += python_problems(projection)
+    return problems
+
+
+def python_problems(projection: dict[str, Any], locks: tuple[Path, ...] = ()) -> list[str]:
+    """The dev shell's interpreter must be the one every lock was made for."""
+    problems: list[str] = []
+    versions = set()
+    for lock in locks or (LOCK_FILE, TEST_LOCK_FILE):
+        version, found = lock_problems(lock)
+        problems += found
+        if version:
+            versions.add(version)
+    if len(versions) > 1:
+        problems.append(f"the locks were made for different Pythons: {', '.join(sorted(versions))}")
+    for system in SYSTEMS:
+        shell = projection["devShells"].get(system, {}).get("default")
+        if not _is_drv(shell):
+            continue
+        have = sorted(b for b in shell_bins(shell, system) if re.fullmatch(r"python3\.\d+", b))
+        for version in versions:
+            if have != [f"python{version}"]:
+                problems.append(
+                    f"devShells.{system}.default has {', '.join(have) or 'no python3.N'}, but"
+                    f" the locks are for Python {version}: the venv would not hold their"
+                    " artifacts"
+                )
     return problems
 
 
@@ -188,7 +239,9 @@ def main(argv: list[str] | None = None) -> int:
         f"check-nix: {args.flake.name} evaluates offline against {projection['allowlistSize']}"
         f" allowlisted nixpkgs attributes for {', '.join(SYSTEMS)}: packages"
         f" {', '.join(packages)}; {shells} dev shells provide the {len(TOOLS)} tools of"
-        " testbed/tools.py and no Python package of their own"
+        " testbed/tools.py and no Python package of their own, on the Python"
+        f" {lock_problems(LOCK_FILE)[0]} that {LOCK_FILE.name} and {TEST_LOCK_FILE.name} pin"
+        " with hashes"
     )
     return 0
 

@@ -3,20 +3,19 @@
 # Idempotent: when everything is present it only queries dpkg.
 set -euo pipefail
 
-# Each tool of testbed/tools.py names its package here (tests/nix/test_tool_layout.py checks);
-# nix-bin brings nix-instantiate for `make check-nix`.
-packages=(
-  openjdk-17-jdk-headless maven
-  memcached libmemcached-tools nutcracker
-  iperf3 iproute2 openssh-server openssh-client procps
-  iptables gcc pkg-config libnetfilter-queue-dev
-  python3 python3-venv
-  latexmk texlive-latex-base texlive-latex-recommended texlive-latex-extra
-  texlive-fonts-recommended texlive-science lmodern poppler-utils
-  octave octave-queueing
-  postgresql-15 postgresql-15-pgq3 pgqd
-  nix-bin
-)
+# The packages COMMAND (paper, measure or test; default test, which needs them all) needs, from
+# scripts/debian-packages.tsv, the one list (each tool of testbed/tools.py names its package
+# there).
+command=${1:-test}
+case "$command" in
+  paper | measure | test) ;;
+  *) echo "setup: unknown command '$command' (paper, measure or test)" >&2; exit 2 ;;
+esac
+packages=()
+while IFS=$'\t' read -r package commands; do
+  [[ -z "$package" || "$package" == \#* ]] && continue
+  [[ " $commands " == *" $command "* ]] && packages+=("$package")
+done <"$(dirname "$0")/debian-packages.tsv"
 
 missing=()
 for p in "${packages[@]}"; do
@@ -27,6 +26,7 @@ done
 # PostgreSQL refuses to run as root: a root run starts it as this unprivileged user
 # (testbed/services/postgres.py).
 pg_user() {
+  [[ " ${packages[*]} " == *" postgresql-15 "* ]] || return 0
   id -u mwlab-pg >/dev/null 2>&1 && return 0
   ((EUID == 0)) || return 0  # not root: PostgreSQL runs as the caller
   useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin mwlab-pg
@@ -34,7 +34,7 @@ pg_user() {
 }
 
 if ((${#missing[@]} == 0)); then
-  echo "setup: all ${#packages[@]} Debian packages present"
+  echo "setup: all ${#packages[@]} Debian packages of make $command present"
   pg_user
   exit 0
 fi
@@ -49,7 +49,7 @@ if ((EUID != 0)); then
   sudo=(sudo)
 fi
 
-echo "setup: installing ${#missing[@]} Debian packages: ${missing[*]}"
+echo "setup: installing ${#missing[@]} Debian packages for make $command: ${missing[*]}"
 start=$SECONDS
 "${sudo[@]}" apt-get update -q
 DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"

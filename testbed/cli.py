@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import click
 import yaml
-from rich.console import Console
-from rich.table import Table
 
 from common.stages import RUN_STAGES
 from testbed.delaycheck import delay_check_command
@@ -18,17 +15,7 @@ from testbed.point import DEFAULT_WORKERS, Point, apply_overrides, describe_erro
 from testbed.run import RunError, RunOptions, run_exit_code, run_point
 from testbed.series import SeriesOptions, SeriesRunner, StabilityCheck
 from testbed.signals import SignalRecorder
-from testbed.tools import (
-    PYTHON_PACKAGES,
-    TOOLS,
-    Found,
-    find_python_package,
-    find_tool,
-    interpreter,
-    lock_pins,
-    normalise,
-    python_mismatches,
-)
+from testbed.tools_cli import tools_command
 
 # Flags that set fields of the point: option name -> dotted field path.
 _POINT_FLAGS: dict[str, str] = {
@@ -66,70 +53,6 @@ _POINT_FLAGS: dict[str, str] = {
     "budget_client": "budgets_cores.client",
     "budget_middleware": "budgets_cores.middleware",
 }
-
-
-@click.command("tools")
-@click.option("--json", "as_json", is_flag=True, help="Print name -> version as JSON.")
-@click.option(
-    "--check",
-    is_flag=True,
-    help="Exit 1 if a required tool is missing or a Python package is not the pinned version.",
-)
-def tools_command(as_json: bool, check: bool) -> None:
-    """List the tools and Python packages the study uses: version and full path of each."""
-    found = {t.name: find_tool(t) for t in TOOLS}
-    python = {p.name: find_python_package(p) for p in PYTHON_PACKAGES}
-    pins = lock_pins()
-    if as_json:
-        versions = {name: f.version for name, f in (found | python).items()}
-        versions["python"] = interpreter().version
-        click.echo(json.dumps(versions, indent=2, sort_keys=True))
-    else:
-        _print_tools(found, python, pins)
-    missing = [t.name for t in TOOLS if t.required and found[t.name].path is None]
-    if check and missing:
-        click.echo(f"missing required tools: {', '.join(missing)}", err=True)
-    mismatched = python_mismatches(python, pins)
-    if check and mismatched:
-        click.echo(
-            f"Python packages differ from requirements.lock: {'; '.join(mismatched)}", err=True
-        )
-    if check and (missing or mismatched):
-        sys.exit(1)
-
-
-def _print_tools(found: dict[str, Found], python: dict[str, Found], pins: dict[str, str]) -> None:
-    paths = [f.path or "" for f in (*found.values(), *python.values(), interpreter())]
-    console = Console()
-    # Full paths never wrap (they are to be copied); the other columns give way.
-    needed = max(map(len, paths)) + max(len(t.name) for t in TOOLS) + 48
-    if console.width < needed:
-        console = Console(width=needed)
-    table = Table(title="tools")
-    table.add_column("tool", no_wrap=True)
-    table.add_column("version")
-    table.add_column("path", no_wrap=True)
-    table.add_column("purpose")
-    for t in TOOLS:
-        f = found[t.name]
-        missing = "[red]missing[/red]" if t.required else "absent (optional)"
-        table.add_row(t.name, f.version or missing, f.path or "", t.purpose)
-    console.print(table)
-    table = Table(title="python")
-    table.add_column("package", no_wrap=True)
-    table.add_column("version")
-    table.add_column("pinned")
-    table.add_column("path", no_wrap=True)
-    py = interpreter()
-    table.add_row("(interpreter)", py.version, "", py.path)
-    for p in PYTHON_PACKAGES:
-        f = python[p.name]
-        pin = pins.get(normalise(p.name), "")
-        version = f.version or ("[red]missing[/red]" if pin else "absent")
-        if f.version and pin and f.version != pin:
-            version = f"[red]{f.version}[/red]"
-        table.add_row(p.name, version, pin, f.path or "")
-    console.print(table)
 
 
 # Options of both `mwlab run` and `mwlab run-series`, declared once.
@@ -174,8 +97,8 @@ progress_option = click.option(
 @click.option("--virtual-clients", type=int, help="Connections per thread.")
 @click.option(
     "--driver",
-    type=click.Choice(["auto", "memtier", "builtin", "memaslap"]),
-    help="Load generator (auto: memtier_benchmark if installed, else built-in).",
+    type=click.Choice(["builtin", "memtier", "memaslap"]),
+    help="Load generator, the same on every machine (default: builtin).",
 )
 @click.option("--ratio", help="SET:GET ratio, memtier syntax (e.g. 1:0, 0:1, 1:6).")
 @click.option("--multiget", type=int, help="Keys per multi-key GET (0: single GETs).")

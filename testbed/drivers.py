@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,15 +18,10 @@ class Target:
     port: int
 
 
-def resolve_driver(driver: str, on_clients: str | None = None) -> str:
-    """`auto` means memtier_benchmark when it is installed, else the built-in generator:
-    on the client machines where preflight resolved it there (`on_clients`, from the pinned
-    inventory), else on this machine, whose processes are the clients."""
-    if driver == "auto":
-        if on_clients is not None:
-            return on_clients
-        return "memtier" if shutil.which("memtier_benchmark") else "builtin"
-    return driver
+def resolve_driver(driver: str) -> str:
+    """The load generator a point runs: the one it names, the same on every machine. `auto`,
+    from datasets measured before the catalogue named drivers, is the built-in one they ran."""
+    return "builtin" if driver == "auto" else driver
 
 
 def memaslap_binary() -> str:

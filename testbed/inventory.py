@@ -37,8 +37,6 @@ class Inventory(BaseModel):
     # `accept_new` (preflight's first contact) adds the keys of machines not yet in the file.
     known_hosts: Path | None = None
     accept_new: bool = False
-    # `driver: auto` as preflight resolved it on the clients, not on the driving machine.
-    driver: Literal["builtin", "memtier", "memaslap"] | None = None
     machines: list[Machine]
 
     def of_role(self, role: str) -> list[Machine]:

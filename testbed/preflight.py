@@ -5,8 +5,7 @@ on first contact, strict afterwards), and asked in one call for its kernel, core
 clock and the version of every tool its role needs there. The links between roles are then
 measured with iperf3. A machine that cannot be reached or lacks a tool fails the preflight at
 once, naming the machine and the tool. What passes is written as a pinned inventory (the
-runs' ssh checks the pinned keys strictly, and `driver: auto` is resolved on the clients) and
-a record of every machine.
+runs' ssh checks the pinned keys strictly) and a record of every machine.
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ from typing import Any
 import yaml
 
 from testbed import linkcap
+from testbed.drivers import resolve_driver
 from testbed.hosts import HostError, SshHost
 from testbed.inventory import Inventory, load_inventory
 from testbed.services.pghost import REMOTE_BINDIR
@@ -64,16 +64,13 @@ class MachineRecord:
 
 
 def needed_tools(system: str, drivers: Iterable[str]) -> dict[str, tuple[str, ...]]:
-    """The tools each role needs for `system` with the load generators `drivers` (`auto`
-    needs none of its own: it is resolved from what the clients have)."""
+    """The tools each role needs for `system` with the load generators `drivers`."""
     if system not in ROLE_TOOLS:
         raise PreflightError(f"unknown system {system!r}: one of {', '.join(ROLE_TOOLS)}")
     needs = {role: (*tools, *COMMON_TOOLS) for role, tools in ROLE_TOOLS[system].items()}
     if system == "memcached":
-        extra = tuple(sorted({DRIVER_TOOLS[d] for d in drivers if d != "auto"}))
+        extra = tuple(sorted({DRIVER_TOOLS[resolve_driver(d)] for d in drivers}))
         needs["client"] = (*needs["client"], *(t for t in extra if t not in needs["client"]))
-        if "auto" in drivers and "java" not in needs["client"]:
-            needs["client"] = (*needs["client"], "java")
     return needs
 
 
@@ -135,18 +132,9 @@ def probe(host: SshHost, tools: Iterable[str]) -> MachineRecord:
     return record
 
 
-def pinned(inv: Inventory, known_hosts: Path, driver: str | None) -> Inventory:
+def pinned(inv: Inventory, known_hosts: Path) -> Inventory:
     """The inventory the runs use: host keys checked strictly against `known_hosts`."""
-    return inv.model_copy(update={"known_hosts": known_hosts.resolve(), "driver": driver})
-
-
-def resolve_driver(drivers: Iterable[str], clients: list[MachineRecord]) -> str | None:
-    """`auto` resolved on the clients themselves: memtier where every client has it, else the
-    built-in generator; None where no point asks for `auto`."""
-    if "auto" not in set(drivers):
-        return None
-    every = clients and all(c.tools.get("memtier_benchmark") for c in clients)
-    return "memtier" if every else "builtin"
+    return inv.model_copy(update={"known_hosts": known_hosts.resolve()})
 
 
 def run_preflight(
@@ -176,8 +164,6 @@ def run_preflight(
     # First contact adds a machine's key; a key that changed since is refused.
     first = inv.model_copy(update={"known_hosts": known, "accept_new": True})
     needs = needed_tools(system, drivers)
-    if "auto" in drivers:
-        needs["client"] = (*needs["client"], "memtier_benchmark")
     hosts = [first.ssh_host(m, "preflight") for m in inv.machines]
     records: list[MachineRecord] = []
     problems: list[str] = []
@@ -189,13 +175,11 @@ def run_preflight(
             problems.append(str(e))
             continue
         records.append(record)
-        optional = {"memtier_benchmark"} if "auto" in drivers else set()
-        missing = [t for t, v in record.tools.items() if v is None and t not in optional]
+        missing = [t for t, v in record.tools.items() if v is None]
         if missing:
             problems.append(f"{host.name}: missing {', '.join(missing)} on its ssh PATH")
     if problems:
         raise PreflightError(f"preflight of {inventory} failed: " + "; ".join(problems))
-    driver = resolve_driver(drivers, [r for r in records if r.role == "client"])
     say("preflight: measuring the links between roles with iperf3")
     try:
         links = linkcap.measure("ssh", hosts, {}, IPERF_PORT, out / "links", cache=None)
@@ -207,13 +191,12 @@ def run_preflight(
     record = {
         "inventory": str(inventory),
         "system": system,
-        "drivers": drivers,
-        "driver": driver,
+        "drivers": sorted({resolve_driver(d) for d in drivers}),
         "checked_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machines": [asdict(r) for r in records],
         "links_mbit": links,
     }
-    runs = pinned(inv, known, driver)
+    runs = pinned(inv, known)
     (out / "inventory.yaml").write_text(
         yaml.safe_dump(runs.model_dump(mode="json", exclude={"accept_new"}), sort_keys=False)
     )

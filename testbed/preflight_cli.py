@@ -23,8 +23,8 @@ from testbed.preflight import DRIVER_TOOLS, ROLE_TOOLS, PreflightError, run_pref
     "--driver",
     "drivers",
     multiple=True,
-    type=click.Choice([*sorted(DRIVER_TOOLS), "auto"]),
-    help="A load generator the study's points use (repeatable; `auto` is resolved on the clients).",
+    type=click.Choice(sorted(DRIVER_TOOLS)),
+    help="A load generator the study's points use (repeatable).",
 )
 @click.option(
     "--need",

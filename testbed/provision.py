@@ -32,6 +32,8 @@ from typing import Any, Protocol
 
 import yaml
 
+from testbed.point import Point
+
 ROOT = Path(__file__).resolve().parents[1]
 MACHINES = ROOT / "workflows" / "machines.yaml"
 PRICES = ROOT / "workflows" / "azure-prices.yaml"
@@ -65,14 +67,13 @@ PACKAGES: dict[str, list[str]] = {
     "simplemq": ["openjdk-17-jre-headless", "postgresql", "iperf3"],
 }
 SERVICES = {"memcached": "memcached", "simplemq": "postgresql"}
-# memtier_benchmark, for the studies whose points run it (`driver: memtier`, or `auto`, which
-# runs it where every client has it): installed on its own, so that an archive without the
-# package installs everything else (preflight then names it where a point needs it, and
-# `auto` falls back to the built-in generator).
-MEMTIER_DRIVERS = {"memtier", "auto"}
+# memtier_benchmark, for the studies whose points name it (`driver: memtier`): installed on its
+# own, so that an archive without the package installs everything else (preflight then names
+# it as missing on the clients, before any run).
+MEMTIER_DRIVERS = {"memtier"}
 _MEMTIER = (
     "apt-get install -y memtier-benchmark || echo 'memtier-benchmark is not in this image's"
-    " archive: driver auto runs the built-in generator'"
+    " archive: points with driver memtier cannot run here'"
 )
 
 
@@ -114,9 +115,11 @@ def _found(node: Any, key: str) -> set[str]:
 
 def study_software(study: str, catalogue: Path = CATALOGUE) -> tuple[str, set[str]]:
     """The system a study's families run (memcached or simplemq) and the load generators
-    (`driver`) its points ask for, read from the catalogue file (`auto` where a family's
-    fixed settings name none)."""
-    families = (_yaml(catalogue) or {}).get("families", {})
+    (`driver`) its points ask for, read from the catalogue file (the catalogue's default where
+    a family's fixed settings name none)."""
+    doc = _yaml(catalogue) or {}
+    families = doc.get("families", {})
+    default = ((doc.get("defaults") or {}).get("fixed") or {}).get("driver", Point().driver)
     systems: set[str] = set()
     drivers: set[str] = set()
     for family in families.values():
@@ -125,7 +128,7 @@ def study_software(study: str, catalogue: Path = CATALOGUE) -> tuple[str, set[st
         systems |= _found(family, "system") or {"memcached"}
         drivers |= _found(family, "driver")
         if "driver" not in (family.get("fixed") or {}):
-            drivers.add("auto")
+            drivers.add(str(default))
     if len(systems) != 1:
         raise ProvisionError(f"study {study} runs {sorted(systems) or 'nothing'}: one system")
     system = systems.pop()

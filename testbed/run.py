@@ -30,7 +30,6 @@ from testbed import (
 )
 from testbed.drivers import Target
 from testbed.hosts import Host, HostError, LocalHost, NamespaceHost, Proc, SshHost
-from testbed.inventory import load_inventory
 from testbed.manifest import build_manifest, now, write_manifest
 from testbed.point import Point
 from testbed.services.memcached import stats_on, wait_ready
@@ -103,16 +102,6 @@ GATED_DRIVERS = {"builtin", "simplemq"}
 ClientCommand = Callable[[Host, int, Point], list[str]]
 
 
-def _clients_driver(point: Point) -> str | None:
-    """`driver: auto` as preflight resolved it on an ssh inventory's clients; None elsewhere
-    (an unreadable inventory is the layout stage's error to report)."""
-    if point.hosts != "ssh" or not point.inventory:
-        return None
-    with contextlib.suppress(OSError, ValueError):
-        return load_inventory(Path(point.inventory)).driver
-    return None
-
-
 @dataclass
 class RunOptions:
     out: Path
@@ -162,9 +151,7 @@ class Runner:
         self.console = console or Console(stderr=True)
         self.layout: Layout | None = None
         queue = point.system == "simplemq"
-        self.driver = (
-            "simplemq" if queue else drivers.resolve_driver(point.driver, _clients_driver(point))
-        )
+        self.driver = "simplemq" if queue else drivers.resolve_driver(point.driver)
         self.processes: list[Proc] = []
         self.link_capacity: dict[str, float] = {}
         self.link_delay: linkdelay.LinkDelay | None = None

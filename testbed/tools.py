@@ -23,7 +23,8 @@ class Tool:
     version_args: tuple[str, ...]
     purpose: str
     required: bool = True
-    # The Debian 12 package that installs it (scripts/setup-debian.sh); None: not packaged there.
+    # The Debian 12 package that installs it (scripts/debian-packages.tsv, which says which
+    # commands need it); None: not packaged there.
     debian: str | None = None
     # Absolute directories (glob patterns; the last match first) searched after PATH.
     dirs: tuple[str, ...] = ()
@@ -80,9 +81,17 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "memtier_benchmark",
         ("--version",),
-        "the study's load generator (Nix shell only; the built-in one stands in)",
+        "the 2018 study's load generator, for a family that names it (`driver: memtier`)",
         required=False,
     ),
+)
+
+# The tools whose version a measurement depends on: the systems measured, their servers and
+# load generators. A dataset measured with other versions of these is another measurement.
+# memccp is here for its banner, which names the libmemcached that memcaslap is built from
+# (memcaslap's own says "v1.0" on 1.0.18 and on 1.1.4 alike).
+MEASURED_TOOLS = frozenset(
+    {"java", "memcached", "memcaslap", "memccp", "memtier_benchmark", "nutcracker", "initdb"}
 )
 
 
@@ -93,6 +102,9 @@ class PythonPackage:
     name: str
     # True: what counts is the executable on PATH (make and the pipeline run it), not the import.
     command: bool = False
+    # The extra of pyproject.toml that brings it (only `make test` installs `test`); None: a
+    # runtime dependency, in every environment.
+    extra: str | None = None
 
 
 PYTHON_PACKAGES: tuple[PythonPackage, ...] = (
@@ -101,14 +113,20 @@ PYTHON_PACKAGES: tuple[PythonPackage, ...] = (
     PythonPackage("statsmodels"),
     PythonPackage("scipy"),
     PythonPackage("matplotlib"),
-    PythonPackage("seaborn"),
     PythonPackage("pydantic"),
     PythonPackage("hdrhistogram"),
     PythonPackage("snakemake", command=True),
-    PythonPackage("ruff", command=True),
+    PythonPackage("ruff", command=True, extra="test"),
 )
 
-LOCK_FILE = Path(__file__).resolve().parents[1] / "requirements.lock"
+ROOT = Path(__file__).resolve().parents[1]
+# The runtime closure, and the closure with the test extra (`make lock` writes both, hashed).
+LOCK_FILE = ROOT / "requirements.lock"
+TEST_LOCK_FILE = ROOT / "requirements-test.lock"
+DEBIAN_PACKAGES = ROOT / "scripts" / "debian-packages.tsv"
+# What a command of the Makefile installs and checks: `make paper` only rebuilds the report,
+# `make measure` runs the systems, `make test` everything (scripts/debian-packages.tsv).
+COMMANDS = ("paper", "measure", "test")
 
 
 @dataclass(frozen=True)
@@ -157,9 +175,37 @@ def tool_version(tool: Tool) -> str | None:
     return find_tool(tool).version
 
 
-def missing_tools() -> list[Tool]:
-    """Required tools that are not installed."""
-    return [t for t in TOOLS if t.required and tool_path(t) is None]
+def debian_packages(path: Path = DEBIAN_PACKAGES) -> dict[str, frozenset[str]]:
+    """Each Debian package of scripts/debian-packages.tsv with the commands that need it."""
+    packages: dict[str, frozenset[str]] = {}
+    for line in path.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            package, _, commands = line.partition("\t")
+            packages[package.strip()] = frozenset(commands.split())
+    return packages
+
+
+def needed_by(tool: Tool, command: str) -> bool:
+    """Whether `command` runs the tool: by its Debian package's commands; a tool Debian does
+    not package (memtier_benchmark) only where a family names it, which `test` covers."""
+    if tool.debian is None:
+        return command == "test"
+    return command in debian_packages().get(tool.debian, frozenset())
+
+
+def missing_tools(command: str = "test") -> list[Tool]:
+    """Required tools of `command` that are not installed."""
+    return [t for t in TOOLS if t.required and needed_by(t, command) and tool_path(t) is None]
+
+
+def lock_for(command: str) -> Path:
+    """The lock whose closure `command`'s environment holds: the test extra only for `test`."""
+    return TEST_LOCK_FILE if command == "test" else LOCK_FILE
+
+
+def python_packages(command: str) -> tuple[PythonPackage, ...]:
+    """The packages `command`'s environment must hold at the pinned versions."""
+    return tuple(p for p in PYTHON_PACKAGES if p.extra is None or command == "test")
 
 
 def normalise(name: str) -> str:
@@ -201,13 +247,55 @@ def interpreter() -> Found:
     return Found(".".join(map(str, sys.version_info[:3])), sys.executable)
 
 
-def python_mismatches(found: dict[str, Found], pins: dict[str, str]) -> list[str]:
-    """Packages whose installed version is not the pinned one (absent ones included)."""
+def python_mismatches(
+    found: dict[str, Found], pins: dict[str, str], command: str = "test"
+) -> list[str]:
+    """`command`'s packages whose installed version is not the pinned one (absent ones too)."""
     problems = []
-    for pkg in PYTHON_PACKAGES:
+    for pkg in python_packages(command):
         pin = pins.get(normalise(pkg.name))
         have = found[pkg.name]
         if pin is not None and have.version != pin:
             where = f" at {have.path}" if have.path else ""
             problems.append(f"{pkg.name} {have.version or 'missing'}{where} (pinned {pin})")
     return problems
+
+
+@dataclass(frozen=True)
+class Difference:
+    """A tool or package whose version here is not the one a measurement recorded."""
+
+    name: str
+    here: str | None
+    recorded: str | None
+
+    @property
+    def measured(self) -> bool:
+        """Whether the measurement's results depend on it (MEASURED_TOOLS)."""
+        return self.name in MEASURED_TOOLS
+
+    def describe(self, source: str) -> str:
+        kind = "measured" if self.measured else "not measured"
+        here = self.here or "not installed"
+        recorded = self.recorded or "not installed"
+        return f"{self.name} ({kind}): {here} here, {recorded} in {source}"
+
+
+def versions(command: str = "test") -> dict[str, str | None]:
+    """Name -> version of every tool and of `command`'s Python packages, and the interpreter's:
+    what `mwlab tools --json` prints and a measurement records (environment/tools.json)."""
+    found = {t.name: find_tool(t).version for t in TOOLS}
+    found |= {p.name: find_python_package(p).version for p in python_packages(command)}
+    found["python"] = interpreter().version
+    return found
+
+
+def differences(here: dict[str, str | None], recorded: dict[str, str | None]) -> list[Difference]:
+    """What differs between this machine and a recorded environment, measured tools first.
+    A name only one side records counts: a tool the measurement ran and this machine lacks, or
+    one this machine has that the measurement did not record (as null or not at all)."""
+    names = sorted(here.keys() | recorded.keys())
+    found = [
+        Difference(n, here.get(n), recorded.get(n)) for n in names if here.get(n) != recorded.get(n)
+    ]
+    return sorted(found, key=lambda d: (not d.measured, d.name))

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -83,3 +85,13 @@ def extended_allowlist(tmp_path: Path) -> Callable[[str], Path]:
         return path
 
     return make
+
+
+@pytest.fixture(scope="session")
+def nix_check_module() -> ModuleType:
+    """nix/check.py as a module, to call its functions directly."""
+    spec = importlib.util.spec_from_file_location("nix_check", CHECK)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -99,3 +99,40 @@ def test_snakemake_script_jobs_keep_the_callers_pythonpath(tmp_path) -> None:
     assert seen["mark"] == "preset"
     assert Path(seen["prefix"]) == ROOT / ".venv"
     assert Path(seen["testbed"]).resolve() == ROOT / "testbed" / "tools.py"
+
+
+def test_a_dev_shell_on_another_python_than_the_locks_fails(
+    nixcheck, mutated, extended_allowlist
+) -> None:
+    """The venv `make setup` builds on the shell's interpreter must hold the locks' artifacts."""
+    allowlist = extended_allowlist(
+        "python312 pkgs/development/interpreters/python/default.nix bin=python3,python3.12\n"
+    )
+    flake = mutated("            python311\n", "            python312\n")
+    proc = nixcheck("--flake", str(flake), "--allowlist", str(allowlist))
+    assert proc.returncode == 1
+    assert (
+        "devShells.x86_64-linux.default has python3.12, but the locks are for Python 3.11"
+        in proc.stderr
+    )
+
+
+def test_a_lock_without_hashes_or_its_python_is_reported(tmp_path, nix_check_module) -> None:
+    check = nix_check_module
+    lock = tmp_path / "requirements.lock"
+    lock.write_text(
+        "#    uv pip compile --python-version 3.11 pyproject.toml\n"
+        "numpy==2.3.5 \\\n    --hash=sha256:00\n    # via pandas\npandas==2.3.3\n"
+    )
+    assert check.lock_problems(lock) == (
+        "3.11",
+        ["requirements.lock pins pandas without a hash: `make lock`"],
+    )
+    lock.write_text("numpy==2.3.5 \\\n    --hash=sha256:00\n")
+    assert check.lock_problems(lock) == (
+        None,
+        ["requirements.lock does not say which Python it was locked for"],
+    )
+    assert check.lock_problems(tmp_path / "absent.lock")[1] == [
+        "absent.lock is missing: `make lock` writes it"
+    ]

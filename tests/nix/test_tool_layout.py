@@ -4,22 +4,11 @@ installs the package each one comes from."""
 
 from __future__ import annotations
 
-import importlib.util
-import re
 from pathlib import Path
-from types import ModuleType
 
 from testbed.tools import TOOLS, Tool
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def check_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("nix_check", ROOT / "nix" / "check.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def shell_bins(outputs, system: str) -> set[str]:
@@ -64,23 +53,10 @@ def test_a_link_to_an_executable_the_package_does_not_install_fails(nixcheck, mu
     assert "installs memcapable, memcat" in proc.stderr
 
 
-def test_a_tool_added_to_tools_py_alone_fails(outputs, monkeypatch) -> None:
-    check = check_module()
+def test_a_tool_added_to_tools_py_alone_fails(outputs, monkeypatch, nix_check_module) -> None:
+    check = nix_check_module
     assert check.check(outputs) == []
     monkeypatch.setattr(check, "TOOLS", (*TOOLS, Tool("valkey-server", ("--version",), "x")))
     problems = check.check(outputs)
     assert len(problems) == 2  # one per system
     assert all("does not provide valkey-server" in p for p in problems)
-
-
-def test_setup_debian_installs_the_package_of_every_tool() -> None:
-    script = (ROOT / "scripts" / "setup-debian.sh").read_text()
-    m = re.search(r"^packages=\((.*?)^\)", script, re.S | re.M)
-    assert m is not None
-    packages = set(m.group(1).split())
-    for tool in TOOLS:
-        if tool.debian is None:
-            # No Debian package: only the Nix shell has it, so nothing may require it.
-            assert not tool.required, tool.name
-        else:
-            assert tool.debian in packages, f"{tool.name}: {tool.debian} not in setup-debian.sh"

@@ -213,10 +213,10 @@ def test_azure_profile_provisions_measures_and_tears_down(tmp_path, netns_prefix
             assert min(asked) > calls.index(creates[name])
         assert "cloud-init done" in done.stdout
 
-        # cloud-init installs what each study's driver needs: memtier only for 2018 (auto).
+        # cloud-init installs what each study's drivers need: no study's points name memtier.
         init_2018 = (results / ".provision-2018" / "cloud-init.yaml").read_text()
         init_2015 = yaml.safe_load((results / ".provision-2015" / "cloud-init.yaml").read_text())
-        assert "memtier-benchmark" in init_2018
+        assert "libmemcached-tools" in init_2018 and "memtier" not in init_2018
         assert "postgresql" in init_2015["packages"] and "memtier" not in str(init_2015)
 
         # Preflight pinned each VM's own, new host key.
@@ -372,12 +372,14 @@ def test_readiness_times_out_naming_the_vm():
 
 
 def test_cloud_init_installs_memtier_only_where_a_driver_needs_it():
-    from testbed.provision import Settings
+    from testbed.provision import Settings, cloud_init, study_software
 
     init = {s: yaml.safe_load(Settings(study=s).cloud_init) for s in ("2018", "2016", "2015")}
-    # 2018's points run `driver: auto` (memtier where the clients have it); 2016's memaslap
-    # and the built-in generator; 2015's SimpleMQ its own clients.
-    assert "memtier-benchmark" in str(init["2018"]["runcmd"])
-    assert "memtier" not in str(init["2016"]) and "memtier" not in str(init["2015"])
+    # The catalogue names its drivers: 2018 the built-in generator, 2016 memaslap and the
+    # built-in one, 2015's SimpleMQ its own clients. None is memtier.
+    assert study_software("2018") == ("memcached", {"builtin"})
+    assert study_software("2016")[1] == {"builtin", "memaslap"}
+    assert "memtier" not in str(init)
+    assert "memtier-benchmark" in cloud_init("memcached", {"builtin", "memtier"})
     assert "libmemcached-tools" in init["2016"]["packages"]
     assert "postgresql" in init["2015"]["packages"]

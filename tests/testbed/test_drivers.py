@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from analysis.parse import read_memtier
-from testbed.drivers import Target, client_command, stepped
+from testbed.drivers import Target, client_command, resolve_driver, stepped
 from testbed.point import Point
 
 TARGET = Target("127.0.0.1", 11211)
@@ -56,3 +57,16 @@ def test_quarter_second_windows(loadgen_jar, memcached, tmp_path):
     w = res.windows
     assert w["window"].max() >= 8  # two seconds are windows 0..7, then the last replies
     assert (w["start_ms"] == res.start_ms + 250 * w["window"]).all()
+
+
+def test_a_point_runs_the_generator_it_names_whatever_is_installed(tmp_path, monkeypatch):
+    """The same study on every path: memtier on PATH (as in `nix develop`) changes nothing."""
+    fake = tmp_path / "memtier_benchmark"
+    fake.write_text("#!/bin/sh\necho memtier_benchmark 2.1.0\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    assert Point().driver == "builtin"
+    assert resolve_driver(Point().driver) == "builtin"
+    assert resolve_driver("memtier") == "memtier"
+    # Datasets planned before drivers were named say `auto`: they ran the built-in generator.
+    assert resolve_driver("auto") == "builtin"

@@ -10,6 +10,7 @@ from mwlab.catalogue import family_settings, load_catalogue, load_profile
 from mwlab.catalogue import measured_again_when_unstable
 
 from analysis import dataset as datasets
+from common.environment import HOST_RECORD, TOOLS_RECORD
 
 # A reference dataset (analysis/dataset.py) to rebuild the report from, instead of measuring:
 # `make paper` sets it, with the dataset's own study.yaml and catalogue.yaml as the plan.
@@ -48,8 +49,8 @@ for _run in PLAN:
         SERIES.setdefault(_run.series, []).append(_run)
 ACTIVE_FAMILIES = sorted({run.family for run in PLAN})
 # What the analysis reads from the measurement: measured here, or restored from DATASET.
-TOOLS_JSON = f"{RESULTS}/environment/tools.json"
-HOST_JSON = f"{RESULTS}/environment/host.json"
+TOOLS_JSON = f"{RESULTS}/{TOOLS_RECORD}"
+HOST_JSON = f"{RESULTS}/{HOST_RECORD}"
 PROVENANCE_JSON = f"{RESULTS}/{datasets.PROVENANCE}"
 RUN_TIMES = f"{RESULTS}/data/run_times.parquet"
 TESTBED_RUNS = f"{RESULTS}/data/testbed_runs.parquet"

@@ -12,15 +12,28 @@ if not DATASET:
             "python3 -m mwlab tools --json > {output.json} 2> {log}"
 
 
+# The tools of the machine that builds the report, which the table sets beside the measurement's
+# where they differ (a dataset measured elsewhere, or with other versions).
+rule built_with:
+    output:
+        json=f"{RESULTS}/paper/built-with.json",
+    log:
+        f"{RESULTS}/logs/built_with.log",
+    shell:
+        "python3 -m mwlab tools --json --for paper > {output.json} 2> {log}"
+
+
 rule environment_table:
     input:
         json=TOOLS_JSON,
+        built_with=rules.built_with.output.json,
     output:
         tex=f"{RESULTS}/paper/environment.tex",
     log:
         f"{RESULTS}/logs/environment_table.log",
     shell:
-        "python3 -m analysis.environment_table {input.json} {output.tex} 2> {log}"
+        "python3 -m analysis.environment_table {input.json} {output.tex} {input.built_with}"
+        " 2> {log}"
 
 
 rule setup_tables:

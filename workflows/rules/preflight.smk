@@ -3,7 +3,9 @@
 # runs use the pinned inventory it writes (mwlab.catalogue.pinned_inventory), and each study's
 # runs hold the slot of its machines, so studies on disjoint machines measure at the same time.
 from mwlab.catalogue import pinned_inventory
+from testbed.drivers import resolve_driver
 from testbed.inventory import load_inventory
+from testbed.point import Point
 
 
 def _study_specs(study):
@@ -82,7 +84,9 @@ rule preflight:
         # The load generators of the study's points (SimpleMQ's clients are its own).
         drivers=lambda w: " ".join(
             f"--driver {d}"
-            for d in sorted({s.get("driver", "auto") for s in _study_specs(w.study)})
+            for d in sorted(
+                {resolve_driver(s.get("driver", Point().driver)) for s in _study_specs(w.study)}
+            )
             if _system(w.study) == "memcached"
         ),
         # The machines of each role its largest point uses.

@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 from testbed.drivers import memaslap_binary
-from testbed.tools import TOOLS, lock_pins
+from testbed.tools import TEST_LOCK_FILE, TOOLS, lock_pins
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_mwlab(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -62,7 +62,7 @@ def test_tools_table_shows_full_paths_unbroken() -> None:
 
 def test_tools_json_reports_the_pinned_python_versions() -> None:
     versions = json.loads(run_mwlab("tools", "--json", env=venv_path_env()).stdout)
-    pins = lock_pins()
+    pins = lock_pins(TEST_LOCK_FILE)
     for name in ("pandas", "numpy", "statsmodels", "scipy", "snakemake", "ruff", "pydantic"):
         assert versions[name] == pins[name], name
     assert versions["python"] == ".".join(map(str, sys.version_info[:3]))
@@ -94,3 +94,56 @@ def test_lock_pins_normalise_names(tmp_path: Path) -> None:
 def test_drivers_call_tools_by_their_tools_py_names() -> None:
     """One name on both paths: the driver runs the executable tools.py checks for."""
     assert memaslap_binary() in {t.name for t in TOOLS}
+
+
+def test_paper_checks_only_what_the_report_needs(tmp_path: Path) -> None:
+    """A machine that only rebuilds the report lacks the systems; `--for paper` asks for TeX."""
+    (tmp_path / "python").symlink_to(sys.executable)
+    env = {**os.environ, "PATH": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    proc = run_mwlab("tools", "--check", "--for", "paper", env=env)
+    assert proc.returncode == 1
+    assert "missing required tools of make paper: latexmk, pdflatex" in proc.stderr
+    assert "memcached" not in proc.stderr
+    # ruff is the test extra's: the report's environment does not hold it.
+    assert "ruff" not in proc.stderr
+
+
+def recorded(tmp_path: Path, **changes: str | None) -> Path:
+    """A dataset folder whose environment is this machine's, with some versions changed."""
+    versions = json.loads(run_mwlab("tools", "--json", env=venv_path_env()).stdout)
+    (tmp_path / "environment").mkdir(parents=True)
+    (tmp_path / "environment" / "tools.json").write_text(json.dumps(versions | changes))
+    return tmp_path
+
+
+def test_against_a_dataset_measured_with_the_same_tools(tmp_path: Path) -> None:
+    proc = run_mwlab("tools", "--against", str(recorded(tmp_path)), env=venv_path_env())
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == f"tools: the same versions as {tmp_path}"
+
+
+def test_against_names_every_difference_and_fails_on_a_measured_tool(tmp_path: Path) -> None:
+    here = json.loads(run_mwlab("tools", "--json", env=venv_path_env()).stdout)
+    dataset = recorded(tmp_path, snakemake="9.13.7", seaborn="0.13.2")
+    proc = run_mwlab("tools", "--check", "--against", str(dataset), env=venv_path_env())
+    # Only tools the runs do not depend on differ: named, and the check passes.
+    assert proc.returncode == 0, proc.stderr
+    assert f"snakemake (not measured): {here['snakemake']} here, 9.13.7 in {dataset}" in proc.stdout
+    assert f"seaborn (not measured): not installed here, 0.13.2 in {dataset}" in proc.stdout
+
+    other = recorded(tmp_path / "b", memcached="memcached 1.6.21", snakemake="9.13.7")
+    proc = run_mwlab("tools", "--against", str(other), env=venv_path_env())
+    assert proc.returncode == 1
+    lines = proc.stdout.splitlines()
+    # Measured tools first.
+    assert (
+        lines[0] == f"memcached (measured): {here['memcached']} here, memcached 1.6.21 in {other}"
+    )
+    assert any(line.startswith("snakemake (not measured)") for line in lines[1:])
+    assert "1 measured tool(s) differ" in proc.stderr
+
+
+def test_against_a_folder_without_a_record_is_refused(tmp_path: Path) -> None:
+    proc = run_mwlab("tools", "--against", str(tmp_path))
+    assert proc.returncode == 1
+    assert f"{tmp_path}: no environment/tools.json" in proc.stderr
