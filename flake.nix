@@ -102,8 +102,10 @@
       devShells = forAllSystems (pkgs: {
         default = pkgs.mkShell {
           # System tools and the Python interpreter only. The Python packages (Snakemake and ruff
-          # too) come from .venv, which `make setup` builds from requirements.lock as on Debian, so
-          # both paths run the same versions; nixpkgs' own would shadow them.
+          # too) come from .venv, which `make setup` builds from the hashed requirements.lock and
+          # requirements-test.lock as on Debian (pip --require-hashes), so both paths run the same
+          # artifacts; nixpkgs' own would shadow them. The interpreter is the Python the locks
+          # were made for (make check-nix compares them).
           packages = with pkgs; [
             jdk17
             maven
