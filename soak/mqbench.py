@@ -24,6 +24,13 @@ always meets a warmer or a more bloated server. The systems:
   its own Java client: L closed-loop clients, each sending to the next client, peeking and
   popping its own queue in turn (the seed's staticsmall/staticlarge, with --size the
   payload). At-most-once (the pop's reply follows its commit).
+- `simplemq-mw-gc`: the same through a middleware that groups commits (`--group-commit`,
+  default 8: a free worker takes up to 8 waiting requests of different clients and runs them
+  in one transaction, each answered after its commit). At-most-once.
+- `simplemq-lease`, `simplemq-lease-gc`: the lease mode, without and with group commit: L
+  clients send to one shared receiver and read as it (one message a read, leased for 60 s,
+  longer than any window), acking each message they got. At-least-once. Its delivered
+  messages are those acked; what the clients held leased at the end is drained with the rest.
 - `simplemq-direct`: the same client calling the procedures over its own JDBC connections
   (the client's database transport), no middleware. At-most-once.
 
@@ -97,13 +104,31 @@ from testbed.services.postgres import PostgresServer, bindir
 ROOT = Path(__file__).resolve().parents[1]
 GO_DIR = ROOT / "bench" / "mqbench"
 BINARY = ROOT / "build" / "mqbench"
-SYSTEMS = ("river", "pgq", "simplemq-mw", "simplemq-direct")
-GUARANTEE = {
-    "river": "at-least-once",
-    "pgq": "at-least-once",
-    "simplemq-mw": "at-most-once",
-    "simplemq-direct": "at-most-once",
+
+
+@dataclass(frozen=True)
+class SimpleMQVariant:
+    """How a SimpleMQ row runs: through the middleware or direct, pops (at-most-once) or leases
+    read and acked (at-least-once), and whether the middleware groups commits."""
+
+    middleware: bool
+    lease: bool = False
+    group_commit: bool = False
+
+
+SIMPLEMQ: dict[str, SimpleMQVariant] = {
+    "simplemq-mw": SimpleMQVariant(middleware=True),
+    "simplemq-mw-gc": SimpleMQVariant(middleware=True, group_commit=True),
+    "simplemq-lease": SimpleMQVariant(middleware=True, lease=True),
+    "simplemq-lease-gc": SimpleMQVariant(middleware=True, lease=True, group_commit=True),
+    "simplemq-direct": SimpleMQVariant(middleware=False),
 }
+SYSTEMS = ("river", "pgq", *SIMPLEMQ)
+GUARANTEE = {"river": "at-least-once", "pgq": "at-least-once"} | {
+    name: "at-least-once" if v.lease else "at-most-once" for name, v in SIMPLEMQ.items()
+}
+# Requests one middleware transaction holds at most in the group-commit rows (--group-commit).
+GROUP_COMMIT = 8
 LOADS = (1, 8, 32, 128)
 PAYLOADS = (200, 2000)
 QUICK_LOADS = (1, 32, 128)
@@ -250,6 +275,7 @@ class Bench:
     warmup_s: float
     river_fetch_cooldown_ms: float = 1.0
     drain_timeout_s: float = 120.0
+    group_commit: int = GROUP_COMMIT
 
     def dsn(self, database: str) -> str:
         return f"postgres://{USER}@{self.db.host.address}:{self.db.port}/{database}?sslmode=disable"
@@ -390,21 +416,32 @@ class Bench:
     def _simplemq(
         self, system: str, load: int, payload: int, seconds: float, rel: str
     ) -> dict[str, Any]:
+        variant = SIMPLEMQ[system]
         wd = self.out / rel
-        self.db.psql("TRUNCATE messages; DELETE FROM clients")
+        self.db.psql("TRUNCATE messages, leases, dead_letters; DELETE FROM clients")
         mw = None
-        if system == "simplemq-mw":
+        if variant.middleware:
             port = free_port()
-            mw = start_simplemq(self.host, port, DEFAULT_MQ_WORKERS, self.db.url, f"{rel}/mw")
+            extra = ("--group-commit", str(self.group_commit)) if variant.group_commit else ()
+            mw = start_simplemq(
+                self.host, port, DEFAULT_MQ_WORKERS, self.db.url, f"{rel}/mw", extra=extra
+            )
             wait_simplemq(port, mw)
             target = ["--middleware", f"{LOOPBACK}:{port}"]
         else:
             target = ["--db", self.db.url]
-        try:
+        if variant.lease:
+            # Every client sends to one shared receiver and reads and acks as it, as River's
+            # and PgQ's consumers share their queues; leases outlast the window.
+            workload = "lease"
+            load_options = ["--workload", "lease", "--receiver", "1", "--visibility-ms", "60000"]
+        else:
             workload = "staticsmall" if payload <= 200 else "staticlarge"
+            load_options = ["--workload", workload]
+        try:
             command = simplemq_client_command(
                 SIMPLEMQ_JAR,
-                [*target, "--clients", str(load), "--workload", workload,
+                [*target, "--clients", str(load), *load_options,
                  "--size", str(payload), "--test-time", str(round(seconds)),
                  "--prime", str(SIMPLEMQ_PRIME), "--start-gate", "gate",
                  "--message-log", ".", "--json-out-file", "result.json"],
@@ -434,10 +471,15 @@ class Bench:
         stats = report["ALL STATS"]
         window_s = float(stats["Runtime"]["Total duration"]) / 1000.0
         sent = _ids(wd / "client" / "sent.tsv")
-        popped = _ids(wd / "client" / "popped.tsv")
+        if variant.lease:
+            got = _ids(wd / "client" / "acked.tsv", status="ok")
+            delivery_block, delivery_op = "Reads", "read"
+        else:
+            got = _ids(wd / "client" / "popped.tsv")
+            delivery_block, delivery_op = "Pops", "pop_queue"
         drained = self._drain_simplemq()
-        row = _base(system, load, payload, window_s, len(popped), a, b)
-        delivered = set(popped) | set(drained)
+        row = _base(system, load, payload, window_s, len(got), a, b)
+        delivered = set(got) | set(drained)
         row |= {
             "latency_measured": False,
             "latency_p50_ms": None,
@@ -445,38 +487,48 @@ class Bench:
             "latency_note": NO_LATENCY,
             "send_p50_ms": _pct(stats, "Sends", "p50.00"),
             "send_p99_ms": _pct(stats, "Sends", "p99.00"),
-            "pop_p50_ms": _pct(stats, "Pops", "p50.00"),
-            "pop_p99_ms": _pct(stats, "Pops", "p99.00"),
-            "empty_pops": int(report["mwlab"]["replies"].get("pop_queue", {}).get("empty", 0)),
+            "pop_p50_ms": _pct(stats, delivery_block, "p50.00"),
+            "pop_p99_ms": _pct(stats, delivery_block, "p99.00"),
+            "empty_pops": int(report["mwlab"]["replies"].get(delivery_op, {}).get("empty", 0)),
             "produced": len(sent),
             "delivered": len(delivered & set(sent)),
             "drained": len(drained),
-            "duplicates": len(popped) + len(drained) - len(delivered),
+            "duplicates": len(got) + len(drained) - len(delivered),
             "lost": len(set(sent) - delivered),
             "settings": {
                 "workload": workload,
                 "prime_rounds": str(SIMPLEMQ_PRIME),
                 "middleware_workers": str(DEFAULT_MQ_WORKERS) if mw is not None else "",
+                "group_commit": str(self.group_commit) if variant.group_commit else "1",
             },
         }
+        if mw is not None:
+            summary = wd / "mw" / "stats" / "summary.json"
+            groups = json.loads(summary.read_text()).get("group_commit", {})
+            row["group_transactions"] = int(groups.get("transactions", 0))
+            row["grouped_requests"] = int(groups.get("requests", 0))
         row["all_delivered"] = (
             row["lost"] == 0 and row["duplicates"] == 0 and delivered == set(sent)
         )
         return row
 
     def _drain_simplemq(self) -> list[int]:
-        """Pops what the clients left, through the same pop procedure; the ids popped."""
+        """Pops what the clients left, through the same pop procedure, and removes the leases
+        they held unacked; the ids of both."""
+        leased = [int(x) for x in self.db.psql("DELETE FROM leases RETURNING id").split()]
         left = self.db.rows("SELECT queue_id, receiver_id, count(*) FROM messages GROUP BY 1, 2")
         script = "".join(f"SELECT id FROM pop_queue({q}, {r});\n" * int(n) for q, r, n in left)
         ids = [int(x) for x in self.db.psql(script.rstrip(";\n")).split()] if script else []
         if int(self.db.rows("SELECT count(*) FROM messages")[0][0]) != 0:
             raise BenchError("SimpleMQ's drain left messages in the database")
-        return ids
+        return ids + leased
 
 
-def _ids(path: Path) -> list[int]:
+def _ids(path: Path, status: str | None = None) -> list[int]:
+    """The message ids of a client's log (only the rows of `status`, where given)."""
     with path.open() as f:
-        return [int(r["message_id"]) for r in csv.DictReader(f, delimiter="\t")]
+        rows = csv.DictReader(f, delimiter="\t")
+        return [int(r["message_id"]) for r in rows if status is None or r["status"] == status]
 
 
 def _pct(stats: dict[str, Any], block: str, key: str) -> float | None:
@@ -589,8 +641,10 @@ def run(
     warmup_s: float,
     echo: Any = print,
     river_fetch_cooldown_ms: float = 1.0,
+    systems: tuple[str, ...] = SYSTEMS,
+    group_commit: int = GROUP_COMMIT,
 ) -> list[dict[str, Any]]:
-    """Runs the grid in `out`; the aggregated rows."""
+    """Runs the grid of `systems` in `out`; the aggregated rows."""
     check_tools()
     out.mkdir(parents=True, exist_ok=True)
     host = LocalHost(name="mqbench", role="server", address=LOOPBACK, base=out)
@@ -605,8 +659,8 @@ def run(
         if setting != "on":
             raise BenchError(f"synchronous_commit is {setting}, not on")
         db.psql("SELECT add_queue()")
-        bench = Bench(host, db, out, warmup_s, river_fetch_cooldown_ms)
-        steps = list(plan(loads, payloads, rounds))
+        bench = Bench(host, db, out, warmup_s, river_fetch_cooldown_ms, group_commit=group_commit)
+        steps = list(plan(loads, payloads, rounds, systems))
         total = sum(len(s[3]) for s in steps)
         started, n = time.monotonic(), 0
         for r, load, payload, order in steps:
@@ -655,6 +709,18 @@ def _ints(text: str) -> tuple[int, ...]:
     help="River's FetchCooldown (River's default, 100, caps a queue at MaxWorkers per 100 ms).",
 )
 @click.option(
+    "--systems",
+    help=f"Comma-separated systems, in this order within a cell before rotation (default: all,"
+    f" {','.join(SYSTEMS)}).",
+)
+@click.option(
+    "--group-commit",
+    type=click.IntRange(2, 1024),
+    default=GROUP_COMMIT,
+    show_default=True,
+    help="Requests one transaction holds at most in the -gc rows.",
+)
+@click.option(
     "--out", type=click.Path(path_type=Path), default=Path("results/mq-bench"), show_default=True
 )
 def bench_command(
@@ -666,6 +732,8 @@ def bench_command(
     seconds: float | None,
     warmup: float,
     river_fetch_cooldown_ms: float,
+    systems: str | None,
+    group_commit: int,
     out: Path,
 ) -> None:
     """SimpleMQ (middleware and direct) beside River and PgQ on one PostgreSQL 15, in
@@ -678,10 +746,17 @@ def bench_command(
     secs = seconds or (10.0 if quick else 30.0)
     if quick and secs < 10:
         raise click.UsageError("--quick runs windows of at least 10 s")
+    chosen = tuple(x.strip() for x in systems.split(",") if x.strip()) if systems else SYSTEMS
+    unknown = [x for x in chosen if x not in SYSTEMS]
+    if unknown or not chosen:
+        raise click.UsageError(
+            f"--systems: unknown {', '.join(unknown) or '(none given)'}; of {', '.join(SYSTEMS)}"
+        )
     click.echo(
         f"mq bench: loads {','.join(map(str, grid_loads))}, payloads"
         f" {','.join(map(str, grid_payloads))}, {n_rounds} round(s) of {secs:g} s windows,"
-        f" systems {', '.join(SYSTEMS)}; load average {_loadavg()}"
+        f" systems {', '.join(chosen)} (group commit {group_commit});"
+        f" load average {_loadavg()}"
     )
     try:
         rows = run(
@@ -693,6 +768,8 @@ def bench_command(
             warmup,
             click.echo,
             river_fetch_cooldown_ms,
+            chosen,
+            group_commit,
         )
     except HostError as e:
         raise click.ClickException(str(e)) from None

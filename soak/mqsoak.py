@@ -270,6 +270,7 @@ def soak(
     kill_middleware: bool = False,
     hold_after: int | None = None,
     timeout_s: float = 600.0,
+    group_commit: int = 1,
 ) -> Verdict:
     """Runs one soak in `out` and returns the oracle's verdict; `kill_middleware` kills the
     first middleware inside the window between a pop's commit and its reply, after
@@ -287,7 +288,8 @@ def soak(
 
     workload = ["--workload", "shared-receiver"]
     return _run(out, strategy, messages, middlewares, workers, clients, processes,
-                kill_middleware, hold_after, timeout_s, workload, judge)  # fmt: skip
+                kill_middleware, hold_after, timeout_s, workload, judge,
+                group_commit)  # fmt: skip
 
 
 def lease_soak(
@@ -303,6 +305,7 @@ def lease_soak(
     timeout_s: float = 600.0,
     visibility_ms: int = 3000,
     read_batch: int = 2,
+    group_commit: int = 1,
 ) -> LeaseVerdict:
     """The lease mode's soak in `out`: read and ack, leases of `visibility_ms`, up to
     `read_batch` messages a read; `kill_middleware` kills the first middleware between reads'
@@ -329,7 +332,8 @@ def lease_soak(
     workload = ["--workload", "lease", "--visibility-ms", str(visibility_ms),
                 "--read-batch", str(read_batch)]  # fmt: skip
     return _run(out, strategy, messages, middlewares, workers, clients, processes,
-                kill_middleware, hold_after, timeout_s, workload, judge)  # fmt: skip
+                kill_middleware, hold_after, timeout_s, workload, judge,
+                group_commit)  # fmt: skip
 
 
 V = TypeVar("V", Verdict, LeaseVerdict)
@@ -348,11 +352,13 @@ def _run(
     timeout_s: float,
     workload: list[str],
     judge: Callable[[list[Path], PostgresServer, frozenset[int], int], V],
+    group_commit: int = 1,
 ) -> V:
     """Starts PostgreSQL, the middlewares and the client processes (`workload`: their
     workload's options), kills the first middleware inside the commit hold's window if asked,
     and hands the clients' directories, the database, the held ids and the held requests to
-    `judge` before the database stops; writes its verdict to `verdict.json`."""
+    `judge` before the database stops; writes its verdict to `verdict.json`. `group_commit`:
+    the middlewares run up to that many requests in one transaction."""
     if not SIMPLEMQ_JAR.exists():
         raise HostError(f"{SIMPLEMQ_JAR} missing: `make build` builds it")
     if not 1 <= processes <= clients or messages < 1:
@@ -377,7 +383,10 @@ def _run(
                 db.url,
                 f"middlewares/mw{i + 1}",
                 i,
-                extra=hold if kill_middleware and i == 0 else (),
+                extra=[
+                    *(hold if kill_middleware and i == 0 else ()),
+                    *(("--group-commit", str(group_commit)) if group_commit > 1 else ()),
+                ],
             )
             for i, port in enumerate(ports)
         ]
@@ -494,11 +503,19 @@ mq_group.add_command(bench_command)
     help="With --kill-middleware: answered pops before the window opens (default: a tenth).",
 )
 @click.option(
+    "--group-commit",
+    type=click.IntRange(1, 1024),
+    default=1,
+    show_default=True,
+    help="Each middleware runs up to this many waiting requests in one transaction (1: each"
+    " its own, the seed's).",
+)
+@click.option(
     "--out", type=click.Path(path_type=Path), default=Path("results/mq-soak"), show_default=True
 )
 def soak_command(strategy: str, messages: int, middlewares: int, workers: int, clients: int,
                  delivery: str, visibility_ms: int, kill_middleware: bool,
-                 hold_after: int | None, out: Path) -> None:  # fmt: skip
+                 hold_after: int | None, group_commit: int, out: Path) -> None:  # fmt: skip
     """The pop under concurrency (at-most-once: removed exactly once, delivered at most
     once): shared-receiver clients send and pop through the middlewares; the oracle then
     checks popped and remaining against sent, and a loss against the pops a killed middleware
@@ -510,10 +527,11 @@ def soak_command(strategy: str, messages: int, middlewares: int, workers: int, c
     try:
         if delivery == "lease":
             v = lease_soak(out, strategy, messages, middlewares, workers, clients, 2,
-                           kill_middleware, hold_after, visibility_ms=visibility_ms)  # fmt: skip
+                           kill_middleware, hold_after, visibility_ms=visibility_ms,
+                           group_commit=group_commit)  # fmt: skip
         else:
             v = soak(out, strategy, messages, middlewares, workers, clients, 2, kill_middleware,
-                     hold_after)  # fmt: skip
+                     hold_after, group_commit=group_commit)  # fmt: skip
     except (HostError, ValueError) as e:
         raise click.ClickException(str(e)) from None
     click.echo(json.dumps(asdict(v) | {"ok": v.ok}))

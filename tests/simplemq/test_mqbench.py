@@ -65,7 +65,15 @@ def test_every_system_delivers_every_message_of_its_row(tmp_path: Path) -> None:
             assert not r["latency_measured"] and r["latency_p50_ms"] is None
             assert r["latency_note"]
             assert r["per_round"][0]["pop_p50_ms"] is not None
-    river = next(r for r in rows if r["system"] == "river")
+    by = {r["system"]: r for r in rows}
+    # Leases are read and acked (at-least-once); the -gc rows' middleware groups commits.
+    assert by["simplemq-lease"]["guarantee"] == by["simplemq-lease-gc"]["guarantee"]
+    assert by["simplemq-lease"]["guarantee"] == "at-least-once"
+    assert by["simplemq-mw"]["guarantee"] == "at-most-once"
+    for name in ("simplemq-mw-gc", "simplemq-lease-gc"):
+        assert by[name]["settings"]["group_commit"] == "8", by[name]["settings"]
+    assert by["simplemq-mw"]["settings"]["group_commit"] == "1"
+    river = by["river"]
     # River's own table agrees: every job inserted is stored as completed.
     assert river["per_round"][0]["stored_completed"] == river["produced"]
     assert "load average" in done.stdout and "simplemq-direct" in done.stdout

@@ -99,6 +99,12 @@ public final class MiddlewareCommand implements Callable<Integer> {
       description = "Fault tests only: where --hold-after-commit journals the held messages.")
   private Path holdJournal;
 
+  @Option(names = "--group-commit", paramLabel = "K", defaultValue = "1",
+      description = "Run up to K waiting requests of different clients in one transaction, each"
+          + " answered after its commit (default: ${DEFAULT-VALUE}, the seed's: every request"
+          + " its own transaction).")
+  private int groupCommit;
+
   @Option(names = "--drain-ms", paramLabel = "MS", defaultValue = "10000",
       description = "Longest wait for the requests in flight on SIGTERM (default: ${DEFAULT-VALUE}).")
   private long drainMs;
@@ -118,11 +124,13 @@ public final class MiddlewareCommand implements Callable<Integer> {
     usage.refuseIf(frameTimeoutMs < 0, "--frame-timeout-ms: 0 (never) or more");
     usage.refuseIf((holdJournal == null) != (holdAfterPops < 0),
         "--hold-after-commit and --hold-journal go together (a count of at least 0, a file)");
+    usage.refuseIf(groupCommit < 1 || groupCommit > 1024,
+        "--group-commit: from 1 (each request its own transaction) to 1024");
     usage.refuseIf(listen.port() < 0 || listen.port() > 65535, "-p: a port from 0 to 65535");
     return new Middleware.Config(new InetSocketAddress(listen.address(), listen.port()),
         databaseUrl, workers, maxFrame, maxBody, statsDir, statsWindowMs,
         new Limits(maxConnections, maxPending, maxOutput, frameTimeoutMs), holdJournal,
-        holdAfterPops);
+        holdAfterPops, groupCommit);
   }
 
   @Override
@@ -148,7 +156,8 @@ public final class MiddlewareCommand implements Callable<Integer> {
             });
     try {
       System.out.println("simplemq: listening on " + config.listen().getHostString() + ":"
-          + m.address().getPort() + ", " + config.workers() + " workers");
+          + m.address().getPort() + ", " + config.workers() + " workers"
+          + (config.groupCommit() > 1 ? ", group commit of up to " + config.groupCommit() : ""));
     } catch (IOException e) {
       err.println("simplemq: " + e.getMessage());
     }

@@ -20,8 +20,9 @@ import org.mwlab.simplemq.protocol.Status;
 
 /**
  * One persistent JDBC connection and the calls of SimpleMQ's procedures over it (the SQL files
- * in the module's {@code sql/}). Each call is its own transaction (autocommit) under READ
- * COMMITTED, PostgreSQL's default, set explicitly. Not thread-safe: one per worker.
+ * in the module's {@code sql/}). Each call is its own transaction (autocommit), or a group of
+ * calls one transaction ({@link #executeGroup}), under READ COMMITTED, PostgreSQL's default, set
+ * explicitly. Not thread-safe: one per worker.
  */
 public final class Database implements AutoCloseable {
 
@@ -93,6 +94,46 @@ public final class Database implements AutoCloseable {
             "the database connection broke; the request's outcome is unknown: " + e.getMessage());
       }
       return new Reply.Failure(id, status(state), firstLine(e.getMessage()));
+    }
+  }
+
+  /**
+   * Runs several requests in one transaction and gives their replies, in order, once it
+   * committed (group commit). A request's error (a message to an unknown client, say) undoes
+   * the whole transaction, and each request then runs alone, as {@link #execute} runs it, so
+   * every reply means what it means without a group. A broken connection leaves every
+   * request's outcome unknown, and each reply says so.
+   */
+  public List<Reply> executeGroup(final List<Request> requests) {
+    if (connection == null) {
+      return requests.stream().map(this::execute).toList();
+    }
+    final List<Reply> replies = new ArrayList<>(requests.size());
+    try {
+      connection.setAutoCommit(false);
+      for (final Request r : requests) {
+        replies.add(call(r));
+      }
+      connection.commit();
+      connection.setAutoCommit(true);
+      return replies;
+    } catch (final SQLException e) {
+      final String state = e.getSQLState() == null ? "" : e.getSQLState();
+      if (state.startsWith("08") || isClosed()) {
+        reconnect();
+        return requests.stream()
+            .<Reply>map(r -> new Reply.Failure(r.requestId(), Status.DATABASE,
+                "the database connection broke during a group commit of " + requests.size()
+                    + " requests; this one's outcome is unknown: " + e.getMessage()))
+            .toList();
+      }
+      try {
+        connection.rollback();
+        connection.setAutoCommit(true);
+      } catch (final SQLException again) {
+        reconnect();
+      }
+      return requests.stream().map(this::execute).toList();
     }
   }
 

@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import org.mwlab.common.nio.ReadyKeys;
@@ -22,8 +21,9 @@ import org.mwlab.simplemq.protocol.Status;
 
 /**
  * The seed's distributor: one thread accepts connections, reads their requests, and hands each
- * to an idle worker, taken from a blocking queue; when no worker is idle it waits for one. It
- * answers malformed frames itself, so nothing that is not a request reaches the database.
+ * to an idle worker, taken from a blocking queue; when no worker is idle it waits for one (with
+ * group commit it queues them instead, for workers that take them in groups: {@link Dispatch}).
+ * It answers malformed frames itself, so nothing that is not a request reaches the database.
  *
  * <p>It also keeps each client within the {@link Limits}: it refuses connections over the cap,
  * stops reading a client whose requests or replies pile up (and reads it again once they
@@ -40,7 +40,7 @@ final class Distributor implements Runnable {
 
   private final ServerSocketChannel server;
   private final Selector selector;
-  private final BlockingQueue<Worker> idle;
+  private final Dispatch dispatch;
   private final int maxFrame;
   private final int maxBody;
   private final Limits limits;
@@ -68,7 +68,7 @@ final class Distributor implements Runnable {
 
   Distributor(
       final InetSocketAddress listen,
-      final BlockingQueue<Worker> idle,
+      final Dispatch dispatch,
       final int maxFrame,
       final int maxBody,
       final Limits limits,
@@ -80,7 +80,7 @@ final class Distributor implements Runnable {
     server.configureBlocking(false);
     server.register(selector, SelectionKey.OP_ACCEPT);
     this.readyKeys = new ReadyKeys<>(selector, Peer.class, () -> true, this::accept, this::onReady);
-    this.idle = idle;
+    this.dispatch = dispatch;
     this.maxFrame = maxFrame;
     this.maxBody = maxBody;
     this.limits = limits;
@@ -372,12 +372,10 @@ final class Distributor implements Runnable {
         continue;
       }
       final ClientConnection.Task task = (ClientConnection.Task) item;
-      // The seed's distributor waits here while every worker is busy.
-      final Worker w = idle.take();
+      dispatch.dispatch(c, task);
       c.busy = true;
       atWorkers++;
       stats.dispatched();
-      w.assign(new Worker.Job(c, task, System.nanoTime()));
     }
   }
 

@@ -8,8 +8,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -30,18 +28,20 @@ public final class Middleware implements AutoCloseable {
       int statsWindowMs,
       Limits limits,
       Path holdJournal,
-      long holdAfterPops) {
+      long holdAfterPops,
+      int groupCommit) {
 
-    /** With the default limits and without the test-only commit hold. */
+    /** With the default limits, each request its own transaction, no test-only commit hold. */
     public Config(final InetSocketAddress listen, final String databaseUrl, final int workers,
         final int maxFrame, final int maxBody, final Path statsDir, final int statsWindowMs) {
       this(listen, databaseUrl, workers, maxFrame, maxBody, statsDir, statsWindowMs,
-          Limits.DEFAULTS, null, -1);
+          Limits.DEFAULTS, null, -1, 1);
     }
   }
 
   private final Config config;
   private final Stats stats;
+  private final Dispatch dispatch;
   private final Distributor distributor;
   private final List<Worker> workers = new ArrayList<>();
   private final List<Thread> threads = new ArrayList<>();
@@ -53,9 +53,9 @@ public final class Middleware implements AutoCloseable {
     this.stats =
         new Stats(config.workers(), config.statsDir() == null ? null
             : new WindowStats(config.statsDir(), config.statsWindowMs(), config.workers()));
-    final BlockingQueue<Worker> idle = new ArrayBlockingQueue<>(config.workers());
+    this.dispatch = Dispatch.of(config.workers(), config.groupCommit());
     this.distributor =
-        new Distributor(config.listen(), idle, config.maxFrame(), config.maxBody(),
+        new Distributor(config.listen(), dispatch, config.maxFrame(), config.maxBody(),
             config.limits(), stats);
     final List<Database> databases = new ArrayList<>();
     try {
@@ -71,7 +71,7 @@ public final class Middleware implements AutoCloseable {
     final CommitHold hold = config.holdJournal() == null ? null
         : new CommitHold(config.holdAfterPops(), config.holdJournal());
     for (int i = 0; i < config.workers(); i++) {
-      final Worker w = new Worker(i, databases.get(i), idle, distributor, stats, hold);
+      final Worker w = new Worker(i, databases.get(i), dispatch, distributor, stats, hold);
       workers.add(w);
       final Thread t = new Thread(w, "worker-" + i);
       threads.add(t);
@@ -93,7 +93,7 @@ public final class Middleware implements AutoCloseable {
     distributor.drain();
     distributorThread.join(timeoutMs);
     for (final Worker w : workers) {
-      if (!w.stopIfIdle(TimeUnit.MILLISECONDS.toNanos(timeoutMs))) {
+      if (!dispatch.stop(w, TimeUnit.MILLISECONDS.toNanos(timeoutMs))) {
         break;
       }
     }
@@ -109,6 +109,7 @@ public final class Middleware implements AutoCloseable {
     final Map<String, Object> m = new LinkedHashMap<>();
     m.put("listen", config.listen().getHostString() + ":" + config.listen().getPort());
     m.put("workers", config.workers());
+    m.put("group_commit", config.groupCommit());
     m.put("max_frame", config.maxFrame());
     m.put("max_body", config.maxBody());
     m.put("max_connections", config.limits().maxConnections());

@@ -43,6 +43,9 @@ final class Stats {
   private final AtomicLong refused = new AtomicLong();
   private final AtomicLong frameTimeouts = new AtomicLong();
   private final AtomicLong readPauses = new AtomicLong();
+  /** Group commit: transactions of two requests or more, and the requests they held. */
+  private final AtomicLong groups = new AtomicLong();
+  private final AtomicLong grouped = new AtomicLong();
   private final long[] perWorker;
   /** The time series, when the middleware writes statistics. */
   private final WindowStats windows;
@@ -127,6 +130,12 @@ final class Stats {
   }
 
   /** A connection no longer read because its requests or replies piled up. */
+  /** A transaction that ran {@code size} requests (at least two). */
+  void group(final int size) {
+    groups.incrementAndGet();
+    grouped.addAndGet(size);
+  }
+
   void readPaused() {
     readPauses.incrementAndGet();
   }
@@ -178,6 +187,10 @@ final class Stats {
     conn.put("frame_timeouts", frameTimeouts.get());
     conn.put("read_pauses", readPauses.get());
     doc.put("connections", conn);
+    final Map<String, Object> group = new LinkedHashMap<>();
+    group.put("transactions", groups.get());
+    group.put("requests", grouped.get());
+    doc.put("group_commit", group);
     synchronized (perWorker) {
       doc.put("requests_per_worker", java.util.Arrays.stream(perWorker).boxed().toList());
     }
