@@ -29,8 +29,9 @@ always meets a warmer or a more bloated server. The systems:
   in one transaction, each answered after its commit). At-most-once.
 - `simplemq-lease`, `simplemq-lease-gc`: the lease mode, without and with group commit: L
   clients send to one shared receiver and read as it (one message a read, leased for 60 s,
-  longer than any window), acking each message they got. At-least-once. Its delivered
-  messages are those acked; what the clients held leased at the end is drained with the rest.
+  longer than any window), acking each message they got; once the window closed they stop
+  sending and read until a read finds nothing. At-least-once. Its delivered messages are those
+  acked; what is left (unread, or leased and not acked) is drained with the rest.
 - `simplemq-direct`: the same client calling the procedures over its own JDBC connections
   (the client's database transport), no middleware. At-most-once.
 
@@ -99,6 +100,7 @@ from testbed.services.middleware import (
 )
 from testbed.services.pghost import USER
 from testbed.services.ports import LOOPBACK, free_port
+from testbed.services.postgres import SQL as SIMPLEMQ_SQL
 from testbed.services.postgres import PostgresServer, bindir
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -276,6 +278,7 @@ class Bench:
     river_fetch_cooldown_ms: float = 1.0
     drain_timeout_s: float = 120.0
     group_commit: int = GROUP_COMMIT
+    tuned_schema: bool = False
 
     def dsn(self, database: str) -> str:
         return f"postgres://{USER}@{self.db.host.address}:{self.db.port}/{database}?sslmode=disable"
@@ -434,7 +437,8 @@ class Bench:
             # Every client sends to one shared receiver and reads and acks as it, as River's
             # and PgQ's consumers share their queues; leases outlast the window.
             workload = "lease"
-            load_options = ["--workload", "lease", "--receiver", "1", "--visibility-ms", "60000"]
+            load_options = ["--workload", "lease", "--receiver", "1", "--visibility-ms", "60000",
+                            "--drain-ms", "0"]  # fmt: skip
         else:
             workload = "staticsmall" if payload <= 200 else "staticlarge"
             load_options = ["--workload", workload]
@@ -500,6 +504,7 @@ class Bench:
                 "prime_rounds": str(SIMPLEMQ_PRIME),
                 "middleware_workers": str(DEFAULT_MQ_WORKERS) if mw is not None else "",
                 "group_commit": str(self.group_commit) if variant.group_commit else "1",
+                "tuned_schema": "yes" if self.tuned_schema else "no",
             },
         }
         if mw is not None:
@@ -643,8 +648,10 @@ def run(
     river_fetch_cooldown_ms: float = 1.0,
     systems: tuple[str, ...] = SYSTEMS,
     group_commit: int = GROUP_COMMIT,
+    tuned_schema: bool = False,
 ) -> list[dict[str, Any]]:
-    """Runs the grid of `systems` in `out`; the aggregated rows."""
+    """Runs the grid of `systems` in `out`; the aggregated rows. `tuned_schema`: SimpleMQ's
+    database gets sql/tuned.sql (the pops' index, PL/pgSQL pops) before the first row."""
     check_tools()
     out.mkdir(parents=True, exist_ok=True)
     host = LocalHost(name="mqbench", role="server", address=LOOPBACK, base=out)
@@ -659,7 +666,10 @@ def run(
         if setting != "on":
             raise BenchError(f"synchronous_commit is {setting}, not on")
         db.psql("SELECT add_queue()")
-        bench = Bench(host, db, out, warmup_s, river_fetch_cooldown_ms, group_commit=group_commit)
+        if tuned_schema:
+            db.psql("", SIMPLEMQ_SQL / "tuned.sql")
+        bench = Bench(host, db, out, warmup_s, river_fetch_cooldown_ms, group_commit=group_commit,
+                      tuned_schema=tuned_schema)  # fmt: skip
         steps = list(plan(loads, payloads, rounds, systems))
         total = sum(len(s[3]) for s in steps)
         started, n = time.monotonic(), 0
@@ -721,6 +731,12 @@ def _ints(text: str) -> tuple[int, ...]:
     help="Requests one transaction holds at most in the -gc rows.",
 )
 @click.option(
+    "--tuned-schema",
+    is_flag=True,
+    help="Give SimpleMQ's database the pops' (queue, receiver, id) index and PL/pgSQL pops"
+    " (middleware/simplemq/sql/tuned.sql), beyond seed 003's schema.",
+)
+@click.option(
     "--out", type=click.Path(path_type=Path), default=Path("results/mq-bench"), show_default=True
 )
 def bench_command(
@@ -734,6 +750,7 @@ def bench_command(
     river_fetch_cooldown_ms: float,
     systems: str | None,
     group_commit: int,
+    tuned_schema: bool,
     out: Path,
 ) -> None:
     """SimpleMQ (middleware and direct) beside River and PgQ on one PostgreSQL 15, in
@@ -755,7 +772,8 @@ def bench_command(
     click.echo(
         f"mq bench: loads {','.join(map(str, grid_loads))}, payloads"
         f" {','.join(map(str, grid_payloads))}, {n_rounds} round(s) of {secs:g} s windows,"
-        f" systems {', '.join(chosen)} (group commit {group_commit});"
+        f" systems {', '.join(chosen)} (group commit {group_commit}"
+        f"{', tuned schema' if tuned_schema else ''});"
         f" load average {_loadavg()}"
     )
     try:
@@ -770,6 +788,7 @@ def bench_command(
             river_fetch_cooldown_ms,
             chosen,
             group_commit,
+            tuned_schema,
         )
     except HostError as e:
         raise click.ClickException(str(e)) from None

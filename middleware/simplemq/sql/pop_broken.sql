@@ -1,4 +1,4 @@
--- WRONG ON PURPOSE: the pops the exactly-once oracle must catch (tests only). The row is read
+-- WRONG ON PURPOSE: the pops the removed-once oracle must catch (tests only). The row is read
 -- in one statement and deleted in another, without a lock in between, so two concurrent pops
 -- both return it: a duplicate.
 SET client_min_messages = warning;

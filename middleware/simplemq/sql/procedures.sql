@@ -1,6 +1,7 @@
 -- The procedures of seed 003's Table 1 but the two pops (pop_skip_locked.sql or
 -- pop_naive.sql). Every statement runs in its own transaction under PostgreSQL's default
--- READ COMMITTED; see the module's README for what makes a pop exactly-once.
+-- READ COMMITTED; see the module's README for why a pop removes a message exactly once (and
+-- delivers it at most once).
 SET client_min_messages = warning;
 
 -- add_message(sender, receiver, queue, timestamp, message) -> msg_id
