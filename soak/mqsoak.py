@@ -34,7 +34,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -73,6 +73,12 @@ class Verdict:
     empty_pops: int
     unanswered: int
     stored_unacknowledged: int
+    # Idempotent sends: sent again after a lost reply; held by the commit hold (stored, never
+    # answered); and of those, answered with the same message id when sent again.
+    idempotent: bool = False
+    resent: int = 0
+    held_sends: int = 0
+    held_sends_acknowledged: int = 0
 
     @property
     def ok(self) -> bool:
@@ -82,6 +88,13 @@ class Verdict:
             and self.held_delivered == 0
             and self.held <= self.unanswered
             and self.out_of_order == 0
+            and (
+                not self.idempotent
+                or (
+                    self.stored_unacknowledged == 0
+                    and self.held_sends_acknowledged == self.held_sends
+                )
+            )
         )
 
 
@@ -271,22 +284,36 @@ def soak(
     hold_after: int | None = None,
     timeout_s: float = 600.0,
     group_commit: int = 1,
+    idempotent_send: bool = False,
 ) -> Verdict:
     """Runs one soak in `out` and returns the oracle's verdict; `kill_middleware` kills the
     first middleware inside the window between a pop's commit and its reply, after
-    `hold_after` answered pops (None: a tenth of the messages)."""
+    `hold_after` answered pops (None: a tenth of the messages). With `idempotent_send` every
+    send carries a key and is sent again when its reply is lost, and the hold also holds sends
+    that stored their message: each must then be acknowledged, with that message's id, and
+    stored once."""
 
     def judge(dirs: list[Path], db: PostgresServer, held: frozenset[int], _: int) -> Verdict:
-        sent, popped, empty, unanswered = [], [], 0, 0
+        sent, popped, empty, unanswered, resent = [], [], 0, 0, 0
         for d in dirs:
             sent += _rows(d / "sent.tsv")
             popped += _rows(d / "popped.tsv")
             report = json.loads((d / "result.json").read_text())["mwlab"]
             empty += int(report["replies"].get("pop_queue", {}).get("empty", 0))
             unanswered += int(report["unanswered"].get("pop_queue", 0))
-        return oracle(strategy, sent, popped, _remaining(db), empty, unanswered, held)
+            resent += int(report.get("resent", 0))
+        v = oracle(strategy, sent, popped, _remaining(db), empty, unanswered, held)
+        if not idempotent_send:
+            return v
+        journal = out / "held.txt"
+        lines = journal.read_text().splitlines() if journal.exists() else []
+        held_sends = {int(ln.split()[1]) for ln in lines if ln.startswith("send ")}
+        acknowledged = {m for _, _, m in sent}
+        return replace(v, idempotent=True, resent=resent, held_sends=len(held_sends),
+                       held_sends_acknowledged=len(held_sends & acknowledged))  # fmt: skip
 
-    workload = ["--workload", "shared-receiver"]
+    workload = ["--workload", "shared-receiver",
+                *(("--idempotent-send",) if idempotent_send else ())]  # fmt: skip
     return _run(out, strategy, messages, middlewares, workers, clients, processes,
                 kill_middleware, hold_after, timeout_s, workload, judge,
                 group_commit)  # fmt: skip
@@ -441,7 +468,10 @@ def _run(
             mw.signal(signal.SIGTERM)
             mw.wait(30.0)
         text = journal.read_text() if killed else ""
-        held = frozenset(int(x) for x in text.split())
+        # Held idempotent sends ("send <id>") stored their message; the other lines hold pops'
+        # and reads' ids.
+        held = frozenset(int(x) for ln in text.splitlines() if not ln.startswith("send ")
+                         for x in ln.split())  # fmt: skip
         verdict = judge([out / p.rel for p in procs], db, held, text.count("\n"))
     finally:
         db.stop()
@@ -503,6 +533,13 @@ mq_group.add_command(bench_command)
     help="With --kill-middleware: answered pops before the window opens (default: a tenth).",
 )
 @click.option(
+    "--idempotent-send",
+    is_flag=True,
+    help="With --delivery pop: every send carries a key and is sent again when its reply is"
+    " lost (the hold then holds stored sends too); exits 1 unless each is stored once and"
+    " acknowledged.",
+)
+@click.option(
     "--group-commit",
     type=click.IntRange(1, 1024),
     default=1,
@@ -515,7 +552,8 @@ mq_group.add_command(bench_command)
 )
 def soak_command(strategy: str, messages: int, middlewares: int, workers: int, clients: int,
                  delivery: str, visibility_ms: int, kill_middleware: bool,
-                 hold_after: int | None, group_commit: int, out: Path) -> None:  # fmt: skip
+                 hold_after: int | None, idempotent_send: bool, group_commit: int,
+                 out: Path) -> None:  # fmt: skip
     """The pop under concurrency (at-most-once: removed exactly once, delivered at most
     once): shared-receiver clients send and pop through the middlewares; the oracle then
     checks popped and remaining against sent, and a loss against the pops a killed middleware
@@ -531,7 +569,8 @@ def soak_command(strategy: str, messages: int, middlewares: int, workers: int, c
                            group_commit=group_commit)  # fmt: skip
         else:
             v = soak(out, strategy, messages, middlewares, workers, clients, 2, kill_middleware,
-                     hold_after, group_commit=group_commit)  # fmt: skip
+                     hold_after, group_commit=group_commit,
+                     idempotent_send=idempotent_send)  # fmt: skip
     except (HostError, ValueError) as e:
         raise click.ClickException(str(e)) from None
     click.echo(json.dumps(asdict(v) | {"ok": v.ok}))

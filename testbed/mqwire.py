@@ -22,6 +22,8 @@ OPS = {
     "read": 10,
     "ack": 11,
     "nack": 12,
+    # Idempotent send: a send named by a key of its sender's.
+    "send_once": 13,
 }
 STATUS = {
     0: "ok",
@@ -79,8 +81,9 @@ def frame(body: bytes) -> bytes:
 
 def request(request_id: int, op: str, *fields: int, body: bytes | None = None,
             sent_at_us: int = 0) -> bytes:  # fmt: skip
-    """A whole request frame. `send` takes (sender, receiver, queue) and `body`; `read`
-    (queue, receiver, vt_ms, k); `ack` and `nack` one i64 message id."""
+    """A whole request frame. `send` takes (sender, receiver, queue) and `body`, `send_once`
+    (sender, receiver, queue, key) and `body`; `read` (queue, receiver, vt_ms, k); `ack` and
+    `nack` one i64 message id."""
     head = struct.pack(">IB", request_id, OPS[op])
     if op in ("ack", "nack"):
         payload = b"".join(struct.pack(">q", f) for f in fields)
@@ -88,6 +91,11 @@ def request(request_id: int, op: str, *fields: int, body: bytes | None = None,
         sender, receiver, queue = fields
         assert body is not None
         payload = struct.pack(">iiiqI", sender, receiver, queue, sent_at_us, len(body)) + body
+    elif op == "send_once":
+        sender, receiver, queue, key = fields
+        assert body is not None
+        payload = struct.pack(">iiiqqI", sender, receiver, queue, sent_at_us, key, len(body))
+        payload += body
     else:
         payload = b"".join(struct.pack(">i", f) for f in fields)
     return frame(head + payload)

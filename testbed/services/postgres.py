@@ -208,6 +208,7 @@ class PostgresServer:
             SQL / "procedures.sql",
             SQL / f"pop_{self.strategy}.sql",
             SQL / "lease.sql",
+            SQL / "idempotent.sql",
             timeout=timeout,
         )
         self.timings["schema_s"] = time.monotonic() - t1

@@ -191,3 +191,14 @@ def test_group_commit_answers_only_what_committed_under_a_kill(tmp_path: Path) -
     # Transactions of several clients' requests really ran (2 to 8 each).
     assert groups["transactions"] >= 1 and 2 * groups["transactions"] <= groups["requests"]
     assert groups["requests"] <= 8 * groups["transactions"]
+
+
+def test_idempotent_sends_resent_after_a_kill_are_stored_once(tmp_path: Path) -> None:
+    """The hold keeps sends that stored their message unanswered too; the killed middleware's
+    clients send them again on the other one, which answers the stored message's id."""
+    v = soak(tmp_path, "skip_locked", MESSAGES // 2, kill_middleware=True, idempotent_send=True)
+    assert v.held_sends >= 1 and v.held_sends_acknowledged == v.held_sends, v
+    assert v.resent >= v.held_sends, v
+    # Every send acknowledged, none stored twice, none stored unacknowledged.
+    assert v.sent == MESSAGES // 2 and v.duplicates == 0 and v.stored_unacknowledged == 0, v
+    assert v.unmatched_lost == 0 and v.ok, v

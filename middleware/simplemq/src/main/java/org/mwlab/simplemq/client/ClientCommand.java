@@ -134,6 +134,12 @@ public final class ClientCommand implements Callable<Integer> {
       description = "Do not register the clients first: their ids exist already.")
   private boolean noRegister;
 
+  @Option(names = "--idempotent-send",
+      description = "Send each message with a key (its sequence number, unique per sender), and"
+          + " send it again on the next middleware when the reply is lost: stored once either"
+          + " way (beyond the study).")
+  private boolean idempotentSend;
+
   @Option(names = "--prime", defaultValue = "0", paramLabel = "ROUNDS",
       description = "Before the start, each client sends, peeks and pops ROUNDS times on a queue"
           + " of its own, then deletes it: its connection's procedures are compiled and planned"
@@ -214,7 +220,7 @@ public final class ClientCommand implements Callable<Integer> {
     return new ClientRun.Config(targets, firstClient, clients, w, bytes,
         Math.round(testTime * 1000), messages, thinkMs, windowMs, !noRegister,
         startGate == null ? null : new StartGate(startGate, Duration.ofMinutes(10)), messageLog,
-        primeRounds);
+        primeRounds, idempotentSend);
   }
 
   @Override
@@ -258,6 +264,7 @@ public final class ClientCommand implements Callable<Integer> {
     mwlab.put("replies", replies);
     mwlab.put("mismatches", counts.mismatches);
     mwlab.put("connection_losses", counts.connectionLosses);
+    mwlab.put("resent", counts.resent);
     final Map<String, Object> unanswered = new LinkedHashMap<>();
     counts.unanswered.forEach((op, n) -> unanswered.put(op.name().toLowerCase(Locale.ROOT), n));
     mwlab.put("unanswered", unanswered);

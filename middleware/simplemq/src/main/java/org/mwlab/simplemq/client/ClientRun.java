@@ -44,7 +44,8 @@ public final class ClientRun {
       boolean register,
       StartGate gate,
       Path messageLog,
-      int primeRounds) {}
+      int primeRounds,
+      boolean idempotentSend) {}
 
   /** A middleware's address, or the database (JDBC URL) for the baseline. */
   public sealed interface Endpoint {}
@@ -59,6 +60,8 @@ public final class ClientRun {
     final Map<Op, long[]> byStatus = new EnumMap<>(Op.class);
     long mismatches;
     long connectionLosses;
+    /** Idempotent sends sent again after their connection broke before the reply. */
+    long resent;
     /** Requests whose connection broke before their reply: their outcome is unknown. */
     final Map<Op, Long> unanswered = new EnumMap<>(Op.class);
     final List<String> sent = new ArrayList<>();
@@ -152,6 +155,7 @@ public final class ClientRun {
       }
       all.mismatches += c.mismatches;
       all.connectionLosses += c.connectionLosses;
+      all.resent += c.resent;
       c.unanswered.forEach((op, k) -> all.unanswered.merge(op, k, Long::sum));
       all.sent.addAll(c.sent);
       all.popped.addAll(c.popped);
@@ -276,26 +280,39 @@ public final class ClientRun {
             && config.workload().sends(turn)) {
           break;
         }
-        final Request req = config.workload().next(client, turn, requestId++, sequence);
+        Request req = once(config.workload().next(client, turn, requestId++, sequence),
+            sequence);
         if (config.workload().sends(turn)) {
           sequence++;
         }
-        final long sentNs = System.nanoTime();
-        final Reply reply;
-        try {
-          reply = t.call(req);
-        } catch (final SocketTransport.Mismatch e) {
-          c.mismatches++;
-          t.close();
-          t = connect(index, ++attempt);
-          continue;
-        } catch (final IOException e) {
-          // The middleware went away: this request's outcome is unknown (a pop may have removed
-          // a message no client received). Go on with the next middleware.
-          c.connectionLosses++;
-          c.unanswered.merge(req.op(), 1L, Long::sum);
-          t.close();
-          t = reconnect(index, ++attempt);
+        long sentNs = System.nanoTime();
+        Reply reply = null;
+        for (int retries = 0; reply == null; retries++) {
+          try {
+            reply = t.call(req);
+          } catch (final SocketTransport.Mismatch e) {
+            c.mismatches++;
+            t.close();
+            t = connect(index, ++attempt);
+            break;
+          } catch (final IOException e) {
+            // The middleware went away: this request's outcome is unknown (a pop may have
+            // removed a message no client received). Go on with the next middleware, where an
+            // idempotent send is sent again: it is stored once whether the first one was.
+            c.connectionLosses++;
+            t.close();
+            t = reconnect(index, ++attempt);
+            if (req instanceof Request.SendOnce s && retries < config.targets().size()) {
+              c.resent++;
+              req = s.retry(requestId++);
+              sentNs = System.nanoTime();
+              continue;
+            }
+            c.unanswered.merge(req.op(), 1L, Long::sum);
+            break;
+          }
+        }
+        if (reply == null) {
           continue;
         }
         final long latencyUs = (System.nanoTime() - sentNs) / 1000;
@@ -361,16 +378,25 @@ public final class ClientRun {
       final long now = System.nanoTime();
       draining = draining || config.durationMs() > 0 && now >= end
           || config.messagesPerClient() > 0 && sequence >= config.messagesPerClient();
-      final Request req;
+      Request req;
       if (!draining && w.sends(turn)) {
-        req = w.next(client, turn, requestId++, sequence++);
+        req = once(w.next(client, turn, requestId++, sequence), sequence);
+        sequence++;
       } else if (!draining || !w.sends(turn)) {
         req = w.read(requestId++);
       } else {
         continue; // a drain reads only
       }
-      final long sentNs = System.nanoTime();
-      final Reply reply = link.call(req, c);
+      long sentNs = System.nanoTime();
+      Reply reply = link.call(req, c);
+      for (int retries = 0; reply == null && req instanceof Request.SendOnce s
+          && retries < config.targets().size(); retries++) {
+        // Unanswered, perhaps stored: sent again, it is stored once either way.
+        c.resent++;
+        req = s.retry(requestId++);
+        sentNs = System.nanoTime();
+        reply = link.call(req, c);
+      }
       if (reply == null) {
         quietSince = -1;
         continue;
@@ -463,10 +489,10 @@ public final class ClientRun {
     }
     final int window = (int) Math.max(0, (startedNs - clock.startNanos()) / 1_000_000L
         / config.windowMs());
-    final long bytes = req instanceof Request.Send s ? s.body().length : 0;
+    final long bytes = req instanceof Request.Sending s ? s.body().length : 0;
     c.of(op).record(window, latencyUs, bytes, 0, 0, false);
     if (config.messageLog() != null) {
-      if (req instanceof Request.Send s && reply instanceof Reply.Created created) {
+      if (req instanceof Request.Sending s && reply instanceof Reply.Created created) {
         final long[] tag = Workload.tag(s.body(), 0);
         c.sent.add(tag[0] + "\t" + tag[1] + "\t" + created.id());
       } else if (op != Op.PEEK_QUEUE && reply instanceof Reply.Delivered d) {
@@ -492,6 +518,11 @@ public final class ClientRun {
     return addressed && tag != null && tag[0] == m.sender();
   }
 
+  /** A send as the run sends it: named by its sequence number where sends are idempotent. */
+  private Request once(final Request req, final long sequence) {
+    return config.idempotentSend() && req instanceof Request.Send s ? s.once(sequence) : req;
+  }
+
   /** The run's configuration as the report records it. */
   Map<String, Object> describe() {
     final Map<String, Object> m = new LinkedHashMap<>();
@@ -502,6 +533,7 @@ public final class ClientRun {
     m.put("duration_ms", config.durationMs());
     m.put("messages_per_client", config.messagesPerClient());
     m.put("think_ms", config.thinkMs());
+    m.put("idempotent_send", config.idempotentSend());
     m.put("window_ms", config.windowMs());
     m.put("targets", config.targets().stream().map(Object::toString).toList());
     return m;

@@ -69,7 +69,8 @@ public final class Codec {
             case DELETE_CLIENT -> valid(new Request.DeleteClient(id, body.getInt()));
             case CREATE_QUEUE -> valid(new Request.CreateQueue(id));
             case DELETE_QUEUE -> valid(new Request.DeleteQueue(id, body.getInt()));
-            case SEND -> send(id, body, maxBody);
+            case SEND -> send(id, body, maxBody, false);
+            case SEND_ONCE -> send(id, body, maxBody, true);
             case PEEK_QUEUE -> valid(new Request.PeekQueue(id, body.getInt(), body.getInt()));
             case POP_QUEUE -> valid(new Request.PopQueue(id, body.getInt(), body.getInt()));
             case POP_FROM_SENDER ->
@@ -89,11 +90,13 @@ public final class Codec {
     }
   }
 
-  private static Decoded send(final int id, final ByteBuffer body, final int maxBody) {
+  private static Decoded send(final int id, final ByteBuffer body, final int maxBody,
+      final boolean once) {
     final int sender = body.getInt();
     final int receiver = body.getInt();
     final int queue = body.getInt();
     final long sentAt = body.getLong();
+    final long key = once ? body.getLong() : 0;
     final long length = body.getInt() & 0xffffffffL;
     if (length > maxBody) {
       return invalid(id, Status.PAYLOAD_TOO_LARGE,
@@ -108,7 +111,8 @@ public final class Codec {
     if (!isAscii(text)) {
       return invalid(id, Status.MALFORMED, "the body is not ASCII");
     }
-    return valid(new Request.Send(id, sender, receiver, queue, sentAt, text));
+    return valid(once ? new Request.SendOnce(id, sender, receiver, queue, sentAt, key, text)
+        : new Request.Send(id, sender, receiver, queue, sentAt, text));
   }
 
   private static Decoded read(final int id, final ByteBuffer body) {

@@ -14,7 +14,9 @@ public enum Op {
   // The lease mode (at-least-once); the 2015 study never sends these.
   READ(10),
   ACK(11),
-  NACK(12);
+  NACK(12),
+  // Idempotent send, beyond the study: a send that names its message with a key of its sender's.
+  SEND_ONCE(13);
 
   private static final Op[] BY_CODE = new Op[16];
 

@@ -77,9 +77,27 @@ public sealed interface Request {
     }
   }
 
+  /** A request that stores a message: a plain send, or one with a key (idempotent). */
+  sealed interface Sending extends Request permits Send, SendOnce {
+    int sender();
+
+    int receiver();
+
+    int queue();
+
+    long sentAtMicros();
+
+    byte[] body();
+  }
+
   /** Send to a queue, for one receiver; {@code body} is ASCII. */
   record Send(int requestId, int sender, int receiver, int queue, long sentAtMicros, byte[] body)
-      implements Request {
+      implements Sending {
+    /** The same send, named by {@code key}: stored once however often it is sent. */
+    public SendOnce once(final long key) {
+      return new SendOnce(requestId, sender, receiver, queue, sentAtMicros, key, body);
+    }
+
     @Override
     public Op op() {
       return Op.SEND;
@@ -97,8 +115,41 @@ public sealed interface Request {
 
     @Override
     public void writeFields(final ByteBuffer b) {
-      Request.super.writeFields(b);
+      Sending.super.writeFields(b);
       b.putLong(sentAtMicros).putInt(body.length).put(body);
+    }
+  }
+
+  /**
+   * A send whose {@code key} (unique per sender) makes it idempotent: sent again, it stores
+   * nothing and answers the first send's message id.
+   */
+  record SendOnce(int requestId, int sender, int receiver, int queue, long sentAtMicros,
+      long key, byte[] body) implements Sending {
+    @Override
+    public Op op() {
+      return Op.SEND_ONCE;
+    }
+
+    @Override
+    public int[] ints() {
+      return new int[] {sender, receiver, queue};
+    }
+
+    @Override
+    public int fieldBytes() {
+      return 4 * 3 + 8 + 8 + 4 + body.length;
+    }
+
+    @Override
+    public void writeFields(final ByteBuffer b) {
+      Sending.super.writeFields(b);
+      b.putLong(sentAtMicros).putLong(key).putInt(body.length).put(body);
+    }
+
+    /** The same send under a new request id, for a retry on another connection. */
+    public SendOnce retry(final int newRequestId) {
+      return new SendOnce(newRequestId, sender, receiver, queue, sentAtMicros, key, body);
     }
   }
 

@@ -18,7 +18,9 @@ import org.mwlab.simplemq.protocol.Request;
  * journal (one line per request), forces it to disk, and waits, never replying, until the
  * process is killed. A soak then kills the middleware inside that window: a held pop's
  * message is lost (at-most-once), and matched by id to the journal; a held read's messages
- * stay leased in the database and come back once their visibility timeout passed.
+ * stay leased in the database and come back once their visibility timeout passed; a held
+ * idempotent send ({@code send <id>}) stored its message, and its client's resend answers
+ * that id.
  */
 final class CommitHold {
 
@@ -38,6 +40,9 @@ final class CommitHold {
     if ((op == Op.POP_QUEUE || op == Op.POP_FROM_SENDER)
         && reply instanceof Reply.Delivered delivered) {
       line = delivered.message().id() + "\n";
+    } else if (op == Op.SEND_ONCE && reply instanceof Reply.Created created) {
+      // An idempotent send stored and never acknowledged: its client sends it again.
+      line = "send " + created.id() + "\n";
     } else if (op == Op.READ && reply instanceof Reply.Leased leased) {
       // One line per held read, its messages' ids apart by spaces: a soak counts held workers
       // by lines.

@@ -35,6 +35,7 @@ public final class Database implements AutoCloseable {
   private PreparedStatement addQueue;
   private PreparedStatement deleteQueue;
   private PreparedStatement addMessage;
+  private PreparedStatement addMessageOnce;
   private PreparedStatement peekQueue;
   private PreparedStatement popQueue;
   private PreparedStatement popMessage;
@@ -58,6 +59,7 @@ public final class Database implements AutoCloseable {
     addQueue = connection.prepareStatement("SELECT add_queue()");
     deleteQueue = connection.prepareStatement("SELECT delete_queue(?)");
     addMessage = connection.prepareStatement("SELECT add_message(?, ?, ?, ?, ?)");
+    addMessageOnce = connection.prepareStatement("SELECT add_message_once(?, ?, ?, ?, ?, ?)");
     peekQueue = connection.prepareStatement("SELECT " + COLUMNS + " FROM peek_queue(?, ?)");
     popQueue = connection.prepareStatement("SELECT " + COLUMNS + " FROM pop_queue(?, ?)");
     popMessage = connection.prepareStatement("SELECT " + COLUMNS + " FROM pop_message(?, ?)");
@@ -156,13 +158,17 @@ public final class Database implements AutoCloseable {
       deleteQueue.setInt(1, r.queue());
       run(deleteQueue);
       return new Reply.Done(id);
-    } else if (request instanceof Request.Send r) {
-      addMessage.setInt(1, r.sender());
-      addMessage.setInt(2, r.receiver());
-      addMessage.setInt(3, r.queue());
-      addMessage.setObject(4, timestamp(r.sentAtMicros()));
-      addMessage.setString(5, new String(r.body(), StandardCharsets.US_ASCII));
-      try (ResultSet rs = addMessage.executeQuery()) {
+    } else if (request instanceof Request.Sending r) {
+      final PreparedStatement s = r instanceof Request.SendOnce once ? addMessageOnce : addMessage;
+      s.setInt(1, r.sender());
+      s.setInt(2, r.receiver());
+      s.setInt(3, r.queue());
+      s.setObject(4, timestamp(r.sentAtMicros()));
+      s.setString(5, new String(r.body(), StandardCharsets.US_ASCII));
+      if (r instanceof Request.SendOnce once) {
+        s.setLong(6, once.key());
+      }
+      try (ResultSet rs = s.executeQuery()) {
         rs.next();
         return new Reply.Created(id, rs.getLong(1));
       }

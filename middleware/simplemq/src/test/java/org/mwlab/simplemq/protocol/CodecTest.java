@@ -53,6 +53,13 @@ class CodecTest {
     assertEquals(List.of(15, 1, 2, 3), List.of(s.requestId(), s.sender(), s.receiver(), s.queue()));
     assertEquals(1_700_000_000_000_000L, s.sentAtMicros());
     assertArrayEquals(ascii("1:0:xxxx"), s.body());
+    final Request.SendOnce once = (Request.SendOnce) roundTrip(s.once(1L << 40));
+    assertEquals(Op.SEND_ONCE, once.op());
+    assertEquals(List.of(15, 1, 2, 3), List.of(once.requestId(), once.sender(), once.receiver(),
+        once.queue()));
+    assertEquals(1L << 40, once.key());
+    assertArrayEquals(ascii("1:0:xxxx"), once.body());
+    assertEquals(s.once(1L << 40).retry(16).key(), once.key());
   }
 
   @Test
