@@ -24,6 +24,10 @@ OPS = {
     "nack": 12,
     # Idempotent send: a send named by a key of its sender's.
     "send_once": 13,
+    # Batches: many sends, pops or acks in one request and one transaction.
+    "send_batch": 14,
+    "pop_batch": 15,
+    "ack_batch": 16,
 }
 STATUS = {
     0: "ok",
@@ -73,6 +77,8 @@ class Reply:
     queues: tuple[int, ...] | None = None
     leased: tuple[Leased, ...] | None = None  # a read's
     text: str | None = None  # an error's
+    ids: tuple[int, ...] | None = None  # a batch send's ids, or those a batch ack ended
+    messages: tuple[Message, ...] | None = None  # a batch pop's
 
 
 def frame(body: bytes) -> bytes:
@@ -80,13 +86,20 @@ def frame(body: bytes) -> bytes:
 
 
 def request(request_id: int, op: str, *fields: int, body: bytes | None = None,
-            sent_at_us: int = 0) -> bytes:  # fmt: skip
+            sent_at_us: int = 0, bodies: tuple[bytes, ...] = ()) -> bytes:  # fmt: skip
     """A whole request frame. `send` takes (sender, receiver, queue) and `body`, `send_once`
-    (sender, receiver, queue, key) and `body`; `read` (queue, receiver, vt_ms, k); `ack` and
-    `nack` one i64 message id."""
+    (sender, receiver, queue, key) and `body`, `send_batch` (sender, receiver, queue) and
+    `bodies`; `read` (queue, receiver, vt_ms, k), `pop_batch` (queue, receiver, k); `ack` and
+    `nack` one i64 message id, `ack_batch` several."""
     head = struct.pack(">IB", request_id, OPS[op])
     if op in ("ack", "nack"):
         payload = b"".join(struct.pack(">q", f) for f in fields)
+    elif op == "ack_batch":
+        payload = struct.pack(">H", len(fields)) + b"".join(struct.pack(">q", f) for f in fields)
+    elif op == "send_batch":
+        sender, receiver, queue = fields
+        payload = struct.pack(">iiiqH", sender, receiver, queue, sent_at_us, len(bodies))
+        payload += b"".join(struct.pack(">I", len(b)) + b for b in bodies)
     elif op == "send":
         sender, receiver, queue = fields
         assert body is not None
@@ -126,6 +139,21 @@ def parse_reply(body: bytes) -> Reply:
         if shape == 3:
             (n,) = struct.unpack_from(">I", rest, 1)
             return Reply(request_id, status, queues=struct.unpack_from(f">{n}i", rest, 5))
+        if shape == 5:
+            (n,) = struct.unpack_from(">I", rest, 1)
+            return Reply(request_id, status, ids=struct.unpack_from(f">{n}q", rest, 5))
+        if shape == 6:
+            (n,) = struct.unpack_from(">I", rest, 1)
+            at, popped = 5, []
+            for _ in range(n):
+                mid, sender, receiver, queue, sent, size = struct.unpack_from(">qiiiqI", rest, at)
+                at += 32
+                text = rest[at : at + size]
+                if len(text) != size:
+                    raise WireError("a popped message cut short")
+                at += size
+                popped.append(Message(mid, sender, receiver, queue, sent, text))
+            return Reply(request_id, status, messages=tuple(popped))
         if shape == 4:
             (n,) = struct.unpack_from(">I", rest, 1)
             at, leased = 5, []
@@ -168,10 +196,12 @@ class Connection:
                 raise ConnectionError("the middleware closed the connection")
             self.buffer += chunk
 
-    def call(self, op: str, *fields: int, body: bytes | None = None) -> Reply:
+    def call(
+        self, op: str, *fields: int, body: bytes | None = None, bodies: tuple[bytes, ...] = ()
+    ) -> Reply:
         rid = self.next_id
         self.next_id += 1
-        self.send_raw(request(rid, op, *fields, body=body))
+        self.send_raw(request(rid, op, *fields, body=body, bodies=bodies))
         reply = self.receive()
         if reply.request_id != rid:
             raise WireError(f"request {rid} answered by a reply to {reply.request_id}")

@@ -209,6 +209,7 @@ class PostgresServer:
             SQL / f"pop_{self.strategy}.sql",
             SQL / "lease.sql",
             SQL / "idempotent.sql",
+            SQL / "batch.sql",
             timeout=timeout,
         )
         self.timings["schema_s"] = time.monotonic() - t1

@@ -22,6 +22,8 @@ public final class Codec {
    * the default --max-output of one client.
    */
   public static final int MAX_READ = 16;
+  /** The most sends or acks one batch holds (its frame must also fit --max-frame). */
+  public static final int MAX_BATCH = 64;
 
   private Codec() {}
 
@@ -79,6 +81,9 @@ public final class Codec {
             case READ -> read(id, body);
             case ACK -> valid(new Request.Ack(id, body.getLong()));
             case NACK -> valid(new Request.Nack(id, body.getLong()));
+            case SEND_BATCH -> sendBatch(id, body, maxBody);
+            case POP_BATCH -> popBatch(id, body);
+            case ACK_BATCH -> ackBatch(id, body);
           };
       if (d instanceof Valid && body.hasRemaining()) {
         return invalid(id, Status.MALFORMED,
@@ -113,6 +118,58 @@ public final class Codec {
     }
     return valid(once ? new Request.SendOnce(id, sender, receiver, queue, sentAt, key, text)
         : new Request.Send(id, sender, receiver, queue, sentAt, text));
+  }
+
+  private static Decoded sendBatch(final int id, final ByteBuffer body, final int maxBody) {
+    final int sender = body.getInt();
+    final int receiver = body.getInt();
+    final int queue = body.getInt();
+    final long sentAt = body.getLong();
+    final int m = body.getShort() & 0xffff;
+    if (m < 1 || m > MAX_BATCH) {
+      return invalid(id, Status.MALFORMED, "a batch of " + m + " sends: from 1 to " + MAX_BATCH);
+    }
+    final List<byte[]> bodies = new ArrayList<>(m);
+    for (int i = 0; i < m; i++) {
+      final long length = body.getInt() & 0xffffffffL;
+      if (length > maxBody) {
+        return invalid(id, Status.PAYLOAD_TOO_LARGE, "body " + (i + 1) + " of the batch has "
+            + length + " bytes, more than the " + maxBody + " accepted");
+      }
+      if (length > body.remaining()) {
+        return invalid(id, Status.MALFORMED, "body " + (i + 1) + " of the batch declares "
+            + length + " bytes, " + body.remaining() + " sent");
+      }
+      final byte[] text = new byte[(int) length];
+      body.get(text);
+      if (!isAscii(text)) {
+        return invalid(id, Status.MALFORMED, "body " + (i + 1) + " of the batch is not ASCII");
+      }
+      bodies.add(text);
+    }
+    return valid(new Request.SendBatch(id, sender, receiver, queue, sentAt, bodies));
+  }
+
+  private static Decoded popBatch(final int id, final ByteBuffer body) {
+    final Request.PopBatch r =
+        new Request.PopBatch(id, body.getInt(), body.getInt(), body.getInt());
+    if (r.max() < 1 || r.max() > MAX_READ) {
+      return invalid(id, Status.MALFORMED,
+          "a batch pop of " + r.max() + " messages: from 1 to " + MAX_READ);
+    }
+    return valid(r);
+  }
+
+  private static Decoded ackBatch(final int id, final ByteBuffer body) {
+    final int m = body.getShort() & 0xffff;
+    if (m < 1 || m > MAX_BATCH) {
+      return invalid(id, Status.MALFORMED, "a batch of " + m + " acks: from 1 to " + MAX_BATCH);
+    }
+    final long[] ids = new long[m];
+    for (int i = 0; i < m; i++) {
+      ids[i] = body.getLong();
+    }
+    return valid(new Request.AckBatch(id, ids));
   }
 
   private static Decoded read(final int id, final ByteBuffer body) {
@@ -206,6 +263,30 @@ public final class Codec {
                   leased.add(message(body, true));
                 }
                 yield new Reply.Leased(id, leased);
+              }
+              case Reply.SHAPE_IDS -> {
+                final int n = body.getInt();
+                if (n < 0 || (long) n * 8 > body.remaining()) {
+                  throw new NotAReply(n + " ids declared, " + body.remaining() + " bytes sent");
+                }
+                final long[] ids = new long[n];
+                for (int i = 0; i < n; i++) {
+                  ids[i] = body.getLong();
+                }
+                yield new Reply.Ids(id, ids);
+              }
+              case Reply.SHAPE_MESSAGES -> {
+                final int n = body.getInt();
+                // A message takes at least 32 bytes: a count beyond them is a lie.
+                if (n < 1 || (long) n * 32 > body.remaining()) {
+                  throw new NotAReply(n + " messages declared, " + body.remaining()
+                      + " bytes sent");
+                }
+                final List<Message> popped = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                  popped.add(message(body, false).message());
+                }
+                yield new Reply.Popped(id, popped);
               }
               case Reply.SHAPE_QUEUES -> {
                 final int n = body.getInt();

@@ -16,9 +16,13 @@ public enum Op {
   ACK(11),
   NACK(12),
   // Idempotent send, beyond the study: a send that names its message with a key of its sender's.
-  SEND_ONCE(13);
+  SEND_ONCE(13),
+  // Batches, beyond the study: many sends, pops or acks in one request and one transaction.
+  SEND_BATCH(14),
+  POP_BATCH(15),
+  ACK_BATCH(16);
 
-  private static final Op[] BY_CODE = new Op[16];
+  private static final Op[] BY_CODE = new Op[32];
 
   static {
     for (final Op op : values()) {

@@ -17,6 +17,8 @@ public sealed interface Reply {
   int SHAPE_MESSAGE = 2;
   int SHAPE_QUEUES = 3;
   int SHAPE_LEASED = 4;
+  int SHAPE_IDS = 5;
+  int SHAPE_MESSAGES = 6;
   /** A longer error text is cut: it is for people, and must fit any frame limit. */
   int MAX_TEXT = 1024;
 
@@ -158,6 +160,62 @@ public sealed interface Reply {
         b.putLong(m.id()).putInt(m.sender()).putInt(m.receiver()).putInt(m.queue());
         b.putLong(m.sentAtMicros()).putInt(l.deliveries()).putInt(m.body().length);
         b.put(m.body());
+      }
+    }
+  }
+
+  /** Message ids: a batch's sends, in order, or the messages a batch ack ended the leases of. */
+  record Ids(int requestId, long[] ids) implements Reply {
+    @Override
+    public int resultBytes() {
+      return 1 + 4 + 8 * ids.length;
+    }
+
+    @Override
+    public void writeResult(final ByteBuffer b) {
+      b.put((byte) SHAPE_IDS).putInt(ids.length);
+      for (final long id : ids) {
+        b.putLong(id);
+      }
+    }
+
+    @Override
+    public boolean equals(final Object o) {
+      return o instanceof Ids x && x.requestId == requestId && java.util.Arrays.equals(x.ids, ids);
+    }
+
+    @Override
+    public int hashCode() {
+      return 31 * requestId + java.util.Arrays.hashCode(ids);
+    }
+
+    @Override
+    public String toString() {
+      return "Ids[" + requestId + ", " + java.util.Arrays.toString(ids) + "]";
+    }
+  }
+
+  /** The messages a batch pop removed, in id order (at least one). */
+  record Popped(int requestId, List<Message> messages) implements Reply {
+    public Popped {
+      messages = List.copyOf(messages);
+    }
+
+    @Override
+    public int resultBytes() {
+      int n = 1 + 4;
+      for (final Message m : messages) {
+        n += 8 + 4 + 4 + 4 + 8 + 4 + m.body().length;
+      }
+      return n;
+    }
+
+    @Override
+    public void writeResult(final ByteBuffer b) {
+      b.put((byte) SHAPE_MESSAGES).putInt(messages.size());
+      for (final Message m : messages) {
+        b.putLong(m.id()).putInt(m.sender()).putInt(m.receiver()).putInt(m.queue());
+        b.putLong(m.sentAtMicros()).putInt(m.body().length).put(m.body());
       }
     }
   }

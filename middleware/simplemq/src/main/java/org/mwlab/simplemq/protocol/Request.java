@@ -1,6 +1,7 @@
 package org.mwlab.simplemq.protocol;
 
 import java.nio.ByteBuffer;
+import java.util.List;
 
 /**
  * A request of SimpleMQ's wire protocol (see the module's README for its bytes). After the
@@ -150,6 +151,93 @@ public sealed interface Request {
     /** The same send under a new request id, for a retry on another connection. */
     public SendOnce retry(final int newRequestId) {
       return new SendOnce(newRequestId, sender, receiver, queue, sentAtMicros, key, body);
+    }
+  }
+
+  /** Several messages from one sender to one receiver, stored in one transaction, in order. */
+  record SendBatch(int requestId, int sender, int receiver, int queue, long sentAtMicros,
+      List<byte[]> bodies) implements Request {
+    public SendBatch {
+      bodies = List.copyOf(bodies);
+    }
+
+    @Override
+    public Op op() {
+      return Op.SEND_BATCH;
+    }
+
+    @Override
+    public int[] ints() {
+      return new int[] {sender, receiver, queue};
+    }
+
+    @Override
+    public int fieldBytes() {
+      return 4 * 3 + 8 + 2 + bodies.stream().mapToInt(b -> 4 + b.length).sum();
+    }
+
+    @Override
+    public void writeFields(final ByteBuffer b) {
+      Request.super.writeFields(b);
+      b.putLong(sentAtMicros).putShort((short) bodies.size());
+      for (final byte[] body : bodies) {
+        b.putInt(body.length).put(body);
+      }
+    }
+  }
+
+  /** Remove and return up to {@code max} of the oldest messages of a queue for a receiver. */
+  record PopBatch(int requestId, int queue, int receiver, int max) implements Request {
+    @Override
+    public Op op() {
+      return Op.POP_BATCH;
+    }
+
+    @Override
+    public int[] ints() {
+      return new int[] {queue, receiver, max};
+    }
+  }
+
+  /** End the leases of several messages (the lease mode's ack, for a batch). */
+  record AckBatch(int requestId, long[] messages) implements Request {
+    @Override
+    public Op op() {
+      return Op.ACK_BATCH;
+    }
+
+    @Override
+    public int[] ints() {
+      return new int[0];
+    }
+
+    @Override
+    public int fieldBytes() {
+      return 2 + 8 * messages.length;
+    }
+
+    @Override
+    public void writeFields(final ByteBuffer b) {
+      b.putShort((short) messages.length);
+      for (final long m : messages) {
+        b.putLong(m);
+      }
+    }
+
+    @Override
+    public boolean equals(final Object o) {
+      return o instanceof AckBatch a && a.requestId == requestId
+          && java.util.Arrays.equals(a.messages, messages);
+    }
+
+    @Override
+    public int hashCode() {
+      return 31 * requestId + java.util.Arrays.hashCode(messages);
+    }
+
+    @Override
+    public String toString() {
+      return "AckBatch[" + requestId + ", " + java.util.Arrays.toString(messages) + "]";
     }
   }
 

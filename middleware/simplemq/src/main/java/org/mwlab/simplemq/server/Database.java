@@ -43,6 +43,9 @@ public final class Database implements AutoCloseable {
   private PreparedStatement readQueue;
   private PreparedStatement ackMessage;
   private PreparedStatement nackMessage;
+  private PreparedStatement addMessages;
+  private PreparedStatement popQueueBatch;
+  private PreparedStatement ackMessages;
 
   /** Opens the connection; {@code url} is a pgjdbc URL with user and options. */
   public Database(final String url) throws SQLException {
@@ -68,6 +71,10 @@ public final class Database implements AutoCloseable {
         "SELECT " + COLUMNS + ", deliveries FROM read_queue(?, ?, ?, ?)");
     ackMessage = connection.prepareStatement("SELECT ack_message(?)");
     nackMessage = connection.prepareStatement("SELECT nack_message(?)");
+    addMessages = connection.prepareStatement("SELECT id FROM add_messages(?, ?, ?, ?, ?) AS id");
+    popQueueBatch =
+        connection.prepareStatement("SELECT " + COLUMNS + " FROM pop_queue_batch(?, ?, ?)");
+    ackMessages = connection.prepareStatement("SELECT id FROM ack_messages(?) AS id");
   }
 
   /**
@@ -204,7 +211,50 @@ public final class Database implements AutoCloseable {
     } else if (request instanceof Request.Nack r) {
       return settled(id, nackMessage, r.message());
     }
+    return batch(request);
+  }
+
+  /** The batch operations: one statement each, so one transaction. */
+  private Reply batch(final Request request) throws SQLException {
+    final int id = request.requestId();
+    if (request instanceof Request.SendBatch r) {
+      addMessages.setInt(1, r.sender());
+      addMessages.setInt(2, r.receiver());
+      addMessages.setInt(3, r.queue());
+      addMessages.setObject(4, timestamp(r.sentAtMicros()));
+      addMessages.setArray(5, connection.createArrayOf("text",
+          r.bodies().stream().map(b -> new String(b, StandardCharsets.US_ASCII)).toArray()));
+      // Drawn in the bodies' order, so in increasing order.
+      return new Reply.Ids(id, longs(addMessages).sorted().toArray());
+    } else if (request instanceof Request.PopBatch r) {
+      popQueueBatch.setInt(1, r.queue());
+      popQueueBatch.setInt(2, r.receiver());
+      popQueueBatch.setInt(3, r.max());
+      final List<Message> popped = new ArrayList<>();
+      try (ResultSet rs = popQueueBatch.executeQuery()) {
+        while (rs.next()) {
+          popped.add(row(rs));
+        }
+      }
+      popped.sort(java.util.Comparator.comparingLong(Message::id));
+      return popped.isEmpty() ? new Reply.Empty(id) : new Reply.Popped(id, popped);
+    } else if (request instanceof Request.AckBatch r) {
+      ackMessages.setArray(1, connection.createArrayOf("bigint",
+          java.util.Arrays.stream(r.messages()).boxed().toArray()));
+      return new Reply.Ids(id, longs(ackMessages).sorted().toArray());
+    }
     throw new IllegalStateException("no call for " + request.op());
+  }
+
+  private static java.util.stream.LongStream longs(final PreparedStatement s)
+      throws SQLException {
+    final java.util.stream.LongStream.Builder ids = java.util.stream.LongStream.builder();
+    try (ResultSet rs = s.executeQuery()) {
+      while (rs.next()) {
+        ids.add(rs.getLong(1));
+      }
+    }
+    return ids.build();
   }
 
   private static void run(final PreparedStatement s) throws SQLException {
