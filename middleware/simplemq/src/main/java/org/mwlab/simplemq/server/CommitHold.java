@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.mwlab.simplemq.protocol.LeasedMessage;
 import org.mwlab.simplemq.protocol.Op;
@@ -35,6 +36,36 @@ final class CommitHold {
 
   /** Called between a request's commit and its reply; returns at once unless it holds. */
   void afterCommit(final Request request, final Reply reply) throws InterruptedException {
+    final String line = line(request, reply);
+    if (line == null || committed.incrementAndGet() <= after) {
+      return;
+    }
+    hold(line);
+  }
+
+  /**
+   * Called between a group's commit and its replies: holds the whole group (no reply of it is
+   * written) once one of its deliveries passes the count, journalling every delivery of it, so
+   * that each message the group removed and never answered is matched by id.
+   */
+  void afterGroupCommit(final List<Request> requests, final List<Reply> replies)
+      throws InterruptedException {
+    final StringBuilder lines = new StringBuilder();
+    boolean holds = false;
+    for (int i = 0; i < requests.size(); i++) {
+      final String line = line(requests.get(i), replies.get(i));
+      if (line != null) {
+        lines.append(line);
+        holds |= committed.incrementAndGet() > after;
+      }
+    }
+    if (holds) {
+      hold(lines.toString());
+    }
+  }
+
+  /** The journal line of a committed delivery (or idempotent send); null for other requests. */
+  private static String line(final Request request, final Reply reply) {
     final Op op = request.op();
     final String line;
     if ((op == Op.POP_QUEUE || op == Op.POP_FROM_SENDER)
@@ -52,11 +83,12 @@ final class CommitHold {
       }
       line = b.append('\n').toString();
     } else {
-      return;
+      return null;
     }
-    if (committed.incrementAndGet() <= after) {
-      return;
-    }
+    return line;
+  }
+
+  private void hold(final String line) throws InterruptedException {
     synchronized (this) {
       try {
         Files.writeString(journal, line, StandardCharsets.US_ASCII, StandardOpenOption.CREATE,

@@ -83,7 +83,7 @@ final class Worker implements Runnable {
     final long start = System.nanoTime();
     step = Step.RUNNING;
     try {
-      answer(job, database.execute(job.task().request()), start, System.nanoTime());
+      answer(job, database.execute(job.task().request()), start, System.nanoTime(), false);
     } catch (final RuntimeException e) {
       failed(job, start, step, e);
     }
@@ -107,10 +107,13 @@ final class Worker implements Runnable {
     }
     final long dbEnd = System.nanoTime();
     stats.group(jobs.size());
+    if (hold != null) {
+      hold.afterGroupCommit(jobs.stream().map(j -> j.task().request()).toList(), replies);
+    }
     for (int i = 0; i < jobs.size(); i++) {
       step = Step.RUNNING;
       try {
-        answer(jobs.get(i), replies.get(i), start, dbEnd);
+        answer(jobs.get(i), replies.get(i), start, dbEnd, true);
       } catch (final RuntimeException e) {
         failed(jobs.get(i), start, step, e);
       }
@@ -118,9 +121,9 @@ final class Worker implements Runnable {
   }
 
   /** Writes a committed request's reply, records it and releases its connection. */
-  private void answer(final Job job, final Reply reply, final long start, final long dbEnd)
-      throws InterruptedException {
-    if (hold != null) {
+  private void answer(final Job job, final Reply reply, final long start, final long dbEnd,
+      final boolean grouped) throws InterruptedException {
+    if (hold != null && !grouped) {
       hold.afterCommit(job.task().request(), reply);
     }
     final ClientConnection.Delivery delivery = job.connection().send(Codec.frame(reply));
