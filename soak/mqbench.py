@@ -47,12 +47,13 @@ same pop procedure. Measured per row:
 
 - `delivered_per_s`: jobs worked (River: the worker returned; PgQ: the batch was finished
   and committed; SimpleMQ: pops that returned a message) per second of the window;
-- `latency_p50_ms`, `latency_p99_ms`: River and PgQ, from the producer's clock just before
-  the insert (carried in the job's args, in the event's ev_extra1) to the start of work (the
-  consumer reading it). SimpleMQ's client does not record send-to-delivery times, so these
-  are null there (`latency_measured` false) and its per-request response times are given
-  instead: `send_p50_ms`, `send_p99_ms`, `pop_p50_ms`, `pop_p99_ms` (client-side, from
-  request to reply);
+- `latency_p50_ms`, `latency_p99_ms`: from the producer's clock just before the insert to
+  the consumer holding the message. River and PgQ: the clock carried in the job's args (in the
+  event's ev_extra1) to the start of work. SimpleMQ: the message's sent_at (the sender's clock
+  as it sent) to the reply that delivered it (a pop's, or a read's first delivery), from the
+  client's `delivery_us`, over the whole run (its priming rounds included). SimpleMQ's rows
+  also give the client's response times: `send_p50_ms`, `send_p99_ms`, `pop_p50_ms`,
+  `pop_p99_ms` (from request to reply; the lease rows' pop is the read);
 - `db_cpu_s_per_message`: CPU seconds (user + system) of every PostgreSQL process over the
   window, read from /proc (the postmaster, its live children, and its reaped children's
   cutime/cstime), per message delivered in the window;
@@ -136,7 +137,6 @@ PAYLOADS = (200, 2000)
 QUICK_LOADS = (1, 32, 128)
 PGQ_TICK_S = 0.1
 SIMPLEMQ_PRIME = 5
-NO_LATENCY = "SimpleMQ's client records no send-to-delivery time: see send_/pop_ response times"
 INSTALL_GO = "install Go 1.26 or newer (https://go.dev/dl/) and put `go` on PATH"
 INSTALL_PGQ = "as root: apt-get install postgresql-15-pgq3 pgqd"
 
@@ -473,6 +473,7 @@ class Bench:
                 mw.stop(30)
         report = json.loads((wd / "client" / "result.json").read_text())
         stats = report["ALL STATS"]
+        delivery = report["mwlab"].get("delivery_us", {})
         window_s = float(stats["Runtime"]["Total duration"]) / 1000.0
         sent = _ids(wd / "client" / "sent.tsv")
         if variant.lease:
@@ -485,10 +486,10 @@ class Bench:
         row = _base(system, load, payload, window_s, len(got), a, b)
         delivered = set(got) | set(drained)
         row |= {
-            "latency_measured": False,
-            "latency_p50_ms": None,
-            "latency_p99_ms": None,
-            "latency_note": NO_LATENCY,
+            "latency_measured": bool(delivery.get("count")),
+            "latency_p50_ms": delivery["p50"] / 1000.0 if delivery.get("count") else None,
+            "latency_p99_ms": delivery["p99"] / 1000.0 if delivery.get("count") else None,
+            "latency_samples": int(delivery.get("count", 0)),
             "send_p50_ms": _pct(stats, "Sends", "p50.00"),
             "send_p99_ms": _pct(stats, "Sends", "p99.00"),
             "pop_p50_ms": _pct(stats, delivery_block, "p50.00"),
@@ -607,9 +608,7 @@ def aggregate(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for k in SUM:
             row[k] = sum(int(r[k]) for r in rs)
         row["all_delivered"] = all(r["all_delivered"] for r in rs)
-        row["latency_measured"] = rs[0]["latency_measured"]
-        if not row["latency_measured"]:
-            row["latency_note"] = NO_LATENCY
+        row["latency_measured"] = all(r["latency_measured"] for r in rs)
         row["settings"] = rs[0].get("settings", {})
         row["per_round"] = rs
         out.append(row)

@@ -265,6 +265,16 @@ public final class ClientCommand implements Callable<Integer> {
     mwlab.put("mismatches", counts.mismatches);
     mwlab.put("connection_losses", counts.connectionLosses);
     mwlab.put("resent", counts.resent);
+    final Map<String, Object> delivery = new LinkedHashMap<>();
+    delivery.put("count", counts.delivery.getTotalCount());
+    if (counts.delivery.getTotalCount() > 0) {
+      delivery.put("p50", counts.delivery.getValueAtPercentile(50));
+      delivery.put("p99", counts.delivery.getValueAtPercentile(99));
+      delivery.put("mean", counts.delivery.getMean());
+    }
+    // Send to delivery, µs, on the senders' clocks against the receivers' (one clock on one
+    // machine).
+    mwlab.put("delivery_us", delivery);
     final Map<String, Object> unanswered = new LinkedHashMap<>();
     counts.unanswered.forEach((op, n) -> unanswered.put(op.name().toLowerCase(Locale.ROOT), n));
     mwlab.put("unanswered", unanswered);

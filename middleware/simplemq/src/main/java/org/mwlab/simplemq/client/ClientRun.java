@@ -70,6 +70,16 @@ public final class ClientRun {
     final List<String> delivered = new ArrayList<>();
     /** The lease mode's: every ack sent, with its outcome (ok, not_leased, unanswered). */
     final List<String> acked = new ArrayList<>();
+    /**
+     * Send to delivery, µs: from the message's sent_at (the sender's clock as it sent) to the
+     * reply that delivered it to a client (a pop's, or a read's first delivery).
+     */
+    final org.HdrHistogram.Histogram delivery = TypeStats.newHistogram();
+
+    void delivered(final Message m) {
+      final long us = Workload.nowMicros() - m.sentAtMicros();
+      delivery.recordValue(Math.max(0, Math.min(us, TypeStats.HIGHEST_US)));
+    }
 
     TypeStats of(final Op op) {
       return stats.computeIfAbsent(op, o -> new TypeStats());
@@ -161,6 +171,7 @@ public final class ClientRun {
       all.popped.addAll(c.popped);
       all.delivered.addAll(c.delivered);
       all.acked.addAll(c.acked);
+      all.delivery.add(c.delivery);
     }
     if (config.messageLog() != null) {
       final String columns = "sender\tsequence\tmessage_id";
@@ -436,6 +447,9 @@ public final class ClientRun {
       }
       final String key = tag[0] + "\t" + tag[1] + "\t" + m.id();
       c.delivered.add(key + "\t" + l.deliveries());
+      if (l.deliveries() == 1) {
+        c.delivered(m);
+      }
       // A retry after an unanswered ack answers NOT_LEASED if the first one committed.
       String outcome = "unanswered";
       for (int attempt = 0; attempt <= config.targets().size(); attempt++) {
@@ -496,6 +510,7 @@ public final class ClientRun {
         final long[] tag = Workload.tag(s.body(), 0);
         c.sent.add(tag[0] + "\t" + tag[1] + "\t" + created.id());
       } else if (op != Op.PEEK_QUEUE && reply instanceof Reply.Delivered d) {
+        c.delivered(d.message());
         final long[] tag = Workload.tag(d.message().body(), 0);
         c.popped.add(tag[0] + "\t" + tag[1] + "\t" + d.message().id());
       }
