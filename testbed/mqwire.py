@@ -28,6 +28,9 @@ OPS = {
     "send_batch": 14,
     "pop_batch": 15,
     "ack_batch": 16,
+    # Blocking: wait up to wait_ms (the last field) for a message, woken by LISTEN/NOTIFY.
+    "pop_wait": 17,
+    "read_wait": 18,
 }
 STATUS = {
     0: "ok",

@@ -105,6 +105,12 @@ public final class MiddlewareCommand implements Callable<Integer> {
           + " its own transaction).")
   private int groupCommit;
 
+  @Option(names = "--notify",
+      description = "Serve blocking pops and reads (pop_wait, read_wait): install the database's"
+          + " notification triggers (sql/notify.sql) and LISTEN, so a waiting request is woken"
+          + " by a new message, never polled (beyond the study; it costs each send's commit).")
+  private boolean blockingWaits;
+
   @Option(names = "--drain-ms", paramLabel = "MS", defaultValue = "10000",
       description = "Longest wait for the requests in flight on SIGTERM (default: ${DEFAULT-VALUE}).")
   private long drainMs;
@@ -130,7 +136,7 @@ public final class MiddlewareCommand implements Callable<Integer> {
     return new Middleware.Config(new InetSocketAddress(listen.address(), listen.port()),
         databaseUrl, workers, maxFrame, maxBody, statsDir, statsWindowMs,
         new Limits(maxConnections, maxPending, maxOutput, frameTimeoutMs), holdJournal,
-        holdAfterPops, groupCommit);
+        holdAfterPops, groupCommit, blockingWaits);
   }
 
   @Override

@@ -24,6 +24,8 @@ public final class Codec {
   public static final int MAX_READ = 16;
   /** The most sends or acks one batch holds (its frame must also fit --max-frame). */
   public static final int MAX_BATCH = 64;
+  /** The longest a pop or read waits for a message. */
+  public static final int MAX_WAIT_MS = 60_000;
 
   private Codec() {}
 
@@ -84,6 +86,13 @@ public final class Codec {
             case SEND_BATCH -> sendBatch(id, body, maxBody);
             case POP_BATCH -> popBatch(id, body);
             case ACK_BATCH -> ackBatch(id, body);
+            case POP_WAIT -> waiting(id, new Request.PopWait(id, body.getInt(), body.getInt(),
+                body.getInt()));
+            case READ_WAIT -> {
+              final Request.ReadWait r = new Request.ReadWait(id, body.getInt(), body.getInt(),
+                  body.getInt(), body.getInt(), body.getInt());
+              yield read(id, r.now()) instanceof Invalid bad ? bad : waiting(id, r);
+            }
           };
       if (d instanceof Valid && body.hasRemaining()) {
         return invalid(id, Status.MALFORMED,
@@ -172,9 +181,21 @@ public final class Codec {
     return valid(new Request.AckBatch(id, ids));
   }
 
+  private static Decoded waiting(final int id, final Request.Waiting r) {
+    if (r.waitMs() < 0 || r.waitMs() > MAX_WAIT_MS) {
+      return invalid(id, Status.MALFORMED,
+          "a wait of " + r.waitMs() + " ms: from 0 to " + MAX_WAIT_MS);
+    }
+    return valid(r);
+  }
+
   private static Decoded read(final int id, final ByteBuffer body) {
-    final Request.Read r =
-        new Request.Read(id, body.getInt(), body.getInt(), body.getInt(), body.getInt());
+    return read(id,
+        new Request.Read(id, body.getInt(), body.getInt(), body.getInt(), body.getInt()));
+  }
+
+  private static Decoded read(final int id, final Request r0) {
+    final Request.Read r = (Request.Read) r0;
     if (r.visibilityMs() < 0) {
       return invalid(id, Status.MALFORMED, "a visibility timeout of " + r.visibilityMs() + " ms");
     }

@@ -20,7 +20,11 @@ public enum Op {
   // Batches, beyond the study: many sends, pops or acks in one request and one transaction.
   SEND_BATCH(14),
   POP_BATCH(15),
-  ACK_BATCH(16);
+  ACK_BATCH(16),
+  // Blocking pop and read, beyond the study: wait up to a timeout for a message, woken by
+  // LISTEN/NOTIFY.
+  POP_WAIT(17),
+  READ_WAIT(18);
 
   private static final Op[] BY_CODE = new Op[32];
 

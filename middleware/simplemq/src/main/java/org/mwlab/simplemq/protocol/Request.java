@@ -241,6 +241,56 @@ public sealed interface Request {
     }
   }
 
+  /**
+   * A pop or read that, finding nothing, waits up to {@code waitMs} for a message of its queue
+   * and receiver (woken by the database's notification, never polling) and then tries again.
+   */
+  sealed interface Waiting extends Request permits PopWait, ReadWait {
+    int queue();
+
+    int receiver();
+
+    int waitMs();
+
+    /** The same request without the wait: what runs each time it is tried. */
+    Request now();
+  }
+
+  record PopWait(int requestId, int queue, int receiver, int waitMs) implements Waiting {
+    @Override
+    public Op op() {
+      return Op.POP_WAIT;
+    }
+
+    @Override
+    public int[] ints() {
+      return new int[] {queue, receiver, waitMs};
+    }
+
+    @Override
+    public Request now() {
+      return new PopQueue(requestId, queue, receiver);
+    }
+  }
+
+  record ReadWait(int requestId, int queue, int receiver, int visibilityMs, int max, int waitMs)
+      implements Waiting {
+    @Override
+    public Op op() {
+      return Op.READ_WAIT;
+    }
+
+    @Override
+    public int[] ints() {
+      return new int[] {queue, receiver, visibilityMs, max, waitMs};
+    }
+
+    @Override
+    public Request now() {
+      return new Read(requestId, queue, receiver, visibilityMs, max);
+    }
+  }
+
   /** Read the oldest message of a queue for a receiver, and leave it. */
   record PeekQueue(int requestId, int queue, int receiver) implements Request {
     @Override

@@ -147,6 +147,9 @@ public final class Database implements AutoCloseable {
   }
 
   private Reply call(final Request request) throws SQLException {
+    if (request instanceof Request.Waiting w) {
+      return call(w.now());
+    }
     final int id = request.requestId();
     if (request instanceof Request.CreateClient r) {
       addClient.setInt(1, r.client());

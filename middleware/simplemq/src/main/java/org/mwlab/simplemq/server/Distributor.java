@@ -97,6 +97,15 @@ final class Distributor implements Runnable {
     return (InetSocketAddress) server.getLocalAddress();
   }
 
+  /** Requests a waiter woke, to be tried again (their connections stay busy meanwhile). */
+  private final ConcurrentLinkedQueue<Worker.Job> requeued = new ConcurrentLinkedQueue<>();
+
+  /** Called by the waiter: the request goes to a worker again. */
+  void requeue(final Worker.Job job) {
+    requeued.add(job);
+    selector.wakeup();
+  }
+
   /** Called by a worker once the reply of a connection's request is written (or queued). */
   void finished(final ClientConnection connection, final boolean outputLeft) {
     finished.add(new Finished(connection, outputLeft));
@@ -120,6 +129,9 @@ final class Distributor implements Runnable {
         selectedNs = System.nanoTime();
         if (draining && server.isOpen()) {
           server.close();
+        }
+        for (Worker.Job j; (j = requeued.poll()) != null; ) {
+          dispatch.dispatch(j.connection(), j.task());
         }
         for (Finished f; (f = finished.poll()) != null; ) {
           atWorkers--;

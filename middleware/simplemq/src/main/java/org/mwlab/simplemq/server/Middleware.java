@@ -29,13 +29,14 @@ public final class Middleware implements AutoCloseable {
       Limits limits,
       Path holdJournal,
       long holdAfterPops,
-      int groupCommit) {
+      int groupCommit,
+      boolean blockingWaits) {
 
     /** With the default limits, each request its own transaction, no test-only commit hold. */
     public Config(final InetSocketAddress listen, final String databaseUrl, final int workers,
         final int maxFrame, final int maxBody, final Path statsDir, final int statsWindowMs) {
       this(listen, databaseUrl, workers, maxFrame, maxBody, statsDir, statsWindowMs,
-          Limits.DEFAULTS, null, -1, 1);
+          Limits.DEFAULTS, null, -1, 1, false);
     }
   }
 
@@ -46,6 +47,8 @@ public final class Middleware implements AutoCloseable {
   private final List<Worker> workers = new ArrayList<>();
   private final List<Thread> threads = new ArrayList<>();
   private final Thread distributorThread;
+  private final Waiter waiter;
+  private final Thread waiterThread;
 
   /** Opens every worker's database connection, then starts listening. */
   public Middleware(final Config config) throws IOException, SQLException {
@@ -70,8 +73,21 @@ public final class Middleware implements AutoCloseable {
     }
     final CommitHold hold = config.holdJournal() == null ? null
         : new CommitHold(config.holdAfterPops(), config.holdJournal());
+    if (config.blockingWaits()) {
+      try {
+        this.waiter = new Waiter(config.databaseUrl(), distributor, stats);
+      } catch (final SQLException | IOException e) {
+        for (final Database d : databases) {
+          d.close();
+        }
+        throw e;
+      }
+    } else {
+      this.waiter = null;
+    }
     for (int i = 0; i < config.workers(); i++) {
-      final Worker w = new Worker(i, databases.get(i), dispatch, distributor, stats, hold);
+      final Worker w =
+          new Worker(i, databases.get(i), dispatch, distributor, stats, hold, waiter);
       workers.add(w);
       final Thread t = new Thread(w, "worker-" + i);
       threads.add(t);
@@ -79,6 +95,12 @@ public final class Middleware implements AutoCloseable {
     }
     distributorThread = new Thread(distributor, "distributor");
     distributorThread.start();
+    if (waiter != null) {
+      waiterThread = new Thread(waiter, "waiter");
+      waiterThread.start();
+    } else {
+      waiterThread = null;
+    }
   }
 
   public InetSocketAddress address() throws IOException {
@@ -90,8 +112,15 @@ public final class Middleware implements AutoCloseable {
    * statistics.
    */
   public void stop(final long timeoutMs) throws InterruptedException, IOException {
+    if (waiter != null) {
+      // Parked requests are answered with what they find now, so the drain can end.
+      waiter.stop();
+    }
     distributor.drain();
     distributorThread.join(timeoutMs);
+    if (waiterThread != null) {
+      waiterThread.join(timeoutMs);
+    }
     for (final Worker w : workers) {
       if (!dispatch.stop(w, TimeUnit.MILLISECONDS.toNanos(timeoutMs))) {
         break;
@@ -110,6 +139,7 @@ public final class Middleware implements AutoCloseable {
     m.put("listen", config.listen().getHostString() + ":" + config.listen().getPort());
     m.put("workers", config.workers());
     m.put("group_commit", config.groupCommit());
+    m.put("notify", config.blockingWaits());
     m.put("max_frame", config.maxFrame());
     m.put("max_body", config.maxBody());
     m.put("max_connections", config.limits().maxConnections());

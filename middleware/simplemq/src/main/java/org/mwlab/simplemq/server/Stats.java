@@ -46,6 +46,9 @@ final class Stats {
   /** Group commit: transactions of two requests or more, and the requests they held. */
   private final AtomicLong groups = new AtomicLong();
   private final AtomicLong grouped = new AtomicLong();
+  /** Blocking pops and reads: times a request parked, and was woken (a notification, its end). */
+  private final AtomicLong parked = new AtomicLong();
+  private final AtomicLong woken = new AtomicLong();
   private final long[] perWorker;
   /** The time series, when the middleware writes statistics. */
   private final WindowStats windows;
@@ -130,6 +133,14 @@ final class Stats {
   }
 
   /** A connection no longer read because its requests or replies piled up. */
+  void parked() {
+    parked.incrementAndGet();
+  }
+
+  void woken(final int n) {
+    woken.addAndGet(n);
+  }
+
   /** A transaction that ran {@code size} requests (at least two). */
   void group(final int size) {
     groups.incrementAndGet();
@@ -191,6 +202,10 @@ final class Stats {
     group.put("transactions", groups.get());
     group.put("requests", grouped.get());
     doc.put("group_commit", group);
+    final Map<String, Object> waits = new LinkedHashMap<>();
+    waits.put("parked", parked.get());
+    waits.put("woken", woken.get());
+    doc.put("waits", waits);
     synchronized (perWorker) {
       doc.put("requests_per_worker", java.util.Arrays.stream(perWorker).boxed().toList());
     }

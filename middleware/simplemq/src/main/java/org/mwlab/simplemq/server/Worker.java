@@ -26,6 +26,7 @@ final class Worker implements Runnable {
   private final Distributor distributor;
   private final Stats stats;
   private final CommitHold hold; // null but in fault tests
+  private final Waiter waiter; // null without --notify
   private final SynchronousQueue<Job> inbox = new SynchronousQueue<>();
   /** How far the request being answered got (this worker's thread alone reads and writes it). */
   private Step step = Step.RECORDED;
@@ -36,7 +37,9 @@ final class Worker implements Runnable {
       final Dispatch dispatch,
       final Distributor distributor,
       final Stats stats,
-      final CommitHold hold) {
+      final CommitHold hold,
+      final Waiter waiter) {
+    this.waiter = waiter;
     this.index = index;
     this.database = database;
     this.dispatch = dispatch;
@@ -83,10 +86,42 @@ final class Worker implements Runnable {
     final long start = System.nanoTime();
     step = Step.RUNNING;
     try {
-      answer(job, database.execute(job.task().request()), start, System.nanoTime(), false);
+      final Request request = job.task().request();
+      if (request instanceof Request.Waiting && waiter == null) {
+        answer(job, new Reply.Failure(request.requestId(), Status.MALFORMED,
+            "this middleware waits only with --notify"), start, start, false);
+        return;
+      }
+      final long seen = generation(request);
+      final Reply reply = database.execute(request);
+      if (!parked(job, reply, seen)) {
+        answer(job, reply, start, System.nanoTime(), false);
+      }
     } catch (final RuntimeException e) {
       failed(job, start, step, e);
     }
+  }
+
+  /** Before a waiting request is tried: the notifications its queue and receiver had. */
+  private long generation(final Request request) {
+    return request instanceof Request.Waiting w && waiter != null
+        ? waiter.generation(new Waiter.Key(w.queue(), w.receiver())) : 0;
+  }
+
+  /**
+   * Parks a waiting request that found nothing while its wait lasts: it is not answered, and
+   * its connection stays busy, until the waiter hands it back.
+   */
+  private boolean parked(final Job job, final Reply reply, final long seen) {
+    if (!(job.task().request() instanceof Request.Waiting w) || waiter == null
+        || !(reply instanceof Reply.Empty)) {
+      return false;
+    }
+    final long deadline = job.task().arrivalNs() + w.waitMs() * 1_000_000L;
+    if (System.nanoTime() - deadline >= 0) {
+      return false;
+    }
+    return waiter.park(job, new Waiter.Key(w.queue(), w.receiver()), seen, deadline);
   }
 
   /**
@@ -97,6 +132,7 @@ final class Worker implements Runnable {
   private void serveGroup(final List<Job> jobs) throws InterruptedException {
     final long start = System.nanoTime();
     final List<Reply> replies;
+    final long[] seen = jobs.stream().mapToLong(j -> generation(j.task().request())).toArray();
     try {
       replies = database.executeGroup(jobs.stream().map(j -> j.task().request()).toList());
     } catch (final RuntimeException e) {
@@ -113,6 +149,9 @@ final class Worker implements Runnable {
     for (int i = 0; i < jobs.size(); i++) {
       step = Step.RUNNING;
       try {
+        if (parked(jobs.get(i), replies.get(i), seen[i])) {
+          continue;
+        }
         answer(jobs.get(i), replies.get(i), start, dbEnd, true);
       } catch (final RuntimeException e) {
         failed(jobs.get(i), start, step, e);
