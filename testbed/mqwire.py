@@ -31,6 +31,8 @@ OPS = {
     # Blocking: wait up to wait_ms (the last field) for a message, woken by LISTEN/NOTIFY.
     "pop_wait": 17,
     "read_wait": 18,
+    # A queue's messages by state, and the oldest visible one's age.
+    "queue_metrics": 19,
 }
 STATUS = {
     0: "ok",
@@ -82,6 +84,8 @@ class Reply:
     text: str | None = None  # an error's
     ids: tuple[int, ...] | None = None  # a batch send's ids, or those a batch ack ended
     messages: tuple[Message, ...] | None = None  # a batch pop's
+    # queue_metrics: visible, leased, dead, oldest_age_ms (-1: none waits)
+    metrics: tuple[int, int, int, int] | None = None
 
 
 def frame(body: bytes) -> bytes:
@@ -142,6 +146,8 @@ def parse_reply(body: bytes) -> Reply:
         if shape == 3:
             (n,) = struct.unpack_from(">I", rest, 1)
             return Reply(request_id, status, queues=struct.unpack_from(f">{n}i", rest, 5))
+        if shape == 7:
+            return Reply(request_id, status, metrics=struct.unpack_from(">qqqq", rest, 1))
         if shape == 5:
             (n,) = struct.unpack_from(">I", rest, 1)
             return Reply(request_id, status, ids=struct.unpack_from(f">{n}q", rest, 5))
@@ -200,11 +206,16 @@ class Connection:
             self.buffer += chunk
 
     def call(
-        self, op: str, *fields: int, body: bytes | None = None, bodies: tuple[bytes, ...] = ()
+        self,
+        op: str,
+        *fields: int,
+        body: bytes | None = None,
+        bodies: tuple[bytes, ...] = (),
+        sent_at_us: int = 0,
     ) -> Reply:
         rid = self.next_id
         self.next_id += 1
-        self.send_raw(request(rid, op, *fields, body=body, bodies=bodies))
+        self.send_raw(request(rid, op, *fields, body=body, bodies=bodies, sent_at_us=sent_at_us))
         reply = self.receive()
         if reply.request_id != rid:
             raise WireError(f"request {rid} answered by a reply to {reply.request_id}")

@@ -210,6 +210,7 @@ class PostgresServer:
             SQL / "lease.sql",
             SQL / "idempotent.sql",
             SQL / "batch.sql",
+            SQL / "metrics.sql",
             timeout=timeout,
         )
         self.timings["schema_s"] = time.monotonic() - t1

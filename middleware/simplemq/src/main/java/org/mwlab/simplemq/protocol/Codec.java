@@ -86,6 +86,7 @@ public final class Codec {
             case SEND_BATCH -> sendBatch(id, body, maxBody);
             case POP_BATCH -> popBatch(id, body);
             case ACK_BATCH -> ackBatch(id, body);
+            case QUEUE_METRICS -> valid(new Request.QueueMetrics(id, body.getInt()));
             case POP_WAIT -> waiting(id, new Request.PopWait(id, body.getInt(), body.getInt(),
                 body.getInt()));
             case READ_WAIT -> {
@@ -285,6 +286,8 @@ public final class Codec {
                 }
                 yield new Reply.Leased(id, leased);
               }
+              case Reply.SHAPE_METRICS -> new Reply.Metrics(id, body.getLong(), body.getLong(),
+                  body.getLong(), body.getLong());
               case Reply.SHAPE_IDS -> {
                 final int n = body.getInt();
                 if (n < 0 || (long) n * 8 > body.remaining()) {

@@ -24,7 +24,9 @@ public enum Op {
   // Blocking pop and read, beyond the study: wait up to a timeout for a message, woken by
   // LISTEN/NOTIFY.
   POP_WAIT(17),
-  READ_WAIT(18);
+  READ_WAIT(18),
+  // A queue's depth and oldest message's age, beyond the study.
+  QUEUE_METRICS(19);
 
   private static final Op[] BY_CODE = new Op[32];
 

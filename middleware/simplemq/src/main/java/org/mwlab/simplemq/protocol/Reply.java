@@ -19,6 +19,7 @@ public sealed interface Reply {
   int SHAPE_LEASED = 4;
   int SHAPE_IDS = 5;
   int SHAPE_MESSAGES = 6;
+  int SHAPE_METRICS = 7;
   /** A longer error text is cut: it is for people, and must fit any frame limit. */
   int MAX_TEXT = 1024;
 
@@ -217,6 +218,24 @@ public sealed interface Reply {
         b.putLong(m.id()).putInt(m.sender()).putInt(m.receiver()).putInt(m.queue());
         b.putLong(m.sentAtMicros()).putInt(m.body().length).put(m.body());
       }
+    }
+  }
+
+  /**
+   * A queue's messages: visible (waiting), leased, dead-lettered, and the age of the oldest
+   * visible one in ms by its sender's clock (-1: none waits).
+   */
+  record Metrics(int requestId, long visible, long leased, long dead, long oldestAgeMs)
+      implements Reply {
+    @Override
+    public int resultBytes() {
+      return 1 + 4 * 8;
+    }
+
+    @Override
+    public void writeResult(final ByteBuffer b) {
+      b.put((byte) SHAPE_METRICS).putLong(visible).putLong(leased).putLong(dead)
+          .putLong(oldestAgeMs);
     }
   }
 

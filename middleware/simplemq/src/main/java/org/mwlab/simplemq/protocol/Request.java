@@ -291,6 +291,19 @@ public sealed interface Request {
     }
   }
 
+  /** How many messages a queue holds, by state, and how old its oldest visible one is. */
+  record QueueMetrics(int requestId, int queue) implements Request {
+    @Override
+    public Op op() {
+      return Op.QUEUE_METRICS;
+    }
+
+    @Override
+    public int[] ints() {
+      return new int[] {queue};
+    }
+  }
+
   /** Read the oldest message of a queue for a receiver, and leave it. */
   record PeekQueue(int requestId, int queue, int receiver) implements Request {
     @Override

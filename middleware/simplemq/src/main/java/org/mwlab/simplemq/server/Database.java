@@ -46,6 +46,7 @@ public final class Database implements AutoCloseable {
   private PreparedStatement addMessages;
   private PreparedStatement popQueueBatch;
   private PreparedStatement ackMessages;
+  private PreparedStatement queueMetrics;
 
   /** Opens the connection; {@code url} is a pgjdbc URL with user and options. */
   public Database(final String url) throws SQLException {
@@ -75,6 +76,8 @@ public final class Database implements AutoCloseable {
     popQueueBatch =
         connection.prepareStatement("SELECT " + COLUMNS + " FROM pop_queue_batch(?, ?, ?)");
     ackMessages = connection.prepareStatement("SELECT id FROM ack_messages(?) AS id");
+    queueMetrics = connection.prepareStatement(
+        "SELECT visible, leased, dead, oldest_age_ms FROM queue_metrics(?)");
   }
 
   /**
@@ -241,6 +244,12 @@ public final class Database implements AutoCloseable {
       }
       popped.sort(java.util.Comparator.comparingLong(Message::id));
       return popped.isEmpty() ? new Reply.Empty(id) : new Reply.Popped(id, popped);
+    } else if (request instanceof Request.QueueMetrics r) {
+      queueMetrics.setInt(1, r.queue());
+      try (ResultSet rs = queueMetrics.executeQuery()) {
+        rs.next();
+        return new Reply.Metrics(id, rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4));
+      }
     } else if (request instanceof Request.AckBatch r) {
       ackMessages.setArray(1, connection.createArrayOf("bigint",
           java.util.Arrays.stream(r.messages()).boxed().toArray()));
