@@ -221,6 +221,16 @@ class Connection:
             raise WireError(f"request {rid} answered by a reply to {reply.request_id}")
         return reply
 
+    def open_queue(self, *clients: int) -> int:
+        """Registers `clients` and creates a queue; its id."""
+        for client in clients:
+            if (r := self.call("create_client", client)).status != "ok":
+                raise WireError(f"create_client {client}: {r.status} {r.text or ''}")
+        queue = self.call("create_queue")
+        if queue.id is None:
+            raise WireError(f"create_queue: {queue.status} {queue.text or ''}")
+        return queue.id
+
     def close(self) -> None:
         self.sock.close()
 

@@ -16,9 +16,7 @@ def test_a_batch_is_stored_popped_and_acked_in_one_request_each(
 ) -> None:
     _, port = middleware
     with Connection("127.0.0.1", port) as c:
-        c.call("create_client", 1)
-        queue = c.call("create_queue").id
-        assert queue is not None
+        queue = c.open_queue(1)
         bodies = tuple(f"1:{i}:x".encode() for i in range(5))
         sent = c.call("send_batch", 1, 1, queue, bodies=bodies)
         assert sent.status == "ok" and sent.ids is not None and len(sent.ids) == 5

@@ -15,10 +15,7 @@ def test_a_key_sent_again_stores_once_and_answers_the_first_id(
 ) -> None:
     _, port = middleware
     with Connection("127.0.0.1", port) as c:
-        c.call("create_client", 1)
-        c.call("create_client", 2)
-        queue = c.call("create_queue").id
-        assert queue is not None
+        queue = c.open_queue(1, 2)
         first = c.call("send_once", 1, 2, queue, 7, body=b"1:7:x")
         again = c.call("send_once", 1, 2, queue, 7, body=b"1:7:x")
         assert first.status == again.status == "ok" and first.id is not None

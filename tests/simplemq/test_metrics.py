@@ -16,9 +16,7 @@ def test_metrics_follow_messages_through_their_states(
 ) -> None:
     _, port = middleware
     with Connection("127.0.0.1", port) as c:
-        c.call("create_client", 1)
-        queue = c.call("create_queue").id
-        assert queue is not None
+        queue = c.open_queue(1)
         assert c.call("queue_metrics", queue).metrics == (0, 0, 0, -1)
         sent_at_us = int(time.time() * 1e6) - 5_000_000  # sent 5 s ago by its sender's clock
         for i in range(3):
