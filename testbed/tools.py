@@ -281,11 +281,12 @@ class Difference:
         return f"{self.name} ({kind}): {here} here, {recorded} in {source}"
 
 
-def versions(command: str = "test") -> dict[str, str | None]:
-    """Name -> version of every tool and of `command`'s Python packages, and the interpreter's:
-    what `mwlab tools --json` prints and a measurement records (environment/tools.json)."""
+def versions() -> dict[str, str | None]:
+    """Name -> version of every tool and Python package (None where absent), and the
+    interpreter's: what `mwlab tools --json` prints and a measurement records
+    (environment/tools.json)."""
     found = {t.name: find_tool(t).version for t in TOOLS}
-    found |= {p.name: find_python_package(p).version for p in python_packages(command)}
+    found |= {p.name: find_python_package(p).version for p in PYTHON_PACKAGES}
     found["python"] = interpreter().version
     return found
 

@@ -77,7 +77,7 @@ def tools_command(as_json: bool, check: bool, command: str, against: Path | None
     lock = lock_for(command)
     pins = lock_pins(lock)
     if as_json:
-        click.echo(json.dumps(versions(command), indent=2, sort_keys=True))
+        click.echo(json.dumps(versions(), indent=2, sort_keys=True))
     elif against is None:
         _print_tools(found, packages, python, pins, lock.name)
     failed = False
@@ -90,7 +90,7 @@ def tools_command(as_json: bool, check: bool, command: str, against: Path | None
         click.echo(f"Python packages differ from {lock.name}: {'; '.join(mismatched)}", err=True)
         failed = True
     if against is not None:
-        failed |= _compare(versions(command), recorded_tools(against), str(against))
+        failed |= _compare(versions(), recorded_tools(against), str(against))
     if failed:
         sys.exit(1)
 
