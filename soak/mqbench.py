@@ -28,8 +28,9 @@ always meets a warmer or a more bloated server. The systems:
   default 8: a free worker takes up to 8 waiting requests of different clients and runs them
   in one transaction, each answered after its commit). At-most-once.
 - `simplemq-lease`, `simplemq-lease-gc`: the lease mode, without and with group commit: L
-  clients send to one shared receiver and read as it (one message a read, leased for 60 s,
-  longer than any window), acking each message they got; once the window closed they stop
+  clients send to one shared receiver and read as it (`--lease-read-batch` messages a read,
+  default 1, leased for 60 s, longer than any window), acking each message they got (several
+  in one ack_batch); once the window closed they stop
   sending and read until a read finds nothing. At-least-once. Its delivered messages are those
   acked; what is left (unread, or leased and not acked) is drained with the rest.
 - `simplemq-direct`: the same client calling the procedures over its own JDBC connections
@@ -279,6 +280,7 @@ class Bench:
     drain_timeout_s: float = 120.0
     group_commit: int = GROUP_COMMIT
     tuned_schema: bool = False
+    lease_read_batch: int = 1
 
     def dsn(self, database: str) -> str:
         return f"postgres://{USER}@{self.db.host.address}:{self.db.port}/{database}?sslmode=disable"
@@ -438,7 +440,8 @@ class Bench:
             # and PgQ's consumers share their queues; leases outlast the window.
             workload = "lease"
             load_options = ["--workload", "lease", "--receiver", "1", "--visibility-ms", "60000",
-                            "--drain-ms", "0"]  # fmt: skip
+                            "--drain-ms", "0",
+                            "--read-batch", str(self.lease_read_batch)]  # fmt: skip
         else:
             workload = "staticsmall" if payload <= 200 else "staticlarge"
             load_options = ["--workload", workload]
@@ -506,6 +509,7 @@ class Bench:
                 "middleware_workers": str(DEFAULT_MQ_WORKERS) if mw is not None else "",
                 "group_commit": str(self.group_commit) if variant.group_commit else "1",
                 "tuned_schema": "yes" if self.tuned_schema else "no",
+                "lease_read_batch": str(self.lease_read_batch) if variant.lease else "",
             },
         }
         if mw is not None:
@@ -648,6 +652,7 @@ def run(
     systems: tuple[str, ...] = SYSTEMS,
     group_commit: int = GROUP_COMMIT,
     tuned_schema: bool = False,
+    lease_read_batch: int = 1,
 ) -> list[dict[str, Any]]:
     """Runs the grid of `systems` in `out`; the aggregated rows. `tuned_schema`: SimpleMQ's
     database gets sql/tuned.sql (the pops' index, PL/pgSQL pops) before the first row."""
@@ -668,7 +673,7 @@ def run(
         if tuned_schema:
             db.psql("", SIMPLEMQ_SQL / "tuned.sql")
         bench = Bench(host, db, out, warmup_s, river_fetch_cooldown_ms, group_commit=group_commit,
-                      tuned_schema=tuned_schema)  # fmt: skip
+                      tuned_schema=tuned_schema, lease_read_batch=lease_read_batch)  # fmt: skip
         steps = list(plan(loads, payloads, rounds, systems))
         total = sum(len(s[3]) for s in steps)
         started, n = time.monotonic(), 0
@@ -736,6 +741,13 @@ def _ints(text: str) -> tuple[int, ...]:
     " (middleware/simplemq/sql/tuned.sql), beyond seed 003's schema.",
 )
 @click.option(
+    "--lease-read-batch",
+    type=click.IntRange(1, 16),
+    default=1,
+    show_default=True,
+    help="Messages one read of the lease rows leases at most (several are acked in one ack_batch).",
+)
+@click.option(
     "--out", type=click.Path(path_type=Path), default=Path("results/mq-bench"), show_default=True
 )
 def bench_command(
@@ -750,6 +762,7 @@ def bench_command(
     systems: str | None,
     group_commit: int,
     tuned_schema: bool,
+    lease_read_batch: int,
     out: Path,
 ) -> None:
     """SimpleMQ (middleware and direct) beside River and PgQ on one PostgreSQL 15, in
@@ -788,6 +801,7 @@ def bench_command(
             chosen,
             group_commit,
             tuned_schema,
+            lease_read_batch,
         )
     except HostError as e:
         raise click.ClickException(str(e)) from None

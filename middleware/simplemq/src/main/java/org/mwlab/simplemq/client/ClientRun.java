@@ -431,12 +431,14 @@ public final class ClientRun {
   }
 
   /**
-   * Acks every message of a read, each until some middleware answered; logs the deliveries
-   * and the acks' outcomes. Returns the next request id.
+   * Acks every message of a read until some middleware answered, several in one ack_batch
+   * where the read leased several; logs the deliveries and the acks' outcomes. Returns the next
+   * request id.
    */
   private int ackAll(final Request.Read read, final Reply.Leased leased, final Link link,
       final Counts c, final int firstRequestId) throws IOException, InterruptedException {
     int requestId = firstRequestId;
+    final Map<Long, String> keys = new LinkedHashMap<>();
     for (final LeasedMessage l : leased.messages()) {
       final Message m = l.message();
       final long[] tag = Workload.tag(m.body(), config.bodySize());
@@ -450,23 +452,31 @@ public final class ClientRun {
       if (l.deliveries() == 1) {
         c.delivered(m);
       }
-      // A retry after an unanswered ack answers NOT_LEASED if the first one committed.
-      String outcome = "unanswered";
-      for (int attempt = 0; attempt <= config.targets().size(); attempt++) {
-        final Request.Ack ack = new Request.Ack(requestId++, m.id());
-        final long sentNs = System.nanoTime();
-        final Reply r = link.call(ack, c);
-        if (r == null) {
-          c.acked.add(key + "\tunanswered");
-          continue;
-        }
-        record(read.receiver(), ack, r, (System.nanoTime() - sentNs) / 1000, c, sentNs);
-        outcome = r.status().name().toLowerCase(java.util.Locale.ROOT);
-        break;
+      keys.put(m.id(), key);
+    }
+    // A retry after an unanswered ack answers NOT_LEASED (a batch leaves the id out) for what
+    // the first one acked.
+    for (int attempt = 0; attempt <= config.targets().size() && !keys.isEmpty(); attempt++) {
+      final long[] ids = keys.keySet().stream().mapToLong(Long::longValue).toArray();
+      final Request ack = ids.length == 1 ? new Request.Ack(requestId++, ids[0])
+          : new Request.AckBatch(requestId++, ids);
+      final long sentNs = System.nanoTime();
+      final Reply r = link.call(ack, c);
+      if (r == null) {
+        keys.values().forEach(key -> c.acked.add(key + "\tunanswered"));
+        continue;
       }
-      if (!outcome.equals("unanswered")) {
-        c.acked.add(key + "\t" + outcome);
+      record(read.receiver(), ack, r, (System.nanoTime() - sentNs) / 1000, c, sentNs);
+      if (r instanceof Reply.Ids acked) {
+        final java.util.Set<Long> done = java.util.Arrays.stream(acked.ids()).boxed()
+            .collect(java.util.stream.Collectors.toSet());
+        keys.forEach((id, key) -> c.acked.add(key + "\t" + (done.contains(id) ? "ok"
+            : "not_leased")));
+      } else {
+        final String outcome = r.status().name().toLowerCase(java.util.Locale.ROOT);
+        keys.values().forEach(key -> c.acked.add(key + "\t" + outcome));
       }
+      keys.clear();
     }
     return requestId;
   }
