@@ -15,6 +15,7 @@ import signal
 import socket
 import struct
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -22,7 +23,7 @@ from typing import Any
 import pytest
 
 from testbed.hosts import Proc
-from testbed.mqwire import Connection, WireError, parse_reply, request
+from testbed.mqwire import Connection, parse_reply, request
 from testbed.services.middleware import SIMPLEMQ_JAR as JAR
 from testbed.services.postgres import PostgresServer
 
@@ -188,12 +189,16 @@ def served_connection(port: int, client: int) -> Connection:
     deadline = time.monotonic() + 60.0
     while True:
         c = Connection(LOOPBACK, port)
-        try:
-            assert c.call("create_client", client).status == "ok"
+        c.send_raw(request(c.next_id, "create_client", client))
+        reply = c.receive()
+        if reply.status != "too_many_connections":
+            # Served: the reply is the request's.
+            assert (reply.request_id, reply.status) == (c.next_id, "ok"), reply
+            c.next_id += 1
             return c
-        except WireError as e:
-            c.close()
-            assert "unknown status 25" in str(e), e
+        # Refused (a frame with request id 0) until the middleware saw a served one close.
+        assert reply.request_id == 0, reply
+        c.close()
         assert time.monotonic() < deadline, "no room for a connection within 60 s"
         time.sleep(0.2)
 
@@ -321,3 +326,17 @@ def test_a_limit_out_of_range_is_refused_before_the_middleware_starts(
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2, proc.stderr
     assert message in proc.stderr
+
+
+def test_a_refused_client_that_retries_is_served_once_a_connection_closes(
+    postgres: PostgresServer, start_middleware: StartMiddleware
+) -> None:
+    _, port = start_middleware(postgres, extra=["--max-connections", "1"])
+    held = served_connection(port, 30)
+    # The cap is full: a retrying client is refused until the held connection closes.
+    threading.Timer(1.0, held.close).start()
+    started = time.monotonic()
+    late = served_connection(port, 31)
+    assert time.monotonic() - started >= 1.0
+    assert late.call("query_queues", 31).status == "ok"
+    late.close()
