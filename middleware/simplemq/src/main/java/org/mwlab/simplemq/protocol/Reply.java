@@ -25,6 +25,12 @@ public sealed interface Reply {
 
   int requestId();
 
+  /** A message as shapes 2 and 6 carry it: id, sender, receiver, queue, sent_at, body. */
+  private static void putMessage(final ByteBuffer b, final Message m) {
+    b.putLong(m.id()).putInt(m.sender()).putInt(m.receiver()).putInt(m.queue());
+    b.putLong(m.sentAtMicros()).putInt(m.body().length).put(m.body());
+  }
+
   /** OK, but for the kinds that say otherwise: Empty, NotLeased and Failure. */
   default Status status() {
     return Status.OK;
@@ -70,9 +76,7 @@ public sealed interface Reply {
 
     @Override
     public void writeResult(final ByteBuffer b) {
-      final Message m = message;
-      b.put((byte) SHAPE_MESSAGE).putLong(m.id()).putInt(m.sender()).putInt(m.receiver());
-      b.putInt(m.queue()).putLong(m.sentAtMicros()).putInt(m.body().length).put(m.body());
+      putMessage(b.put((byte) SHAPE_MESSAGE), message);
     }
   }
 
@@ -215,8 +219,7 @@ public sealed interface Reply {
     public void writeResult(final ByteBuffer b) {
       b.put((byte) SHAPE_MESSAGES).putInt(messages.size());
       for (final Message m : messages) {
-        b.putLong(m.id()).putInt(m.sender()).putInt(m.receiver()).putInt(m.queue());
-        b.putLong(m.sentAtMicros()).putInt(m.body().length).put(m.body());
+        putMessage(b, m);
       }
     }
   }
