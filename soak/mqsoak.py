@@ -307,7 +307,7 @@ def soak(
             return v
         journal = out / "held.txt"
         lines = journal.read_text().splitlines() if journal.exists() else []
-        held_sends = {int(ln.split()[1]) for ln in lines if ln.startswith("send ")}
+        held_sends = {int(x[5:]) for ln in lines for x in ln.split() if x.startswith("send:")}
         acknowledged = {m for _, _, m in sent}
         return replace(v, idempotent=True, resent=resent, held_sends=len(held_sends),
                        held_sends_acknowledged=len(held_sends & acknowledged))  # fmt: skip
@@ -468,10 +468,9 @@ def _run(
             mw.signal(signal.SIGTERM)
             mw.wait(30.0)
         text = journal.read_text() if killed else ""
-        # Held idempotent sends ("send <id>") stored their message; the other lines hold pops'
-        # and reads' ids.
-        held = frozenset(int(x) for ln in text.splitlines() if not ln.startswith("send ")
-                         for x in ln.split())  # fmt: skip
+        # One line per held worker: pops' and reads' ids, and held idempotent sends
+        # ("send:<id>"), which stored their message.
+        held = frozenset(int(x) for x in text.split() if not x.startswith("send:"))
         verdict = judge([out / p.rel for p in procs], db, held, text.count("\n"))
     finally:
         db.stop()

@@ -20,8 +20,8 @@ import org.mwlab.simplemq.protocol.Request;
  * process is killed. A soak then kills the middleware inside that window: a held pop's
  * message is lost (at-most-once), and matched by id to the journal; a held read's messages
  * stay leased in the database and come back once their visibility timeout passed; a held
- * idempotent send ({@code send <id>}) stored its message, and its client's resend answers
- * that id.
+ * idempotent send ({@code send:<id>}) stored its message, and its client's resend answers
+ * that id. One line per held worker.
  */
 final class CommitHold {
 
@@ -36,56 +36,55 @@ final class CommitHold {
 
   /** Called between a request's commit and its reply; returns at once unless it holds. */
   void afterCommit(final Request request, final Reply reply) throws InterruptedException {
-    final String line = line(request, reply);
-    if (line == null || committed.incrementAndGet() <= after) {
+    final String tokens = tokens(request, reply);
+    if (tokens == null || committed.incrementAndGet() <= after) {
       return;
     }
-    hold(line);
+    hold(tokens + "\n");
   }
 
   /**
    * Called between a group's commit and its replies: holds the whole group (no reply of it is
-   * written) once one of its deliveries passes the count, journalling every delivery of it, so
-   * that each message the group removed and never answered is matched by id.
+   * written) once one of its deliveries passes the count, journalling every delivery of it on
+   * one line (a soak counts held workers by lines), so that each message the group removed and
+   * never answered is matched by id.
    */
   void afterGroupCommit(final List<Request> requests, final List<Reply> replies)
       throws InterruptedException {
-    final StringBuilder lines = new StringBuilder();
+    final StringBuilder line = new StringBuilder();
     boolean holds = false;
     for (int i = 0; i < requests.size(); i++) {
-      final String line = line(requests.get(i), replies.get(i));
-      if (line != null) {
-        lines.append(line);
+      final String tokens = tokens(requests.get(i), replies.get(i));
+      if (tokens != null) {
+        line.append(line.isEmpty() ? "" : " ").append(tokens);
         holds |= committed.incrementAndGet() > after;
       }
     }
     if (holds) {
-      hold(lines.toString());
+      hold(line.append('\n').toString());
     }
   }
 
-  /** The journal line of a committed delivery (or idempotent send); null for other requests. */
-  private static String line(final Request request, final Reply reply) {
+  /**
+   * The journal's tokens of a committed delivery, apart by spaces: a popped or read message's
+   * id, and {@code send:<id>} for an idempotent send; null for other requests.
+   */
+  private static String tokens(final Request request, final Reply reply) {
     final Op op = request.op();
-    final String line;
     if ((op == Op.POP_QUEUE || op == Op.POP_FROM_SENDER)
         && reply instanceof Reply.Delivered delivered) {
-      line = delivered.message().id() + "\n";
+      return Long.toString(delivered.message().id());
     } else if (op == Op.SEND_ONCE && reply instanceof Reply.Created created) {
       // An idempotent send stored and never acknowledged: its client sends it again.
-      line = "send " + created.id() + "\n";
+      return "send:" + created.id();
     } else if (op == Op.READ && reply instanceof Reply.Leased leased) {
-      // One line per held read, its messages' ids apart by spaces: a soak counts held workers
-      // by lines.
       final StringBuilder b = new StringBuilder();
       for (final LeasedMessage m : leased.messages()) {
         b.append(b.isEmpty() ? "" : " ").append(m.message().id());
       }
-      line = b.append('\n').toString();
-    } else {
-      return null;
+      return b.toString();
     }
-    return line;
+    return null;
   }
 
   private void hold(final String line) throws InterruptedException {
