@@ -559,6 +559,8 @@ def soak_command(strategy: str, messages: int, middlewares: int, workers: int, c
     held unanswered. Prints one JSON line; exits 1 on a duplicate, or on a loss no held pop
     explains. With --delivery lease the clients read and ack (at-least-once), and it exits 1
     on a loss, or on a duplicate that was not a redelivery."""
+    if idempotent_send and delivery == "lease":
+        raise click.UsageError("--idempotent-send checks the pop soak's sends: use --delivery pop")
     out.mkdir(parents=True, exist_ok=True)
     v: Verdict | LeaseVerdict
     try:
