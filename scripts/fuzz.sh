@@ -21,6 +21,7 @@ targets=(
   "core org.mwlab.middleware.ServerRepliesFuzzTest wellFormedReply"
   "loadgen org.mwlab.loadgen.ReplyReaderFuzzTest replies"
   "simplemq org.mwlab.simplemq.protocol.FrameFuzzTest decode"
+  "simplemq org.mwlab.simplemq.server.SocketFuzzTest socket"
 )
 mvn=(mvn -B --no-transfer-progress -Dstyle.color=never -f middleware/pom.xml)
 logs=$(mktemp -d)

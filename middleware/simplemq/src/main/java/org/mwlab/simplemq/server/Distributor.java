@@ -310,40 +310,44 @@ final class Distributor implements Runnable {
   /**
    * Stops reading a connection whose queue is full or whose replies pile up untaken, so that
    * TCP pushes back on the client; reads it again once both drained to half their limits.
+   * Bytes left over from a full queue are cut into frames here, as far as the queue takes them,
+   * before the socket is read again: the errors the distributor answers itself leave the queue
+   * at once, and no event would follow them to decode the rest.
    */
   private void regulate(final ClientConnection c) throws InterruptedException {
-    if (c.isClosed()) {
-      return;
-    }
-    if (!c.readPaused) {
-      if (c.leftover != null || c.pending.size() >= limits.maxPending()
-          || c.unsentBytes() >= limits.maxOutputBytes()) {
-        c.readPaused = true;
-        setRead(c, false);
-        stats.readPaused();
-      }
-      return;
-    }
-    if (c.pending.size() > limits.maxPending() / 2
-        || c.unsentBytes() > limits.maxOutputBytes() / 2) {
+    if (c.isClosed() || c.readPaused && (c.pending.size() > limits.maxPending() / 2
+        || c.unsentBytes() > limits.maxOutputBytes() / 2)) {
       return;
     }
     final long now = System.nanoTime();
-    if (c.leftover != null) {
+    while (c.leftover != null) {
       final ByteBuffer rest = c.leftover;
       c.leftover = decode(c, rest, now) ? rest : null;
       dispatch(c);
       if (c.hasOutput()) {
         wantWrite(c);
       }
-      if (c.leftover != null || c.isClosed()) {
+      if (c.isClosed()) {
         return;
       }
+      if (c.leftover != null && c.pending.size() >= limits.maxPending()) {
+        // The queue stays full only behind a request at a worker or untaken replies: its
+        // reply, or the socket taking them, calls this again.
+        break;
+      }
     }
-    c.readPaused = false;
-    // The client was held back: its partial frame's time starts again.
-    c.lastInputNs = now;
-    setRead(c, true);
+    final boolean full = c.leftover != null || c.pending.size() >= limits.maxPending()
+        || c.unsentBytes() >= limits.maxOutputBytes();
+    if (full && !c.readPaused) {
+      c.readPaused = true;
+      setRead(c, false);
+      stats.readPaused();
+    } else if (!full && c.readPaused) {
+      c.readPaused = false;
+      // The client was held back: its partial frame's time starts again.
+      c.lastInputNs = now;
+      setRead(c, true);
+    }
   }
 
   private ClientConnection.Item item(final FrameReader.Event event, final long now) {
