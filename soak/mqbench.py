@@ -58,11 +58,18 @@ same pop procedure. Measured per row:
 - `db_cpu_s_per_message`: CPU seconds (user + system) of every PostgreSQL process over the
   window, read from /proc (the postmaster, its live children, and its reaped children's
   cutime/cstime), per message delivered in the window;
+- `cpu_s_per_message`: CPU seconds of the whole machine (/proc/stat's busy time: every
+  process and the kernel) over the window, per message; `machine_busy_share` and
+  `steal_share`, the shares of the machine's capacity busy and stolen by the hypervisor;
 - `db_commits_per_s`: the sum of pg_stat_database.xact_commit over the window, per second
   (backends report at most once a second, so the count is good to about a second's worth);
 - the delivery check after the drain: `produced`, `delivered` (distinct messages, window and
   drain), `duplicates`, `lost` = produced - delivered, `all_delivered`. For River also the
   jobs the database holds as completed once the client stopped (`stored_completed`).
+
+`--database-cores X` runs PostgreSQL under a CPU budget of X cores and everything else under
+the machine's other cores (soak/cpusplit.py), as if the database had a machine of its own,
+as in seed 003; each row's `cpu_split` records it.
 
 `--json FILE` writes one row per system, load and payload (the median over rounds for rates
 and latencies, sums for counts; every round's values in `per_round`). `--quick` runs one
@@ -92,6 +99,9 @@ from typing import Any
 
 import click
 
+from soak.cpusplit import CpuSplit, stat_fields
+from testbed.cpuaccount import MachineSample, machine_sample, machine_window
+from testbed.cpubudget import CgroupError
 from testbed.hosts import HostError, LocalHost
 from testbed.point import DEFAULT_MQ_WORKERS
 from testbed.services.middleware import (
@@ -211,26 +221,17 @@ def check_tools() -> None:
 _TICK = os.sysconf("SC_CLK_TCK")
 
 
-def _stat(pid: int) -> list[str] | None:
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    # The command name, in parentheses, may hold spaces: fields start after its ')'.
-    return text[text.rindex(")") + 2 :].split()
-
-
 def postgres_cpu_s(postmaster: int) -> float:
     """CPU seconds of the server so far: the postmaster's own and its reaped children's
     (cutime, cstime), and each live child's (backends, walwriter, autovacuum...)."""
-    own = _stat(postmaster)
+    own = stat_fields(postmaster)
     if own is None:
         raise BenchError(f"postgres (pid {postmaster}) is gone")
     # Fields from 3 (state) on: ppid is [1], utime [11], stime [12], cutime [13], cstime [14].
     ticks = sum(int(own[i]) for i in (11, 12, 13, 14))
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
-            f = _stat(int(entry.name))
+            f = stat_fields(int(entry.name))
             if f is not None and int(f[1]) == postmaster:
                 ticks += int(f[11]) + int(f[12])
     return ticks / _TICK
@@ -241,12 +242,13 @@ class Sample:
     t: float
     cpu_s: float
     commits: int
+    machine: MachineSample
 
 
 def sample(db: PostgresServer) -> Sample:
     assert db.proc is not None
     commits = int(db.rows("SELECT sum(xact_commit) FROM pg_stat_database")[0][0])
-    return Sample(time.monotonic(), postgres_cpu_s(db.proc.popen.pid), commits)
+    return Sample(time.monotonic(), postgres_cpu_s(db.proc.popen.pid), commits, machine_sample())
 
 
 def _psql_in(db: PostgresServer, database: str, sql: str, timeout: float = 120.0) -> str:
@@ -553,6 +555,8 @@ def _base(
     system: str, load: int, payload: int, window_s: float, delivered: int, a: Sample, b: Sample
 ) -> dict[str, Any]:
     dt = b.t - a.t
+    machine = machine_window(a.machine, b.machine)
+    busy_s = (b.machine.busy - a.machine.busy) / _TICK
     return {
         "system": system,
         "guarantee": GUARANTEE[system],
@@ -567,6 +571,10 @@ def _base(
         "db_cpu_s_per_message": (b.cpu_s - a.cpu_s) / delivered if delivered else None,
         "db_commits": b.commits - a.commits,
         "db_commits_per_s": (b.commits - a.commits) / dt if dt > 0 else 0.0,
+        # Every process on the machine (database, clients, middleware, harness, kernel).
+        "cpu_s_per_message": busy_s / delivered if delivered else None,
+        "machine_busy_share": machine["busy_share"],
+        "steal_share": machine["steal_share"],
     }
 
 
@@ -589,7 +597,8 @@ def plan(
 
 
 MEDIAN = ("delivered_per_s", "latency_p50_ms", "latency_p99_ms", "db_cpu_s_per_message",
-          "db_commits_per_s", "send_p50_ms", "send_p99_ms", "pop_p50_ms", "pop_p99_ms")  # fmt: skip
+          "cpu_s_per_message", "machine_busy_share", "steal_share", "db_commits_per_s",
+          "send_p50_ms", "send_p99_ms", "pop_p50_ms", "pop_p99_ms")  # fmt: skip
 SUM = ("produced", "delivered", "duplicates", "lost", "delivered_in_window")
 
 
@@ -614,6 +623,7 @@ def aggregate(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         row["all_delivered"] = all(r["all_delivered"] for r in rs)
         row["latency_measured"] = all(r["latency_measured"] for r in rs)
         row["settings"] = rs[0].get("settings", {})
+        row["cpu_split"] = rs[0].get("cpu_split")
         row["per_round"] = rs
         out.append(row)
     return out
@@ -624,15 +634,16 @@ def _fmt(v: float | None, scale: float = 1.0, digits: int = 1) -> str:
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    head = (f"{'system':<16} {'guarantee':<13} {'load':>4} {'payload':>7} {'deliv/s':>9}"
-            f" {'p50 ms':>7} {'p99 ms':>7} {'db µs/msg':>9} {'commits/s':>9} {'delivered':>15}"
-            f" {'ok':>3}")  # fmt: skip
+    head = (f"{'system':<17} {'guarantee':<13} {'load':>4} {'payload':>7} {'deliv/s':>9}"
+            f" {'p50 ms':>7} {'p99 ms':>7} {'db µs/msg':>9} {'cpu µs/msg':>10} {'commits/s':>9}"
+            f" {'delivered':>15} {'ok':>3}")  # fmt: skip
     lines = [head]
     for r in rows:
         lines.append(
-            f"{r['system']:<16} {r['guarantee']:<13} {r['load']:>4} {r['payload']:>7}"
+            f"{r['system']:<17} {r['guarantee']:<13} {r['load']:>4} {r['payload']:>7}"
             f" {_fmt(r['delivered_per_s'], 1, 0):>9} {_fmt(r['latency_p50_ms'], 1, 2):>7}"
             f" {_fmt(r['latency_p99_ms'], 1, 2):>7} {_fmt(r['db_cpu_s_per_message'], 1e6):>9}"
+            f" {_fmt(r['cpu_s_per_message'], 1e6):>10}"
             f" {_fmt(r['db_commits_per_s'], 1, 0):>9}"
             f" {str(r['delivered']) + '/' + str(r['produced']):>15}"
             f" {'yes' if r['all_delivered'] else 'NO':>3}"
@@ -653,11 +664,15 @@ def run(
     group_commit: int = GROUP_COMMIT,
     tuned_schema: bool = False,
     lease_read_batch: int = 1,
+    database_cores: float | None = None,
 ) -> list[dict[str, Any]]:
     """Runs the grid of `systems` in `out`; the aggregated rows. `tuned_schema`: SimpleMQ's
-    database gets sql/tuned.sql (the pops' index, PL/pgSQL pops) before the first row."""
+    database gets sql/tuned.sql (the pops' index, PL/pgSQL pops) before the first row.
+    `database_cores`: the database under a budget of that many cores, the rest under the
+    machine's other cores (soak/cpusplit.py)."""
     check_tools()
     out.mkdir(parents=True, exist_ok=True)
+    split = CpuSplit.open(database_cores) if database_cores is not None else None
     host = LocalHost(name="mqbench", role="server", address=LOOPBACK, base=out)
     # River and PgQ: P + C sessions (and River's own few); SimpleMQ: L, or the middleware's.
     connections = 2 * max(loads) + DEFAULT_MQ_WORKERS + 40
@@ -666,6 +681,9 @@ def run(
     rows: list[dict[str, Any]] = []
     try:
         db.start()
+        if split is not None:
+            assert db.proc is not None
+            split.take_database(db.proc.popen.pid)
         setting = db.rows("SHOW synchronous_commit")[0][0]
         if setting != "on":
             raise BenchError(f"synchronous_commit is {setting}, not on")
@@ -682,6 +700,7 @@ def run(
                 n += 1
                 rel = f"r{r}/{system}-l{load}-p{payload}"
                 row = bench.row(system, load, payload, seconds, rel) | {"round": r}
+                row["cpu_split"] = split.describe() if split is not None else None
                 rows.append(row)
                 elapsed = time.monotonic() - started
                 eta = elapsed / n * (total - n)
@@ -692,6 +711,8 @@ def run(
                     f"[{n}/{total} round {r}] {system} load {load} payload {payload}:"
                     f" {row['delivered_per_s']:.0f}/s, {lat},"
                     f" db {_fmt(row['db_cpu_s_per_message'], 1e6)} µs/msg,"
+                    f" all {_fmt(row['cpu_s_per_message'], 1e6)} µs/msg,"
+                    f" steal {_fmt(row['steal_share'], 100)} %,"
                     f" {row['db_commits_per_s']:.0f} commits/s,"
                     f" delivered {row['delivered']}/{row['produced']}"
                     f" ({elapsed:.0f} s, about {eta:.0f} s left)"
@@ -699,6 +720,9 @@ def run(
     finally:
         db.stop()
         host.stop_all()
+        if split is not None:
+            for problem in split.close():
+                echo(f"mq bench: {problem}")
     return aggregate(rows)
 
 
@@ -748,6 +772,12 @@ def _ints(text: str) -> tuple[int, ...]:
     help="Messages one read of the lease rows leases at most (several are acked in one ack_batch).",
 )
 @click.option(
+    "--database-cores",
+    type=click.FloatRange(min=0.1),
+    help="Give PostgreSQL a CPU budget of this many cores and every other process the rest"
+    " (cgroup quotas), as if the database had a machine of its own (default: all share).",
+)
+@click.option(
     "--out", type=click.Path(path_type=Path), default=Path("results/mq-bench"), show_default=True
 )
 def bench_command(
@@ -763,6 +793,7 @@ def bench_command(
     group_commit: int,
     tuned_schema: bool,
     lease_read_batch: int,
+    database_cores: float | None,
     out: Path,
 ) -> None:
     """SimpleMQ (middleware and direct) beside River and PgQ on one PostgreSQL 15, in
@@ -785,7 +816,8 @@ def bench_command(
         f"mq bench: loads {','.join(map(str, grid_loads))}, payloads"
         f" {','.join(map(str, grid_payloads))}, {n_rounds} round(s) of {secs:g} s windows,"
         f" systems {', '.join(chosen)} (group commit {group_commit}"
-        f"{', tuned schema' if tuned_schema else ''});"
+        f"{', tuned schema' if tuned_schema else ''}"
+        f"{f', database on {database_cores:g} cores' if database_cores else ''});"
         f" load average {_loadavg()}"
     )
     try:
@@ -802,8 +834,9 @@ def bench_command(
             group_commit,
             tuned_schema,
             lease_read_batch,
+            database_cores,
         )
-    except HostError as e:
+    except (HostError, CgroupError) as e:
         raise click.ClickException(str(e)) from None
     click.echo(table(rows))
     click.echo(f"load average {_loadavg()}")

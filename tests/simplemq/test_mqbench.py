@@ -26,7 +26,8 @@ FIELDS = {
     "system", "guarantee", "load", "producers", "consumers", "payload", "rounds",
     "delivered_per_s", "latency_p50_ms", "latency_p99_ms", "latency_measured",
     "db_cpu_s_per_message", "db_commits_per_s", "produced", "delivered", "duplicates", "lost",
-    "all_delivered", "per_round", "settings",
+    "all_delivered", "per_round", "settings", "cpu_s_per_message", "machine_busy_share",
+    "steal_share", "cpu_split",
 }  # fmt: skip
 
 
@@ -57,6 +58,8 @@ def test_every_system_delivers_every_message_of_its_row(tmp_path: Path) -> None:
         assert r["duplicates"] == 0 and r["all_delivered"], r
         assert r["delivered_per_s"] > 0 and r["db_commits_per_s"] > 0, r
         assert r["db_cpu_s_per_message"] is not None and r["db_cpu_s_per_message"] > 0, r
+        assert r["cpu_s_per_message"] > 0 and 0 <= r["steal_share"] < 1, r
+        assert r["cpu_split"] is None, r  # all share the machine without --database-cores
         # Send to delivery, for every system; SimpleMQ's rows also give response times.
         assert r["latency_measured"] and r["latency_p99_ms"] >= r["latency_p50_ms"] >= 0, r
         assert r["per_round"][0]["latency_samples"] > 0
