@@ -21,9 +21,9 @@ from typing import Any
 import jsonschema
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
-MACHINES = ROOT / "workflows" / "machines.yaml"
-MACHINES_SCHEMA = ROOT / "workflows" / "machines.schema.yaml"
+from common.paths import MACHINES, REPO, WORKFLOWS
+
+MACHINES_SCHEMA = WORKFLOWS / "machines.schema.yaml"
 ROLES = ("server", "client", "middleware")
 # The model holds only while the machine has idle CPU left: a CFS quota caps a host but
 # reserves nothing. Idle below this share of the machine's capacity over the window is a
@@ -129,7 +129,7 @@ def _parse(path: str, mtime_ns: int, size: int) -> Any:
         raise ScaleModelError(f"{path}: cannot read: {err}") from err
 
 
-def reference_value(file: str, keys: list[str | int], root: Path = ROOT) -> float:
+def reference_value(file: str, keys: list[str | int], root: Path = REPO) -> float:
     """A number of workflows/reference*.yaml by its path of keys."""
     node: Any = _parsed(root / "workflows" / file)
     for key in keys:
@@ -144,7 +144,7 @@ def reference_value(file: str, keys: list[str | int], root: Path = ROOT) -> floa
     return float(node)
 
 
-def load_machines(path: Path = MACHINES, root: Path = ROOT) -> Machines:
+def load_machines(path: Path = MACHINES, root: Path = REPO) -> Machines:
     """Reads and checks workflows/machines.yaml."""
     doc = _read(path)
     try:

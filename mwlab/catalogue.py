@@ -15,13 +15,12 @@ import jsonschema
 import yaml
 
 from common import scalemodel
+from common.paths import CATALOGUE, WORKFLOWS
 from testbed import cpuaccount, cpubudget, scaledpoint, series
 from testbed.point import UNSCALED, Point, describe_error
 
-ROOT = Path(__file__).resolve().parents[1]
-CATALOGUE = ROOT / "workflows" / "catalogue.yaml"
-CATALOGUE_SCHEMA = ROOT / "workflows" / "catalogue.schema.yaml"
-PROFILE_SCHEMA = ROOT / "workflows" / "config.schema.yaml"
+CATALOGUE_SCHEMA = WORKFLOWS / "catalogue.schema.yaml"
+PROFILE_SCHEMA = WORKFLOWS / "config.schema.yaml"
 
 
 DESIGNS = ("2018", "2016")  # the middleware's designs; 2018 is its default

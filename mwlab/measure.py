@@ -34,6 +34,7 @@ import yaml
 
 from analysis import dataset, provenance, testbed_summary
 from analysis.provenance import git_commit
+from common.paths import CATALOGUE
 from mwlab import datasetmerge
 from mwlab.catalogue import (
     calibration_needed,
@@ -109,7 +110,7 @@ def study_file(root: Path, profile: str) -> Path:
 def planned_runs(root: Path, profile: str, overrides: dict[str, Any] | None = None) -> list[Any]:
     """The profile's runs; `overrides`: the measurement's own settings (its inventories)."""
     config = yaml.safe_load(study_file(root, profile).read_text()) | (overrides or {})
-    catalogue = load_catalogue(root / config.get("catalogue", "workflows/catalogue.yaml"))
+    catalogue = load_catalogue(root / config.get("catalogue", CATALOGUE))
     return expand(catalogue, load_profile(config, source=f"profile {profile}"))
 
 

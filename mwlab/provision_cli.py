@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from common.paths import CATALOGUE, REPO
 from mwlab.catalogue import expand, load_catalogue, load_profile
 from testbed.provision import (
     CONFIRM_ENV,
@@ -29,12 +30,10 @@ from testbed.provision import (
     write_inventory,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def profile_runs(config: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """Study -> the specs of the profile's runs on ssh machines (what provisioned VMs run)."""
-    catalogue = load_catalogue(ROOT / config.get("catalogue", "workflows/catalogue.yaml"))
+    catalogue = load_catalogue(REPO / config.get("catalogue", CATALOGUE))
     out: dict[str, list[dict[str, Any]]] = {}
     for run in expand(catalogue, load_profile(config, source=f"profile {config.get('profile')}")):
         if run.spec.get("hosts") == "ssh":

@@ -99,6 +99,7 @@ from typing import Any
 
 import click
 
+from common.paths import BUILD, REPO, SIMPLEMQ_SQL
 from soak.cpusplit import CpuSplit, stat_fields
 from testbed.cpuaccount import MachineSample, machine_sample, machine_window
 from testbed.cpubudget import CgroupError
@@ -112,12 +113,10 @@ from testbed.services.middleware import (
 )
 from testbed.services.pghost import USER
 from testbed.services.ports import LOOPBACK, free_port
-from testbed.services.postgres import SQL as SIMPLEMQ_SQL
 from testbed.services.postgres import PostgresServer, bindir
 
-ROOT = Path(__file__).resolve().parents[1]
-GO_DIR = ROOT / "bench" / "mqbench"
-BINARY = ROOT / "build" / "mqbench"
+GO_DIR = REPO / "bench" / "mqbench"
+BINARY = BUILD / "mqbench"
 
 
 @dataclass(frozen=True)

@@ -25,12 +25,12 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from common.paths import BUILD, REPO
 from testbed import emulation, linkdelay
 from testbed.hosts import NamespaceHost
 from testbed.point import Caps, Delays
 from testbed.services.memcached import memcached_command, wait_for_memcached
 
-REPO = Path(__file__).resolve().parent.parent
 LEVELS_MS = (0.0, 0.5, 1.0, 2.5, 5.0)
 # Load of the loaded phase: 2 threads x 8 connections, 4 KiB values, half SETs.
 LOAD_FLAGS = ["-c", "8", "-t", "2", "--ratio=1:1", "--data-size=4096", "--key-maximum=10000"]
@@ -294,7 +294,7 @@ def markdown(result: dict[str, Any]) -> str:
 @click.option(
     "--build-dir",
     type=click.Path(file_okay=False, path_type=Path),
-    default=REPO / "build",
+    default=BUILD,
     help="Where nfdelay and loadgen.jar are.",
 )
 def delay_check_command(

@@ -32,12 +32,10 @@ from typing import Any, Protocol
 
 import yaml
 
+from common.paths import CATALOGUE, MACHINES, PROFILES, WORKFLOWS
 from testbed.point import Point
 
-ROOT = Path(__file__).resolve().parents[1]
-MACHINES = ROOT / "workflows" / "machines.yaml"
-PRICES = ROOT / "workflows" / "azure-prices.yaml"
-CATALOGUE = ROOT / "workflows" / "catalogue.yaml"
+PRICES = WORKFLOWS / "azure-prices.yaml"
 # Setting it to 1 confirms the plan, as `provision: {confirm: true}` or --confirm do.
 CONFIRM_ENV = "MWLAB_AZURE_CONFIRM"
 ROLES = ("client", "middleware", "server")
@@ -651,7 +649,7 @@ def profile_config(profile: str) -> tuple[Path, dict[str, Any]]:
     """A profile's study.yaml: by name (workflows/profiles/NAME), folder or file."""
     path = Path(profile)
     if not path.exists():
-        path = ROOT / "workflows" / "profiles" / profile
+        path = PROFILES / profile
     if path.is_dir():
         path = path / "study.yaml"
     if not path.is_file():

@@ -18,6 +18,7 @@ import yaml
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
+from common.paths import BUILD
 from common.stages import RUN_STAGES, TIMED_STAGES
 from testbed import (
     cpuaccount,
@@ -62,7 +63,6 @@ from testbed.stages.simplemq import (
 )
 from testbed.tools import TOOLS, tool_version
 
-REPO = Path(__file__).resolve().parent.parent
 # Exit codes that mean "stopped by our SIGTERM": 0 (clean), 143 (JVM), -15 (signal).
 TERMINATED_OK = {0, 143, -signal.SIGTERM}
 # Where a run can be failed or paused on purpose (`fail_at`, `pause_at`), in run order:
@@ -106,7 +106,7 @@ ClientCommand = Callable[[Host, int, Point], list[str]]
 class RunOptions:
     out: Path
     base_port: int = 21000
-    build_dir: Path = REPO / "build"
+    build_dir: Path = BUILD
     linkcap_cache: Path | None = Path.home() / ".cache" / "mwlab" / "linkcap.json"
     netns_prefix: str | None = None
     progress: bool = True

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from common.machinespeed import BIN_S
+from common.paths import REPO
 
 INTERVAL_S = 0.5
 PIECE_ITERATIONS = 12_000  # about 3 ms of CPU on the test machine
@@ -74,7 +75,7 @@ def start(run_dir: Path) -> list[subprocess.Popen[bytes]]:
     """One probe per CPU this process may run on, writing under `run_dir`/machine."""
     d = run_dir / DIR
     d.mkdir(parents=True, exist_ok=True)
-    root = Path(__file__).resolve().parents[1]
+    root = REPO
     procs = []
     for cpu in sorted(os.sched_getaffinity(0)):
         command = [sys.executable, "-m", "testbed.speedprobe", str(d / f"speed.cpu{cpu}.tsv"),

@@ -14,6 +14,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from common.paths import REPO
+
 
 @dataclass(frozen=True)
 class Tool:
@@ -119,11 +121,10 @@ PYTHON_PACKAGES: tuple[PythonPackage, ...] = (
     PythonPackage("ruff", command=True, extra="test"),
 )
 
-ROOT = Path(__file__).resolve().parents[1]
 # The runtime closure, and the closure with the test extra (`make lock` writes both, hashed).
-LOCK_FILE = ROOT / "requirements.lock"
-TEST_LOCK_FILE = ROOT / "requirements-test.lock"
-DEBIAN_PACKAGES = ROOT / "scripts" / "debian-packages.tsv"
+LOCK_FILE = REPO / "requirements.lock"
+TEST_LOCK_FILE = REPO / "requirements-test.lock"
+DEBIAN_PACKAGES = REPO / "scripts" / "debian-packages.tsv"
 # What a command of the Makefile installs and checks: `make paper` only rebuilds the report,
 # `make measure` runs the systems, `make test` everything (scripts/debian-packages.tsv).
 COMMANDS = ("paper", "measure", "test")

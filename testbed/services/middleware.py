@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from common.paths import BUILD
 from testbed.hosts import Host, Proc
 
 # SimpleMQ's default worker count is a point's: defined in testbed.point, named here too.
@@ -14,7 +15,6 @@ from testbed.point import DEFAULT_MQ_WORKERS as DEFAULT_MQ_WORKERS
 from testbed.point import MiddlewareSettings
 from testbed.services.ports import LOOPBACK, Pollable, wait_for_port
 
-BUILD = Path(__file__).resolve().parents[2] / "build"
 MIDDLEWARE_JAR = BUILD / "middleware.jar"
 SIMPLEMQ_JAR = BUILD / "simplemq.jar"
 # The design the middleware runs when given none.

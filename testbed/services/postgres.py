@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from common import pgsettings
+from common.paths import SIMPLEMQ_SQL
 from testbed.hosts import Host, HostError, LocalHost, Proc
 from testbed.point import HARNESS_CONNECTIONS, MAX_COMMIT_DELAY_MS
 from testbed.services.pghost import USER, PgHost, pg_host
@@ -32,7 +33,7 @@ from testbed.services.pghost import bindir as bindir
 DATABASE = "simplemq"
 # SimpleMQ's SQL: the schema, the procedures, one pop strategy each and the lease mode's
 # tables and procedures (the module's README).
-SQL = Path(__file__).resolve().parents[2] / "middleware" / "simplemq" / "sql"
+SQL = SIMPLEMQ_SQL
 STRATEGIES = ("skip_locked", "naive", "broken")
 MAX_COMMIT_DELAY_US = round(MAX_COMMIT_DELAY_MS * 1000)
 # What a run keeps of the server's statistics (pg_stat_* views), one TSV each.

@@ -11,7 +11,7 @@ if not DATASET:
             code=ANALYSIS_CODE,
         output:
             **{
-                table: f"{RESULTS}/data/{{family}}/{table}.parquet"
+                table: family_table("{family}", table)
                 for table in datasets.FAMILY_TABLES
             },
         params:
@@ -42,9 +42,9 @@ if not DATASET:
 
 rule validation:
     input:
-        runs=expand(f"{RESULTS}/data/{{family}}/runs.parquet", family=ACTIVE_FAMILIES),
-        manifests=expand(f"{RESULTS}/data/{{family}}/manifests.parquet", family=ACTIVE_FAMILIES),
-        windows=expand(f"{RESULTS}/data/{{family}}/windows.parquet", family=ACTIVE_FAMILIES),
+        runs=family_tables("runs"),
+        manifests=family_tables("manifests"),
+        windows=family_tables("windows"),
         code=ANALYSIS_CODE,
     output:
         table=f"{RESULTS}/data/validation.parquet",

@@ -21,7 +21,7 @@ elif not DATASET:
     rule calibrate:
         input:
             runs=[f"{RESULTS}/runs/{run.path}/run.json" for run in CALIBRATION_PLAN],
-            machines="workflows/machines.yaml",
+            machines=MACHINES_FILE,
         output:
             calibration=CALIBRATION_JSON,
         params:
@@ -63,7 +63,7 @@ rule scale_model_tables:
         fifteen=lambda w: [rules.r2015_baseline.output.numbers] if CALIBRATION_PLAN else [],
         # The study's configurations (clients, workers) at which ours is read.
         reference="workflows/reference2018.yaml",
-        machines="workflows/machines.yaml",
+        machines=MACHINES_FILE,
         code=ANALYSIS_CODE,
     output:
         calibration=f"{RESULTS}/paper/scale-calibration.tex",

@@ -10,13 +10,17 @@ from mwlab.catalogue import family_settings, load_catalogue, load_profile
 from mwlab.catalogue import measured_again_when_unstable
 
 from analysis import dataset as datasets
+from common import paths
 from common.environment import HOST_RECORD, TOOLS_RECORD
 
 # A reference dataset (analysis/dataset.py) to rebuild the report from, instead of measuring:
 # `make paper` sets it, with the dataset's own study.yaml and catalogue.yaml as the plan.
 DATASET = config.get("dataset")
 
-FAMILIES = load_catalogue(Path(config.get("catalogue", "workflows/catalogue.yaml")))
+# The catalogue and the machines, as paths relative to the root (where Snakemake runs).
+CATALOGUE_FILE = config.get("catalogue", str(paths.CATALOGUE.relative_to(paths.REPO)))
+MACHINES_FILE = str(paths.MACHINES.relative_to(paths.REPO))
+FAMILIES = load_catalogue(Path(CATALOGUE_FILE))
 PROFILE = load_profile(config, source=f"profile {config['profile']}")
 PLAN = plan_runs(FAMILIES, PROFILE)
 # A piece of a measurement (`mwlab measure --families`): only these families' runs; the
@@ -66,6 +70,11 @@ ANALYSIS_CODE = sorted(
 
 def family_table(family, table):
     return f"{RESULTS}/data/{family}/{table}.parquet"
+
+
+def family_tables(table):
+    """The table of every family the plan measures."""
+    return [family_table(f, table) for f in ACTIVE_FAMILIES]
 
 
 def runs_of(family):

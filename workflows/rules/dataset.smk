@@ -39,10 +39,10 @@ else:
     rule provenance:
         input:
             validation=f"{RESULTS}/data/validation.parquet",
-            manifests=expand(family_table("{family}", "manifests"), family=ACTIVE_FAMILIES),
+            manifests=family_tables("manifests"),
             host=HOST_JSON,
             preflight=PREFLIGHT_RECORDS,
-            catalogue=config.get("catalogue", "workflows/catalogue.yaml"),
+            catalogue=CATALOGUE_FILE,
             code=ANALYSIS_CODE,
         output:
             json=PROVENANCE_JSON,
@@ -97,7 +97,7 @@ if REFERENCE:
 
     rule agreement:
         input:
-            points=expand(family_table("{family}", "points"), family=ACTIVE_FAMILIES),
+            points=family_tables("points"),
             findings=f"{RESULTS}/data/findings.json",
             reference=f"{REFERENCE}/{datasets.MANIFEST}",
             code=ANALYSIS_CODE,

@@ -38,7 +38,7 @@ rule environment_table:
 
 rule setup_tables:
     input:
-        catalogue=config.get("catalogue", "workflows/catalogue.yaml"),
+        catalogue=CATALOGUE_FILE,
         code=ANALYSIS_CODE,
     output:
         tex=f"{RESULTS}/paper/setup.tex",
@@ -55,7 +55,7 @@ rule reproduction_tables:
         code=ANALYSIS_CODE,
         # The profile whose time the measured runs predict: the full grids.
         predicted="workflows/profiles/default/study.yaml",
-        catalogue=config.get("catalogue", "workflows/catalogue.yaml"),
+        catalogue=CATALOGUE_FILE,
     output:
         table=f"{RESULTS}/paper/reproduction.tex",
         numbers=f"{RESULTS}/paper/reproduction-numbers.tex",

@@ -78,10 +78,6 @@ rule testbed_section:
         "../scripts/testbed_section.py"
 
 
-def _family_tables(table):
-    return expand(f"{RESULTS}/data/{{family}}/{table}.parquet", family=ACTIVE_FAMILIES)
-
-
 def _point_specs():
     """Each planned point's specification (its first repetition's), family by family: the
     construction rules find there where the scale model was fitted."""
@@ -104,19 +100,19 @@ _CALIBRATION_RECORD = (
 
 rule findings:
     input:
-        points=_family_tables("points"),
-        runs=_family_tables("runs"),
-        histograms=_family_tables("histograms"),
-        pools=_family_tables("pools"),
-        windows=_family_tables("windows"),
-        pool_requests=_family_tables("pool_requests"),
+        points=family_tables("points"),
+        runs=family_tables("runs"),
+        histograms=family_tables("histograms"),
+        pools=family_tables("pools"),
+        windows=family_tables("windows"),
+        pool_requests=family_tables("pool_requests"),
         validation=rules.validation.output.table,
         queueing2016=rules.r2016_queueing.output.numbers,
         models2016=rules.r2016_queueing.output.models,
         mva2018=rules.r2018_models.output.mva_data,
         catalogue=FINDINGS_CATALOGUE,
         calibration=_CALIBRATION_RECORD,
-        machines="workflows/machines.yaml",
+        machines=MACHINES_FILE,
         code=ANALYSIS_CODE,
     output:
         bottlenecks=f"{RESULTS}/paper/findings-bottlenecks.tex",

@@ -13,7 +13,7 @@ def data_2015(family, *tables):
     """The family's tables as inputs named `<family>_<table>`, none when it is not measured."""
     if family not in ACTIVE_FAMILIES:
         return {}
-    return {f"{family}_{t}": f"{RESULTS}/data/{family}/{t}.parquet" for t in tables}
+    return {f"{family}_{t}": family_table(family, t) for t in tables}
 
 
 rule r2015_baseline:

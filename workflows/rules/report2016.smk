@@ -8,7 +8,7 @@ NUMBERS_2016 = f"{RESULTS}/data/2016"
 
 
 def data_2016(family, *tables, prefix=""):
-    return {f"{prefix}{t}": f"{RESULTS}/data/{family}/{t}.parquet" for t in tables}
+    return {f"{prefix}{t}": family_table(family, t) for t in tables}
 
 
 rule r2016_max_throughput:
@@ -146,7 +146,7 @@ rule r2016_factorial:
 rule r2016_interactive:
     input:
         runs=[
-            f"{RESULTS}/data/{family}/runs.parquet"
+            family_table(family, "runs")
             for family in (
                 "max_throughput_2016",
                 "replication_2016",

@@ -7,7 +7,7 @@ REFERENCE_2018 = "workflows/reference2018.yaml"
 
 
 def data_2018(family, table="points"):
-    return f"{RESULTS}/data/{family}/{table}.parquet"
+    return family_table(family, table)
 
 
 rule r2018_baselines:
