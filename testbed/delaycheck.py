@@ -27,6 +27,7 @@ from rich.table import Table
 
 from common.paths import BUILD, REPO
 from testbed import emulation, linkdelay
+from testbed.drivers import loadgen_command
 from testbed.hosts import NamespaceHost
 from testbed.point import Caps, Delays
 from testbed.services.memcached import memcached_command, wait_for_memcached
@@ -171,7 +172,7 @@ def check(
             flags = ["-s", server.address, "-p", str(base_port), "-P", "memcache_text"]
             flags += [*LOAD_FLAGS, f"--test-time={seconds}", "--json-out-file=result.json"]
             flags += ["--hide-histogram"]
-            gen = client.start(["java", "-jar", str(loadgen), *flags], f"{tag}/load", "load")
+            gen = client.start(loadgen_command(str(loadgen), flags), f"{tag}/load", "load")
             t0 = time.monotonic()
             time.sleep(min(1.5, seconds / 3))
             # As many probes as fit in the rest of the load's run.

@@ -99,6 +99,11 @@ def memaslap_config(point: Point) -> str:
     )
 
 
+def loadgen_command(jar: str, flags: list[str]) -> list[str]:
+    """The project's load generator (build/loadgen.jar, memtier's flags) with `flags`."""
+    return ["java", "-jar", jar, *flags]
+
+
 def client_command(
     driver: str, point: Point, target: Target, loadgen_jar: str, cfg_path: str
 ) -> list[str]:
@@ -106,7 +111,7 @@ def client_command(
     if driver == "memtier":
         return ["memtier_benchmark", *memtier_flags(point, target, "result.json")]
     if driver == "builtin":
-        command = ["java", "-jar", loadgen_jar, *memtier_flags(point, target, "result.json")]
+        command = loadgen_command(loadgen_jar, memtier_flags(point, target, "result.json"))
         # Only when asked for: a generator built before --window-ms runs the default.
         if point.client_window_ms != 1000:
             command.append(f"--window-ms={point.client_window_ms}")

@@ -50,7 +50,7 @@ class PopulateStage(Stage):
         procs = []
         for i, (host, t) in enumerate(zip(layout.servers, ctx.servers, strict=True)):
             jar = host.stage(ctx.jar("loadgen.jar"))
-            cmd = ["java", "-jar", jar, *drivers.populate_flags(ctx.point, t, "result.json")]
+            cmd = drivers.loadgen_command(jar, drivers.populate_flags(ctx.point, t, "result.json"))
             # Harness work, not the server machine's: outside its CPU budget.
             with _outside_budget(host):
                 procs.append(ctx.start(host, cmd, f"servers/{host.name}/populate", "populate", i))
