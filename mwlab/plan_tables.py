@@ -14,6 +14,7 @@ import yaml
 from analysis.latex import escape
 from analysis.report.figures import longtable_macros, macro
 from common.stability import CI_LEVEL
+from common.studies import STUDY_WORDS
 from mwlab.catalogue import (
     Family,
     PlannedRun,
@@ -165,12 +166,9 @@ def render(families: dict[str, Family], plan: list[PlannedRun], profile: dict[st
     return longtable_macros("Setup", r"\toprule", rows)
 
 
-_NUMBER_WORDS = {"2016": "Sixteen", "2018": "Eighteen"}
-
-
 def macro_stem(name: str) -> str:
     """`factorial_2018` -> `FactorialEighteen`: LaTeX macro names are letters only."""
-    words = [_NUMBER_WORDS.get(part, part) for part in name.split("_")]
+    words = [STUDY_WORDS.get(part, part) for part in name.split("_")]
     if any(not w.isalpha() for w in words):
         raise ValueError(f"cannot make a macro name of {name!r}")
     return "".join(w[:1].upper() + w[1:] for w in words)

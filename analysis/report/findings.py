@@ -18,6 +18,7 @@ from analysis.latex import escape
 from analysis.report import factor_words as fw
 from analysis.report import figures as fg
 from analysis.verdicts import Verdict
+from common.studies import STUDY_WORDS
 
 NOT_MEASURED = "not measured"
 _UNICODE = {"→": r"$\to$", "−": r"$-$", "≤": r"$\le$", "≥": r"$\ge$", "ρ": r"$\rho$",
@@ -215,12 +216,11 @@ def findings_table(outcomes: Sequence[findings.Outcome], study: str) -> str:
         r"Bottleneck & Interval & Verdict \\ \midrule"
     )
     notes = "; ".join(f"$^{{\\mathrm{{{m}}}}}$\\,{text}" for text, m in marks.items()) or "--"
-    stem = f"Findings{_STUDY_NAMES[study]}"
+    stem = f"Findings{STUDY_WORDS[study]}"
     table = fg.longtable_macros(stem, head, lines)
     return table + rf"\newcommand{{\{stem}Notes}}{{{notes}}}" + "\n"
 
 
-_STUDY_NAMES = {"2018": "Eighteen", "2016": "Sixteen", "2015": "Fifteen"}
 _DIGITS = {"0": "Zero", "1": "One", "2": "Two", "3": "Three", "4": "Four", "5": "Five",
            "6": "Six", "7": "Seven", "8": "Eight", "9": "Nine"}  # fmt: skip
 
@@ -265,7 +265,7 @@ def verdict_macro(finding_id: str) -> str:
     `FindingThreadsSixteenVerdict`, `mm1-2016` `FindingMmOneSixteenVerdict` (a TeX name has
     letters only, so a year and a digit are words)."""
     words = [
-        "".join(_DIGITS.get(c, c) for c in _STUDY_NAMES.get(w, w)) for w in finding_id.split("-")
+        "".join(_DIGITS.get(c, c) for c in STUDY_WORDS.get(w, w)) for w in finding_id.split("-")
     ]
     if not all(w.isalpha() and w.isascii() for w in words):
         raise ValueError(f"finding id {finding_id!r} gives no TeX macro name")

@@ -44,16 +44,13 @@ from analysis.scaling import (
 from analysis.studies.s2015.common import name as name2015
 from analysis.studies.s2018 import baseline_maxima, multiget
 from analysis.studies.s2018 import seed as seed2018
+from common.studies import STUDY_WORDS
 
 
 def _f(x: Any, digits: int = 0) -> str:
     if x is None or (isinstance(x, float) and not math.isfinite(x)):
         return "--"
     return f"{float(x):,.{digits}f}".replace(",", "{,}")
-
-
-# Macro names take no digits.
-STUDY_WORDS = {"2015": "Fifteen", "2016": "Sixteen", "2018": "Eighteen"}
 
 
 def calibration_table(cal: dict[str, Any] | None) -> str:

@@ -1,5 +1,5 @@
-"""Beyond the seed: its pop (the smallest id, all PostgreSQL 9.3 allowed) against SKIP LOCKED
-under a shared receiver (every client sends to and pops as one client), with the database's
+"""Beyond the seed: its pop (the smallest id, all PostgreSQL before 9.5 allowed) against SKIP
+LOCKED under a shared receiver (every client sends to and pops as one client), with the database's
 wait events that explain the difference: a naive pop that wants the row another transaction
 is deleting waits on that transaction's lock (Lock/transactionid, Lock/tuple) and then finds
 nothing, where SKIP LOCKED passes over the locked row. The clients count the pops that deliver
