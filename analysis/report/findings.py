@@ -169,9 +169,18 @@ def _interval(o: findings.Outcome) -> str:
     return escape(o.interval_verdict) if o.interval_verdict else "--"
 
 
+def mid_sentence(text: str) -> str:
+    """`text` to follow a semicolon or a parenthesis: a first word capitalised only as a
+    sentence's start ("The", "A") loses its capital; names and acronyms keep theirs."""
+    first = text.split(" ", 1)[0]
+    if first == "A" or (len(first) > 1 and first[0].isupper() and first[1:].islower()):
+        return text[0].lower() + text[1:]
+    return text
+
+
 def _verdict(o: findings.Outcome) -> str:
     words = [VERDICT_WORDS[o.verdict]]
-    reason = o.short_reason or o.reason
+    reason = mid_sentence(o.short_reason or o.reason or "")
     if reason:
         # A reason may name a family or a column: let the narrow cell break after `_`.
         words.append(tex(reason).replace(r"\_", r"\_\allowbreak{}"))
@@ -304,8 +313,13 @@ def _by_rule_rows(built: Sequence[findings.Outcome]) -> str:
     return "\n".join(rows) or r"\multicolumn{2}{@{}l}{none} \\"
 
 
-def _claims(outcomes: Sequence[findings.Outcome]) -> str:
-    return "; ".join(tex(o.claim) for o in outcomes) or "none"
+def _claims(outcomes: Sequence[findings.Outcome], opens: bool = True) -> str:
+    """The claims joined by ";". A list that `opens` a sentence keeps its first capital; one
+    inside a sentence (in parentheses) keeps none."""
+    claims = [
+        o.claim if opens and i == 0 else mid_sentence(o.claim) for i, o in enumerate(outcomes)
+    ]
+    return "; ".join(tex(c) for c in claims) or "none"
 
 
 def _repetition_range(outcomes: Sequence[findings.Outcome]) -> str:
@@ -340,11 +354,11 @@ def numbers(outcomes: Sequence[findings.Outcome], rows: Sequence[Mapping[str, An
         "FindingsTotal": len(outcomes),
         "FindingsEvidence": len(evidence),
         "FindingsByConstruction": len(built),
-        "FindingsByConstructionList": _claims(built),
+        "FindingsByConstructionList": _claims(built, opens=False),
         "FindingsByConstructionRules": _count_phrase(rules),
         "FindingsByConstructionRows": _by_rule_rows(built),
         "FindingsNotTestable": len(untestable),
-        "FindingsNotTestableList": _claims(untestable),
+        "FindingsNotTestableList": _claims(untestable, opens=False),
         "FindingsReproduced": len(of(Verdict.REPRODUCED)),
         "FindingsContradicted": len(of(Verdict.CONTRADICTED)),
         "FindingsInconclusive": len(of(Verdict.INCONCLUSIVE)),

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from analysis import findings
-from analysis.report.findings import rules_table
+from analysis.report.findings import mid_sentence, rules_table
 
 
 def test_each_rule_is_said_once_for_all_the_findings_it_decides() -> None:
@@ -47,3 +47,13 @@ def test_a_threshold_without_its_reason_is_refused(tmp_path: Path) -> None:
     path.write_text(yaml.safe_dump(doc))
     with pytest.raises(findings.FindingsError, match="rule needs a `why`"):
         findings.load_catalogue(path)
+
+
+def test_a_claim_or_reason_after_a_semicolon_loses_only_a_sentence_capital() -> None:
+    assert mid_sentence("The MVA overpredicts") == "the MVA overpredicts"
+    assert mid_sentence("A 2016 GET spends its time") == "a 2016 GET spends its time"
+    # Names and acronyms keep theirs.
+    assert mid_sentence("MVA is not valid here") == "MVA is not valid here"
+    assert mid_sentence("SimpleMQ's middleware") == "SimpleMQ's middleware"
+    assert mid_sentence("M/M/1 misses") == "M/M/1 misses"
+    assert mid_sentence("") == ""
