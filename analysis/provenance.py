@@ -134,7 +134,15 @@ def _macro(name: str, value: object) -> str:
 
 
 def _percent(value: float | None) -> str:
-    return "--" if value is None else rf"{100 * value:.1f}\,\%"
+    """A share as a percentage of one decimal; one that rounds to zero says how small it is
+    ("0 %", "under 0.1 %") rather than print 0.0 %."""
+    if value is None:
+        return "--"
+    if value <= 0:
+        return r"0\,\%"
+    if value < 0.0005:
+        return r"under 0.1\,\%"
+    return rf"{100 * value:.1f}\,\%"
 
 
 def _short(commit: str) -> str:
