@@ -143,10 +143,12 @@ def estimate_text(o: findings.Outcome) -> str:
         text += f" [{_number(o.ci_low, o.unit)}, {_number(o.ci_high, o.unit)}]"
     text += percent
     if not math.isnan(o.study_value):
-        text += f"; study {_number(o.study_value, o.unit)}{percent}"
+        study = _number(o.study_value, o.unit)
+        text += f"; study {study}{percent}"
         if not math.isnan(o.study_least):
             text += f" (its smallest cell {_number(o.study_least, o.unit)}{percent}, which decides)"
-        if not math.isnan(o.ratio):
+        # A ratio to a value printed as zero, or of values of opposite signs, means nothing.
+        if not math.isnan(o.ratio) and o.ratio > 0 and study.strip("+-0.,") != "":
             text += rf", ratio {o.ratio:.2f}"
     return text
 

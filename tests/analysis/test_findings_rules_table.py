@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
 import yaml
 
 from analysis import findings
-from analysis.report.findings import mid_sentence, rules_table
+from analysis.report.findings import estimate_text, mid_sentence, rules_table
 
 
 def test_each_rule_is_said_once_for_all_the_findings_it_decides() -> None:
@@ -57,3 +58,19 @@ def test_a_claim_or_reason_after_a_semicolon_loses_only_a_sentence_capital() -> 
     assert mid_sentence("SimpleMQ's middleware") == "SimpleMQ's middleware"
     assert mid_sentence("M/M/1 misses") == "M/M/1 misses"
     assert mid_sentence("") == ""
+
+
+def _outcome(estimate: float, study_value: float) -> findings.Outcome:
+    return findings.Outcome(
+        id="x", claim="c", source="s", study_of="2016", study="", ours="",
+        verdict=findings.Verdict.INCONCLUSIVE, estimate=estimate, ci_low=math.nan,
+        ci_high=math.nan, unit="change", test="t", repetitions=3, needed=None,
+        study_value=study_value, bottleneck="", construction="", reason="",
+    )  # fmt: skip
+
+
+def test_the_ratio_to_the_study_is_printed_only_where_it_means_something() -> None:
+    assert estimate_text(_outcome(0.2, 0.1)).endswith("study +10.0\\,\\%, ratio 2.00")
+    # The study's value printed as zero, or of the other sign: no ratio.
+    assert estimate_text(_outcome(0.2, 0.0004)).endswith("study +0.0\\,\\%")
+    assert estimate_text(_outcome(0.2, -0.1)).endswith("study -10.0\\,\\%")
