@@ -154,6 +154,13 @@ def stable_queue(queue: pd.DataFrame, windows: pd.DataFrame, point: str) -> pd.D
     )
 
 
+def _ms(value: float) -> str:
+    """Milliseconds to three decimals; a wait that rounds to zero says how small it is."""
+    if 0 < value < 0.0005:
+        return "under 0.001"
+    return fg.num(value, 3)
+
+
 def _error(model: dict, measured: dict) -> float:
     m = measured.get("mean_response_time", math.nan)
     return (model.get("mean_response_time", math.nan) - m) / m if m else math.nan
@@ -492,7 +499,7 @@ def mmm_rows(ours: dict[int, tuple[dict, dict]], seed: dict) -> dict[str, str]:
             str(s),
             fg.num(m.get("servers", math.nan)),
             fg.num(m.get("utilization", math.nan), 3),
-            fg.num(m.get("mean_waiting_time", math.nan) * 1e3, 3),
+            _ms(m.get("mean_waiting_time", math.nan) * 1e3),
             fg.num(m["mean_response_time"] * 1e3, 3),
             fg.pct(_error(m, meas)),
             fg.pct(meas.get("mean_waiting_time", math.nan) / meas["mean_response_time"]),
