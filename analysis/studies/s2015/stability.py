@@ -28,9 +28,14 @@ def trace(windows: pd.DataFrame, points: pd.DataFrame) -> pd.DataFrame:
     sizes = points.drop_duplicates("point").set_index("point")
     w = w.assign(scale=w["point"].map(sizes["scale"]))
     s = scale_of(w, "windows")
-    # A client window is one second of the generator's clock (its index); a testbed second
-    # stands for s seconds of the study's.
-    t = (w["window"] - w.groupby("run")["window"].transform("min")).astype(float) * s
+    # A client window is its index on the generator's clock, each the point's client_window_ms
+    # long (not a second); a testbed second stands for s seconds of the study's.
+    window_s = (
+        w["point"].map(sizes["client_window_ms"]).astype(float) / 1e3
+        if "client_window_ms" in sizes.columns
+        else 1.0
+    )
+    t = (w["window"] - w.groupby("run")["window"].transform("min")).astype(float) * window_s * s
     return pd.DataFrame(
         {
             "run": w["run"],

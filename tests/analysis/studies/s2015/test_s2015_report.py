@@ -204,12 +204,14 @@ def test_the_baseline_says_where_the_measured_clients_lie_against_the_knees() ->
 
 
 def test_the_stability_trend_is_the_change_over_the_run_in_study_units() -> None:
-    # 11 one-second windows at s = 0.1 (one study second in all), the throughput rising
-    # linearly from 100 to 110 ops/s measured: 1,000 to 1,100 in study units.
+    # 41 windows of 250 ms at s = 0.1 (10 s measured, one study second in all; a window lasts
+    # the point's client_window_ms, not a second), the throughput rising linearly from 100 to
+    # 110 ops/s measured: 1,000 to 1,100 in study units.
     windows = pd.DataFrame({"run": "r", "point": "size=small", "side": "client", "type": "all",
-                            "window": range(11),
-                            "throughput_ops": [100.0 + i for i in range(11)]})  # fmt: skip
-    pts = pd.DataFrame({"point": ["size=small"], "scale": [0.1], "level_size": ["small"]})
+                            "window": range(16, 57),
+                            "throughput_ops": [100.0 + i / 4 for i in range(41)]})  # fmt: skip
+    pts = pd.DataFrame({"point": ["size=small"], "scale": [0.1], "level_size": ["small"],
+                        "client_window_ms": [250]})  # fmt: skip
     t = stability.trace(windows, pts)
     assert t["t_s"].max() == pytest.approx(1.0)
     assert t["throughput"].iloc[-1] == pytest.approx(1100.0)
