@@ -58,8 +58,6 @@ class CpuSplit:
     """The two budgets of one bench run. Always `close` it: it moves the harness back out and
     removes the cgroups."""
 
-    database_cores: float
-    other_cores: float
     hierarchy: Hierarchy
     cgroups: RunCgroups
     database: HostCgroup
@@ -84,7 +82,7 @@ class CpuSplit:
         except Exception:
             run.teardown()
             raise
-        split = cls(database_cores, cores - database_cores, found, run, database, others)
+        split = cls(found, run, database, others)
         split._join(others, [os.getpid()])
         split._moved = True
         run.bind()
@@ -107,8 +105,8 @@ class CpuSplit:
 
     def describe(self) -> dict[str, object]:
         return {
-            "database_cores": self.database_cores,
-            "other_cores": self.other_cores,
+            "database_cores": self.database.budget,
+            "other_cores": self.others.budget,
             "cgroup": self.hierarchy.name,
         }
 
