@@ -15,7 +15,8 @@ than measured against it:
   law) set that level, as a link's cap would;
 - **fitted**: at every level it compares the points are where the calibration fitted a speed
   factor (a calibration target's configuration, the level's best point at the target's own
-  load), or where a delay was derived from the study's number (machines.yaml `derived_at`),
+  load, and the fitted role's CPU budget binding there: a factor sets only what its budget
+  bounds), or where a delay was derived from the study's number (machines.yaml `derived_at`),
   and the finding judges a level's throughput
   there, or its mean response time while the fitted role's CPU budget binds: the fit put the
   study's throughput there, and in a closed loop Little's law sets from it the time a request
@@ -309,14 +310,26 @@ def _pinned(family: str, rows: pd.DataFrame, fitted: frozenset | set | None) -> 
     return bool(at_fit) and best in x.index and x[best] <= (1 + PLATEAU) * max(at_fit)
 
 
+def _binds(site: Site, bottleneck: str | None) -> bool:
+    """Whether a site's fit can set a level bound by `bottleneck` (None: not known): a speed
+    factor sets only a level its role's CPU budget binds; a derived delay any level."""
+    return not site.role or bottleneck is None or bottleneck == f"{site.role} CPU"
+
+
 def _covering(
-    measure: Mapping[str, Any], points: Mapping[str, pd.DataFrame], sites: Sequence[Site]
+    measure: Mapping[str, Any],
+    points: Mapping[str, pd.DataFrame],
+    sites: Sequence[Site],
+    level_bottlenecks: Sequence[str] = (),
 ) -> list[Site] | None:
     """The site that holds every point of each level the measure compares, with the level
     pinned by the fit (`_pinned`: its best point at the fitted load, or on the fitted
-    plateau), or None where a level lies outside every site."""
+    plateau) and, for a speed factor, bound by its role's CPU budget there (`_binds`), or
+    None where a level lies outside every site."""
     covering: list[Site] = []
-    for family, where in selections(measure, points):
+    chosen = selections(measure, points)
+    known = len(level_bottlenecks) == len(chosen)
+    for i, (family, where) in enumerate(chosen):
         table = points.get(family)
         if table is None:
             return None
@@ -326,7 +339,10 @@ def _covering(
             (
                 s
                 for s in sites
-                if names and names <= s.points and _pinned(family, rows, s.fitted_points)
+                if names
+                and names <= s.points
+                and _pinned(family, rows, s.fitted_points)
+                and _binds(s, level_bottlenecks[i] if known else None)
             ),
             None,
         )
@@ -341,12 +357,13 @@ def _fitted(
     points: Mapping[str, pd.DataFrame],
     sites: Iterable[Site],
     bottleneck: str,
+    level_bottlenecks: Sequence[str] = (),
 ) -> Decision:
     sites = list(sites)
     if measure.get("kind") == "max_level" or measure.get("factor") in SHAPE_FACTORS:
         return NOT_BY_CONSTRUCTION
     if judges_throughput(measure):
-        covering = _covering(measure, points, sites)
+        covering = _covering(measure, points, sites, level_bottlenecks)
         if covering is None:
             return NOT_BY_CONSTRUCTION
         whats = "; ".join(dict.fromkeys(s.what for s in covering))
@@ -486,7 +503,7 @@ def decide(
             " result there",
             f"the {pools[0]} bind over {delay.what}",
         )
-    fitted = _fitted(measure, points, sites, bottleneck)
+    fitted = _fitted(measure, points, sites, bottleneck, level_bottlenecks)
     if fitted.applies:
         return fitted
     factor = measure.get("factor")
@@ -604,3 +621,41 @@ def assumed_role(
             f"the {role}'s speed is assumed, not fitted",
         )
     return NOT_BY_CONSTRUCTION
+
+
+SEED_CONFIGURATION = "seed configuration"
+
+
+def unmeasured_configuration(
+    finding: Mapping[str, Any], points: Mapping[str, pd.DataFrame]
+) -> Decision:
+    """Whether the finding is not testable here because the seed made its claim at a
+    configuration none of its compared points comes near (`seed_at`: a list of {column,
+    value, words}, the seed's own configuration): a setting of ours more than PLATEAU away
+    from the seed's at every compared point judges another system than the claim's."""
+    wanted = finding.get("seed_at") or []
+    if not wanted:
+        return NOT_BY_CONSTRUCTION
+    compared = _compared_points(finding["measure"], points)
+    if compared.empty:
+        return NOT_BY_CONSTRUCTION
+    apart = []
+    for w in wanted:
+        column, value = str(w["column"]), float(w["value"])
+        if column not in compared.columns:
+            continue
+        ours = sorted({float(v) for v in compared[column].dropna()})
+        if ours and all(abs(v / value - 1) > PLATEAU for v in ours):
+            shown = ", ".join(f"{v:g}" for v in ours)
+            apart.append((f"{value:g} {w['words']}", f"{shown} {w['words']}"))
+    if not apart:
+        return NOT_BY_CONSTRUCTION
+    seed = " and ".join(a for a, _ in apart)
+    here = " and ".join(b for _, b in apart)
+    return Decision(
+        SEED_CONFIGURATION,
+        f"the seed made the claim at {seed}, which no point measured comes within"
+        f" {100 * PLATEAU:.0f} % of (ours: {here}), so our points judge another configuration"
+        " than the claim's",
+        "measured at another configuration than the seed's",
+    )

@@ -27,7 +27,7 @@ import pandas as pd
 import yaml
 from scipy import stats
 
-from analysis import construction, linkload, pools, stability, verdicts
+from analysis import construction, linkload, pools, sensitivity, stability, verdicts
 from analysis.aggregate import CI_LEVEL
 from analysis.bottleneck import (
     NONE_SATURATED,
@@ -53,7 +53,6 @@ from analysis.verdicts import (
     ratio_to,
     relative_change,
     repetitions_needed,
-    undecidable,
 )
 from common.stability import batch_mean
 
@@ -181,9 +180,9 @@ class Data:
     sites: list[construction.Site] = field(default_factory=list)
     # study -> role: roles whose speed is assumed (machines.yaml `unfitted`).
     unfitted: dict[str, dict[str, construction.AssumedRole]] = field(default_factory=dict)
-    # (study, role) -> the relative spread between calibration sessions of a throughput that
-    # role's budget bounds (analysis.calibration.session_variation).
-    session_variation: dict[tuple[str, str], float] = field(default_factory=dict)
+    # The other calibration sessions' scenarios, under which each verdict is decided again
+    # (analysis.sensitivity).
+    scenarios: list[sensitivity.Scenario] = field(default_factory=list)
     # (family, point) -> the other families' points of the same configuration
     # (analysis.configurations.shared): their runs are pooled.
     shared: dict[tuple[str, str], list[tuple[str, str]]] = field(default_factory=dict)
@@ -641,6 +640,15 @@ def measure_paired(data: Data, p: Mapping[str, Any]) -> Measure:
     other level and repetition; a single pair is compared by its two runs' batch means."""
     metric, kind, side = p.get("metric", "throughput_ops"), p.get("type", "all"), p.get("side")
     runs = _select(data.runs(p["family"], kind, side or "client"), p.get("where"))
+    net = ""
+    if "net_of_delay" in p:
+        # A time less the round trip of a delay derived from a study number: the part of it
+        # the system, not that delay, sets (the runs' times are in the study's time).
+        if metric == "throughput_ops":
+            raise FindingsError("net_of_delay takes a time metric, not the throughput")
+        trip, words = _derived_round_trip(data, p["net_of_delay"])
+        runs = runs.assign(**{metric: runs[metric] - 1e3 * trip})
+        net = f"; net of the {_fmt(trip, 1)} ms round trip of {words}"
     column, low, high = p["factor"], str(p["low"]), str(p["high"])
     low, high = _levels(runs, column, low, high)
     keys = [c for c in runs.columns if c.startswith("level_") and c != column] + ["repetition"]
@@ -657,7 +665,8 @@ def measure_paired(data: Data, p: Mapping[str, Any]) -> Measure:
             f"{_fmt(scale * both[low].mean(), digits)} → {_fmt(scale * both[high].mean(), digits)}"
         )
         # The means' change and the pairs' mean change differ: name the one that decides.
-        return Measure(e, f"{text}{unit}; mean change of {len(both)} pairs {_pct(e.estimate)}")
+        pairs = f"mean change of {len(both)} pairs {_pct(e.estimate)}"
+        return Measure(e, f"{text}{unit}{net}; {pairs}")
     if len(both) == 0:
         raise FindingsError(f"no pair of {column} = {low} and {high}")
     pair = dict(zip(keys, both.index[0], strict=True))
@@ -667,7 +676,7 @@ def measure_paired(data: Data, p: Mapping[str, Any]) -> Measure:
     ]
     e = relative_change(*samples)
     shown = [Sample(scale * x.mean, scale * x.std_error, x.df, 1, x.basis) for x in samples]
-    return Measure(e, _change_text(*shown, e, unit, digits) + ", one pair")
+    return Measure(e, _change_text(*shown, e, unit, digits) + net + ", one pair")
 
 
 def _factorial_error(data: Data, family: str, runs: pd.DataFrame) -> tuple[float, int]:
@@ -794,7 +803,8 @@ def measure_mva2018(data: Data, p: Mapping[str, Any]) -> Measure:
     number, `max` (the default), or `below_limit`: every population whose prediction is below
     BELOW_LIMIT of its setup's highest), with the measurements' intervals: their mean, or
     with `every: true` ("in all instances") the row of the smallest error, the weakest
-    instance, which the rule then judges."""
+    instance, which the rule then judges; `held_out: true` leaves out each setup's lightest
+    population, where the model was parameterised."""
     mva = data.mva2018
     if mva is None or mva.empty:
         raise FindingsError("no MVA results of the 2018 baseline")
@@ -809,6 +819,11 @@ def measure_mva2018(data: Data, p: Mapping[str, Any]) -> Measure:
         rows = rows[rows["x_model"] < BELOW_LIMIT * limit]
     else:
         rows = rows[rows["clients"] == int(clients)]
+    if p.get("held_out"):
+        # The lightest population of each setup is where the model's service times were
+        # measured: there the model restates its inputs, so only the others test it.
+        lightest = mva[mva["workload"] == p["workload"]].groupby("setup")["clients"].min()
+        rows = rows[rows["clients"] > rows["setup"].map(lightest)]
     if rows.empty:
         raise FindingsError(f"no MVA rows of {p['workload']} at clients {clients}")
     runs = data.runs(p["family"])
@@ -938,7 +953,7 @@ def measure_gain_per_doubling(data: Data, p: Mapping[str, Any]) -> Measure:
     positive, so the estimate is the pair that decides: one whose interval lies below zero
     (the claim fails there), else the one with the lowest interval. Needs three levels. With
     `pair: last` the claim is that the returns diminish at some point: the last pair decides
-    (the last step gains less than the one before)."""
+    (the last step gains less than the one before); `pair: first`, the first pair."""
     runs = _select(data.runs(p["family"]), p.get("where"))
     levels = sorted(runs[p["factor"]].dropna().astype(str).unique(), key=_order)
     if len(levels) < 3:
@@ -958,8 +973,8 @@ def measure_gain_per_doubling(data: Data, p: Mapping[str, Any]) -> Measure:
         for i, (a, b, c) in enumerate(zip(levels, levels[1:], levels[2:], strict=False))
     ]
     failing = [(i, e) for i, e in contrasts if e.has_interval and e.high < 0]
-    if p.get("pair") == "last":
-        i, e = contrasts[-1]
+    if p.get("pair") in ("first", "last"):
+        i, e = contrasts[0 if p["pair"] == "first" else -1]
     else:
         i, e = failing[0] if failing else min(contrasts, key=lambda ie: (ie[1].low, ie[1].estimate))
 
@@ -1263,6 +1278,9 @@ class Outcome:
     level_bottlenecks: tuple[str, ...] = ()
     # The seed's smallest value across the cells the claim spans (`study_least`), or NaN.
     study_least: float = math.nan
+    # The verdict under the other calibration sessions' scenarios (analysis.sensitivity), in
+    # words; "" where no scenario moves the measure.
+    sessions: str = ""
 
     @property
     def ratio(self) -> float:
@@ -1278,8 +1296,8 @@ class Outcome:
 
 
 EMULATION_LIMIT = "emulation limit"
-# The short reason of an inconclusive row the calibration's spread alone holds.
-CALIBRATION_BOUND = "only a calibration repeated in more sessions would decide"
+# The short reason of a row whose verdict differs between the calibration's sessions.
+CALIBRATION_BOUND = "the calibration's session decides it"
 
 
 def reason_of(entry: object) -> tuple[str, str]:
@@ -1396,69 +1414,16 @@ def model_gate(data: Data, m: Mapping[str, Any]) -> tuple[str, str]:
     return "", ""
 
 
-# Measures that set an absolute value of ours against the study's: where a CPU budget bounds
-# it, the speed factor's spread between calibration sessions enters its interval. A change
-# between levels that one budget bounds keeps it out: the factor scales both alike.
-ABSOLUTE_MEASURES = ("study_ratio",)
-
-
-def with_session_variation(
-    e: Evidence,
-    m: Mapping[str, Any],
-    finding: Mapping[str, Any],
-    bottleneck: str,
-    variation: Mapping[tuple[str, str], float],
-) -> Evidence:
-    """The evidence with its interval widened by the calibration's spread between sessions
-    (analysis.calibration.session_variation): half-widths combine as sqrt(h^2 + (z RSD x)^2),
-    for an absolute value bounded by a fitted role's budget; else the evidence as it was."""
-    if m["kind"] not in ABSOLUTE_MEASURES or not e.has_interval or not bottleneck.endswith(" CPU"):
-        return e
-    rsd = variation.get((str(finding.get("study_of")), bottleneck.removesuffix(" CPU")))
-    if not rsd:
-        return e
-    z = float(stats.norm.ppf(0.5 + CI_LEVEL / 2))
-    half = math.hypot((e.high - e.low) / 2, z * rsd * abs(e.estimate))
-    return dataclasses.replace(
-        e,
-        low=e.estimate - half,
-        high=e.estimate + half,
-        floor=math.hypot(e.floor, z * rsd * abs(e.estimate)),
-        test=f"{e.test}; with the calibration's {100 * rsd:.0f} % between sessions",
-    )
-
-
-def with_level_variation(
-    e: Evidence,
-    finding: Mapping[str, Any],
-    levels: Sequence[str],
-    variation: Mapping[tuple[str, str], float],
-) -> Evidence:
-    """A change between levels bound by different roles' budgets (or one by a link) with its
-    interval widened by those roles' spread between sessions: a change is a ratio of two
-    values, and where one role's fitted factor bounds both, its error moves both and cancels
-    to first order; where the bounds differ, each fitted role's RSD enters (in quadrature)."""
-    if not e.has_interval or len(set(levels)) < 2:
-        return e
-    study = str(finding.get("study_of"))
-    rsds = [
-        variation.get((study, b.removesuffix(" CPU")), 0.0)
-        for b in sorted(set(levels))
-        if b.endswith(" CPU")
-    ]
-    rsd = math.hypot(*rsds) if rsds else 0.0
-    if not rsd:
-        return e
-    z = float(stats.norm.ppf(0.5 + CI_LEVEL / 2))
-    half = math.hypot((e.high - e.low) / 2, z * rsd * abs(1 + e.estimate))
-    return dataclasses.replace(
-        e,
-        low=e.estimate - half,
-        high=e.estimate + half,
-        floor=math.hypot(e.floor, z * rsd * abs(1 + e.estimate)),
-        test=f"{e.test}; levels bound apart, with the calibration's {100 * rsd:.0f} % between"
-        " sessions",
-    )
+def _interval_verdict(f: Mapping[str, Any], e: Evidence, unit: str) -> tuple[Verdict, float, str]:
+    """The interval rule's verdict on the evidence, its distance from the threshold and what
+    the decision adds to the rule's words: an effect whose sign the interval leaves open but
+    which rules out the seed's own size is contradicted (`short_of_study`)."""
+    verdict, distance = decide(f["rule"], f["study"], e)
+    seed = float(f.get("study_least", f.get("study_value", math.nan)))
+    if verdict is Verdict.INCONCLUSIVE and short_of_study(f["rule"], e, seed):
+        outside = f"the seed's {_value(seed, unit)} outside it"
+        return Verdict.CONTRADICTED, distance, f": its sign open, {outside}"
+    return verdict, distance, ""
 
 
 # Measures that read a family's own replications only (Data.runs(pooled=False)).
@@ -1500,6 +1465,7 @@ def evaluate(
         delay_part: tuple[float, str] | None = None
         needed: int | None = None
         bound_by_calibration = False
+        sessions: sensitivity.Sensitivity | None = None
         limit = ""  # what the emulation cannot reproduce, where a contradiction's reason says
         unit = "change"
         decided_by = rule_text(f["rule"], f["study"])
@@ -1507,26 +1473,20 @@ def evaluate(
             measured = MEASURES[m["kind"]](data, {**m, "study": f["study"]})
             e, ours, unit = measured.evidence, measured.text, measured.unit
             delay_part = measured.delay_part
-            if e is not None:
-                e = with_session_variation(e, m, f, bottleneck, data.session_variation)
-            if e is not None and unit == "change":
-                e = with_level_variation(e, f, levels, data.session_variation)
             if e is None:
                 verdict, reason = Verdict.INCONCLUSIVE, _inconclusive_reason(None, None)
             else:
-                verdict, distance = decide(f["rule"], f["study"], e)
-                seed = float(f.get("study_least", f.get("study_value", math.nan)))
-                if verdict is Verdict.INCONCLUSIVE and short_of_study(f["rule"], e, seed):
-                    verdict = Verdict.CONTRADICTED
-                    outside = f"the seed's {_value(seed, unit)} outside it"
-                    decided_by = f"{decided_by}: its sign open, {outside}"
-                if verdict is Verdict.INCONCLUSIVE and undecidable(e, distance):
+                verdict, distance, said = _interval_verdict(f, e, unit)
+                decided_by += said
+                study = str(f.get("study_of"))
+                sessions = sensitivity.judge(
+                    e, unit, m, study, bottleneck, levels, verdict.value, data.scenarios,
+                    lambda moved, f=f, unit=unit: _interval_verdict(f, moved, unit)[0].value,
+                )  # fmt: skip
+                if not sessions.stands and verdict is not Verdict.INCONCLUSIVE:
                     bound_by_calibration = True
-                    reason = (
-                        f"the calibration's spread between sessions alone (±"
-                        f"{_value(e.floor, unit).lstrip('+')}) holds the threshold: no number of"
-                        " repetitions decides it, a calibration repeated in more sessions would"
-                    )
+                    decided_by += f"; {verdict.value} with the kept factors, {sessions.text()}"
+                    reason = f"the calibration's session decides it: {sessions.text()}"
                 elif verdict is Verdict.INCONCLUSIVE:
                     needed = repetitions_needed(e, distance)
                     reason = _inconclusive_reason(e, needed)
@@ -1540,6 +1500,10 @@ def evaluate(
             decided_by = "not measured"
         pooled = _pooled_families(data, m, points) if m["kind"] not in UNPOOLED_MEASURES else []
         interval = verdict
+        if bound_by_calibration:
+            # The interval decides with the kept factors, another session's calibration not:
+            # the calibration, not the system, would decide the verdict.
+            verdict = Verdict.INCONCLUSIVE
         built = ""
         short = (
             CALIBRATION_BOUND if bound_by_calibration
@@ -1549,6 +1513,8 @@ def evaluate(
         )  # fmt: skip
         gate, why = model_gate(data, m) if m["kind"] in MODEL_MEASURES else ("", "")
         untestable = construction.assumed_role(f, points, data.unfitted)
+        if not untestable.applies:
+            untestable = construction.unmeasured_configuration(f, points)
         if gate == RECIPE:
             verdict, built, needed, reason = Verdict.BY_CONSTRUCTION, why, None, why
             short, decided_by = "restates the recipe", "construction (recipe): " + why
@@ -1570,7 +1536,7 @@ def evaluate(
             change = (e.low, e.high) if signed else None
             rule = construction.decide(
                 f, bottleneck, points, data.sites, levels, change,
-                contradicted=verdict is Verdict.CONTRADICTED,
+                contradicted=interval is Verdict.CONTRADICTED,
             )  # fmt: skip
             if not rule.applies and delay_part is not None:
                 rule = construction.delay_set(*delay_part)
@@ -1611,6 +1577,7 @@ def evaluate(
                 short_reason=short,
                 level_bottlenecks=tuple(levels),
                 study_least=float(f.get("study_least", math.nan)),
+                sessions=sessions.text() if sessions is not None else "",
             )
         )
     return out

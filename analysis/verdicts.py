@@ -73,9 +73,6 @@ class Evidence:
     # Observations per repetition: a paired design has one pair per level of the other
     # factors in every repetition, so a repetition adds that many pairs.
     per_repetition: int = 1
-    # The part of the interval's half-width no repetition shrinks: the calibration's spread
-    # between sessions, where the interval carries it (`spread` is the repetitions' alone).
-    floor: float = 0.0
 
     @property
     def has_interval(self) -> bool:
@@ -363,12 +360,6 @@ def band_margin(evidence: Evidence, centre: float, tolerance: float) -> float:
     return abs(tolerance - abs(evidence.estimate - centre))
 
 
-def undecidable(evidence: Evidence, distance: float) -> bool:
-    """Whether the calibration's spread alone holds the threshold: no number of repetitions
-    decides the verdict, only a calibration repeated in more sessions would."""
-    return evidence.floor > 0 and evidence.floor >= distance
-
-
 def repetitions_needed(
     evidence: Evidence, distance: float, level: float = CI_LEVEL, power: float = POWER
 ) -> int | None:
@@ -384,10 +375,7 @@ def repetitions_needed(
     in five, and the test's interval is Welch's, not the pooled one the power assumes)."""
     if not (evidence.spread > 0) or not (distance > 0) or math.isnan(distance):
         return None
-    if evidence.floor >= distance:
-        return None  # the calibration's spread alone holds the threshold: `undecidable`
-    # Repetitions shrink only the sampling part of the interval.
-    size = (distance - evidence.floor) / evidence.spread
+    size = distance / evidence.spread
     alpha = 1 - level
     solver = TTestIndPower() if evidence.design == "two-sample" else TTestPower()
 

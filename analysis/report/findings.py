@@ -164,11 +164,12 @@ def _repetitions(o: findings.Outcome) -> str:
 
 
 def _interval(o: findings.Outcome) -> str:
-    """What the interval alone gives: the verdict of an evidence row, else the rule's outcome
-    on the interval of a row that is not counted (a dash where it has none)."""
-    if o.is_evidence:
-        return escape(o.verdict.value)
-    return escape(o.interval_verdict) if o.interval_verdict else "--"
+    """What the interval alone gives, with the kept calibration: the rule's outcome on it,
+    which a row by construction, not testable here, or one another session's calibration
+    decides otherwise does not count (a dash where it has none)."""
+    if o.interval_verdict:
+        return escape(o.interval_verdict)
+    return escape(o.verdict.value) if o.is_evidence else "--"
 
 
 def mid_sentence(text: str) -> str:

@@ -96,6 +96,33 @@ def test_a_throughput_measured_only_where_the_fit_put_it_is_by_construction() ->
     assert not construction.decide(share, "none saturated", points, sites).applies
 
 
+def test_a_fit_sets_only_a_level_its_roles_budget_binds() -> None:
+    sites = construction.fitted_sites([TARGET], {}, SPECS)
+    points = {"direct": _points()}
+    at_target = _finding("study_ratio", where={"level_setup": "one", "level_workload": "write"})
+    # The level's bottleneck is the fitted role's budget: the fit set it.
+    bound = construction.decide(at_target, "server CPU", points, sites, ["server CPU"])
+    assert bound.rule == construction.FITTED
+    # At the fitted configuration, but no budget binds there (the server's is at 83 %): the
+    # factor does not set the level, so the verdict is the interval's.
+    free = construction.decide(at_target, "none saturated", points, sites, ["none saturated"])
+    assert not free.applies
+
+
+def test_a_claim_made_at_a_configuration_never_measured_is_not_testable() -> None:
+    points = {"direct": _points().assign(**{"middleware.workers": 24})}
+    finding = {**_finding("max_throughput"), "seed_at": [
+        {"column": "clients_total", "value": 180, "words": "clients"},
+        {"column": "middleware.workers", "value": 32, "words": "threads"}]}  # fmt: skip
+    decision = construction.unmeasured_configuration(finding, points)
+    assert decision.rule == construction.SEED_CONFIGURATION
+    assert "180 clients and 32 threads" in decision.reason
+    assert "ours: 8, 32 clients" in decision.reason
+    # A point near the seed's setting (within 10 %) judges the claim where it was made.
+    near = {"direct": points["direct"].assign(**{"middleware.workers": 30, "clients_total": 170})}
+    assert not construction.unmeasured_configuration(finding, near).applies
+
+
 def test_a_throughput_where_a_link_binds_is_by_construction() -> None:
     decision = construction.decide(_finding("max_throughput"), "server link", {}, [])
     assert decision.rule == construction.LINK_CAP and "server link" in decision.reason

@@ -728,47 +728,6 @@ def test_a_median_share_is_a_ratio_of_medians_at_the_selected_point() -> None:
     assert "48 clients, 3 runs" in m.text
 
 
-def test_the_calibrations_spread_between_sessions_widens_an_absolute_value() -> None:
-    e = findings.Evidence(1.0, 0.99, 1.01, "t, 3 repetitions", 3, 0.005)
-    finding = {"study_of": "2015"}
-    wide = findings.with_session_variation(
-        e, {"kind": "study_ratio"}, finding, "server CPU", {("2015", "server"): 0.09}
-    )
-    # 1.96 x 9 % beside the repetitions' 1 %: the sessions dominate the interval.
-    assert wide.high - wide.low == pytest.approx(2 * math.hypot(0.01, 1.96 * 0.09), rel=0.01)
-    assert "9 % between sessions" in wide.test
-    # A change between levels one budget bounds, or a value no fitted budget bounds: as it was.
-    assert (
-        findings.with_session_variation(
-            e, {"kind": "max_throughput"}, finding, "server CPU", {("2015", "server"): 0.09}
-        )
-        is e
-    )
-    assert (
-        findings.with_session_variation(
-            e, {"kind": "study_ratio"}, finding, "none saturated", {("2015", "server"): 0.09}
-        )
-        is e
-    )
-
-
-def test_a_change_between_levels_bound_by_different_roles_carries_their_spread() -> None:
-    e = findings.Evidence(0.5, 0.45, 0.55, "Welch t, 3 + 3 repetitions", 3, 0.05)
-    spread = {("2018", "server"): 0.1, ("2018", "middleware"): 0.2}
-    finding = {"study_of": "2018"}
-    # One role's budget bounds both levels: its factor moves both, the ratio keeps.
-    same = findings.with_level_variation(e, finding, ["server CPU", "server CPU"], spread)
-    assert same is e
-    # Server-bound at one level, link-bound at the other: the server's 10 % enters.
-    link = findings.with_level_variation(e, finding, ["server CPU", "server link"], spread)
-    assert link.high - link.low == pytest.approx(2 * math.hypot(0.05, 1.96 * 0.1 * 1.5), rel=0.01)
-    # Two roles: both spreads, in quadrature.
-    both = findings.with_level_variation(e, finding, ["server CPU", "middleware CPU"], spread)
-    rsd = math.hypot(0.1, 0.2)
-    assert both.high - both.low == pytest.approx(2 * math.hypot(0.05, 1.96 * rsd * 1.5), rel=0.01)
-    assert "levels bound apart" in both.test
-
-
 def test_estimates_are_printed_without_an_exponent() -> None:
     # As :,.3g, but 2,590 where :,.3g gives 2.59e+03.
     assert [tables._significant(x) for x in (2590.4, -1212.9, -457.2, 13.456, 0.012345, 1.0)] == [
@@ -858,21 +817,6 @@ def test_an_estimate_on_the_threshold_is_not_given_a_repetition_count() -> None:
     assert "no practical number of repetitions" in reason
     assert str(verdicts.MAX_REPETITIONS + 1) not in reason
     assert "5 repetitions per level would decide" in findings._inconclusive_reason(e, 5)
-
-
-def test_no_number_of_repetitions_decides_what_the_calibrations_spread_holds() -> None:
-    e = findings.Evidence(1.25, 1.2, 1.3, "t, 3 repetitions", 3, 0.05)
-    wide = findings.with_session_variation(
-        e, {"kind": "study_ratio"}, {"study_of": "2015"}, "server CPU", {("2015", "server"): 0.45}
-    )
-    # 1.96 x 45 % x 1.25 = 1.10 of half-width that repetitions cannot shrink: an estimate
-    # 0.15 from a 1.1 threshold is undecidable, one 2.0 away is not.
-    assert wide.floor == pytest.approx(1.96 * 0.45 * 1.25, rel=0.01)
-    assert wide.spread == e.spread  # the repetitions' spread, for the power calculation
-    assert verdicts.undecidable(wide, 0.15)
-    assert verdicts.repetitions_needed(wide, 0.15) is None
-    assert not verdicts.undecidable(wide, 2.0)
-    assert verdicts.repetitions_needed(wide, 2.0) is not None
 
 
 def test_a_model_over_several_entries_restates_its_recipe_only_where_every_entry_does() -> None:

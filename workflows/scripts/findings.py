@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import calibration, configurations, construction, findings
+from analysis import configurations, construction, findings, sensitivity
 from analysis.report import findings as tables
 from common import scalemodel
 
@@ -29,7 +29,7 @@ def main(sm) -> None:  # noqa: ANN001
     data.mva2018 = pd.read_parquet(sm.input.mva2018)
     record = json.loads(Path(sm.input.calibration[0]).read_text()) if sm.input.calibration else {}
     targets = record.get("targets", [])
-    data.session_variation = calibration.session_variation(record) if record else {}
+    data.scenarios = sensitivity.scenarios(record) if record else []
     machines = scalemodel.load_machines(Path(sm.input.machines))
     data.sites = construction.fitted_sites(targets, machines.delay_sites, sm.params.specs)
     data.unfitted = construction.assumed_roles(

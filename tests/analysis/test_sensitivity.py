@@ -1,0 +1,104 @@
+"""The verdicts under the other calibration sessions (analysis.sensitivity)."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis import sensitivity
+from analysis.verdicts import Evidence
+
+# Two later sessions refitted the server's and the middleware's targets (`mwlab dataset
+# merge` appends each session's refits in turn).
+RECORD = {
+    "targets": [
+        {"name": "server_max", "fit": {"intercept": 0.0, "slope": 1000.0, "speed": 0.2}},
+        {"name": "mw_plateau", "fit": {"intercept": 0.0, "slope": 1000.0, "speed": 0.1}},
+    ],
+    "refits": [
+        {"name": "server_max", "role": "server", "kept": 0.2, "other": 0.3,
+         "studies": ["2018"], "throughput_ratio": 1.25},
+        {"name": "mw_plateau", "role": "middleware", "kept": 0.1, "other": 0.1,
+         "studies": ["2018"], "throughput_ratio": 1.0},
+        {"name": "server_max", "role": "server", "kept": 0.2, "other": 0.2,
+         "studies": ["2018"], "throughput_ratio": None},
+        {"name": "mw_plateau", "role": "middleware", "kept": 0.1, "other": 0.15,
+         "studies": ["2018"], "throughput_ratio": None},
+    ],
+}  # fmt: skip
+RISE = {"kind": "max_throughput", "rule": {"kind": "effect", "direction": "increase"}}
+
+
+def _decide(e: Evidence) -> str:
+    """An effect rule's verdict: an increase beyond zero."""
+    if e.low > 0:
+        return "reproduced"
+    return "contradicted" if e.high < 0 else "inconclusive"
+
+
+def test_each_later_session_gives_its_factors_and_its_machine() -> None:
+    s = sensitivity.scenarios(RECORD)
+    assert [x.name for x in s] == [
+        "session 2's factors", "session 2's machine", "session 3's factors"
+    ]  # fmt: skip
+    # Session 2 fitted the server 1.5 times the budget: a server-bound level would give 1.5x.
+    assert s[0].factor("2018", "server CPU") == pytest.approx(1.5)
+    # Its server ran 1.25x slower under one budget: had the runs met it, 1 / 1.25.
+    assert s[1].factor("2018", "server CPU") == pytest.approx(0.8)
+    # A link, and a study the refit does not serve, take no factor.
+    assert s[0].factor("2018", "server link") == 1.0
+    assert s[0].factor("2016", "server CPU") == 1.0
+
+
+def test_a_change_between_levels_one_budget_bounds_does_not_move() -> None:
+    e = Evidence(0.3, 0.1, 0.5, "t", 3, 0.1)
+    scenario = sensitivity.scenarios(RECORD)[0]
+    same = sensitivity.moved(
+        e, "change", RISE, "2018", "server CPU", ["server CPU", "server CPU"], scenario
+    )
+    assert same is not None and same.estimate == pytest.approx(0.3)
+    result = sensitivity.judge(
+        e, "change", RISE, "2018", "server CPU", ["server CPU", "server CPU"], "reproduced",
+        sensitivity.scenarios(RECORD), _decide,
+    )  # fmt: skip
+    # No scenario moved it: the verdict stands, and the row says nothing of sessions.
+    assert result.stands and result.moved == [] and result.text() == ""
+
+
+def test_a_change_between_levels_bound_apart_moves_by_their_factors_ratio() -> None:
+    # Middleware-bound at the low level, server-bound at the high one: under session 2's
+    # factors the high level gains 1.5x, the low one nothing.
+    e = Evidence(-0.2, -0.3, -0.1, "t", 3, 0.1)
+    levels = ["middleware CPU", "server CPU"]
+    scenario = sensitivity.scenarios(RECORD)[0]
+    moved = sensitivity.moved(e, "change", RISE, "2018", "middleware CPU", levels, scenario)
+    assert moved is not None
+    assert moved.estimate == pytest.approx(0.8 * 1.5 - 1)
+    assert (moved.low, moved.high) == (pytest.approx(0.7 * 1.5 - 1), pytest.approx(0.9 * 1.5 - 1))
+    result = sensitivity.judge(
+        e, "change", RISE, "2018", "middleware CPU", levels, "contradicted",
+        sensitivity.scenarios(RECORD), _decide,
+    )  # fmt: skip
+    # Contradicted with the kept factors, reproduced with session 2's: the session decides.
+    assert not result.stands
+    assert "reproduced under session 2's factors" in result.text()
+
+
+def test_a_time_moves_only_net_of_the_emulated_delay() -> None:
+    e = Evidence(0.5, 0.4, 0.6, "t", 3, 0.1)
+    levels = ["middleware CPU", "server CPU"]
+    scenario = sensitivity.scenarios(RECORD)[0]
+    gross = {"kind": "paired", "metric": "server_us_mean"}
+    assert sensitivity.moved(e, "change", gross, "2018", "x", levels, scenario) is None
+    net = {**gross, "net_of_delay": {"study": "2018", "pair": "middleware_server"}}
+    moved = sensitivity.moved(e, "change", net, "2018", "x", levels, scenario)
+    # A time in a CPU-bound level is N / X: the high level's time shrinks by 1.5.
+    assert moved is not None and moved.estimate == pytest.approx(1.5 / 1.5 - 1)
+
+
+def test_an_absolute_value_moves_with_its_bounding_role() -> None:
+    e = Evidence(1.0, 0.95, 1.05, "t", 3, 0.02)
+    scenario = sensitivity.scenarios(RECORD)[1]
+    moved = sensitivity.moved(
+        e, "ratio", {"kind": "study_ratio"}, "2018", "server CPU", ["server CPU"], scenario
+    )
+    assert moved is not None and moved.estimate == pytest.approx(0.8)
