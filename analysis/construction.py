@@ -659,3 +659,54 @@ def unmeasured_configuration(
         " than the claim's",
         "measured at another configuration than the seed's",
     )
+
+
+ASSUMED_COMMIT = "assumed commit delay"
+
+
+def _wal_share(
+    measure: Mapping[str, Any],
+    points: Mapping[str, pd.DataFrame],
+    counters: Mapping[str, pd.DataFrame],
+) -> float | None:
+    """The share of the database's sampled session time spent waiting on the WAL (flushing
+    commits) over the runs of every point the measure compares; None without samples."""
+    waited = sampled = 0.0
+    for family, where in selections(measure, points):
+        table, c = points.get(family), counters.get(family)
+        if table is None or c is None or "wait_wal" not in c.columns:
+            continue
+        chosen = set(select(table, where)["point"].astype(str))
+        rows = c[c["point"].astype(str).isin(chosen)]
+        waited += float(rows["wait_wal"].sum())
+        sampled += float(rows["wait_samples"].sum())
+    return waited / sampled if sampled > 0 else None
+
+
+def assumed_commit(
+    finding: Mapping[str, Any],
+    points: Mapping[str, pd.DataFrame],
+    counters: Mapping[str, pd.DataFrame],
+    assumed: Mapping[str, str],
+) -> Decision:
+    """Whether the finding is not testable here because an assumed commit delay shapes it:
+    its study's disk write time is assumed (`assumed`: study -> its source), the finding
+    judges how the throughput changes with the load or where it peaks (the shape a fit at one
+    load does not pin), and at its points the database's sessions waited on the WAL most of
+    their time (`_wal_share` above DELAY_PART), so that delay, not the system, shapes it."""
+    study = str(finding.get("study_of"))
+    measure = finding["measure"]
+    shape = measure.get("kind") == "max_level" or measure.get("factor") in SHAPE_FACTORS
+    if study not in assumed or not shape:
+        return NOT_BY_CONSTRUCTION
+    share = _wal_share(measure, points, counters)
+    if share is None or not share > DELAY_PART:
+        return NOT_BY_CONSTRUCTION
+    return Decision(
+        ASSUMED_COMMIT,
+        f"at its points the database's sessions waited on the WAL {100 * share:.0f} % of"
+        " their sampled time, and each commit's disk write lasts a delay that no study number"
+        " gives (assumed), so how the throughput changes with the load rests on that"
+        " assumption",
+        f"WAL waits {100 * share:.0f} % of the time, under an assumed commit delay",
+    )

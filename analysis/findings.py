@@ -186,6 +186,9 @@ class Data:
     # (family, point) -> the other families' points of the same configuration
     # (analysis.configurations.shared): their runs are pooled.
     shared: dict[tuple[str, str], list[tuple[str, str]]] = field(default_factory=dict)
+    # study -> the source of its database's commit delay, where that delay is assumed
+    # (machines.yaml `commit`).
+    assumed_commits: dict[str, str] = field(default_factory=dict)
     # study -> role pair -> one-way delay (ms, the study's time) of the delays derived from a
     # study number (machines.yaml `derived_at`).
     derived_delays: dict[str, dict[str, float]] = field(default_factory=dict)
@@ -1515,6 +1518,13 @@ def evaluate(
         untestable = construction.assumed_role(f, points, data.unfitted)
         if not untestable.applies:
             untestable = construction.unmeasured_configuration(f, points)
+        if not untestable.applies:
+            counters = {
+                family: t["db_counters"]
+                for family, t in data.families.items()
+                if "db_counters" in t
+            }
+            untestable = construction.assumed_commit(f, points, counters, data.assumed_commits)
         if gate == RECIPE:
             verdict, built, needed, reason = Verdict.BY_CONSTRUCTION, why, None, why
             short, decided_by = "restates the recipe", "construction (recipe): " + why

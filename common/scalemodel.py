@@ -93,6 +93,9 @@ class Machines:
     # study -> one synchronous disk write of its database machine at s = 1, ms (the plan
     # dilates it for SimpleMQ's PostgreSQL: testbed.point.QueueSettings.commit_delay_ms).
     commit_ms: dict[str, float] = dataclasses.field(default_factory=dict)
+    # study -> where that write time comes from (its `source`: "assumed: ..." when no study
+    # number gives it).
+    commit_source: dict[str, str] = dataclasses.field(default_factory=dict)
     # study -> pair -> the point a delay was derived from (`derived_at`): its study number
     # there fixes the delay, so that number is no check of the model.
     delay_sites: dict[str, dict[str, dict[str, Any]]] = dataclasses.field(default_factory=dict)
@@ -160,6 +163,7 @@ def load_machines(path: Path = MACHINES, root: Path = REPO) -> Machines:
     unfitted: dict[str, dict[str, str]] = {}
     unfitted_why: dict[str, dict[str, str]] = {}
     commit_ms: dict[str, float] = {}
+    commit_source: dict[str, str] = {}
     for study, spec in doc["studies"].items():
         unknown = sorted(set(spec["roles"].values()) - set(types))
         if unknown:
@@ -169,6 +173,7 @@ def load_machines(path: Path = MACHINES, root: Path = REPO) -> Machines:
         unfitted_why[str(study)] = {r: u["why"] for r, u in spec.get("unfitted", {}).items()}
         if "commit" in spec:
             commit_ms[str(study)] = float(spec["commit"]["ms"])
+            commit_source[str(study)] = str(spec["commit"].get("source", ""))
     speed = doc["speed"]
     if not speed["lower"] < speed["upper"]:
         raise ScaleModelError(f"{path}: speed.lower must be below speed.upper")
@@ -263,6 +268,7 @@ def load_machines(path: Path = MACHINES, root: Path = REPO) -> Machines:
         unfitted=unfitted,
         unfitted_why=unfitted_why,
         commit_ms=commit_ms,
+        commit_source=commit_source,
         delay_sites=delay_sites,
     )
 

@@ -329,3 +329,30 @@ def test_a_throughput_where_threads_hold_requests_over_a_derived_delay_is_by_con
     # A time under the bound pool is the system's.
     sets = {**servers, "measure": {**servers["measure"], "kind": "response"}}
     assert not construction.decide(sets, "x", {}, [delay], levels, (-0.07, 0.07)).applies
+
+
+def test_a_load_shape_the_wal_waits_set_under_an_assumed_commit_delay_is_not_testable() -> None:
+    points = {"db": pd.DataFrame({"point": ["c=10", "c=80"], "level_clients": ["10", "80"]})}
+    counters = {"db": pd.DataFrame({"point": ["c=10", "c=80"], "wait_wal": [80.0, 70.0],
+                                    "wait_samples": [100.0, 100.0]})}  # fmt: skip
+    rise = {
+        "id": "x",
+        "study_of": "2015",
+        "measure": {
+            "kind": "paired",
+            "family": "db",
+            "factor": "level_clients",
+            "low": "10",
+            "high": "80",
+        },
+    }
+    assumed = {"2015": "assumed: no disk latency given"}
+    decision = construction.assumed_commit(rise, points, counters, assumed)
+    assert decision.rule == construction.ASSUMED_COMMIT and "75 %" in decision.reason
+    # A commit delay a study number gives, or WAL waits that are a minority, leave it testable.
+    assert not construction.assumed_commit(rise, points, counters, {}).applies
+    light = {"db": counters["db"].assign(wait_wal=[10.0, 20.0])}
+    assert not construction.assumed_commit(rise, points, light, assumed).applies
+    # A value at one load is no shape: the fit at that load, not the commit delay, pins it.
+    value = {**rise, "measure": {"kind": "study_ratio", "family": "db"}}
+    assert not construction.assumed_commit(value, points, counters, assumed).applies

@@ -106,6 +106,7 @@ rule findings:
         pools=family_tables("pools"),
         windows=family_tables("windows"),
         pool_requests=family_tables("pool_requests"),
+        db_counters=family_tables("db_counters"),
         validation=rules.validation.output.table,
         queueing2016=rules.r2016_queueing.output.numbers,
         models2016=rules.r2016_queueing.output.models,

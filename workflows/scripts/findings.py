@@ -19,7 +19,15 @@ def main(sm) -> None:  # noqa: ANN001
     for i, family in enumerate(sm.params.families):
         data.families[family] = {
             name: pd.read_parquet(getattr(sm.input, name)[i])
-            for name in ("points", "runs", "histograms", "pools", "windows", "pool_requests")
+            for name in (
+                "points",
+                "runs",
+                "histograms",
+                "pools",
+                "windows",
+                "pool_requests",
+                "db_counters",
+            )
         }
     validation = pd.read_parquet(sm.input.validation)
     data.excluded = findings.unusable_runs(validation)
@@ -39,6 +47,9 @@ def main(sm) -> None:  # noqa: ANN001
         machines.speed_lower,
     )
     data.shared = configurations.shared(sm.params.specs)
+    data.assumed_commits = {
+        study: why for study, why in machines.commit_source.items() if why.startswith("assumed")
+    }
     data.derived_delays = {
         study: {pair: machines.delays_ms[study][pair] for pair in pairs}
         for study, pairs in machines.delay_sites.items()
