@@ -146,7 +146,8 @@ def estimate_text(o: findings.Outcome) -> str:
         study = _number(o.study_value, o.unit)
         text += f"; study {study}{percent}"
         if not math.isnan(o.study_least):
-            text += f" (its smallest cell {_number(o.study_least, o.unit)}{percent}, which decides)"
+            least = _number(o.study_least, o.unit)
+            text += f" (the least the seed allows, {least}{percent}, decides)"
         # A ratio to a value printed as zero, or of values of opposite signs, means nothing.
         if not math.isnan(o.ratio) and o.ratio > 0 and study.strip("+-0.,") != "":
             text += rf", ratio {o.ratio:.2f}"
@@ -391,6 +392,11 @@ def numbers(outcomes: Sequence[findings.Outcome], rows: Sequence[Mapping[str, An
     # Each finding's verdict by itself, so a section's prose can say agreement only where
     # the verdict on our repetitions gives it (\ifdefstring{\FindingThreadsSixteenVerdict}...).
     macros |= {verdict_macro(o.id): o.verdict.value for o in outcomes}
+    # And what its interval alone gives, for a row taken out of the evidence.
+    macros |= {
+        verdict_macro(o.id).removesuffix("Verdict") + "Interval": o.interval_verdict or "--"
+        for o in outcomes
+    }
     return "".join(_macro(k, v) for k, v in macros.items())
 
 
