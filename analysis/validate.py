@@ -261,6 +261,8 @@ def check_runs(
             "law_error": math.nan,
             "bound_ops": math.nan,
             "measured_s": _measured_s(manifest),
+            # The run's scale factor s: a measured second stands for s seconds of the study.
+            "scale": _float(manifest.get("scale")),
             # The share of the machine's CPU the hypervisor took during the measurement.
             "steal": float(manifest.get("host_steal", math.nan)),
             # How much the CPU's speed spread over the measurement (testbed.speedprobe): a

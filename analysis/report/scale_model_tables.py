@@ -848,11 +848,13 @@ def numbers(
     fits: list[dict[str, Any]] | None = None,
     ours: Mapping[str, Ours] | None = None,
     check_factors: Mapping[str, str] | None = None,
+    machines: Mapping[str, Any] | None = None,
 ) -> str:
     """Every macro of the section; `fits` is analysis.calibration.fit_validation's rows (None
     without the family tables: the fits' check is then `none`), `ours` validation_ours's
     values beside the study numbers left out of the fit (None: no sentence on their errors),
-    `check_factors` scale_check_factors.check_factor_numbers's macros (None: no check)."""
+    `check_factors` scale_check_factors.check_factor_numbers's macros (None: no check),
+    `machines` the raw workflows/machines.yaml (None: the parameters' macros are dashes)."""
     out = {"ScaleFactor": f"{profile_scale:g}", "ScaleModelUsed": "no" if cal is None else "yes"}
     # Every macro is defined, "--" where this profile has no such number.
     speeds = [f"ScaleSpeed{role.capitalize()}{word}" for word in STUDY_WORDS.values()
@@ -897,6 +899,7 @@ def numbers(
     out |= check_numbers(table)
     out |= fit_check_numbers(fits, cal)
     out |= check_factors or check_factor_numbers(None, pd.DataFrame(), None, None)
+    out |= parameter_numbers(cal, machines)
     return "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in out.items())
 
 
@@ -1126,6 +1129,33 @@ def parameter_rows(cal: dict[str, Any], machines: Mapping[str, Any]) -> list[dic
                  "source": _short(source)}
             )  # fmt: skip
     return rows
+
+
+def parameter_numbers(
+    cal: dict[str, Any] | None, machines: Mapping[str, Any] | None
+) -> dict[str, str]:
+    """The text's macros of the parameter table (parameter_rows): how many parameters it
+    lists (`ScaleParameters`) and how many of them are assumed (`ScaleParametersAssumed`), and
+    per study its database's commit delay in the study's time, ms (`ScaleCommitDelay<Study>`),
+    with its origin (`ScaleCommitDelayOrigin<Study>`: `assumed` or `seed`); dashes without a
+    scale model or a commit delay."""
+    out = {"ScaleParameters": "--", "ScaleParametersAssumed": "--"}
+    for word in STUDY_WORDS.values():
+        out[f"ScaleCommitDelay{word}"] = "--"
+        out[f"ScaleCommitDelayOrigin{word}"] = "--"
+    if cal is None or machines is None:
+        return out
+    rows = parameter_rows(cal, machines)
+    out["ScaleParameters"] = str(len(rows))
+    out["ScaleParametersAssumed"] = str(sum(r["origin"] == "assumed" for r in rows))
+    for row in rows:
+        if row["parameter"] != "commit delay":
+            continue
+        for study in row["studies"].split(", "):
+            if study in STUDY_WORDS:
+                out[f"ScaleCommitDelay{STUDY_WORDS[study]}"] = row["value"].removesuffix(" ms")
+                out[f"ScaleCommitDelayOrigin{STUDY_WORDS[study]}"] = row["origin"]
+    return out
 
 
 def parameter_table(cal: dict[str, Any] | None, machines: Mapping[str, Any] | None) -> str:

@@ -5,6 +5,7 @@ its body) and the numbers the text cites. Captions are in paper/sections/validat
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import pandas as pd
 
@@ -15,6 +16,7 @@ from analysis.report import figures as fg
 from analysis.validate import LAW_TOLERANCE, NEAR_BOUND, UNSTABLE_REASONS
 from common import stability
 from common.machinespeed import MAX_SPREAD as MAX_SPEED_SPREAD
+from common.studies import STUDY_WORDS
 
 
 def _short(run: str) -> str:
@@ -117,7 +119,79 @@ def law_numbers(table: pd.DataFrame) -> dict[str, str]:
     }
 
 
-def numbers(table: pd.DataFrame) -> str:
+# The share of a run's requests beyond its 99th percentile, the tail a p99 rests on.
+TAIL_SHARE = 0.01
+# The quantile over a study's runs that `ValidationRequestsLow` reads: a tenth of them hold
+# fewer requests.
+FEW_REQUESTS_QUANTILE = 0.1
+
+
+def _span(values: pd.Series, digits: int = 3) -> str:
+    """The least and the largest of `values` as `a to b` (one value where they agree), each
+    to `digits` significant digits; a dash without values."""
+    values = values.dropna()
+    if values.empty:
+        return fg.MISSING
+    low, high = (format(float(v), f".{digits}g") for v in (values.min(), values.max()))
+    return low if low == high else f"{low} to {high}"
+
+
+def _about(value: float) -> str:
+    """A count to two significant digits (at least the units), thousands grouped."""
+    if not math.isfinite(value):
+        return fg.MISSING
+    digits = max(0, len(str(abs(round(value)))) - 2)
+    return fg.num(round(value, -digits), 0)
+
+
+def run_length_numbers(table: pd.DataFrame, studies: Mapping[str, str]) -> dict[str, str]:
+    """How much a point's run measures, per study (`studies`: family -> study id), over the
+    study's completed runs at its own scale factor (the most common among them; the scale
+    check's runs at other factors stand apart):
+
+    * `ValidationLengthWall<Study>`: the measured seconds of a run measured once, least to
+      largest (a rerun for precision measures longer);
+    * `ValidationLengthStudy<Study>`: the same in the study's time, seconds times $s$;
+    * `ValidationRequests<Study>`: the median requests of the runs the validation kept
+      (throughput times measured seconds), `ValidationRequestsLow<Study>` the count a tenth of
+      them fall below (FEW_REQUESTS_QUANTILE);
+    * `ValidationTail<Study>` and `ValidationTailLow<Study>`: the requests beyond the 99th
+      percentile in such runs (TAIL_SHARE of them), what a run's p99 rests on.
+
+    A dash where the study has no such run, or the table no scale."""
+    out = {}
+    names = ("LengthWall", "LengthStudy", "Requests", "RequestsLow", "Tail", "TailLow")
+    for study, word in STUDY_WORDS.items():
+        values = dict.fromkeys(names, fg.MISSING)
+        rows = table[
+            table["family"].map(lambda f, s=study: studies.get(str(f)) == s)
+            & (table["status"] == "ok")
+        ]
+        if "scale" in rows and "measured_s" in rows:
+            rows = rows[rows["scale"].notna() & rows["measured_s"].notna()]
+        else:
+            rows = rows.iloc[0:0]
+        if not rows.empty:
+            rows = rows[rows["scale"] == rows["scale"].mode().iloc[0]]
+            once = rows[rows["reruns"] == 0] if "reruns" in rows else rows
+            once = rows if once.empty else once
+            values["LengthWall"] = _span(once["measured_s"])
+            values["LengthStudy"] = _span(once["measured_s"] * once["scale"])
+            kept = rows[~rows["excluded"].astype(bool)] if "excluded" in rows else rows
+            requests = (kept["throughput_ops"] * kept["measured_s"]).dropna()
+            if not requests.empty:
+                median = float(requests.median())
+                low = float(requests.quantile(FEW_REQUESTS_QUANTILE))
+                values["Requests"], values["RequestsLow"] = _about(median), _about(low)
+                values["Tail"] = _about(TAIL_SHARE * median)
+                values["TailLow"] = _about(TAIL_SHARE * low)
+        out |= {f"Validation{name}{word}": v for name, v in values.items()}
+    return out
+
+
+def numbers(table: pd.DataFrame, studies: Mapping[str, str] | None = None) -> str:
+    """Every macro the text cites from the validation; `studies` (family -> study id) gives
+    the run lengths per study (run_length_numbers), dashes without it."""
     ok = table[table["status"] == "ok"]
     stable_share = ok["stable"].mean() if len(ok) else math.nan
     macros = {
@@ -152,5 +226,6 @@ def numbers(table: pd.DataFrame) -> str:
         "ValidationNearBound": f"{NEAR_BOUND:g}",
         "ValidationMaxBound": _num(ok["bound_fraction"].max(), ".2f"),
         **law_numbers(table),
+        **run_length_numbers(table, studies or {}),
     }
     return "".join(fg.macro(k, str(v)) for k, v in macros.items())

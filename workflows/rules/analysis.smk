@@ -54,6 +54,8 @@ rule validation:
         numbers=f"{RESULTS}/paper/validation-numbers.tex",
     params:
         failures=f"{RESULTS}/failures",
+        # Each family's study: the run lengths the text cites are per study.
+        studies={f: str(FAMILIES[f].study) for f in ACTIVE_FAMILIES},
     log:
         f"{RESULTS}/logs/validation.log",
     script:

@@ -68,7 +68,7 @@ def main(sm) -> None:  # noqa: ANN001
     Path(sm.output.variation).write_text(variation_table(cal))
     Path(sm.output.parameters).write_text(parameter_table(cal, machines))
     Path(sm.output.numbers).write_text(
-        numbers(cal, table, float(sm.params.scale), fits, ours, factors)
+        numbers(cal, table, float(sm.params.scale), fits, ours, factors, machines)
     )
 
 

@@ -22,7 +22,7 @@ def main(sm) -> None:  # noqa: ANN001
     Path(sm.output.tex).write_text(run_rows(table))
     Path(sm.output.summary).write_text(summary_tabular(family_summary(table)))
     Path(sm.output.lengths).write_text(lengths_tabular(run_lengths(table)))
-    Path(sm.output.numbers).write_text(numbers(table))
+    Path(sm.output.numbers).write_text(numbers(table, dict(sm.params.studies)))
 
 
 if __name__ == "__main__":
