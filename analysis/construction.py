@@ -310,6 +310,21 @@ def _pinned(family: str, rows: pd.DataFrame, fitted: frozenset | set | None) -> 
     return bool(at_fit) and best in x.index and x[best] <= (1 + PLATEAU) * max(at_fit)
 
 
+def judged_point(family: str, rows: pd.DataFrame, sites: Iterable[Site]) -> str | None:
+    """The point a level that takes its best load is judged at: its best point, or, where a
+    fit pins the level on its plateau (`_pinned`) without being at the best point, the fitted
+    point: the level's value is the fit's there, and so is what bounds it."""
+    best = best_point(rows)
+    x = _throughput(rows)
+    for site in sites:
+        if site.fitted_points is None or (family, str(best)) in site.fitted_points:
+            continue
+        at_fit = [p for p in x.index if (family, p) in site.fitted_points]
+        if at_fit and _pinned(family, rows, site.fitted_points):
+            return max(at_fit, key=lambda p: x[p])
+    return best
+
+
 def _binds(site: Site, bottleneck: str | None) -> bool:
     """Whether a site's fit can set a level bound by `bottleneck` (None: not known): a speed
     factor sets only a level its role's CPU budget binds; a derived delay any level."""
@@ -683,6 +698,43 @@ def _wal_share(
     return waited / sampled if sampled > 0 else None
 
 
+def _sessions(rows: pd.DataFrame) -> pd.Series:
+    """The database sessions a point keeps busy: its clients, or, behind middlewares, at most
+    their workers (each holds one connection; clients beyond them wait before a worker)."""
+    clients = rows["clients_total"].astype(int)
+    if "middlewares" not in rows.columns or "queue.workers" not in rows.columns:
+        return clients
+    workers = rows["middlewares"].astype(int) * rows["queue.workers"].astype(int)
+    return clients.where(workers <= 0, clients.clip(upper=workers))
+
+
+def sessions_fixed(measure: Mapping[str, Any], points: Mapping[str, pd.DataFrame]) -> bool:
+    """Whether the load a paired change compares leaves the database's sessions as they were:
+    at every pairing of the factor's two levels (its other levels the same) the busy sessions
+    are equal. The database then sees the same load at both, and no commit delay can shape
+    the change between them."""
+    chosen = selections(measure, points)
+    factor = measure.get("factor")
+    if measure.get("kind") != "paired" or factor is None or len(chosen) != 2:
+        return False
+    table = points.get(chosen[0][0])
+    if table is None or "clients_total" not in table.columns:
+        return False
+    sides = []
+    for family, where in chosen:
+        rows = select(points[family], where)
+        if "side" in rows.columns:
+            rows = rows[(rows["side"] == "client") & (rows["type"] == "all")]
+        # Paired on every other level; with none, every point of a level pairs with the other's.
+        others = [c for c in rows.columns if c.startswith("level_") and c != factor]
+        keyed = rows.assign(_sessions=_sessions(rows), _pair=0)
+        keyed = keyed.drop_duplicates([*others, "_pair", "_sessions"])
+        sides.append(keyed.set_index([*others, "_pair"])["_sessions"])
+    low, high = sides
+    paired = low.index.intersection(high.index)
+    return bool(len(paired)) and bool((low[paired] == high[paired]).all())
+
+
 def assumed_commit(
     finding: Mapping[str, Any],
     points: Mapping[str, pd.DataFrame],
@@ -692,15 +744,16 @@ def assumed_commit(
     """Whether the finding is not testable here because an assumed commit delay shapes it:
     its study's disk write time is assumed (`assumed`: study -> its source), the finding
     judges how the throughput changes with the load or where it peaks (the shape a fit at one
-    load does not pin), and at its points the database's sessions waited on the WAL most of
-    their time (`_wal_share` above DELAY_PART), so that delay, not the system, shapes it."""
+    load does not pin), the load it compares changes the database's busy sessions (not
+    `sessions_fixed`), and at its points the sessions waited on the WAL most of their time
+    (`_wal_share` above DELAY_PART), so that delay, not the system, shapes it."""
     study = str(finding.get("study_of"))
     measure = finding["measure"]
     shape = measure.get("kind") == "max_level" or measure.get("factor") in SHAPE_FACTORS
     if study not in assumed or not shape:
         return NOT_BY_CONSTRUCTION
     share = _wal_share(measure, points, counters)
-    if share is None or not share > DELAY_PART:
+    if share is None or not share > DELAY_PART or sessions_fixed(measure, points):
         return NOT_BY_CONSTRUCTION
     return Decision(
         ASSUMED_COMMIT,

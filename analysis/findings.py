@@ -49,6 +49,7 @@ from analysis.verdicts import (
     dominance,
     log_contrast,
     mean_evidence,
+    paired_excess_change,
     paired_relative_change,
     ratio_to,
     relative_change,
@@ -638,48 +639,75 @@ def measure_response(data: Data, p: Mapping[str, Any]) -> Measure:
     return Measure(e, _change_text(*samples, e, " ms", 2))
 
 
+def _paired_wide(
+    runs: pd.DataFrame, column: str, metric: str, drop: Sequence[str] = ()
+) -> pd.DataFrame:
+    """The metric per pairing (every other level, less `drop`, and the repetition) and level
+    of `column`."""
+    keys = [c for c in runs.columns if c.startswith("level_") and c not in (column, *drop)]
+    runs = runs.assign(_level=runs[column].astype(str))
+    return runs.pivot_table(
+        index=[*keys, "repetition"], columns="_level", values=metric, aggfunc="mean"
+    )
+
+
 def measure_paired(data: Data, p: Mapping[str, Any]) -> Measure:
     """A metric (default the client throughput) at two levels of a factor, paired on every
-    other level and repetition; a single pair is compared by its two runs' batch means."""
+    other level and repetition; a single pair is compared by its two runs' batch means. With
+    a `control` ({where: {column: level}, words: its name}), the change beyond the same
+    pairing's change at that level, over the low value (a difference in differences): what
+    the selection adds to the change that the control shows too."""
     metric, kind, side = p.get("metric", "throughput_ops"), p.get("type", "all"), p.get("side")
-    runs = _select(data.runs(p["family"], kind, side or "client"), p.get("where"))
-    net = ""
-    if "net_of_delay" in p:
-        # A time less the round trip of a delay derived from a study number: the part of it
-        # the system, not that delay, sets (the runs' times are in the study's time).
-        if metric == "throughput_ops":
-            raise FindingsError("net_of_delay takes a time metric, not the throughput")
-        trip, words = _derived_round_trip(data, p["net_of_delay"])
-        runs = runs.assign(**{metric: runs[metric] - 1e3 * trip})
-        net = f"; net of the {_fmt(trip, 1)} ms round trip of {words}"
+    measured = data.runs(p["family"], kind, side or "client")
+    runs = _select(measured, p.get("where"))
     column, low, high = p["factor"], str(p["low"]), str(p["high"])
     low, high = _levels(runs, column, low, high)
-    keys = [c for c in runs.columns if c.startswith("level_") and c != column] + ["repetition"]
-    runs = runs.assign(_level=runs[column].astype(str))
-    wide = runs.pivot_table(index=keys, columns="_level", values=metric, aggfunc="mean")
+    control: Mapping[str, str] = (p.get("control") or {}).get("where", {})
+    wide = _paired_wide(runs, column, metric, tuple(control))
     if low not in wide.columns or high not in wide.columns:
         raise FindingsError(f"{column} lacks level {low} or {high}")
     both = wide[[low, high]].dropna()
     scale, unit, digits = (1.0, " ops/s", 0) if metric == "throughput_ops" else (1e-3, " ms", 2)
+    shown = f"{_fmt(scale * both[low].mean(), digits)} → {_fmt(scale * both[high].mean(), digits)}"
+    if control:
+        where = {**(p.get("where") or {}), **control}
+        wide_c = _paired_wide(_select(measured, where), column, metric, tuple(control))
+        if low not in wide_c.columns or high not in wide_c.columns:
+            raise FindingsError(f"the control {dict(control)} lacks level {low} or {high}")
+        both = both.join(wide_c[[low, high]].add_prefix("control_"), how="inner").dropna()
+        if len(both) < 2:
+            raise FindingsError(f"fewer than two pairs with their control {dict(control)}")
+        reps = both.index.get_level_values("repetition").nunique()
+        e = paired_excess_change(both[low].tolist(), both[high].tolist(),
+                                 both[f"control_{low}"].tolist(),
+                                 both[f"control_{high}"].tolist(), repetitions=reps)  # fmt: skip
+        words = str(p["control"]["words"])
+        versus = (
+            f"{_fmt(scale * both[f'control_{low}'].mean(), digits)} →"
+            f" {_fmt(scale * both[f'control_{high}'].mean(), digits)}"
+        )
+        return Measure(
+            e,
+            f"{shown}{unit} ({words}: {versus}{unit}); the change beyond that of {words}, over the"
+            f" low value, mean of {len(both)} pairs {_pct(e.estimate)}",
+        )
     if len(both) >= 2:
         reps = both.index.get_level_values("repetition").nunique()
         e = paired_relative_change(both[low].tolist(), both[high].tolist(), repetitions=reps)
-        text = (
-            f"{_fmt(scale * both[low].mean(), digits)} → {_fmt(scale * both[high].mean(), digits)}"
-        )
         # The means' change and the pairs' mean change differ: name the one that decides.
-        pairs = f"mean change of {len(both)} pairs {_pct(e.estimate)}"
-        return Measure(e, f"{text}{unit}{net}; {pairs}")
+        return Measure(e, f"{shown}{unit}; mean change of {len(both)} pairs {_pct(e.estimate)}")
     if len(both) == 0:
         raise FindingsError(f"no pair of {column} = {low} and {high}")
+    keys = list(both.index.names)
     pair = dict(zip(keys, both.index[0], strict=True))
     at = _select(runs, {k: v for k, v in pair.items() if k != "repetition"})
+    at = at.assign(_level=at[column].astype(str))
     samples = [
         level_sample(data, p["family"], at[at["_level"] == lv], metric, kind) for lv in (low, high)
     ]
     e = relative_change(*samples)
-    shown = [Sample(scale * x.mean, scale * x.std_error, x.df, 1, x.basis) for x in samples]
-    return Measure(e, _change_text(*shown, e, unit, digits) + net + ", one pair")
+    scaled = [Sample(scale * x.mean, scale * x.std_error, x.df, 1, x.basis) for x in samples]
+    return Measure(e, _change_text(*scaled, e, unit, digits) + ", one pair")
 
 
 def _factorial_error(data: Data, family: str, runs: pd.DataFrame) -> tuple[float, int]:
@@ -1097,21 +1125,6 @@ def _value(x: float, unit: str) -> str:
     return f"{_fmt(x)} {unit}"
 
 
-def short_of_study(rule: Mapping[str, Any], e: Evidence, study_value: float) -> bool:
-    """Whether an `effect` (or a `dominant` term's lead) whose sign the interval leaves open
-    rules out the seed's own size: the whole interval lies short of the study's value of the
-    same estimate (`study_value`; `study_least`, the seed's smallest across the cells the
-    claim spans, where it gives several). The claim's effect is then not the seed's, however
-    its sign falls: contradicted."""
-    kind = rule.get("kind")
-    if kind not in ("effect", "dominant") or not e.has_interval or not math.isfinite(study_value):
-        return False
-    direction = DIRECTIONS[rule.get("direction", "increase")]
-    if study_value * direction <= 0:
-        return False
-    return e.high < study_value if direction == 1 else e.low > study_value
-
-
 def finding_bottleneck(data: Data, loads: Sequence[Mapping[str, Any]], m: Mapping) -> str:
     """The bottleneck at the highest load of the points a finding is measured on (its
     family's `where` selection), else of the family's group (`where_group`)."""
@@ -1134,7 +1147,8 @@ def level_bottlenecks(
     data: Data, m: Mapping[str, Any], points: Mapping[str, pd.DataFrame]
 ) -> list[str]:
     """The bottleneck at each level a finding compares (analysis.construction.selections), at
-    the point it judges: a maximum's best point, else the highest load of that level's points
+    the point it judges: a maximum's best point (or the fitted point where a fit pins it on
+    its plateau, analysis.construction.judged_point), else the highest load of that level's points
     in its group (`where_group`); [] when a level has no points."""
     out = []
     for family, where in construction.selections(m, points):
@@ -1143,7 +1157,8 @@ def level_bottlenecks(
             return []
         rows = construction.select(raw, where)
         if m["kind"] == "max_throughput":
-            rows = rows[rows["point"].astype(str) == str(construction.best_point(rows))]
+            judged = construction.judged_point(family, rows, data.sites)
+            rows = rows[rows["point"].astype(str) == str(judged)]
         names = [
             r["bottleneck"]
             for r in family_loads(family, rows, data.families[family].get("pools"))
@@ -1203,12 +1218,10 @@ def load_catalogue(path: str | Path) -> dict[str, Any]:
         if "default" not in f["reasons"]:
             raise FindingsError(f"{path}: finding {f['id']}: reasons need a `default`")
         for key, entry in f["reasons"].items():
-            if not isinstance(entry, str) and not (
-                isinstance(entry, Mapping) and set(entry) == {"why", "emulation_cannot"}
-            ):
+            if not isinstance(entry, str):
                 raise FindingsError(
-                    f"{path}: finding {f['id']}: reason {key!r} is a text, or"
-                    " {why, emulation_cannot}: what the emulation cannot reproduce"
+                    f"{path}: finding {f['id']}: reason {key!r} is a text: a verdict is"
+                    " decided by the rules in code, which a reason only explains"
                 )
         if f.get("study_of") not in STUDIES:
             raise FindingsError(
@@ -1279,8 +1292,6 @@ class Outcome:
     short_reason: str = ""
     # The bottleneck at each level it compares (level_bottlenecks), where it has levels.
     level_bottlenecks: tuple[str, ...] = ()
-    # The seed's smallest value across the cells the claim spans (`study_least`), or NaN.
-    study_least: float = math.nan
     # The verdict under the other calibration sessions' scenarios (analysis.sensitivity), in
     # words; "" where no scenario moves the measure.
     sessions: str = ""
@@ -1298,17 +1309,8 @@ class Outcome:
         return self.verdict not in (Verdict.BY_CONSTRUCTION, Verdict.NOT_TESTABLE)
 
 
-EMULATION_LIMIT = "emulation limit"
 # The short reason of a row whose verdict differs between the calibration's sessions.
 CALIBRATION_BOUND = "the calibration's session decides it"
-
-
-def reason_of(entry: object) -> tuple[str, str]:
-    """A catalogue reason: its text, and what the emulation cannot reproduce where the reason
-    says the departure comes from it (`{why: ..., emulation_cannot: ...}`), else ""."""
-    if isinstance(entry, Mapping):
-        return str(entry["why"]), str(entry["emulation_cannot"])
-    return str(entry), ""
 
 
 def _inconclusive_reason(e: Evidence | None, needed: int | None) -> str:
@@ -1419,13 +1421,9 @@ def model_gate(data: Data, m: Mapping[str, Any]) -> tuple[str, str]:
 
 def _interval_verdict(f: Mapping[str, Any], e: Evidence, unit: str) -> tuple[Verdict, float, str]:
     """The interval rule's verdict on the evidence, its distance from the threshold and what
-    the decision adds to the rule's words: an effect whose sign the interval leaves open but
-    which rules out the seed's own size is contradicted (`short_of_study`)."""
+    the decision adds to the rule's words (nothing: the rule's threshold alone decides, the
+    study's own value does not)."""
     verdict, distance = decide(f["rule"], f["study"], e)
-    seed = float(f.get("study_least", f.get("study_value", math.nan)))
-    if verdict is Verdict.INCONCLUSIVE and short_of_study(f["rule"], e, seed):
-        outside = f"the seed's {_value(seed, unit)} outside it"
-        return Verdict.CONTRADICTED, distance, f": its sign open, {outside}"
     return verdict, distance, ""
 
 
@@ -1469,7 +1467,6 @@ def evaluate(
         needed: int | None = None
         bound_by_calibration = False
         sessions: sensitivity.Sensitivity | None = None
-        limit = ""  # what the emulation cannot reproduce, where a contradiction's reason says
         unit = "change"
         decided_by = rule_text(f["rule"], f["study"])
         try:
@@ -1495,7 +1492,7 @@ def evaluate(
                     reason = _inconclusive_reason(e, needed)
                 elif verdict is Verdict.CONTRADICTED:
                     reasons = f["reasons"]
-                    reason, limit = reason_of(reasons.get(bottleneck, reasons["default"]))
+                    reason = str(reasons.get(bottleneck, reasons["default"]))
                 else:
                     reason = ""
         except (FindingsError, VerdictError) as err:
@@ -1509,7 +1506,7 @@ def evaluate(
             verdict = Verdict.INCONCLUSIVE
         built = ""
         short = (
-            CALIBRATION_BOUND if bound_by_calibration
+            f"{CALIBRATION_BOUND} ({sessions.deciding()})" if bound_by_calibration and sessions
             else "" if not needed
             else "the estimate sits near the threshold" if needed > MAX_REPETITIONS
             else f"{needed} repetitions per level would decide"
@@ -1554,12 +1551,6 @@ def evaluate(
                 verdict, built, needed = Verdict.BY_CONSTRUCTION, rule.reason, None
                 reason, short = rule.reason, rule.short
                 decided_by = f"construction ({rule.rule}): {rule.reason}"
-            elif verdict is Verdict.CONTRADICTED and limit:
-                # A departure the emulation is known not to reproduce is no evidence against
-                # the study.
-                verdict, short = Verdict.NOT_TESTABLE, "the emulation cannot reproduce it"
-                reason = f"{reason}; the emulation cannot reproduce {limit}"
-                decided_by = f"{EMULATION_LIMIT}: the emulation cannot reproduce {limit}"
         nan = math.nan
         out.append(
             Outcome(
@@ -1586,7 +1577,6 @@ def evaluate(
                 pooled_with=tuple(pooled) if e is not None else (),
                 short_reason=short,
                 level_bottlenecks=tuple(levels),
-                study_least=float(f.get("study_least", math.nan)),
                 sessions=sessions.text() if sessions is not None else "",
             )
         )

@@ -276,7 +276,8 @@ def failed_points(
     """The configurations at which the scale model is not shown to hold (`check`'s rows whose
     outcome is `fails` or `undecided`), one per point and other scale, worst side first: its
     levels (`by`), the two scales, the worst outcome of its sides, what bounded it at each
-    scale and the throughput ratio farthest from 1. A verdict whose points share these levels
+    scale, the throughput ratio farthest from 1 and the response-time ratio farthest from 1
+    with its side (either may be what fails). A verdict whose points share these levels
     rests where the check failed (or could not tell)."""
     if table.empty or "outcome" not in table.columns:
         return []
@@ -284,6 +285,7 @@ def failed_points(
     keys = [*by, *(k for k in ("reference_scale", "other_scale") if k in table.columns)]
     for key, rows in table[table["outcome"] != "holds"].groupby(keys, sort=True):
         worst = rows.loc[(rows["throughput_study_ratio"] - 1).abs().idxmax()]
+        slowest = rows.loc[(rows["response_ms_study_ratio"] - 1).abs().idxmax()]
         out.append(
             dict(zip(keys, (k.item() if hasattr(k, "item") else k for k in key), strict=True))
             | {
@@ -292,6 +294,8 @@ def failed_points(
                 "bound_reference": str(worst["bound_reference"]),
                 "bound_other": str(worst["bound_other"]),
                 "throughput_ratio": float(worst["throughput_study_ratio"]),
+                "response_ratio": float(slowest["response_ms_study_ratio"]),
+                "response_side": str(slowest["side"]),
             }
         )
     return out

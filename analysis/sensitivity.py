@@ -81,12 +81,6 @@ def scenarios(record: Mapping[str, Any]) -> list[Scenario]:
     return out
 
 
-def _is_time(measure: Mapping[str, Any]) -> bool:
-    return measure.get("kind") == "response" or (
-        measure.get("kind") == "paired" and measure.get("metric") in TIME_METRICS
-    )
-
-
 def _compared(measure: Mapping[str, Any], levels: Sequence[str]) -> Sequence[str]:
     """The levels a per-doubling gain compares (three of them), else all."""
     if measure.get("kind") != "gain_per_doubling" or len(levels) < 3:
@@ -108,12 +102,10 @@ def moved(
     error, a share of a request's time)."""
     f = [scenario.factor(study, b) for b in _compared(measure, levels)]
     throughput = construction.judges_throughput(measure)
-    # A time that holds an emulated delay moves by less than its CPU-bound part: only a time
-    # net of that delay (`net_of_delay`) is moved.
-    if not (throughput or (_is_time(measure) and "net_of_delay" in measure)):
-        return None
+    # A time holds emulated delays, which no speed factor moves, beside its CPU-bound part:
+    # how far it moves is not known, so it is not moved.
     if not throughput:
-        f = [1.0 / x for x in f]  # a time in a CPU-bound level is N / X
+        return None
     transform: Callable[[float], float]
     if unit == "change" and len(f) == 2:
         s = f[1] / f[0]
@@ -150,6 +142,10 @@ class Sensitivity:
     @property
     def stands(self) -> bool:
         return all(v == self.kept for _, v in self.moved)
+
+    def deciding(self) -> str:
+        """The scenarios whose verdict differs from the kept one, by name."""
+        return " and ".join(n for n, v in self.moved if v != self.kept)
 
     def text(self) -> str:
         """In words, for the report's row: the verdicts that differ from the kept one."""

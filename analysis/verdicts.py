@@ -227,6 +227,34 @@ def paired_relative_change(
     return Evidence(out.estimate, out.low, out.high, test, reps, out.spread, per_repetition=per)
 
 
+def paired_excess_change(
+    low: Sequence[float],
+    high: Sequence[float],
+    control_low: Sequence[float],
+    control_high: Sequence[float],
+    level: float = CI_LEVEL,
+    repetitions: int = 0,
+) -> Evidence:
+    """The mean of the pairs' change beyond their control's, relative to the low value:
+    ((high - low) - (control_high - control_low)) / low, a difference in differences, with a
+    one-sample t interval (needs two pairs or more)."""
+    a, b = np.asarray(low, float), np.asarray(high, float)
+    c, d = np.asarray(control_low, float), np.asarray(control_high, float)
+    if not len(a) == len(b) == len(c) == len(d) or len(a) == 0:
+        raise VerdictError("paired observations and their controls need equal, non-zero counts")
+    if (a == 0).any():
+        raise VerdictError("a pair's low value is zero: no relative change")
+    out = mean_evidence(Sample.of_repetitions(((b - a) - (d - c)) / a), level)
+    reps = repetitions or len(a)
+    test = (
+        f"paired t over {len(a)} pairs, each less its control"
+        if len(a) >= 2
+        else ("one pair, no interval")
+    )
+    return Evidence(out.estimate, out.low, out.high, test, reps, out.spread,
+                    per_repetition=max(1, len(a) // reps))  # fmt: skip
+
+
 def ratio_to(value: Evidence, reference: float) -> Evidence:
     """`reference / value - 1`: a model's relative error when `value` is the measurement
     (the interval maps through the decreasing function; the model's value is exact)."""

@@ -145,9 +145,6 @@ def estimate_text(o: findings.Outcome) -> str:
     if not math.isnan(o.study_value):
         study = _number(o.study_value, o.unit)
         text += f"; study {study}{percent}"
-        if not math.isnan(o.study_least):
-            least = _number(o.study_least, o.unit)
-            text += f" (the least the seed allows, {least}{percent}, decides)"
         # A ratio to a value printed as zero, or of values of opposite signs, means nothing.
         if not math.isnan(o.ratio) and o.ratio > 0 and study.strip("+-0.,") != "":
             text += rf", ratio {o.ratio:.2f}"
@@ -353,7 +350,9 @@ def numbers(outcomes: Sequence[findings.Outcome], rows: Sequence[Mapping[str, An
     agree = [r for r in studied if r["agrees"]]
     cpu_measured = sum(1 for r in rows if r["cpu"])
     needed = [o.needed for o in of(Verdict.INCONCLUSIVE) if o.needed is not None]
-    held = [o for o in of(Verdict.INCONCLUSIVE) if o.short_reason == findings.CALIBRATION_BOUND]
+    held = [
+        o for o in of(Verdict.INCONCLUSIVE) if o.short_reason.startswith(findings.CALIBRATION_BOUND)
+    ]
     macros = {
         "FindingsTotal": len(outcomes),
         "FindingsEvidence": len(evidence),
@@ -373,7 +372,6 @@ def numbers(outcomes: Sequence[findings.Outcome], rows: Sequence[Mapping[str, An
         "FindingsContradictedBottlenecks": _count_phrase(
             Counter(f"{o.bottleneck} ({o.study_of})" for o in of(Verdict.CONTRADICTED))
         ),
-        "FindingsInconclusiveList": _claims(of(Verdict.INCONCLUSIVE)),
         "FindingsRepetitions": _repetition_range(outcomes),
         "FindingsNeededMedian": f"{int(np.median(needed))}" if needed else "--",
         "FindingsNeededCount": len(needed),

@@ -621,12 +621,19 @@ def check_table(table: pd.DataFrame) -> str:
 
 
 def _gain(runs: list[dict[str, Any]]) -> tuple[float, float] | None:
-    """The largest over the smallest speed of a target's completed runs, and the throughput
-    ratio between them; None without two speeds."""
-    ok = sorted((r["speed"], r["throughput_study"]) for r in runs if r["status"] == "ok")
-    if len(ok) < 2 or ok[0][0] <= 0 or ok[0][1] <= 0:
+    """The largest over the smallest speed of a target's completed runs, and the ratio of
+    the runs' mean throughputs at the two; None without two speeds."""
+    by: dict[float, list[float]] = {}
+    for r in runs:
+        if r["status"] == "ok":
+            by.setdefault(float(r["speed"]), []).append(float(r["throughput_study"]))
+    if len(by) < 2:
         return None
-    return ok[-1][0] / ok[0][0], ok[-1][1] / ok[0][1]
+    low, high = min(by), max(by)
+    x_low, x_high = sum(by[low]) / len(by[low]), sum(by[high]) / len(by[high])
+    if low <= 0 or x_low <= 0:
+        return None
+    return high / low, x_high / x_low
 
 
 def _signed(values: list[float]) -> str:
@@ -739,7 +746,8 @@ def failed_items(table: pd.DataFrame) -> list[str]:
     return [
         f"{escape(str(p['level_workload']))} at $s'={p['other_scale']:g}$ ({p['outcome']}; bound"
         f" by {bound(p['bound_reference'])} at $s$ and {bound(p['bound_other'])} at $s'$,"
-        f" throughput ratio {p['throughput_ratio']:.2f})"
+        f" throughput ratio {p['throughput_ratio']:.2f}, {p['response_side']}'s response-time"
+        f" ratio {p['response_ratio']:.2f})"
         for p in failed_points(table)
     ]
 

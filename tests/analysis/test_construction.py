@@ -356,3 +356,42 @@ def test_a_load_shape_the_wal_waits_set_under_an_assumed_commit_delay_is_not_tes
     # A value at one load is no shape: the fit at that load, not the commit delay, pins it.
     value = {**rise, "measure": {"kind": "study_ratio", "family": "db"}}
     assert not construction.assumed_commit(value, points, counters, assumed).applies
+
+
+def test_a_change_that_leaves_the_databases_sessions_as_they_were_is_testable() -> None:
+    # 60 -> 141 clients behind 2 x 30 workers: 60 busy sessions at both, the same load on the
+    # database, which no commit delay can shape; behind 2 x 50 workers they rise, 60 -> 100.
+    fall = {"id": "x", "study_of": "2015", "measure": {"kind": "paired", "family": "mq",
+            "factor": "level_clients", "low": "60", "high": "141"}}  # fmt: skip
+    counters = {
+        "mq": pd.DataFrame(
+            {
+                "point": ["clients=60", "clients=141"],
+                "wait_wal": [80.0, 80.0],
+                "wait_samples": [100.0] * 2,
+            }
+        )
+    }
+    assumed = {"2015": "assumed"}
+    fixed = {"mq": _mq_points(2, 30, (60, 141))}
+    assert construction.sessions_fixed(fall["measure"], fixed)
+    assert not construction.assumed_commit(fall, fixed, counters, assumed).applies
+    rising = {"mq": _mq_points(2, 50, (60, 141))}
+    assert not construction.sessions_fixed(fall["measure"], rising)
+    assert construction.assumed_commit(fall, rising, counters, assumed).applies
+    # Clients straight to the database hold a session each: their sessions follow them.
+    assert not construction.sessions_fixed(fall["measure"], {"mq": _mq_points(0, 16, (60, 141))})
+
+
+def test_a_level_pinned_on_its_plateau_is_judged_at_the_fitted_point() -> None:
+    (site,) = construction.fitted_sites([TARGET], {}, SPECS)
+    rows = _points()
+    rows = rows[(rows["level_setup"] == "one") & (rows["level_workload"] == "write")]
+    # The fit was made at 32 clients; 8 clients give 1 % more: the level is the fit's
+    # plateau, and what bounds it is read where the fit was made.
+    plateau = rows.assign(throughput_ops_mean=lambda t: 2000.0 - t["clients_total"])
+    assert construction.best_point(plateau) == "setup=one,workload=write,vc=8"
+    assert construction.judged_point("direct", plateau, [site]) == "setup=one,workload=write,vc=32"
+    # Well above the fitted value, the best point is no longer the fit's: it is judged itself.
+    above = rows.assign(throughput_ops_mean=lambda t: 40_000.0 / t["clients_total"])
+    assert construction.judged_point("direct", above, [site]) == "setup=one,workload=write,vc=8"

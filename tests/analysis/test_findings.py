@@ -278,24 +278,14 @@ def test_rules_decide_values_and_thresholds() -> None:
         findings.decide({"kind": "guess"}, 1, e)
 
 
-def test_an_effect_whose_interval_rules_out_the_seeds_size_is_contradicted() -> None:
+def test_an_effect_whose_interval_leaves_its_sign_open_is_inconclusive() -> None:
+    # A fall as large as the seed's 12.8 % lies outside the interval, but the rule's threshold
+    # (no change) lies inside it: the seed's own value decides nothing.
     decrease = {"kind": "effect", "direction": "decrease"}
-    # The sign is open, but a fall as large as the seed's 12.8 % lies outside the interval.
     small = verdicts.Evidence(0.001, -0.068, 0.070, "t", 9, 0.05)
     assert findings.decide(decrease, "decrease", small)[0] is Verdict.INCONCLUSIVE
-    assert findings.short_of_study(decrease, small, -0.128)
-    # The seed's size inside the interval, no value of the seed's, or a value of the other
-    # sign: the interval rule stands.
-    assert not findings.short_of_study(decrease, small, -0.05)
-    assert not findings.short_of_study(decrease, small, math.nan)
-    assert not findings.short_of_study(decrease, small, 0.2)
-    increase = {"kind": "effect", "direction": "increase"}
-    assert findings.short_of_study(increase, small, 0.325)
-    wide = verdicts.Evidence(0.3, -0.06, 0.66, "t", 2, 0.2)
-    assert not findings.short_of_study(increase, wide, 0.325)
-    # Only an effect's size: a threshold or a band says what decides by itself.
-    assert not findings.short_of_study({"kind": "beyond", "direction": "below", "threshold": 0},
-                                       small, -0.128)  # fmt: skip
+    f = {"rule": decrease, "study": "decrease", "study_value": -0.128}
+    assert findings._interval_verdict(f, small, "change")[0] is Verdict.INCONCLUSIVE
 
 
 def test_a_dominant_factorial_term() -> None:

@@ -515,8 +515,9 @@ def test_the_check_at_three_scales_names_where_the_model_fails() -> None:
     )
     assert macros["ScaleCheckFailed"] == (
         "write-only at $s'=0.1$ (fails; bound by the server's CPU budget at $s$ and a link at"
-        " $s'$, throughput ratio 1.22); write-only at $s'=0.15$ (fails; bound by the server's"
-        " CPU budget at $s$ and a link at $s'$, throughput ratio 1.30)"
+        " $s'$, throughput ratio 1.22, client's response-time ratio 0.81); write-only at"
+        " $s'=0.15$ (fails; bound by the server's CPU budget at $s$ and a link at $s'$,"
+        " throughput ratio 1.30, client's response-time ratio 0.80)"
     )
     # Each other scale's bound points are named with their scale.
     assert "74" not in macros["ScaleCheckBound"] and "at $s'=0.15$" in macros["ScaleCheckBound"]

@@ -83,16 +83,15 @@ def test_a_change_between_levels_bound_apart_moves_by_their_factors_ratio() -> N
     assert "reproduced under session 2's factors" in result.text()
 
 
-def test_a_time_moves_only_net_of_the_emulated_delay() -> None:
+def test_a_time_is_not_moved() -> None:
+    # A time holds emulated delays beside its CPU-bound part: no factor says how far it moves.
     e = Evidence(0.5, 0.4, 0.6, "t", 3, 0.1)
     levels = ["middleware CPU", "server CPU"]
     scenario = sensitivity.scenarios(RECORD)[0]
-    gross = {"kind": "paired", "metric": "server_us_mean"}
-    assert sensitivity.moved(e, "change", gross, "2018", "x", levels, scenario) is None
-    net = {**gross, "net_of_delay": {"study": "2018", "pair": "middleware_server"}}
-    moved = sensitivity.moved(e, "change", net, "2018", "x", levels, scenario)
-    # A time in a CPU-bound level is N / X: the high level's time shrinks by 1.5.
-    assert moved is not None and moved.estimate == pytest.approx(1.5 / 1.5 - 1)
+    time = {"kind": "paired", "metric": "server_us_mean"}
+    assert sensitivity.moved(e, "change", time, "2018", "x", levels, scenario) is None
+    throughput = {"kind": "paired"}
+    assert sensitivity.moved(e, "change", throughput, "2018", "x", levels, scenario) is not None
 
 
 def test_an_absolute_value_moves_with_its_bounding_role() -> None:

@@ -82,6 +82,16 @@ def test_paired_changes_need_two_pairs() -> None:
         verdicts.paired_relative_change([1, 2], [1])
 
 
+def test_a_change_beyond_its_control() -> None:
+    # Each pair rises by 30 % of its low value, its control by 10 %: 20 % beyond it.
+    e = verdicts.paired_excess_change([100, 200, 300], [130, 261, 389], [100, 200, 300],
+                                      [110, 220, 330])  # fmt: skip
+    assert e.estimate == pytest.approx(0.2, abs=0.01) and e.has_interval
+    assert verdicts.beyond(e, 0, 1) is Verdict.REPRODUCED
+    with pytest.raises(verdicts.VerdictError, match="controls"):
+        verdicts.paired_excess_change([1, 2], [1, 2], [1], [1, 2])
+
+
 def test_a_value_within_a_band() -> None:
     inside = verdicts.mean_evidence(Sample.of_repetitions([0.95, 0.96, 0.97]))
     assert verdicts.within(inside, 0.96, 0.10) is Verdict.REPRODUCED
