@@ -1116,15 +1116,6 @@ def decide(rule: Mapping[str, Any], study: Any, e: Evidence) -> tuple[Verdict, f
     raise FindingsError(f"unknown rule {kind!r}; known: {', '.join(RULES)}")
 
 
-def _value(x: float, unit: str) -> str:
-    """A study value in the estimate's unit, as findings.json's `decided_by` states it."""
-    if unit == "change":
-        return _pct(x)
-    if unit in ("log", "ratio", "share"):
-        return f"{x:.3g}"
-    return f"{_fmt(x)} {unit}"
-
-
 def finding_bottleneck(data: Data, loads: Sequence[Mapping[str, Any]], m: Mapping) -> str:
     """The bottleneck at the highest load of the points a finding is measured on (its
     family's `where` selection), else of the family's group (`where_group`)."""
@@ -1419,14 +1410,6 @@ def model_gate(data: Data, m: Mapping[str, Any]) -> tuple[str, str]:
     return "", ""
 
 
-def _interval_verdict(f: Mapping[str, Any], e: Evidence, unit: str) -> tuple[Verdict, float, str]:
-    """The interval rule's verdict on the evidence, its distance from the threshold and what
-    the decision adds to the rule's words (nothing: the rule's threshold alone decides, the
-    study's own value does not)."""
-    verdict, distance = decide(f["rule"], f["study"], e)
-    return verdict, distance, ""
-
-
 # Measures that read a family's own replications only (Data.runs(pooled=False)).
 UNPOOLED_MEASURES = ("factorial_top", "median_share")
 
@@ -1476,12 +1459,12 @@ def evaluate(
             if e is None:
                 verdict, reason = Verdict.INCONCLUSIVE, _inconclusive_reason(None, None)
             else:
-                verdict, distance, said = _interval_verdict(f, e, unit)
-                decided_by += said
+                # The rule's threshold alone decides; the study's own value does not.
+                verdict, distance = decide(f["rule"], f["study"], e)
                 study = str(f.get("study_of"))
                 sessions = sensitivity.judge(
                     e, unit, m, study, bottleneck, levels, verdict.value, data.scenarios,
-                    lambda moved, f=f, unit=unit: _interval_verdict(f, moved, unit)[0].value,
+                    lambda moved, f=f: decide(f["rule"], f["study"], moved)[0].value,
                 )  # fmt: skip
                 if not sessions.stands and verdict is not Verdict.INCONCLUSIVE:
                     bound_by_calibration = True

@@ -35,8 +35,6 @@ from analysis.verdicts import Evidence
 
 # Measures whose estimate is one value of ours (a level's throughput against the study's).
 ABSOLUTE_MEASURES = frozenset({"study_ratio", "link_ratio"})
-# Paired metrics that are a time a request spends (a CPU-bound level's time is N / X).
-TIME_METRICS = frozenset({"server_us_mean", "response_us_mean", "queue_us_mean"})
 
 
 @dataclass(frozen=True)
@@ -98,8 +96,8 @@ def moved(
     scenario: Scenario,
 ) -> Evidence | None:
     """The evidence as it would read under `scenario`, or None where the measure is not one
-    a speed factor moves in a way this module can say (a factorial's effects, a model's
-    error, a share of a request's time)."""
+    a speed factor moves in a way this module can say (a time, a factorial's effects, a
+    model's error, a share of a request's time)."""
     f = [scenario.factor(study, b) for b in _compared(measure, levels)]
     throughput = construction.judges_throughput(measure)
     # A time holds emulated delays, which no speed factor moves, beside its CPU-bound part:

@@ -284,8 +284,6 @@ def test_an_effect_whose_interval_leaves_its_sign_open_is_inconclusive() -> None
     decrease = {"kind": "effect", "direction": "decrease"}
     small = verdicts.Evidence(0.001, -0.068, 0.070, "t", 9, 0.05)
     assert findings.decide(decrease, "decrease", small)[0] is Verdict.INCONCLUSIVE
-    f = {"rule": decrease, "study": "decrease", "study_value": -0.128}
-    assert findings._interval_verdict(f, small, "change")[0] is Verdict.INCONCLUSIVE
 
 
 def test_a_dominant_factorial_term() -> None:
