@@ -278,10 +278,10 @@ def figure_legend(
         fig.legend(by_rows(handles, ncols), by_rows(labels, ncols), ncols=ncols, **kwargs)  # type: ignore[arg-type]
 
 
-def legend_below(fig: plt.Figure, ax: plt.Axes, ncols: int = 4) -> None:
-    """One legend for the whole figure, under its axes, where it covers no data (the
-    series of `ax`, which every panel shares)."""
-    figure_legend(fig, *legend_entries(ax), ncols=ncols, loc="outside lower center", fontsize=6,
+def legend_below(fig: plt.Figure, *axes: plt.Axes, ncols: int = 4) -> None:
+    """One legend for the whole figure, under its axes, where it covers no data and no
+    panel's title (the series of `axes`)."""
+    figure_legend(fig, *legend_entries(*axes), ncols=ncols, loc="outside lower center", fontsize=6,
                   frameon=False)  # fmt: skip
 
 
@@ -314,7 +314,10 @@ def num(value: object, digits: int = 0) -> str:
         return escape(str(value))
     if not math.isfinite(v):
         return MISSING
-    return f"{v:,.{digits}f}".replace(",", "{,}")
+    text = f"{v:,.{digits}f}"
+    if float(text.replace(",", "")) == 0:
+        text = text.removeprefix("-")  # -0.004 rounds to a zero without a sign
+    return text.replace(",", "{,}")
 
 
 def counted(n: int, noun: str, plural: str | None = None) -> str:

@@ -8,6 +8,7 @@ import math
 from pathlib import Path
 
 import matplotlib.colors as mcolors
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -72,8 +73,15 @@ def lines_by_label(fig: fg.plt.Figure) -> dict[str, str]:
 
 
 def legend_texts(fig: fg.plt.Figure) -> list[str]:
-    legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes)]
-    return [t.get_text() for lg in legends if lg is not None for t in lg.get_texts()]
+    """The legends' entries as a reader reads them: row by row (Matplotlib fills a legend's
+    columns one after the other, as np.array_split cuts its entries)."""
+    legends = [lg for lg in (*fig.legends, *(ax.get_legend() for ax in fig.axes)) if lg]
+    out = []
+    for lg in legends:
+        columns = np.array_split([t.get_text() for t in lg.get_texts()], lg._ncols)
+        rows = max((len(c) for c in columns), default=0)
+        out += [str(c[r]) for r in range(rows) for c in columns if r < len(c)]
+    return out
 
 
 def counts_in(labels: list[str], suffix: str) -> list[float]:

@@ -73,13 +73,13 @@ def trend(t: pd.DataFrame) -> dict[str, float]:
 def figure(t: pd.DataFrame, path: str | Path) -> None:
     # One panel per message size on one scale: two noisy traces in one panel hide each other.
     sizes = sorted(t["size"].unique()) if not t.empty else [""]
-    f, axes = fg.figure(nrows=len(sizes), width=6.4, height=1.2 + 1.1 * len(sizes))
+    f, axes = fg.figure(nrows=len(sizes), width=6.4, height=0.6 + 1.7 * len(sizes))
     panels = [row[0] for row in axes]
     for i, (ax, size) in enumerate(zip(panels, sizes, strict=True)):
         g = t[t["size"] == size]
         ax.plot(g["t_s"], g["throughput"], color=f"C{i}", linewidth=0.8, label=str(size))
-        # The size names the panel's throughput; two lines fit a short panel.
-        ax.set_ylabel(fg.study_label(str(size) or "throughput", "ops/s", wrap=True))
+        ax.set_title(f"{size} messages" if size else "")
+        ax.set_ylabel(fg.study_label("throughput", "ops/s", wrap=True))
     if not t.empty:
         fg.shared_ylim(panels)
         for ax in panels:
@@ -88,8 +88,6 @@ def figure(t: pd.DataFrame, path: str | Path) -> None:
     panels[-1].set_xlabel(fg.study_label("time", "s"))
     if t.empty:
         fg.not_measured(panels[0])
-    fg.figure_legend(f, *fg.legend_entries(*panels), ncols=2, loc="outside lower center",
-                      fontsize=6, frameon=False)  # fmt: skip
     fg.save(f, path)
 
 

@@ -26,7 +26,7 @@ def throughput_figure(points: pd.DataFrame, path: str, mx: dict, chosen: str | N
     sides' throughputs are nearly equal: the lines are set apart along x and the
     middleware's markers are rings around the clients' dots. The chosen configuration
     (`chosen`, its point) has its interval also from two repetitions (fg.t_errors)."""
-    fig, axes = fg.figure()
+    fig, axes = fg.figure(height=4.0)
     ax = axes[0][0]
     shifts = sp.series_lines(ax, points, "clients_total", "throughput_ops", series=WORKERS,
                              label="T=", style_of=fg.worker_style, dodge=2.0,
@@ -40,7 +40,8 @@ def throughput_figure(points: pd.DataFrame, path: str, mx: dict, chosen: str | N
                        color=fg.worker_colour(mx["threads_per_pool"]))  # fmt: skip
     ax.set_xlabel("total clients")
     ax.set_ylabel(fg.study_label("throughput", "ops/s"))
-    sp.legend_outside(fig, ax)
+    # Thirteen entries beside the axes would leave the data a third of the width.
+    fg.legend_below(fig, ax, ncols=3)
     fg.save(fig, path)
 
 

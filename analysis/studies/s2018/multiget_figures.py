@@ -143,7 +143,8 @@ def split_figure(split: pd.DataFrame, sizes: list[int], path: str) -> None:
                 **(WHOLE_STYLE if col == "total_us" else PART_STYLE),  # type: ignore[arg-type]
             )
         ax.set_yscale("log")
-        ax.set(xlabel=XLABEL, ylabel=fg.study_label("mean time per request", "ms"), title=sharding)
+        ax.set(xlabel=XLABEL, ylabel=fg.study_label("mean time per request", "ms", wrap=True),
+               title=sharding)  # fmt: skip
         ax.set_xticks(sizes)
     axes[0][1].set_ylabel("")
     fg.legend_right(fig, axes[0][0])

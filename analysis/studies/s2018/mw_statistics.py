@@ -79,7 +79,7 @@ def middleware_statistics(
                 ax.set(ylabel=label)
                 if row == len(STATS_ROWS) - 1:
                     ax.set_xlabel("clients (virtual)")
-    fg.legend_right(fig, *axes.flat)
+    fg.legend_below(fig, *axes.flat, ncols=5)
     fg.save(fig, path)
     return statistics_macros(m, workers)
 
