@@ -1,4 +1,4 @@
-"""Which verdicts follow from how the scale model is built: three rules, applied to every
+"""Which verdicts follow from how the scale model is built: rules applied to every
 finding from its own points, so that no verdict is labelled by hand.
 
 A verdict is *by construction* when the quantity it judges is set by the scale model rather
@@ -23,12 +23,10 @@ than measured against it:
   spends in the system (R = N/X). A fit pins one level: how the throughput changes between
   the loads of that configuration, or at which load it peaks (`SHAPE_FACTORS`, `max_level`),
   is the system's, and so is the share of its time a request spends in one part;
-- **derived delay**: the finding judges a share of a request's time, and most of the part it
-  judges is the round trip of a delay derived from the study's number (`DELAY_PART`): the
-  derived delay, not the system, sets that part;
-- **fixed load**: the finding judges the effect of a factor that, in the study's design and at
-  the points compared, does not reach the role whose CPU budget binds there (`FIXED_LOADS`):
-  the budget, not the factor, sets every level.
+- **derived delay**: the finding judges a share of a request's time, or a change of a time,
+  and at every level most of the time it judges is the round trip of a delay derived from
+  the study's number (`DELAY_PART`): the derived delay, not the system, sets that part, and a
+  constant of its size dilutes the change;
 
 The sites are computed from the calibration's record (its targets' points) and the plan's
 point specifications (`fitted_sites`), not listed per finding.
@@ -59,33 +57,7 @@ LOAD_KEYS = frozenset({"virtual_clients"})
 LINK_CAP = "link cap"
 DELAY_POOL = "delay-bound pool"
 FITTED = "fitted"
-FIXED_LOAD = "fixed load"
 
-
-def _every_session_busy(points: pd.DataFrame) -> bool:
-    """Whether at every point the clients keep every database session of the middlewares'
-    workers busy (clients >= middlewares x workers): more clients then wait before the
-    distributor. Without middlewares each client holds its own session, and clients reach
-    the database."""
-    needed = {"middlewares", "queue.workers", "clients_total"}
-    if points.empty or not needed <= set(points.columns):
-        return False
-    sessions = points["middlewares"].astype(float) * points["queue.workers"].astype(float)
-    return bool(((points["middlewares"] > 0) & (points["clients_total"] >= sessions)).all())
-
-
-# (study, role, factor): why the factor's levels leave the role's load as it was, and the test
-# of the compared points under which that holds. A role's CPU budget that binds at every
-# level then sets them all.
-FIXED_LOADS: dict[tuple[str, str, str], tuple[str, Callable[[pd.DataFrame], bool]]] = {
-    ("2015", "server", "level_clients"): (
-        "the database holds one session per middleware worker and the clients keep every"
-        " session busy at every level compared, so clients beyond the workers wait before"
-        " the distributor and leave the database's load, and with it its CPU-bound"
-        " throughput, as it was",
-        _every_session_busy,
-    ),
-}
 
 # The measures whose estimate is a throughput (or a change or ratio of throughputs): only
 # those are set where a fit put the study's throughput.
@@ -131,8 +103,8 @@ class Site:
 
 @dataclass(frozen=True)
 class Decision:
-    # LINK_CAP, FITTED, FIXED_LOAD (by construction) or ASSUMED_SPEED (not testable here);
-    # "" when the verdict is evidence.
+    # LINK_CAP, DELAY_POOL, FITTED, DERIVED_DELAY (by construction) or ASSUMED_SPEED (not
+    # testable here); "" when the verdict is evidence.
     rule: str
     reason: str
     short: str = ""  # the reason in a few words, for a table row
@@ -463,7 +435,7 @@ def decide(
     contradicted: bool = False,
 ) -> Decision:
     """Whether a finding's verdict is by construction, by the first rule that applies (link
-    cap, delay-bound pool, fitted, fixed load), from the bottleneck at its points, the
+    cap, delay-bound pool, fitted), from the bottleneck at its points, the
     bottleneck at each level it compares (`level_bottlenecks`; without them, the points' one)
     and the fitted sites.
 
@@ -521,30 +493,21 @@ def decide(
     fitted = _fitted(measure, points, sites, bottleneck, level_bottlenecks)
     if fitted.applies:
         return fitted
-    factor = measure.get("factor")
-    role = bottleneck.removesuffix(" CPU") if bottleneck.endswith(" CPU") else None
-    fixed = FIXED_LOADS.get((str(finding.get("study_of")), str(role), str(factor)))
-    if fixed and fixed[1](_compared_points(measure, points)):
-        why = fixed[0]
-        return Decision(
-            FIXED_LOAD,
-            f"the {role}'s CPU budget binds at its points and {why}: no change can come"
-            " from the factor in the model",
-            f"the {role}'s budget binds, and the factor does not reach it",
-        )
     return NOT_BY_CONSTRUCTION
 
 
 def delay_set(part_share: float | None, what: str) -> Decision:
-    """Whether a judged part is mostly a derived delay's round trip (`part_share`: that round
-    trip over the part's median; `what`: the delay in words), which then sets it."""
+    """Whether the time a finding judges is mostly a derived delay's round trip at every
+    level (`part_share`: that round trip over the judged part's median, or over the largest
+    level's mean of a change; `what`: the delay in words), which then sets it: a share of
+    it, or a change of it, which a constant of that size dilutes."""
     if part_share is None or not part_share > DELAY_PART:
         return NOT_BY_CONSTRUCTION
     return Decision(
         DERIVED_DELAY,
-        f"{100 * part_share:.0f} % of the part it judges is the round trip of {what}, derived"
-        " from the study's number: the delay, not the system, sets that part",
-        f"{100 * part_share:.0f} % of the part is the derived delay",
+        f"{100 * part_share:.0f} % or more of the time it judges is the round trip of {what},"
+        " derived from the study's number: the delay, not the system, sets most of it",
+        f"{100 * part_share:.0f} % of the time is the derived delay",
     )
 
 

@@ -686,16 +686,21 @@ def measure_paired(data: Data, p: Mapping[str, Any]) -> Measure:
             f"{_fmt(scale * both[f'control_{low}'].mean(), digits)} →"
             f" {_fmt(scale * both[f'control_{high}'].mean(), digits)}"
         )
-        return Measure(
-            e,
-            f"{shown}{unit} ({words}: {versus}{unit}); the change beyond that of {words}, over the"
-            f" low value, mean of {len(both)} pairs {_pct(e.estimate)}",
-        )
+        text, delay_part = _with_delay_share(
+            data, p, both.mean(),
+            f"{shown}{unit} ({words}: {versus}{unit}); the change beyond that of {words}, over"
+            f" the low value, mean of {len(both)} pairs {_pct(e.estimate)}",
+        )  # fmt: skip
+        return Measure(e, text, delay_part=delay_part)
     if len(both) >= 2:
         reps = both.index.get_level_values("repetition").nunique()
         e = paired_relative_change(both[low].tolist(), both[high].tolist(), repetitions=reps)
         # The means' change and the pairs' mean change differ: name the one that decides.
-        return Measure(e, f"{shown}{unit}; mean change of {len(both)} pairs {_pct(e.estimate)}")
+        text, delay_part = _with_delay_share(
+            data, p, both.mean(),
+            f"{shown}{unit}; mean change of {len(both)} pairs {_pct(e.estimate)}",
+        )  # fmt: skip
+        return Measure(e, text, delay_part=delay_part)
     if len(both) == 0:
         raise FindingsError(f"no pair of {column} = {low} and {high}")
     keys = list(both.index.names)
@@ -708,6 +713,26 @@ def measure_paired(data: Data, p: Mapping[str, Any]) -> Measure:
     e = relative_change(*samples)
     scaled = [Sample(scale * x.mean, scale * x.std_error, x.df, 1, x.basis) for x in samples]
     return Measure(e, _change_text(*scaled, e, unit, digits) + ", one pair")
+
+
+def _with_delay_share(
+    data: Data, p: Mapping[str, Any], means_us: pd.Series, text: str
+) -> tuple[str, tuple[float, str] | None]:
+    """A time's change whose metric holds the round trip of a derived delay (`derived_delay`):
+    the text with that round trip's share of the largest level compared (`means_us`, the
+    levels' means in µs, in the study's time as the runs table holds them), and that share
+    with the delay in words (for analysis.construction.delay_set); the text alone without
+    one."""
+    if "derived_delay" not in p:
+        return text, None
+    trip, words = _derived_round_trip(data, p["derived_delay"])
+    largest_ms = float(means_us.max()) / 1e3
+    share = trip / largest_ms if largest_ms > 0 else math.nan
+    return (
+        f"{text}; {_fmt(trip, 1)} ms of every level is the round trip of the delay derived"
+        f" from the seed (at least {100 * share:.0f} %)",
+        (share, words),
+    )
 
 
 def _factorial_error(data: Data, family: str, runs: pd.DataFrame) -> tuple[float, int]:
@@ -1528,7 +1553,13 @@ def evaluate(
                 f, bottleneck, points, data.sites, levels, change,
                 contradicted=interval is Verdict.CONTRADICTED,
             )  # fmt: skip
-            if not rule.applies and delay_part is not None:
+            # A constant delay dilutes a change toward none: it takes the change out of the
+            # evidence only where that could have made the verdict, as a link's cap does.
+            within = f["rule"]["kind"] == "within"
+            against = unit == "change" and interval is (
+                Verdict.CONTRADICTED if within else Verdict.REPRODUCED
+            )
+            if not rule.applies and delay_part is not None and not against:
                 rule = construction.delay_set(*delay_part)
             if rule.applies:
                 verdict, built, needed = Verdict.BY_CONSTRUCTION, rule.reason, None

@@ -292,7 +292,6 @@ RULE_WORDS = {
     f"construction ({construction.DELAY_POOL})": "threads held over a derived delay",
     f"construction ({construction.FITTED})": "a fitted speed factor or delay",
     f"construction ({construction.DERIVED_DELAY})": "a derived delay within the judged time",
-    f"construction ({construction.FIXED_LOAD})": "a factor that does not reach the binding budget",
     f"construction ({findings.RECIPE})": "a model's fitting recipe",
 }
 

@@ -159,23 +159,14 @@ def _mq_points(middlewares: int, workers: int, clients: tuple[int, ...]) -> pd.D
     )  # fmt: skip
 
 
-def test_a_factor_that_does_not_reach_the_binding_role_is_by_construction() -> None:
+def test_more_clients_than_database_sessions_is_evidence_not_construction() -> None:
+    # The seed's clients beyond the workers reached no more of its database than ours do, yet
+    # its throughput fell: whatever lowered it lies outside the database, in parts the model
+    # runs for real, so the budget that binds there does not set the verdict.
     drop = {"id": "drop", "study_of": "2015", "measure": {"kind": "paired", "family": "mq",
             "factor": "level_clients", "low": "60", "high": "141"}}  # fmt: skip
-    busy = {"mq": _mq_points(2, 30, (60, 141))}
-    decision = construction.decide(drop, "server CPU", busy, [])
-    assert decision.rule == construction.FIXED_LOAD and "one session per" in decision.reason
-    # Fewer clients than sessions at one level: the clients reach the database there.
-    assert not construction.decide(
-        drop, "server CPU", {"mq": _mq_points(2, 50, (60, 141))}, []
-    ).applies
-    # Clients straight to the database hold a session each.
-    assert not construction.decide(
-        drop, "server CPU", {"mq": _mq_points(0, 16, (60, 141))}, []
-    ).applies
-    # The same factor with the middleware bound, or another study's clients: evidence.
-    assert not construction.decide(drop, "middleware CPU", busy, []).applies
-    assert not construction.decide({**drop, "study_of": "2018"}, "server CPU", busy, []).applies
+    for points in (_mq_points(2, 30, (60, 141)), _mq_points(0, 16, (60, 141))):
+        assert not construction.decide(drop, "server CPU", {"mq": points}, []).applies
 
 
 def test_evaluate_counts_a_fitted_row_apart_without_a_catalogue_mark() -> None:
@@ -285,7 +276,7 @@ def test_a_response_time_where_the_fitted_role_binds_is_by_construction() -> Non
 def test_a_share_that_is_mostly_a_derived_delay_is_by_construction() -> None:
     decision = construction.delay_set(0.76, "the middleware-server delay of 2016")
     assert decision.rule == construction.DERIVED_DELAY
-    assert decision.reason.startswith("76 % of the part it judges is the round trip of the")
+    assert decision.reason.startswith("76 % or more of the time it judges is the round trip of")
     # Half or less: the system's own time decides the part.
     assert not construction.delay_set(0.5, "d").applies
     assert not construction.delay_set(None, "d").applies

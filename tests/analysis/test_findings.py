@@ -816,3 +816,47 @@ def test_a_model_over_several_entries_restates_its_recipe_only_where_every_entry
     # One entry whose model queues tests the model: the average is judged.
     assert findings._entries_gate([recipe, recipe, queues]) == ("", "")
     assert findings._entries_gate([recipe, outside])[0] == findings.INVALID
+
+
+def test_a_change_of_a_time_mostly_a_derived_delay_leaves_the_evidence_where_it_could_decide() -> (
+    None
+):
+    # A SET's server time, 5.0 ms of which is the round trip of a derived 2.5 ms delay: a
+    # 10 % rise falls short of "greatly" (sqrt 2), as the constant would make it whatever the
+    # system did, so the row is by construction; a time said to stay that rises 40 % anyway
+    # moved against the dilution, and stays evidence.
+    def server_runs(low_ms: float, high_ms: float) -> pd.DataFrame:
+        runs = _runs({"none": [1000] * 3, "full": [1000] * 3}, "level_replication",
+                     side="middleware", type="set")  # fmt: skip
+        spread = np.tile([0.99, 1.0, 1.01], 2)
+        level_ms = np.where(runs["level_replication"] == "none", low_ms, high_ms)
+        return runs.assign(server_us_mean=1e3 * level_ms * spread)
+
+    def finding(rule: dict) -> dict:
+        delay = {"study": "2016", "pair": "mw_server"}
+        measure = {"kind": "paired", "family": "f", "factor": "level_replication",
+                   "low": "none", "high": "full", "metric": "server_us_mean", "type": "set",
+                   "side": "middleware", "derived_delay": delay}  # fmt: skip
+        study = 0.0 if rule["kind"] == "within" else 0.414
+        return {"id": "set-time", "claim": "c", "source": "s", "study_of": "2016",
+                "study": study, "study_text": "t", "measure": measure, "rule": rule,
+                "reasons": {"default": "the reason the catalogue gives"}}  # fmt: skip
+
+    def judged(rule: dict, low_ms: float, high_ms: float) -> findings.Outcome:
+        data = findings.Data(families={"f": {"runs": server_runs(low_ms, high_ms)}},
+                             derived_delays={"2016": {"mw_server": 2.5}})  # fmt: skip
+        (o,) = findings.evaluate({"bottlenecks": [], "findings": [finding(rule)]}, data, [])
+        return o
+
+    greatly = {"kind": "beyond", "direction": "above", "threshold": 0.414}
+    diluted = judged(greatly, 5.2, 5.7)
+    assert diluted.interval_verdict == Verdict.CONTRADICTED.value
+    assert diluted.verdict is Verdict.BY_CONSTRUCTION
+    assert "round trip of the mw-server delay of 2016" in diluted.reason
+    # Beyond the threshold despite the constant: the system's own, reproduced.
+    assert judged(greatly, 5.2, 9.0).verdict is Verdict.REPRODUCED
+    stays = {"kind": "within", "tolerance": 0.10}
+    assert judged(stays, 5.2, 7.3).verdict is Verdict.CONTRADICTED
+    assert judged(stays, 5.2, 5.3).verdict is Verdict.BY_CONSTRUCTION
+    # Where the delay is under half the time, the change is the system's.
+    assert judged(greatly, 12.0, 13.0).verdict is Verdict.CONTRADICTED

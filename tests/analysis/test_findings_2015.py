@@ -73,7 +73,6 @@ CLAIMS = {
     "db-rise-2015", "db-saturates-2015", "db-peak-at-2015",
     "db-caps-2015", "db-caps-large-2015", "db-peak-large-at-2015", "db-size-2015",
     "system-fall-2015", "system-fall-fixed-sessions-2015", "system-workers-2015",
-    "system-near-db-2015",
 }  # fmt: skip
 
 
