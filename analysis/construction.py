@@ -71,6 +71,10 @@ TIME_MEASURES = frozenset({"response"})
 # A measure along these factors compares loads of one configuration: a fit pins one of
 # them, not the curve between them.
 SHAPE_FACTORS = frozenset({"level_clients", "level_virtual_clients"})
+# The measures that take a maximum over a selection's loads: its value lies where the
+# throughput peaks, so what shapes the curve over the loads shapes it too (`max_level` judges
+# where the peak lies, and is a shape at any selection).
+MAXIMA = frozenset({"max_throughput", "study_ratio"})
 DERIVED_DELAY = "derived delay"
 # The share of a judged part above which a derived delay's round trip sets it.
 DELAY_PART = 0.5
@@ -698,6 +702,19 @@ def sessions_fixed(measure: Mapping[str, Any], points: Mapping[str, pd.DataFrame
     return bool(len(paired)) and bool((low[paired] == high[paired]).all())
 
 
+def _over_loads(measure: Mapping[str, Any], points: Mapping[str, pd.DataFrame]) -> bool:
+    """Whether a selection the measure takes a maximum over holds more than one load."""
+    for family, where in selections(measure, points):
+        table = points.get(family)
+        if table is None:
+            continue
+        rows = select(table, where)
+        for column in ("clients_total", "level_clients"):
+            if column in rows.columns and rows[column].nunique() > 1:
+                return True
+    return False
+
+
 def assumed_commit(
     finding: Mapping[str, Any],
     points: Mapping[str, pd.DataFrame],
@@ -706,13 +723,19 @@ def assumed_commit(
 ) -> Decision:
     """Whether the finding is not testable here because an assumed commit delay shapes it:
     its study's disk write time is assumed (`assumed`: study -> its source), the finding
-    judges how the throughput changes with the load or where it peaks (the shape a fit at one
-    load does not pin), the load it compares changes the database's busy sessions (not
-    `sessions_fixed`), and at its points the sessions waited on the WAL most of their time
-    (`_wal_share` above DELAY_PART), so that delay, not the system, shapes it."""
+    judges a throughput over loads or sessions (how it changes with a factor, where it
+    peaks, or a maximum over the loads, whose value lies where the curve peaks: the shape a
+    fit at one load does not pin), what it compares changes the database's busy sessions
+    (not `sessions_fixed`), and at its points the sessions waited on the WAL most of their
+    time (`_wal_share` above DELAY_PART), so that delay, not the system, shapes it."""
     study = str(finding.get("study_of"))
     measure = finding["measure"]
-    shape = measure.get("kind") == "max_level" or measure.get("factor") in SHAPE_FACTORS
+    kind = measure.get("kind")
+    shape = (
+        kind == "max_level"
+        or (kind in MAXIMA and _over_loads(measure, points))
+        or (kind == "paired" and measure.get("factor") is not None)
+    )
     if study not in assumed or not shape:
         return NOT_BY_CONSTRUCTION
     share = _wal_share(measure, points, counters)
@@ -722,7 +745,7 @@ def assumed_commit(
         ASSUMED_COMMIT,
         f"at its points the database's sessions waited on the WAL {100 * share:.0f} % of"
         " their sampled time, and each commit's disk write lasts a delay that no study number"
-        " gives (assumed), so how the throughput changes with the load rests on that"
-        " assumption",
+        " gives (assumed), so how the throughput changes with the load, and where it peaks,"
+        " rests on that assumption",
         f"WAL waits {100 * share:.0f} % of the time, under an assumed commit delay",
     )
