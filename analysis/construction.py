@@ -35,7 +35,9 @@ Apart from these, `assumed_role` says when a finding is *not testable here*: a r
 system at its points runs at an assumed speed (machines.yaml `unfitted`), which no study
 number fixes, and its budget would bind there at the slowest factor it could plausibly have
 (that of a fitted role of the same machine type), so the model does not hold that role's
-share of the result.
+share of the result. So is a paired change that leaves the database's busy sessions as
+they were (`sessions_fixed`): the one fitted role sees the same load at both levels, and the
+change lies wholly in the roles outside it.
 """
 
 from __future__ import annotations
@@ -586,13 +588,28 @@ def assumed_role(
     it compares runs at an assumed speed (`assumed`: study -> role), and its budget would
     bind there at the slowest factor it could plausibly have, so the model does not hold
     that role's share of the result. A role that stays far from binding at any plausible
-    factor leaves the result as measured."""
+    factor leaves the result as measured, except in a paired change that leaves the
+    database's busy sessions as they were: the database then sees the same load at both
+    levels, and the change is the assumed roles' alone."""
     study = str(finding.get("study_of"))
     roles = assumed.get(study, {})
     if not roles:
         return NOT_BY_CONSTRUCTION
     compared = _compared_points(finding["measure"], points)
-    for role in sorted(_roles_at(compared) & set(roles)):
+    serving = sorted(_roles_at(compared) & set(roles))
+    if serving and sessions_fixed(finding["measure"], points):
+        # The fitted database sees the same load at both levels: whatever differs between
+        # them lies outside it, in roles no study number fixes, budget or not.
+        role = serving[0]
+        return Decision(
+            ASSUMED_SPEED,
+            "the database's busy sessions are the same at both levels it compares, so it sees"
+            " the same load and the change can only come from the parts outside it; of those,"
+            f" the {study} {role}'s speed is assumed, not fitted ({roles[role].why}), and the"
+            " clients run under no budget, so the model does not hold what decides the change",
+            "the change lies outside the database, in parts of assumed speed",
+        )
+    for role in serving:
         if not _could_bind(compared, role, roles[role]):
             continue
         return Decision(

@@ -483,7 +483,9 @@ def _bound_order(bound: str | None) -> tuple[int, str]:
 
 def _bound_heading(bound: str | None) -> str:
     if bound == LINK:
-        return "No CPU budget used up: bounded by a link, or by the clients and delays"
+        return (
+            "No CPU budget used up: bounded by a link, a pool of threads, or the clients and delays"
+        )
     if bound == FOLLOWS:
         return "Set by a fitted throughput (N / X at the target's point): shown, not counted"
     if bound is None:
@@ -527,7 +529,10 @@ def bound_sentence(cal: dict[str, Any] | None, ours: Mapping[str, Ours] | None) 
     return f"By what bounds each point ({FREE_WORDS}): {listed(parts)}."
 
 
-FREE_WORDS = "budget-free: no CPU budget used up, so a link or the clients and delays bound it"
+FREE_WORDS = (
+    "budget-free: no CPU budget used up, so a link, a pool of threads or the clients and"
+    " delays bound it"
+)
 
 
 def validation_sentence(cal: dict[str, Any] | None, ours: Mapping[str, Ours] | None) -> str:
@@ -1009,12 +1014,17 @@ def variation_table(cal: dict[str, Any] | None) -> str:
 
 
 def _short(source: str, limit: int = 150) -> str:
-    """A source's first clause (to its first `;`), at most `limit` characters at a word: the
-    whole reasoning stays in workflows/machines.yaml."""
+    """A source's first clause (to its first `;`), at most `limit` characters: a longer one
+    ends at its last clause break within them (`:`, `,` or an opening parenthesis), else at a
+    word with an ellipsis. The whole reasoning stays in workflows/machines.yaml."""
     text = source.split("; ")[0].strip()
-    if len(text) > limit:
-        text = text[:limit].rsplit(" ", 1)[0] + " \u2026"
-    return text
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    cut = max(head.rfind(b) for b in (": ", ", ", " ("))
+    if cut >= limit // 3:
+        return head[:cut].rstrip(" ,:")
+    return head.rsplit(" ", 1)[0] + " \u2026"
 
 
 def _taken(source: str, assumed: bool) -> str:

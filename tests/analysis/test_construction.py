@@ -390,3 +390,32 @@ def test_a_level_pinned_on_its_plateau_is_judged_at_the_fitted_point() -> None:
     # Well above the fitted value, the best point is no longer the fit's: it is judged itself.
     above = rows.assign(throughput_ops_mean=lambda t: 40_000.0 / t["clients_total"])
     assert construction.judged_point("direct", above, [site]) == "setup=one,workload=write,vc=8"
+
+
+def test_a_change_outside_the_database_under_an_assumed_middleware_is_not_testable() -> None:
+    # 60 -> 141 clients behind 2 x 30 workers: 60 busy sessions at both, so the database sees
+    # the same load and the change is the middleware's and the clients'. The middleware's
+    # speed is assumed: even far from binding it decides the change, which the model does
+    # not hold.
+    fall = {"id": "x", "study_of": "2015", "measure": {"kind": "paired", "family": "mq",
+            "factor": "level_clients", "low": "60", "high": "141"}}  # fmt: skip
+    assumed = construction.assumed_roles(
+        {"2015": {"middleware": "no seed number isolates it"}},
+        {"2015": {"middleware": 1.0, "server": 0.4}},
+        {"2015": {"middleware": "m4", "server": "m4"}},
+        0.03,
+    )
+    idle = {"cpu_util_middleware_mean": 0.05, "servers": 1}
+    fixed = {"mq": _mq_points(2, 30, (60, 141)).assign(**idle)}
+    decision = construction.assumed_role(fall, fixed, assumed)
+    assert decision.rule == construction.ASSUMED_SPEED
+    assert "same load" in decision.reason and "no seed number isolates it" in decision.reason
+    # Where the sessions rise with the clients the database's load changes: the idle
+    # middleware leaves the change as measured.
+    rising = {"mq": _mq_points(2, 50, (60, 141)).assign(**idle)}
+    assert not construction.assumed_role(fall, rising, assumed).applies
+    # Straight to the database, no assumed role serves.
+    direct = {"mq": _mq_points(0, 16, (60, 141)).assign(**idle)}
+    assert not construction.assumed_role(fall, direct, assumed).applies
+    # A study without assumed roles has nothing to hold back.
+    assert not construction.assumed_role({**fall, "study_of": "2018"}, fixed, assumed).applies

@@ -99,6 +99,9 @@ def writes_figure(pts: pd.DataFrame, seeds: pd.DataFrame, path: str) -> None:
                 )
         ax.set(xlabel="clients (virtual)", ylabel=label)
         ax.set_ylim(bottom=0)
+        # Room on the right for the label of a seed marker at the highest client count.
+        low, high = ax.get_xlim()
+        ax.set_xlim(low, high + 0.06 * (high - low))
     fg.legend_right(fig, *axes.flat)
     fg.save(fig, path)
 
