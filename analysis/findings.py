@@ -333,6 +333,9 @@ class Measure:
     # A share measure whose part holds a derived delay's round trip: that trip over the
     # part's median, and the delay in words (analysis.construction.delay_set).
     delay_part: tuple[float, str] | None = None
+    # A paired change of a time that holds a derived delay's round trip: the low level's mean
+    # and that round trip (ms), so a speed factor can move the rest (analysis.sensitivity).
+    fixed_time: sensitivity.FixedTime | None = None
 
 
 def _select(frame: pd.DataFrame, where: Mapping[str, object] | None) -> pd.DataFrame:
@@ -700,7 +703,11 @@ def measure_paired(data: Data, p: Mapping[str, Any]) -> Measure:
             data, p, both.mean(),
             f"{shown}{unit}; mean change of {len(both)} pairs {_pct(e.estimate)}",
         )  # fmt: skip
-        return Measure(e, text, delay_part=delay_part)
+        fixed = None
+        if "derived_delay" in p:
+            trip = _derived_round_trip(data, p["derived_delay"])[0]
+            fixed = sensitivity.FixedTime(float(both[low].mean()) / 1e3, trip)
+        return Measure(e, text, delay_part=delay_part, fixed_time=fixed)
     if len(both) == 0:
         raise FindingsError(f"no pair of {column} = {low} and {high}")
     keys = list(both.index.names)
@@ -1490,6 +1497,7 @@ def evaluate(
                 sessions = sensitivity.judge(
                     e, unit, m, study, bottleneck, levels, verdict.value, data.scenarios,
                     lambda moved, f=f: decide(f["rule"], f["study"], moved)[0].value,
+                    fixed_time=measured.fixed_time,
                 )  # fmt: skip
                 if not sessions.stands and verdict is not Verdict.INCONCLUSIVE:
                     bound_by_calibration = True

@@ -17,9 +17,10 @@ A level bound by a link, a delay or an unfitted role takes the factor 1. A chang
 levels bound by the same role cancels it; one between levels bound apart moves by the ratio of
 their factors. A throughput scales by the factor, a time in a CPU-bound level by its inverse
 (R = N / X in the closed loop), where it is net of the emulated delays (a fixed delay moves
-with no factor). The verdict is decided again in every scenario, on the moved
-estimate and interval; it stands where every scenario gives it, and is inconclusive otherwise:
-which session's calibration is right then decides it.
+with no factor): a change of a time is moved only where the delay it holds is known
+(`FixedTime`, a derived delay's round trip), and then only its rest. The verdict is decided
+again in every scenario, on the moved estimate and interval; it stands where every scenario
+gives it, and is inconclusive otherwise: which session's calibration is right then decides it.
 """
 
 from __future__ import annotations
@@ -51,6 +52,22 @@ class Scenario:
         if not bottleneck.endswith(" CPU"):
             return 1.0
         return float(self.factors.get((study, bottleneck.removesuffix(" CPU")), 1.0))
+
+
+@dataclass(frozen=True)
+class FixedTime:
+    """A paired change of a time that holds a known delay: the low level's mean and the
+    delay's part of every level (ms), which no speed factor moves."""
+
+    low_ms: float
+    fixed_ms: float
+
+    def moved(self, change: float, f_low: float, f_high: float) -> float:
+        """The change with each level's part beyond the delay divided by its factor."""
+        high_ms = (1 + change) * self.low_ms
+        low = self.fixed_ms + (self.low_ms - self.fixed_ms) / f_low
+        high = self.fixed_ms + (high_ms - self.fixed_ms) / f_high
+        return high / low - 1
 
 
 def scenarios(record: Mapping[str, Any]) -> list[Scenario]:
@@ -94,18 +111,21 @@ def moved(
     bottleneck: str,
     levels: Sequence[str],
     scenario: Scenario,
+    fixed_time: FixedTime | None = None,
 ) -> Evidence | None:
     """The evidence as it would read under `scenario`, or None where the measure is not one
-    a speed factor moves in a way this module can say (a time, a factorial's effects, a
-    model's error, a share of a request's time)."""
+    a speed factor moves in a way this module can say (a time whose delays are not known, a
+    factorial's effects, a model's error, a share of a request's time)."""
     f = [scenario.factor(study, b) for b in _compared(measure, levels)]
     throughput = construction.judges_throughput(measure)
-    # A time holds emulated delays, which no speed factor moves, beside its CPU-bound part:
-    # how far it moves is not known, so it is not moved.
-    if not throughput:
-        return None
     transform: Callable[[float], float]
-    if unit == "change" and len(f) == 2:
+    if not throughput:
+        # A time holds emulated delays, which no speed factor moves, beside its CPU-bound
+        # part: it moves only where the delay is known, and then only the rest of it.
+        if fixed_time is None or unit != "change" or len(f) != 2:
+            return None
+        transform = lambda x: fixed_time.moved(x, f[0], f[1])  # noqa: E731
+    elif unit == "change" and len(f) == 2:
         s = f[1] / f[0]
         transform = lambda x: (1 + x) * s - 1  # noqa: E731
     elif unit == "log" and len(f) == 3 and measure.get("kind") == "gain_per_doubling":
@@ -165,11 +185,12 @@ def judge(
     kept: str,
     scenario_list: Sequence[Scenario],
     decide: Callable[[Evidence], str],
+    fixed_time: FixedTime | None = None,
 ) -> Sensitivity:
     """The verdict (`decide`: evidence to verdict) under each scenario, beside the kept one."""
     out = []
     for s in scenario_list:
-        m = moved(e, unit, measure, study, bottleneck, levels, s)
+        m = moved(e, unit, measure, study, bottleneck, levels, s, fixed_time)
         same = (
             m is not None
             and math.isclose(m.estimate, e.estimate)

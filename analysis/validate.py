@@ -402,6 +402,18 @@ def _flags(r: pd.Series) -> list[str]:
     return f
 
 
+def with_point_reruns(table: pd.DataFrame, run_times: pd.DataFrame) -> pd.DataFrame:
+    """A `check_runs` table whose reruns are those the run times count (analysis.protocol:
+    a series step's attempts, or the earlier attempts a run measured alone left among the
+    failures, which its manifest does not list), so that every table counts them alike."""
+    if "attempts" not in run_times.columns or table.empty:
+        return table
+    attempts = run_times.drop_duplicates("run").set_index("run")["attempts"]
+    counted = table["run"].map(attempts)
+    reruns = (counted - 1).clip(lower=0)
+    return table.assign(reruns=reruns.where(counted.notna(), table["reruns"]).astype(int))
+
+
 def family_summary(table: pd.DataFrame) -> pd.DataFrame:
     """Per family of a `check_runs` table: runs, stable runs, unstable runs (completed, not
         stable) and among them those failing each criterion of `UNSTABLE_REASONS` (a run can

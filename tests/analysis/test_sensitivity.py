@@ -101,3 +101,23 @@ def test_an_absolute_value_moves_with_its_bounding_role() -> None:
         e, "ratio", {"kind": "study_ratio"}, "2018", "server CPU", ["server CPU"], scenario
     )
     assert moved is not None and moved.estimate == pytest.approx(0.8)
+
+
+def test_a_time_moves_only_beyond_the_known_delay_it_holds() -> None:
+    # 5.08 -> 7.47 ms, 5.0 ms of each the round trip of a derived delay; the high level is
+    # bound by the middleware's CPU budget, the low one by its threads (factor 1). A session
+    # whose factor is twice the kept one halves the high level's rest: 2.47 -> 1.235 ms.
+    e = Evidence(7.47 / 5.08 - 1, 0.38, 0.56, "paired t", 9, 0.1)
+    measure = {"kind": "paired", "metric": "server_us_mean", "factor": "level_servers"}
+    faster = sensitivity.Scenario("session 2's factors", {("2016", "middleware"): 2.0})
+    levels = ["middleware threads", "middleware CPU"]
+    fixed = sensitivity.FixedTime(5.08, 5.0)
+    m = sensitivity.moved(e, "change", measure, "2016", "x", levels, faster, fixed)
+    assert m is not None
+    assert m.estimate == pytest.approx((5.0 + 2.47 / 2) / 5.08 - 1)
+    assert m.low < m.estimate < m.high
+    # Without the delay known, a time is not moved.
+    assert sensitivity.moved(e, "change", measure, "2016", "x", levels, faster) is None
+    # A level bound by no fitted budget keeps its time.
+    same = sensitivity.moved(e, "change", measure, "2016", "x", ["a link", "a link"], faster, fixed)
+    assert same is not None and same.estimate == pytest.approx(e.estimate)

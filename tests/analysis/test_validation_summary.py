@@ -11,7 +11,7 @@ import pytest
 
 from analysis.aggregate import all_types
 from analysis.report.validation import lengths_tabular, run_rows, summary_tabular
-from analysis.validate import family_summary, needed_seconds, run_lengths
+from analysis.validate import family_summary, needed_seconds, run_lengths, with_point_reruns
 from common import stability
 
 
@@ -146,3 +146,20 @@ def test_a_run_measured_for_the_length_it_needs_closes_its_interval_to_the_bound
         at_needed.append(stability.assess(x[:windows]).rel_half_width)
     assert len(at_needed) > 200
     assert 0.085 <= float(np.median(at_needed)) <= 0.115
+
+
+def test_reruns_of_a_point_measured_alone_are_counted_from_its_kept_attempts() -> None:
+    # A run measured alone lists no attempts in its manifest (reruns 0 there); the run times
+    # count the attempts it left among the failures, as for a series step.
+    table = checked(
+        [
+            ("mq", "mq/c=10/rep1", "ok", True, "stable: 12 windows", 0),
+            ("mq", "mq/c=10/rep2", "ok", False, "trend: Kendall tau +0.4, p 0.01 < 0.05", 0),
+            ("b", "b/x=1/rep1", "ok", True, "stable: 12 windows", 1),
+        ]
+    )
+    times = pd.DataFrame({"run": ["mq/c=10/rep1", "mq/c=10/rep2"], "attempts": [1, 3]})
+    counted = with_point_reruns(table, times)
+    assert counted["reruns"].tolist() == [0, 2, 1]  # a run the times lack keeps its own
+    summary = family_summary(counted).set_index("family")
+    assert summary.loc["mq", "reruns"] == 2 and summary.loc["b", "reruns"] == 1

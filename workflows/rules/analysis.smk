@@ -45,6 +45,7 @@ rule validation:
         runs=family_tables("runs"),
         manifests=family_tables("manifests"),
         windows=family_tables("windows"),
+        run_times=RUN_TIMES,
         code=ANALYSIS_CODE,
     output:
         table=f"{RESULTS}/data/validation.parquet",

@@ -6,7 +6,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.report.validation import lengths_tabular, numbers, run_rows, summary_tabular
-from analysis.validate import check_runs, family_summary, run_lengths
+from analysis.validate import check_runs, family_summary, run_lengths, with_point_reruns
 
 
 def main(sm) -> None:  # noqa: ANN001
@@ -17,7 +17,9 @@ def main(sm) -> None:  # noqa: ANN001
             pd.read_parquet(p) for p in (runs_path, manifests_path, windows_path)
         )
         parts.append(check_runs(runs, manifests, Path(runs_path).parent.name, windows))
-    table = pd.concat(parts, ignore_index=True)
+    table = with_point_reruns(
+        pd.concat(parts, ignore_index=True), pd.read_parquet(sm.input.run_times)
+    )
     table.to_parquet(sm.output.table, index=False)
     Path(sm.output.tex).write_text(run_rows(table))
     Path(sm.output.summary).write_text(summary_tabular(family_summary(table)))
