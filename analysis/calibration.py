@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.scaling import scale_of
+from analysis.scale_model import scale_of
 from common.machinespeed import MAX_SPREAD as MAX_SPEED_SPREAD
 from common.scalemodel import SATURATED_IDLE, Machines, speed_factors
 

@@ -22,7 +22,7 @@ from analysis.aggregate import (
 )
 from analysis.parse import RunTables, counters, load_run, read_manifest, tidy
 from analysis.parse.cpu import CPU_COLUMNS
-from analysis.scaling import add_study_columns
+from analysis.scale_model import add_study_columns
 from analysis.stability import stability_table
 
 # `throughput_cv` of a run is the largest CV among its sources (each over its own windows).

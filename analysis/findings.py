@@ -38,7 +38,7 @@ from analysis.bottleneck import (
 )
 from analysis.histograms import run_percentiles
 from analysis.models import factorial
-from analysis.scaling import TIME_BASE, in_study_time, scale_of, with_scale
+from analysis.scale_model import TIME_BASE, in_study_time, scale_of, with_scale
 from analysis.verdicts import (
     MAX_REPETITIONS,
     Evidence,

@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from analysis.latex import escape
-from analysis.scaling import scale_of
+from analysis.scale_model import scale_of
 from common.cfs import period_us
 
 ROLES = ("server", "middleware", "client")

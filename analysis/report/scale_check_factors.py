@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.report.figures import listed
-from analysis.scaling import scale_of
+from analysis.scale_model import scale_of
 
 # The testbed rounds a budget to this many decimals (common.scalemodel.budgets_cores).
 BUDGET_DIGITS = 4

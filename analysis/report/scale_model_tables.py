@@ -32,7 +32,7 @@ from analysis.latex import escape
 from analysis.report import factor_words as fw
 from analysis.report.figures import listed
 from analysis.report.scale_check_factors import check_factor_numbers
-from analysis.scaling import (
+from analysis.scale_model import (
     AGREEMENT_TOLERANCE,
     LINK,
     bound_by,
@@ -164,7 +164,7 @@ class Ours:
 
 def bound_of(rows: pd.DataFrame | pd.Series | None) -> str | None:
     """What bounds a point (its rows of a points table, any side): the role whose CPU budget
-    its runs used up, by scaling.bound_by on the busiest side's mean, else LINK; None
+    its runs used up, by scale_model.bound_by on the busiest side's mean, else LINK; None
     without rows or without CPU accounting (nothing then says what bounds it)."""
     if rows is None or len(rows) == 0:
         return None
@@ -741,7 +741,7 @@ def outcome_counts(rows: pd.DataFrame) -> str:
 
 def failed_items(table: pd.DataFrame) -> list[str]:
     """Each point and other scale where the model is not shown to hold
-    (analysis.scaling.failed_points), in words."""
+    (analysis.scale_model.failed_points), in words."""
     if "outcome" not in table.columns:
         table = classify(table)
 

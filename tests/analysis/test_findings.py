@@ -13,7 +13,7 @@ import pytest
 
 from analysis import bottleneck, findings, linkload, testbed_summary, verdicts
 from analysis.report import findings as tables
-from analysis.scaling import ScaleError
+from analysis.scale_model import ScaleError
 from analysis.verdicts import Verdict
 
 CATALOGUE = Path(__file__).resolve().parents[2] / "workflows" / "findings.yaml"

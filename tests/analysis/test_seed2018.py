@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from analysis import estimate
-from analysis.scaling import TIME_BASE
+from analysis.scale_model import TIME_BASE
 from analysis.studies.s2018 import seed as seed2018
 
 ROOT = Path(__file__).resolve().parents[2]

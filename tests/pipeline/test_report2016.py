@@ -80,7 +80,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
             "max-grid.tex", "max-gamma.pdf", "max-sides.pdf", "replication.pdf",
             "replication.tex", "replication-times-set.tex", "replication-times-get.tex",
             "writes.pdf", "writes.tex", "writes-times-set.tex", "writes-times-get.tex",
-            "writes-scaling.tex",
+            "writes-scalability.tex",
             "open-models.tex", "mmm.tex",
             "mva.tex", "mva.pdf", "mva-seed.tex", "designs.pdf", "designs.tex", "factorial.tex",
             "factorial-seed.tex", "factorial-diagnostics.pdf", "interactive-law.pdf",
@@ -109,7 +109,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
          {**d("writes_2016", "points", "runs", "pool_requests"), **ref},
          {"figure": out["writes.pdf"], "table": out["writes.tex"],
           "times_set": out["writes-times-set.tex"], "times_get": out["writes-times-get.tex"],
-          "scaling": out["writes-scaling.tex"],
+          "scalability": out["writes-scalability.tex"],
           "numbers": numbers["writes"]}),
         ("r2016_queueing",
          {**d("max_throughput_2016", "points", "windows", "histograms", "queue", "pools",
@@ -206,7 +206,7 @@ def test_max_throughput_grid_and_breakdown(built: dict[str, Path]) -> None:
 
 
 def test_tables_leave_their_captions_to_the_paper(built: dict[str, Path]) -> None:
-    for name in ("max-grid.tex", "max-config.tex", "writes.tex", "writes-scaling.tex",
+    for name in ("max-grid.tex", "max-config.tex", "writes.tex", "writes-scalability.tex",
                  "designs.tex", "factorial.tex", "interactive-law.tex",
                  "writes-times-set.tex", "writes-times-get.tex"):  # fmt: skip
         text = built[name].read_text()
@@ -241,8 +241,8 @@ def test_gamma_fit_and_both_sides_at_the_chosen_point(built: dict[str, Path]) ->
     assert float(n["SixteenSidesRoundTrip"]) == pytest.approx(rtt, abs=1e-3)
 
 
-def test_writes_scaling_against_the_ideal(built: dict[str, Path]) -> None:
-    table = built["writes-scaling.tex"].read_text()
+def test_writes_scalability_against_the_ideal(built: dict[str, Path]) -> None:
+    table = built["writes-scalability.tex"].read_text()
     # Without replication at the fewest servers the system is its own ideal.
     rows = [line for line in table.splitlines() if line.startswith("3 & none")]
     assert rows and all(line.count(r"100\,\%") == 2 for line in rows)

@@ -10,7 +10,7 @@ import pytest
 from analysis.aggregate import per_source_totals, trim_to_clients
 from analysis.calibration import disturbance, machine_shares
 from analysis.parse import load_run
-from analysis.scaling import add_study_columns, agreement
+from analysis.scale_model import add_study_columns, agreement
 from common import scalemodel
 from testbed import scaledpoint
 from testbed.point import Point

@@ -66,7 +66,7 @@ rule r2016_writes:
         table=f"{PAPER_2016}/writes.tex",
         times_set=f"{PAPER_2016}/writes-times-set.tex",
         times_get=f"{PAPER_2016}/writes-times-get.tex",
-        scaling=f"{PAPER_2016}/writes-scaling.tex",
+        scalability=f"{PAPER_2016}/writes-scalability.tex",
         numbers=f"{NUMBERS_2016}/writes.json",
     log:
         f"{RESULTS}/logs/2016/writes.log",

@@ -23,7 +23,7 @@ from analysis.report.scale_model_tables import (
     validation_table,
     variation_table,
 )
-from analysis.scaling import check
+from analysis.scale_model import check
 from analysis.validate import usable_points
 from common.scalemodel import load_machines
 

@@ -1,5 +1,5 @@
 """What every part of the 2015 section reads the same way: a family's per-point table in the
-study's time (analysis.scaling), its system rows (every request type together, as the seed's
+study's time (analysis.scale_model), its system rows (every request type together, as the seed's
 clients counted messages), the seed's level names, and the macro names."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pandas as pd
 
 from analysis.report.figures import num
 from analysis.report.numbers import camel
-from analysis.scaling import TIME_BASE, in_study_time, with_scale
+from analysis.scale_model import TIME_BASE, in_study_time, with_scale
 
 THROUGHPUT = "throughput_ops"
 RESPONSE = "response_us_mean"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.parse.counters import WAIT_GROUPS
-from analysis.scaling import scale_of
+from analysis.scale_model import scale_of
 from analysis.studies.s2015.common import study_points
 
 SHARES = tuple(f"share_{g}" for g in WAIT_GROUPS)

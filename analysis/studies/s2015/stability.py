@@ -14,7 +14,7 @@ from scipy import stats
 from analysis.aggregate import CI_LEVEL
 from analysis.report import figures as fg
 from analysis.report.numbers import Report
-from analysis.scaling import scale_of
+from analysis.scale_model import scale_of
 from analysis.studies.s2015.common import name, study_points
 
 

@@ -15,7 +15,7 @@ from analysis import (
     pools,
 )
 from analysis.report import figures as fg
-from analysis.scaling import in_study_time
+from analysis.scale_model import in_study_time
 from analysis.studies.s2016.times import averaged_runs
 
 CONFIG = ["servers", "level_replication", "level_writes"]

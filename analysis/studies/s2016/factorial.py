@@ -14,7 +14,7 @@ import pandas as pd
 from analysis.aggregate import CI_LEVEL
 from analysis.models import factorial
 from analysis.report import figures as fg
-from analysis.scaling import in_study_time
+from analysis.scale_model import in_study_time
 from analysis.studies.s2016 import seed as seed2016
 
 FACTORS = {"level_servers": "S", "level_replication": "Rep", "level_writes": "w"}

@@ -12,7 +12,7 @@ import pandas as pd
 
 from analysis.bottleneck import SATURATED  # a resource used this share of its budget is full
 from analysis.report import figures as fg
-from analysis.scaling import scale_of
+from analysis.scale_model import scale_of
 from analysis.studies.s2016.formats import bounds, ms
 from analysis.studies.s2016.tables import WORKERS, at_original
 from analysis.studies.s2016.times import get_part_times

@@ -15,7 +15,7 @@ import pandas as pd
 from analysis import pools
 from analysis.histograms import run_percentiles
 from analysis.report import figures as fg
-from analysis.scaling import in_study_time
+from analysis.scale_model import in_study_time
 from analysis.studies.s2016 import gamma, max_figures, sides
 from analysis.studies.s2016.formats import ms
 from analysis.studies.s2016.max_findings import (

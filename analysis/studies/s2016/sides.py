@@ -15,7 +15,7 @@ import pandas as pd
 from analysis.histograms import histogram_quantiles, run_percentiles
 from analysis.report import figures as fg
 from analysis.report import series_plot as sp
-from analysis.scaling import scale_of
+from analysis.scale_model import scale_of
 from analysis.studies.s2016.tables import (
     WORKERS,
     point_statistics,

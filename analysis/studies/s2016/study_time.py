@@ -1,4 +1,4 @@
-"""A family's tables in the study's time (analysis.scaling): the points by their own scale,
+"""A family's tables in the study's time (analysis.scale_model): the points by their own scale,
 every other table with a `point` column by the scale of its point's runs."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from analysis.scaling import in_study_time, with_scale
+from analysis.scale_model import in_study_time, with_scale
 
 
 def by_points(frame: pd.DataFrame, points: pd.DataFrame) -> pd.DataFrame:

@@ -54,7 +54,7 @@ def figure(points: pd.DataFrame, path: str) -> None:
     fg.save(fig, path)
 
 
-def scaling_table(client: pd.DataFrame) -> tuple[str, pd.DataFrame]:
+def scalability_table(client: pd.DataFrame) -> tuple[str, pd.DataFrame]:
     """Throughput per type against the original's ideal implementation (§2.3): linear in S
     from the fewest servers without replication, replication free."""
     rows, frames = [], []
@@ -215,7 +215,7 @@ def mix_numbers(runs: pd.DataFrame) -> dict[str, str]:
     }
 
 
-def scaling_numbers(scaled: pd.DataFrame, ref: dict) -> dict[str, str]:
+def scalability_numbers(scaled: pd.DataFrame, ref: dict) -> dict[str, str]:
     """Measured against ideal throughput at the most servers, per replication level (mean
     over the shares of writes and over sets and gets), an item
     `\\SixteenScalingItem{share}{level}` each, joined by " and ". `SixteenScalingCase`:
@@ -339,7 +339,7 @@ def numbers(
         "SixteenWritesWorkers": fg.num(client["middleware.workers"].iloc[0]),
         "SixteenWritesClients": fg.num(client["clients_total"].iloc[0]),
         "SixteenOrigWritesTable": ref["table"],
-        **scaling_numbers(scaled, reference["scalability"]),
+        **scalability_numbers(scaled, reference["scalability"]),
         **type_numbers(points_by_type),
         **mix_numbers(runs),
     }
@@ -354,11 +354,16 @@ def report(tables: Mapping[str, pd.DataFrame], reference: Mapping, figure_path: 
     times = times_tables(points, runs, pool_requests, reference)
     figure(points, figure_path)
     points_by_type = points[points["side"] == "client"]
-    scaling, scaled = scaling_table(points[points["side"] == "client"])
+    scalability, scaled = scalability_table(points[points["side"] == "client"])
     points = points[points["type"] == "all"].copy()
     client, lowest = changes(points, reference["writes_change_percent"])
     table = change_table(client, reference["writes_change_percent"])
     return Report(
-        {"table": table, "times_set": times["set"], "times_get": times["get"], "scaling": scaling},
+        {
+            "table": table,
+            "times_set": times["set"],
+            "times_get": times["get"],
+            "scalability": scalability,
+        },
         numbers(client, lowest, scaled, points_by_type, runs, reference),
     )

@@ -13,7 +13,7 @@ from analysis import validate
 from analysis.linkload import DEFAULT_KEY_BYTES, Sizes
 from analysis.models import linkbounds
 from analysis.report import figures as fg
-from analysis.scaling import scale_of
+from analysis.scale_model import scale_of
 from analysis.studies.s2018.baseline_maxima import best
 
 # The role whose link binds, as the text names its upload.

@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from analysis.report import figures as fg
-from analysis.scaling import scale_of
+from analysis.scale_model import scale_of
 from analysis.studies.s2018 import seed as seed2018
 from analysis.studies.s2018.macros import camel
 from analysis.studies.s2018.seed_tables import beside_rows, law_rows_tabular

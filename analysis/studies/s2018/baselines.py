@@ -12,7 +12,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from analysis.report import figures as fg
-from analysis.scaling import in_study_time
+from analysis.scale_model import in_study_time
 from analysis.studies.s2018 import baseline_maxima, mw_statistics
 from analysis.studies.s2018 import seed as seed2018
 from analysis.studies.s2018.baseline_links import bandwidth_bound, link_bounds_table

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.report import figures as fg
-from analysis.scaling import in_study_time
+from analysis.scale_model import in_study_time
 from analysis.studies.s2018.macros import camel
 
 WORKLOADS = ["read-only", "write-only"]

@@ -15,7 +15,7 @@ from analysis.aggregate import CI_LEVEL
 from analysis.models import factorial
 from analysis.report import factor_words
 from analysis.report import figures as fg
-from analysis.scaling import in_study_time
+from analysis.scale_model import in_study_time
 from analysis.studies.s2018.macros import camel
 
 # The study's letters: A servers (1/3), B middlewares (1/2), C workers (8/32).

@@ -8,7 +8,7 @@ import pandas as pd
 
 from analysis.aggregate import aggregate_points
 from analysis.histograms import Bound, grouped_quantiles
-from analysis.scaling import in_study_time, with_scale
+from analysis.scale_model import in_study_time, with_scale
 
 QUANTILES = (0.25, 0.5, 0.75, 0.9, 0.99)
 METRICS = ("p25", "p50", "p75", "p90", "p99")

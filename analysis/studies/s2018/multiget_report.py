@@ -14,7 +14,7 @@ import pandas as pd
 from analysis import linkload
 from analysis.histograms import MIDDLEWARE_BUCKET_US, grouped_quantiles
 from analysis.report import figures as fg
-from analysis.scaling import in_study_time, scale_of
+from analysis.scale_model import in_study_time, scale_of
 from analysis.studies.s2018 import multiget as mg
 from analysis.studies.s2018.macros import camel
 from analysis.studies.s2018.multiget_figures import (

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from analysis.scaling import in_study_time, with_scale
+from analysis.scale_model import in_study_time, with_scale
 from analysis.studies.s2018 import mva_middleware, mva_tables, open_models
 
 

@@ -3,7 +3,7 @@
 Seeds 002 and 004 measured the same middleware design, each on its own Azure deployment. The
 reference file (workflows/reference2018.yaml) holds seed 004's values at its top level and
 seed 002's under `seed002`. The functions here take our points in the study's time
-(analysis.scaling.in_study_time) and the reference mapping, and return long tables: one row
+(analysis.scale_model.in_study_time) and the reference mapping, and return long tables: one row
 per compared quantity, with our value and each seed's (NaN where a seed printed none).
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from analysis.scaling import TIME_BASE
+from analysis.scale_model import TIME_BASE
 
 SEED002 = "seed002"
 SEED002_TABLES = (
@@ -49,7 +49,7 @@ def seed002(reference: Mapping) -> Mapping:
 
 def _in_study_time(points: pd.DataFrame) -> None:
     if TIME_BASE not in points.columns or not (points[TIME_BASE] == "study").all():
-        raise ValueError("points must be in the study's time (analysis.scaling.in_study_time)")
+        raise ValueError("points must be in the study's time (analysis.scale_model.in_study_time)")
 
 
 def _value(mapping: Mapping, key: object) -> float:

@@ -11,7 +11,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from analysis.report import figures as fg
-from analysis.scaling import in_study_time
+from analysis.scale_model import in_study_time
 from analysis.studies.s2018 import seed as seed2018
 from analysis.studies.s2018.macros import camel
 from analysis.studies.s2018.seed_tables import beside_rows, law_rows_tabular

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from analysis.report import figures as fg
-from analysis.scaling import in_study_time
+from analysis.scale_model import in_study_time
 from analysis.studies.s2016 import writes as writes2016
 from analysis.studies.s2018 import baseline_maxima, batching
 

@@ -88,12 +88,12 @@ SCALED = pd.DataFrame(
 ).assign(level_writes="1")
 
 
-def test_scaling_against_the_ideal_linear_in_servers(ref: dict) -> None:
-    text, scaled = writes.scaling_table(SCALED)
+def test_scalability_against_the_ideal_linear_in_servers(ref: dict) -> None:
+    text, scaled = writes.scalability_table(SCALED)
     # Ideal at S = 6: twice the S = 3 throughput without replication.
     assert r"6 & none & 1 & 150 & 200 & 75\,\% & 1{,}700 & 2{,}000 & 85\,\% \\" in text
     assert r"6 & full & 1 & 100 & 200 & 50\,\% & -- & -- & -- \\" in text
-    n = writes.scaling_numbers(scaled, ref["scalability"])
+    n = writes.scalability_numbers(scaled, ref["scalability"])
     assert n["SixteenOrigScalingSection"] == "§2.3"
     # At S = 6 (ideal: 6/3 times the throughput at S = 3 without replication), 80 % of the
     # ideal without replication and 50 % with full replication.
@@ -102,24 +102,24 @@ def test_scaling_against_the_ideal_linear_in_servers(ref: dict) -> None:
     assert n["SixteenScalingItems"] == (
         r"\SixteenScalingItem{80\,\%}{none} and \SixteenScalingItem{50\,\%}{full}"
     )
-    empty_text, empty = writes.scaling_table(SCALED.iloc[0:0])
+    empty_text, empty = writes.scalability_table(SCALED.iloc[0:0])
     assert "no data" in empty_text and empty.empty
-    nothing = writes.scaling_numbers(empty, ref["scalability"])
+    nothing = writes.scalability_numbers(empty, ref["scalability"])
     assert (nothing["SixteenScalingCase"], nothing["SixteenScalingItems"]) == ("empty", "")
 
 
 def test_a_share_above_the_ideal_is_explained(ref: dict) -> None:
     above = SCALED.copy()
     above.loc[above["level_replication"] == "full", "throughput_ops_mean"] = 400.0
-    _, scaled = writes.scaling_table(above)
-    n = writes.scaling_numbers(scaled, ref["scalability"])
+    _, scaled = writes.scalability_table(above)
+    n = writes.scalability_numbers(scaled, ref["scalability"])
     assert n["SixteenScalingAboveCase"] == "above"
     assert n["SixteenScalingItems"].endswith(r"\SixteenScalingItem{200\,\%}{full}")
 
 
 def test_a_single_server_count_tests_only_replications_cost(ref: dict) -> None:
-    _, scaled = writes.scaling_table(SCALED[SCALED["servers"] == 3])
-    n = writes.scaling_numbers(scaled, ref["scalability"])
+    _, scaled = writes.scalability_table(SCALED[SCALED["servers"] == 3])
+    n = writes.scalability_numbers(scaled, ref["scalability"])
     assert (n["SixteenScalingCase"], n["SixteenScalingServersLow"]) == ("single", "3")
     assert n["SixteenScalingItems"] == r"\SixteenScalingItem{100\,\%}{none}"
 
@@ -214,7 +214,7 @@ def test_the_report_numbers(ref: dict, saved: dict) -> None:
     # The lowest share of writes, as the clients counted it: both 1 % runs saw no set.
     assert (n["SixteenWritesMixPlanned"], n["SixteenWritesMixRuns"]) == ("1", "2")
     assert (n["SixteenWritesMixNoSet"], n["SixteenWritesMixShare"]) == ("2", "0.00\\,\\%")
-    assert "3 & none & 0.0" in report.tex["table"] and "3 & full & 1" in report.tex["scaling"]
+    assert "3 & none & 0.0" in report.tex["table"] and "3 & full & 1" in report.tex["scalability"]
     # The sets' 100 µs in the study's time (s = 0.5).
     assert r"3 & 0.050 & 0.050 & 0.020" in report.tex["times_set"]
     assert [ax.get_title() for ax in saved["writes.pdf"].axes] == ["all requests", "sets", "gets"]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.scaling import ScaleError, in_study_time
+from analysis.scale_model import ScaleError, in_study_time
 from analysis.studies.s2018 import baseline_maxima as bm
 
 Baselines = tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]

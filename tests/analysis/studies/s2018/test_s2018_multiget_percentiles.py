@@ -8,7 +8,7 @@ import math
 import pandas as pd
 import pytest
 
-from analysis.scaling import in_study_time
+from analysis.scale_model import in_study_time
 from analysis.studies.s2018 import multiget as mg
 from analysis.studies.s2018 import multiget_percentiles as mp
 

@@ -10,7 +10,7 @@ import pytest
 
 from analysis import linkload
 from analysis.report import figures as fg
-from analysis.scaling import in_study_time
+from analysis.scale_model import in_study_time
 from analysis.studies.s2018 import multiget as mg
 from analysis.studies.s2018 import multiget_report as mr
 

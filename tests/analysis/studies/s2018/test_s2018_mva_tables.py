@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from analysis.models import mva
-from analysis.scaling import in_study_time, with_scale
+from analysis.scale_model import in_study_time, with_scale
 from analysis.studies.s2018 import mva_middleware as mw
 from analysis.studies.s2018 import mva_tables
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from analysis.report import figures as fg
-from analysis.scaling import in_study_time
+from analysis.scale_model import in_study_time
 from analysis.studies.s2018 import mw_statistics
 
 Baselines = tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.scaling import in_study_time, with_scale
+from analysis.scale_model import in_study_time, with_scale
 from analysis.studies.s2018 import mm_tables, open_models
 from analysis.studies.s2018.queueing_models import middleware_windows
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.scaling import in_study_time
+from analysis.scale_model import in_study_time
 from analysis.studies.s2018 import writes
 
 SETTINGS = {"level_setup": "full_system", "level_workload": "write-only"}

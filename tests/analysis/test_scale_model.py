@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from analysis.scaling import (
+from analysis.scale_model import (
     ScaleError,
     TimeBaseError,
     add_study_columns,
