@@ -23,6 +23,7 @@ import re
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 from hdrh.codec import HdrCookieException, HdrHistogramSettingsException, HdrLengthException
@@ -88,6 +89,47 @@ def _percentiles(path: Path, where: str, block: dict) -> dict[float, float]:
 def read_memtier(path: str | Path) -> MemtierResult:
     """Reads one result.json; latencies become microseconds."""
     path = Path(path)
+    data = _result_json(path)
+    stats = data["ALL STATS"]
+    start, end = _runtime(path, stats)
+    mwlab = data.get("mwlab") if isinstance(data.get("mwlab"), dict) else {}
+    config = dict(mwlab.get("config") or data.get("configuration") or {})
+    multiget = int(config.get("multi_key_get") or config.get("multi-key-get") or 0)
+    window_ms = _window_ms(path, mwlab)
+
+    types = QUEUE_BLOCKS if "Sends" in stats else CACHE_BLOCKS
+    blocks = _blocks(path, stats, types)
+    # Each window is full except the generator's last one, which ends at the finish time when
+    # that falls inside it. memtier's Start and Finish times are averages over its connections
+    # and can be a second off, so no earlier window is cut short by them.
+    last_window = max((s for _, series in blocks.values() for s in series), default=0)
+    clock = _Clock(start, end, window_ms, last_window)
+
+    windows, totals, hist_rows = [], [], []
+    for name, kind in types.items():
+        block, series = blocks[name]
+        keys = multiget if kind == "get" and multiget > 0 else 1
+        rtype = "multiget" if keys > 1 else kind
+        rows = _window_rows(path, name, series, clock, {"type": rtype, "keys": keys})
+        windows += rows
+        total = _total_row(path, name, block, sum(r["count"] for r in rows))
+        totals.append({"type": rtype, "keys": keys, **total})
+        for bucket_us, n in _histogram(path, name, block, total["count"]):
+            hist_rows.append({"type": rtype, "keys": keys, "bucket_us": bucket_us, "count": n})
+    return MemtierResult(
+        path=path,
+        start_ms=start,
+        end_ms=end,
+        windows=pd.DataFrame(windows, columns=WINDOW_COLUMNS),
+        totals=pd.DataFrame(totals),
+        histograms=pd.DataFrame(hist_rows, columns=HISTOGRAM_COLUMNS),
+        config=config,
+        window_ms=window_ms,
+    )
+
+
+def _result_json(path: Path) -> dict[str, Any]:
+    """The result file's JSON object, which holds an 'ALL STATS' object."""
     try:
         text = path.read_text()
     except OSError as err:
@@ -100,7 +142,11 @@ def read_memtier(path: str | Path) -> MemtierResult:
         raise ParseError(path, f"not valid JSON (truncated?): {err}") from None
     if not isinstance(data, dict) or not isinstance(data.get("ALL STATS"), dict):
         raise ParseError(path, "no 'ALL STATS' object: not a memtier JSON result")
-    stats = data["ALL STATS"]
+    return data
+
+
+def _runtime(path: Path, stats: dict[str, Any]) -> tuple[int, int]:
+    """The run's start and finish times (ms since the epoch)."""
     runtime = stats.get("Runtime")
     if not isinstance(runtime, dict):
         raise ParseError(path, "'ALL STATS' lacks 'Runtime'")
@@ -111,13 +157,13 @@ def read_memtier(path: str | Path) -> MemtierResult:
         raise ParseError(path, f"'Runtime' lacks {err.args[0]!r}") from None
     if end < start:
         raise ParseError(path, f"finish time {end} before start time {start}")
+    return start, end
 
-    mwlab = data.get("mwlab") if isinstance(data.get("mwlab"), dict) else {}
-    config = dict(mwlab.get("config") or data.get("configuration") or {})
-    multiget = int(config.get("multi_key_get") or config.get("multi-key-get") or 0)
-    window_ms = _window_ms(path, mwlab)
 
-    types = QUEUE_BLOCKS if "Sends" in stats else CACHE_BLOCKS
+def _blocks(
+    path: Path, stats: dict[str, Any], types: dict[str, str]
+) -> dict[str, tuple[dict[str, Any], dict[int, Any]]]:
+    """Each request type's block and its per-window series, by window number."""
     blocks = {}
     for name in types:
         block = stats.get(name)
@@ -127,83 +173,81 @@ def read_memtier(path: str | Path) -> MemtierResult:
         if not isinstance(series, dict):
             raise ParseError(path, f"'{name}' lacks the per-second 'Time-Serie'")
         blocks[name] = (block, {_window(path, name, k): v for k, v in series.items()})
-    # Each window is full except the generator's last one, which ends at the finish time when
-    # that falls inside it. memtier's Start and Finish times are averages over its connections
-    # and can be a second off, so no earlier window is cut short by them.
-    last_window = max((s for _, series in blocks.values() for s in series), default=0)
+    return blocks
 
-    windows, totals, hist_rows = [], [], []
-    for name, kind in types.items():
-        block, series = blocks[name]
-        keys = multiget if kind == "get" and multiget > 0 else 1
-        rtype = "multiget" if keys > 1 else kind
-        for key in ("Ops/sec", "Hits/sec", "Misses/sec", "KB/sec"):
-            if key not in block:
-                raise ParseError(path, f"'{name}' lacks {key!r}")
-        mean_ms = block.get("Average Latency", block.get("Latency"))
-        if mean_ms is None:
-            raise ParseError(path, f"'{name}' lacks 'Average Latency'")
-        pct = _percentiles(
-            path, f"{name}/Percentile Latencies", block.get("Percentile Latencies") or {}
-        )
-        count_total = 0
-        for win, entry in sorted(series.items()):
-            if not isinstance(entry, dict) or "Count" not in entry:
-                raise ParseError(path, f"'{name}/Time-Serie/{win}' lacks 'Count'")
-            count = int(_num(path, f"{name}/Time-Serie/{win}/Count", entry["Count"]))
-            count_total += count
-            w_start = start + window_ms * win
-            w_end = w_start + window_ms
-            if win == last_window and w_start < end < w_end:
-                w_end = end
-            p = _percentiles(path, f"{name}/Time-Serie/{win}", entry)
-            windows.append(
-                {
-                    "window": win,
-                    "start_ms": w_start,
-                    "end_ms": w_end,
-                    "type": rtype,
-                    "keys": keys,
-                    "count": count,
-                    "throughput_ops": count / ((w_end - w_start) / 1000),
-                    "response_us_mean": _lat(entry.get("Average Latency"), count),
-                    "response_us_min": _lat(entry.get("Min Latency"), count),
-                    "response_us_max": _lat(entry.get("Max Latency"), count),
-                    "response_us_p50": p.get(50.0, math.nan) if count else math.nan,
-                    "response_us_p90": p.get(90.0, math.nan) if count else math.nan,
-                    "response_us_p99": p.get(99.0, math.nan) if count else math.nan,
-                }
-            )
-        count = int(_num(path, f"{name}/Count", block.get("Count", count_total)))
-        # An empty type carries placeholder latencies (memtier: a 7 µs percentile, mean 0).
-        has = count > 0
-        totals.append(
+
+@dataclass(frozen=True)
+class _Clock:
+    """Where the windows lie: the run's start and finish, the window length and the last
+    window's number (the one window the finish time may cut short)."""
+
+    start: int
+    end: int
+    window_ms: int
+    last_window: int
+
+    def bounds(self, win: int) -> tuple[int, int]:
+        w_start = self.start + self.window_ms * win
+        w_end = w_start + self.window_ms
+        if win == self.last_window and w_start < self.end < w_end:
+            w_end = self.end
+        return w_start, w_end
+
+
+def _window_rows(
+    path: Path, name: str, series: dict[int, Any], clock: _Clock, labels: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """One row per window of a request type's series, with `labels` (its type and keys)."""
+    rows = []
+    for win, entry in sorted(series.items()):
+        if not isinstance(entry, dict) or "Count" not in entry:
+            raise ParseError(path, f"'{name}/Time-Serie/{win}' lacks 'Count'")
+        count = int(_num(path, f"{name}/Time-Serie/{win}/Count", entry["Count"]))
+        w_start, w_end = clock.bounds(win)
+        p = _percentiles(path, f"{name}/Time-Serie/{win}", entry)
+        rows.append(
             {
-                "type": rtype,
-                "keys": keys,
+                "window": win,
+                "start_ms": w_start,
+                "end_ms": w_end,
+                **labels,
                 "count": count,
-                "throughput_ops": _num(path, f"{name}/Ops/sec", block["Ops/sec"]),
-                "hits_per_s": _num(path, f"{name}/Hits/sec", block["Hits/sec"]),
-                "misses_per_s": _num(path, f"{name}/Misses/sec", block["Misses/sec"]),
-                "kb_per_s": _num(path, f"{name}/KB/sec", block["KB/sec"]),
-                "response_us_mean": (
-                    _num(path, f"{name}/Average Latency", mean_ms) * 1000 if has else math.nan
-                ),
-                **{f"response_us_p{_pct_name(q)}": v if has else math.nan for q, v in pct.items()},
+                "throughput_ops": count / ((w_end - w_start) / 1000),
+                "response_us_mean": _lat(entry.get("Average Latency"), count),
+                "response_us_min": _lat(entry.get("Min Latency"), count),
+                "response_us_max": _lat(entry.get("Max Latency"), count),
+                "response_us_p50": p.get(50.0, math.nan) if count else math.nan,
+                "response_us_p90": p.get(90.0, math.nan) if count else math.nan,
+                "response_us_p99": p.get(99.0, math.nan) if count else math.nan,
             }
         )
-        for bucket_us, n in _histogram(path, name, block, count):
-            hist_rows.append({"type": rtype, "keys": keys, "bucket_us": bucket_us, "count": n})
-    return MemtierResult(
-        path=path,
-        start_ms=start,
-        end_ms=end,
-        windows=pd.DataFrame(windows, columns=WINDOW_COLUMNS),
-        totals=pd.DataFrame(totals),
-        histograms=pd.DataFrame(hist_rows, columns=HISTOGRAM_COLUMNS),
-        config=config,
-        window_ms=window_ms,
-    )
+    return rows
+
+
+def _total_row(path: Path, name: str, block: dict[str, Any], count_total: int) -> dict[str, Any]:
+    """A request type's whole-run totals (its count, rates, mean and percentiles)."""
+    for key in ("Ops/sec", "Hits/sec", "Misses/sec", "KB/sec"):
+        if key not in block:
+            raise ParseError(path, f"'{name}' lacks {key!r}")
+    mean_ms = block.get("Average Latency", block.get("Latency"))
+    if mean_ms is None:
+        raise ParseError(path, f"'{name}' lacks 'Average Latency'")
+    listed = block.get("Percentile Latencies") or {}
+    pct = _percentiles(path, f"{name}/Percentile Latencies", listed)
+    count = int(_num(path, f"{name}/Count", block.get("Count", count_total)))
+    # An empty type carries placeholder latencies (memtier: a 7 µs percentile, mean 0).
+    has = count > 0
+    return {
+        "count": count,
+        "throughput_ops": _num(path, f"{name}/Ops/sec", block["Ops/sec"]),
+        "hits_per_s": _num(path, f"{name}/Hits/sec", block["Hits/sec"]),
+        "misses_per_s": _num(path, f"{name}/Misses/sec", block["Misses/sec"]),
+        "kb_per_s": _num(path, f"{name}/KB/sec", block["KB/sec"]),
+        "response_us_mean": (
+            _num(path, f"{name}/Average Latency", mean_ms) * 1000 if has else math.nan
+        ),
+        **{f"response_us_p{_pct_name(q)}": v if has else math.nan for q, v in pct.items()},
+    }
 
 
 def _window_ms(path: Path, mwlab: dict) -> int:
