@@ -159,104 +159,24 @@ def load_machines(path: Path = MACHINES, root: Path = REPO) -> Machines:
         name: MachineType(name, int(t["vcpus"]), float(t["link_mbit"]))
         for name, t in doc["machine_types"].items()
     }
-    studies: dict[str, dict[str, MachineType]] = {}
-    unfitted: dict[str, dict[str, str]] = {}
-    unfitted_why: dict[str, dict[str, str]] = {}
-    commit_ms: dict[str, float] = {}
-    commit_source: dict[str, str] = {}
-    for study, spec in doc["studies"].items():
-        unknown = sorted(set(spec["roles"].values()) - set(types))
-        if unknown:
-            raise ScaleModelError(f"{path}: study {study} names unknown machine types {unknown}")
-        studies[str(study)] = {role: types[t] for role, t in spec["roles"].items()}
-        unfitted[str(study)] = {r: u["same_as"] for r, u in spec.get("unfitted", {}).items()}
-        unfitted_why[str(study)] = {r: u["why"] for r, u in spec.get("unfitted", {}).items()}
-        if "commit" in spec:
-            commit_ms[str(study)] = float(spec["commit"]["ms"])
-            commit_source[str(study)] = str(spec["commit"].get("source", ""))
+    studies = _studies(path, doc["studies"], types)
     speed = doc["speed"]
     if not speed["lower"] < speed["upper"]:
         raise ScaleModelError(f"{path}: speed.lower must be below speed.upper")
     cal = doc["calibration"]
-
-    def ref(raw: dict[str, Any]) -> tuple[float, str]:
-        where = f"{raw['file']}:{'.'.join(map(str, raw['path']))}"
-        return reference_value(raw["file"], raw["path"], root), where
-
-    targets: dict[str, Target] = {}
-    for name, t in cal["targets"].items():
-        value, _ = ref(t["reference"])
-        targets[name] = Target(
-            name,
-            t["role"],
-            str(t["study"]),
-            value,
-            t["source"],
-            t["side"],
-            t["point"],
-            tuple(float(x) for x in t.get("speeds", ())),
-            tuple(str(s) for s in t.get("studies", studies)),
-        )
-    for name, target in targets.items():
-        if target.study not in target.studies or not set(target.studies) <= set(studies):
-            raise ScaleModelError(
-                f"{path}: target {name} must serve its own study {target.study} and known"
-                f" studies only, got {list(target.studies)}"
-            )
-    roles = [t.role for t in targets.values()]
-    for study in studies:
-        for role, same_as in unfitted[study].items():
-            serving = sorted(n for n, t in targets.items() if t.role == role and study in t.studies)
-            if serving:
-                raise ScaleModelError(
-                    f"{path}: the {role}s of study {study} are unfitted, yet targets {serving}"
-                    " serve them"
-                )
-            if same_as != "upper" and same_as not in roles:
-                raise ScaleModelError(
-                    f"{path}: the {role}s of study {study} follow {same_as}, which no target fits"
-                )
-        for role in sorted(set(roles) - set(unfitted[study])):
-            serving = sorted(n for n, t in targets.items() if t.role == role and study in t.studies)
-            if len(serving) != 1:
-                raise ScaleModelError(
-                    f"{path}: the {role}s of study {study} need exactly one calibration target,"
-                    f" got {serving or 'none'}"
-                )
+    targets = _targets(path, cal["targets"], studies.roles, root)
+    _check_fitted_roles(path, targets, studies.unfitted)
     same_as = cal["client_rule"]["same_as"]
+    roles = [t.role for t in targets.values()]
     if "client" in roles:
         raise ScaleModelError(f"{path}: the client role follows client_rule, it is not fitted")
     if same_as not in ("upper", "unbudgeted") and same_as not in roles:
         raise ScaleModelError(f"{path}: client_rule follows {same_as}, which no target fits")
-    validation = {}
-    for name, v in doc["validation"].items():
-        value, where = ref(v["reference"])
-        follows = v.get("follows")
-        if follows is not None and follows not in cal["targets"]:
-            raise ScaleModelError(
-                f"{path}: validation number {name} follows {follows!r}, which is no calibration"
-                f" target (targets: {', '.join(sorted(cal['targets']))})"
-            )
-        validation[name] = Reference(name, value, v["source"], where, follows)
-    used = {ref(t["reference"])[1]: n for n, t in cal["targets"].items()}
-    both = sorted(r.where for r in validation.values() if r.where in used)
-    if both:
-        raise ScaleModelError(f"{path}: calibration targets also listed for validation: {both}")
-    delays: dict[str, dict[str, float]] = {}
-    delay_sites: dict[str, dict[str, dict[str, Any]]] = {}
-    for pair in PAIRS:
-        spec = doc["delays_ms"][pair]
-        unknown = sorted(set(map(str, spec.get("studies", {}))) - set(studies))
-        if unknown:
-            raise ScaleModelError(f"{path}: delays_ms.{pair} names unknown studies {unknown}")
-        own = {str(k): v for k, v in spec.get("studies", {}).items()}
-        for study in studies:
-            delays.setdefault(study, {})[pair] = float(own.get(study, spec)["one_way_ms"])
-            if "derived_at" in own.get(study, {}):
-                delay_sites.setdefault(study, {})[pair] = dict(own[study]["derived_at"])
+    validation = _validation(path, doc["validation"], cal["targets"], root)
+    delays, delay_sites = _delays(path, doc["delays_ms"], studies.roles)
     return Machines(
         types=types,
-        studies=studies,
+        studies=studies.roles,
         delays_ms=delays,
         speed_lower=float(speed["lower"]),
         speed_upper=float(speed["upper"]),
@@ -265,12 +185,142 @@ def load_machines(path: Path = MACHINES, root: Path = REPO) -> Machines:
         client_same_as=same_as,
         client_why=cal["client_rule"]["why"],
         validation=validation,
-        unfitted=unfitted,
-        unfitted_why=unfitted_why,
-        commit_ms=commit_ms,
-        commit_source=commit_source,
+        unfitted=studies.unfitted,
+        unfitted_why=studies.unfitted_why,
+        commit_ms=studies.commit_ms,
+        commit_source=studies.commit_source,
         delay_sites=delay_sites,
     )
+
+
+@dataclass(frozen=True)
+class _Studies:
+    """machines.yaml's `studies`: each study's machine per role, its roles at an assumed
+    speed (what each follows, and why) and its database's commit delay (with its source)."""
+
+    roles: dict[str, dict[str, MachineType]]
+    unfitted: dict[str, dict[str, str]]
+    unfitted_why: dict[str, dict[str, str]]
+    commit_ms: dict[str, float]
+    commit_source: dict[str, str]
+
+
+def _studies(path: Path, raw: dict[str, Any], types: dict[str, MachineType]) -> _Studies:
+    out = _Studies({}, {}, {}, {}, {})
+    for study, spec in raw.items():
+        unknown = sorted(set(spec["roles"].values()) - set(types))
+        if unknown:
+            raise ScaleModelError(f"{path}: study {study} names unknown machine types {unknown}")
+        key = str(study)
+        out.roles[key] = {role: types[t] for role, t in spec["roles"].items()}
+        out.unfitted[key] = {r: u["same_as"] for r, u in spec.get("unfitted", {}).items()}
+        out.unfitted_why[key] = {r: u["why"] for r, u in spec.get("unfitted", {}).items()}
+        if "commit" in spec:
+            out.commit_ms[key] = float(spec["commit"]["ms"])
+            out.commit_source[key] = str(spec["commit"].get("source", ""))
+    return out
+
+
+def _reference(raw: dict[str, Any], root: Path) -> tuple[float, str]:
+    """A study number named by file and path: its value, and where it is (`file:a.b`)."""
+    where = f"{raw['file']}:{'.'.join(map(str, raw['path']))}"
+    return reference_value(raw["file"], raw["path"], root), where
+
+
+def _targets(
+    path: Path, raw: dict[str, Any], studies: dict[str, dict[str, MachineType]], root: Path
+) -> dict[str, Target]:
+    """The calibration's targets, each serving its own study and known studies only."""
+    targets: dict[str, Target] = {}
+    for name, t in raw.items():
+        target = Target(
+            name,
+            t["role"],
+            str(t["study"]),
+            _reference(t["reference"], root)[0],
+            t["source"],
+            t["side"],
+            t["point"],
+            tuple(float(x) for x in t.get("speeds", ())),
+            tuple(str(s) for s in t.get("studies", studies)),
+        )
+        if target.study not in target.studies or not set(target.studies) <= set(studies):
+            raise ScaleModelError(
+                f"{path}: target {name} must serve its own study {target.study} and known"
+                f" studies only, got {list(target.studies)}"
+            )
+        targets[name] = target
+    return targets
+
+
+def _check_fitted_roles(
+    path: Path, targets: dict[str, Target], unfitted: dict[str, dict[str, str]]
+) -> None:
+    """Every fitted role of a study has exactly one target, an unfitted one none, and an
+    unfitted role follows the upper bound or a role some target fits."""
+    roles = [t.role for t in targets.values()]
+    for study, assumed in unfitted.items():
+
+        def serving(role: str, study: str = study) -> list[str]:
+            return sorted(n for n, t in targets.items() if t.role == role and study in t.studies)
+
+        for role, same_as in assumed.items():
+            if serving(role):
+                raise ScaleModelError(
+                    f"{path}: the {role}s of study {study} are unfitted, yet targets"
+                    f" {serving(role)} serve them"
+                )
+            if same_as != "upper" and same_as not in roles:
+                raise ScaleModelError(
+                    f"{path}: the {role}s of study {study} follow {same_as}, which no target fits"
+                )
+        for role in sorted(set(roles) - set(assumed)):
+            if len(serving(role)) != 1:
+                raise ScaleModelError(
+                    f"{path}: the {role}s of study {study} need exactly one calibration target,"
+                    f" got {serving(role) or 'none'}"
+                )
+
+
+def _validation(
+    path: Path, raw: dict[str, Any], targets: dict[str, Any], root: Path
+) -> dict[str, Reference]:
+    """The study numbers left out of the calibration; none of them is also a target."""
+    validation = {}
+    for name, v in raw.items():
+        value, where = _reference(v["reference"], root)
+        follows = v.get("follows")
+        if follows is not None and follows not in targets:
+            raise ScaleModelError(
+                f"{path}: validation number {name} follows {follows!r}, which is no calibration"
+                f" target (targets: {', '.join(sorted(targets))})"
+            )
+        validation[name] = Reference(name, value, v["source"], where, follows)
+    used = {_reference(t["reference"], root)[1] for t in targets.values()}
+    both = sorted(r.where for r in validation.values() if r.where in used)
+    if both:
+        raise ScaleModelError(f"{path}: calibration targets also listed for validation: {both}")
+    return validation
+
+
+def _delays(
+    path: Path, raw: dict[str, Any], studies: dict[str, dict[str, MachineType]]
+) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, dict[str, Any]]]]:
+    """Each study's one-way delay per pair (a study's own, else the pair's), and where a
+    delay derived from a study's number was derived (`derived_at`)."""
+    delays: dict[str, dict[str, float]] = {}
+    sites: dict[str, dict[str, dict[str, Any]]] = {}
+    for pair in PAIRS:
+        spec = raw[pair]
+        unknown = sorted(set(map(str, spec.get("studies", {}))) - set(studies))
+        if unknown:
+            raise ScaleModelError(f"{path}: delays_ms.{pair} names unknown studies {unknown}")
+        own = {str(k): v for k, v in spec.get("studies", {}).items()}
+        for study in studies:
+            delays.setdefault(study, {})[pair] = float(own.get(study, spec)["one_way_ms"])
+            if "derived_at" in own.get(study, {}):
+                sites.setdefault(study, {})[pair] = dict(own[study]["derived_at"])
+    return delays, sites
 
 
 def _check_scale(scale: float) -> None:
