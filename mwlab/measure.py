@@ -509,21 +509,9 @@ def measure_command(
     every = sorted({r.family for r in plan})
     code = fingerprint(root, profile)
     earlier = check_onto(onto, profile, code) if onto else []
-    piece = sorted(set(families.split(","))) if families else sorted(set(every) - set(earlier))
-    unknown = sorted(set(piece) - set(every))
-    if unknown:
-        raise MeasureError(
-            f"--families: no family {', '.join(unknown)} in profile {profile} "
-            f"(it has {', '.join(every)})"
-        )
-    if set(piece) & set(earlier):
-        raise MeasureError(f"{onto} holds {', '.join(sorted(set(piece) & set(earlier)))} already")
-    if not piece:
-        raise MeasureError(f"{onto} holds every family of profile {profile}: nothing to measure")
-    results = (results or root / str(yaml.safe_load(study.read_text())["results"])).resolve()
+    piece = _piece(families, every, earlier, onto, profile)
     # Inside the checkout, the path the profile names: Snakemake keys its records by path.
-    if results.is_relative_to(root):
-        results = results.relative_to(root)
+    results = folder.relative_to(root) if folder.is_relative_to(root) else folder
     with exclusive(results):
         record = check_record(results, profile, code)
         if record.get("onto") != (str(onto) if onto else None) and record["pieces"]:
@@ -556,54 +544,85 @@ def measure_command(
         # A first piece calibrates; a later one (--onto) measures with the first's calibration.
         if not onto:
             piece_runs += calibration_runs(root, profile, piece_runs)
-        progress = Progress(results, piece_runs)
-        click.echo(progress.line(), err=True)
-        stop = threading.Event()
-        reporter = threading.Thread(target=_report, args=(progress, stop, progress_every))
-        reporter.daemon = True
-        reporter.start()
-        command = [
-            sys.executable,
-            "-m",
-            "snakemake",
-            "--profile",
-            str(study.parent),
-            "--cores",
-            str(cores),
-            "--config",
+        config = [
             f"results={results}",
             *([f"piece={','.join(piece)}"] if piece != every else []),
             *([f"onto={onto}"] if onto else []),
             *(f"{key}={json.dumps(value)}" for key, value in overrides.items()),
-            "--",
-            "measured",
         ]
+        command = [sys.executable, "-m", "snakemake", "--profile", str(study.parent),
+                   "--cores", str(cores), "--config", *config, "--", "measured"]  # fmt: skip
+        progress = Progress(results, piece_runs)
         try:
-            code_ = subprocess.run(command, cwd=root, check=False, env=pipeline_env()).returncode
+            exit_code = _run_pipeline(command, root, progress, progress_every)
         finally:
-            stop.set()
             entry["finished_at"] = _now()
             write_record(results, record)
-        click.echo(progress.line(), err=True)
-        if code_ != 0:
-            raise MeasureError(f"the pipeline stopped (exit {code_}); `mwlab measure` resumes it")
+        if exit_code != 0:
+            raise MeasureError(
+                f"the pipeline stopped (exit {exit_code}); `mwlab measure` resumes it"
+            )
         entry["done"] = True
         measured = finished_families(record)
         # Complete: the results folder holds every family (a later piece's does not).
         record["complete"] = measured >= set(every)
         write_record(results, record)
-        if record["complete"]:
-            click.echo(
-                f"measure: {results} complete; `make paper PROFILE={profile}` builds its report"
-            )
-        else:
-            held = len(measured | set(earlier))
-            click.echo(
-                f"measure: {held} of {len(every)} families measured"
-                + (f" (with {onto})" if onto else "")
-                + f"; `mwlab dataset archive --profile {profile}` archives them"
-                + (" as one dataset" if held == len(every) else " as a piece")
-            )
+        click.echo(_next_step(results, profile, record["complete"], measured | set(earlier),
+                              every, onto))  # fmt: skip
+
+
+def _piece(
+    families: str | None, every: list[str], earlier: list[str], onto: Path | None, profile: str
+) -> list[str]:
+    """The families this measurement measures: those named, else every one the dataset it
+    adds to (`onto`) lacks; each must be the profile's and none that dataset's."""
+    piece = sorted(set(families.split(","))) if families else sorted(set(every) - set(earlier))
+    unknown = sorted(set(piece) - set(every))
+    if unknown:
+        raise MeasureError(
+            f"--families: no family {', '.join(unknown)} in profile {profile} "
+            f"(it has {', '.join(every)})"
+        )
+    if set(piece) & set(earlier):
+        raise MeasureError(f"{onto} holds {', '.join(sorted(set(piece) & set(earlier)))} already")
+    if not piece:
+        raise MeasureError(f"{onto} holds every family of profile {profile}: nothing to measure")
+    return piece
+
+
+def _run_pipeline(command: list[str], root: Path, progress: Progress, every_s: float) -> int:
+    """Runs the measurement's Snakemake, with a progress line at its start, every `every_s`
+    seconds and at its end; its exit code."""
+    click.echo(progress.line(), err=True)
+    stop = threading.Event()
+    reporter = threading.Thread(target=_report, args=(progress, stop, every_s))
+    reporter.daemon = True
+    reporter.start()
+    try:
+        return subprocess.run(command, cwd=root, check=False, env=pipeline_env()).returncode
+    finally:
+        stop.set()
+        click.echo(progress.line(), err=True)
+
+
+def _next_step(
+    results: Path,
+    profile: str,
+    complete: bool,
+    held: set[str],
+    every: list[str],
+    onto: Path | None,
+) -> str:
+    """What the user does next: build the report of a complete folder, else archive the
+    families measured so far (one dataset when they are every family, else a piece)."""
+    if complete:
+        return f"measure: {results} complete; `make paper PROFILE={profile}` builds its report"
+    return (
+        f"measure: {len(held)} of {len(every)} families measured"
+        + (f" (with {onto})" if onto else "")
+        + f"; `mwlab dataset archive --profile {profile}` archives them"
+        + (" as one dataset" if len(held) == len(every) else " as a piece")
+    )
 
 
 def _dataset_call(ds: Path, results: Path) -> list[str]:
