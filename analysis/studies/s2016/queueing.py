@@ -218,101 +218,18 @@ def open_at(
 def open_models(d: Frames, seed: dict) -> Part:
     """M/M/1 and M/M/m at the maximum-throughput configuration of the read-only family
     (`d`: its tables through `timed_reads`) beside seed 001's M/M/1 (`seed`)."""
-    ok = averaged_runs(d["runs"])
-    points, windows = d["points"], d["windows"]
-    client = points[(points["side"] == "client") & (points["type"] == "all")]
-    chosen = choose_max(client.rename(columns={WORKERS: "workers"}), MAX_TOLERANCE)
-    point = chosen["point"]
-    mw_win = windows[(windows["side"] == "middleware") & (windows["type"] != "all")]
-    # λ from the runs the point's throughput averages, so both sides give the same load.
-    lam = estimate.arrival_rate(of_point(mw_win, point, ok))
-    mu1 = estimate.service_rate_max_window(mw_win)
-    at = of_point(windows, point, ok)
-    requests = of_point(d["pool_requests"], point, ok)
-    inputs = mmm2016.inputs(
-        at, requests, int(chosen["servers"]), int(chosen["workers"]), int(chosen["middlewares"])
-    )
-    measured = mmm2016.measured(at, requests, stable_queue(d["queue"], at, point), lam)
-    pct = run_percentiles(of_point(d["histograms"], point, ok), windows, (0.5, 0.95))
-    measured.update(
-        arrival_rate=lam,
-        response_time_q50=float(pct["p50"].mean()) / 1e6 if len(pct) else math.nan,
-        response_time_q95=float(pct["p95"].mean()) / 1e6 if len(pct) else math.nan,
-    )
-    results: dict[str, dict[str, float]] = {}
-    unstable = []
-    for name, solve in (
-        ("mm1", lambda: queueing.mm1(lam, mu1)),
-        ("mmm", lambda: mmm2016.solve(inputs)),
-    ):
-        try:
-            results[name] = mmm2016.flat(solve())
-        except queueing.UnstableQueueError as err:
-            results[name] = {}
-            unstable.append(f"{'M/M/1' if name == 'mm1' else f'M/M/{inputs.servers}'}: {err}")
-    results["mm1"]["servers"] = 1
-    results["mmm"]["servers"] = inputs.servers
-    # Validity: both models at the fewest clients of the chosen pool size, fitted the same way.
-    level = client[client[WORKERS] == chosen["workers"]].sort_values("clients_total")
-    light = open_at(
-        d,
-        level.iloc[0]["point"],
-        mu1,
-        int(chosen["servers"]),
-        int(chosen["workers"]),
-        int(chosen["middlewares"]),
-    )
-    mm1_error, mmm_error = _error(results["mm1"], measured), _error(results["mmm"], measured)
-    clients_n = float(chosen["clients_total"])
-    rho1 = results["mm1"].get("utilization", lam / mu1)
-    mm1_valid = vd.judge(
-        "M/M/1",
-        vd.relative_error(light.mm1, light.measured),
-        light.point,
-        (
-            vd.servers(1, inputs.servers, "read threads that serve the GETs"),
-            vd.utilisation("server", rho1),
-            vd.recipe(mm1_error, clients_n, rho1),
-        ),
-    )
-    threads = read_threads(d["pools"], point, ok)
-    mmm_valid = vd.judge(
-        f"M/M/{inputs.servers}",
-        vd.relative_error(light.mmm, light.measured),
-        light.point,
-        (
-            vd.servers(
-                inputs.servers,
-                threads if threads is not None else inputs.servers,
-                "read threads the pools ran",
-            ),
-            vd.utilisation("read_thread", results["mmm"].get("utilization", math.nan)),
-            _idle(results["mmm"], measured),
-        ),
-    )
-    seed_pred = {**seed["predicted"], "arrival_rate": seed["arrival_rate"], "servers": 1,
-                 "service_rate": seed["service_rate"]}  # fmt: skip
-    rows = []
-    for key, label, scale, digits in ROWS:
-        cells = [label]
-        for name in ("mm1", "mmm"):
-            cells.append(fg.num(results[name].get(key, math.nan) * scale, digits))
-        cells.append(fg.num(measured.get(key, math.nan) * scale, digits))
-        cells.append(fg.num(seed_pred.get(key, math.nan), digits))
-        if key in seed.get("printed_errors", []):
-            cells[-1] += "$^\\dagger$"
-        cells.append(fg.num(seed["actual"].get(key, math.nan), digits))
-        rows.append(cells)
-    tabular = fg.tabular(
-        ["Metric", "M/M/1", f"M/M/{inputs.servers}", "Measured", "Seed M/M/1", "Seed meas."],
-        rows,
-        "p{5.6cm}rrrrr",
-    )
+    o = _open_point(d)
+    results, unstable = _solve_open(o)
+    mm1_valid, mmm_valid = _open_validity(d, o, results)
     mm1r, mmmr = results["mm1"], results["mmm"]
+    measured, lam, mu1, inputs = o.measured, o.lam, o.mu1, o.inputs
+    mm1_error, mmm_error = _error(mm1r, measured), _error(mmmr, measured)
+    clients_n = float(o.chosen["clients_total"])
+    rho1 = mm1r.get("utilization", lam / mu1)
     models = {}
     if "mean_response_time" in mm1r and measured.get("mean_response_time", 0) > 0:
         models["mm1"] = _model_entry(
-            point, mm1r["mean_response_time"], measured["mean_response_time"], "M/M/1"
+            o.chosen["point"], mm1r["mean_response_time"], measured["mean_response_time"], "M/M/1"
         )
         models["mm1"]["validity"] = mm1_valid.to_dict()
         # The error the recipe's identity alone gives, beside the model's.
@@ -320,13 +237,13 @@ def open_models(d: Frames, seed: dict) -> Part:
     numbers = {
         "SixteenMMOneLambda": fg.num(lam),
         # The same point's throughput as the clients measure it (the grid's and Table 1's).
-        "SixteenMMOneClientThroughput": fg.num(chosen["throughput_ops_mean"]),
+        "SixteenMMOneClientThroughput": fg.num(o.chosen["throughput_ops_mean"]),
         "SixteenMMOneMu": fg.num(mu1),
         "SixteenMMOneRho": fg.num(mm1r.get("utilization", math.nan), 3),
         "SixteenMMOneResponse": fg.num(mm1r.get("mean_response_time", math.nan) * 1e3, 3),
         "SixteenMMOneResponseError": fg.pct(mm1_error),
         "SixteenMMOneLightestError": fg.pct(mm1_valid.lightest_error),
-        "SixteenMMOneLightestClients": fg.num(level.iloc[0]["clients_total"]),
+        "SixteenMMOneLightestClients": fg.num(o.lightest["clients_total"]),
         "SixteenMMOneValidCase": valid_case(mm1_valid),
         "SixteenMMOneIdentityError": fg.pct(vd.identity_error(clients_n, rho1)),
         "SixteenMMOneClients": fg.num(clients_n),
@@ -361,7 +278,128 @@ def open_models(d: Frames, seed: dict) -> Part:
         "SixteenSeedMMOneMeasuredRho": fg.num(seed["actual"]["utilization"], 2),
         **seed_busy_period(seed),
     }
-    return Part(tabular, numbers, models)
+    return Part(_open_table(results, measured, seed, inputs.servers), numbers, models)
+
+
+@dataclass(frozen=True)
+class _OpenPoint:
+    """The open models' point: the chosen maximum (`chosen`, a client row), the fewest
+    clients of its pool size (`lightest`), the arrival and one thread's service rate, the
+    M/M/m's inputs and what was measured there, over the runs it averages (`ok`)."""
+
+    chosen: pd.Series
+    lightest: pd.Series
+    ok: Any
+    lam: float
+    mu1: float
+    inputs: Any
+    measured: dict[str, float]
+
+
+def _open_point(d: Frames) -> _OpenPoint:
+    ok = averaged_runs(d["runs"])
+    points, windows = d["points"], d["windows"]
+    client = points[(points["side"] == "client") & (points["type"] == "all")]
+    chosen = choose_max(client.rename(columns={WORKERS: "workers"}), MAX_TOLERANCE)
+    point = chosen["point"]
+    mw_win = windows[(windows["side"] == "middleware") & (windows["type"] != "all")]
+    # λ from the runs the point's throughput averages, so both sides give the same load.
+    lam = estimate.arrival_rate(of_point(mw_win, point, ok))
+    mu1 = estimate.service_rate_max_window(mw_win)
+    at = of_point(windows, point, ok)
+    requests = of_point(d["pool_requests"], point, ok)
+    inputs = mmm2016.inputs(
+        at, requests, int(chosen["servers"]), int(chosen["workers"]), int(chosen["middlewares"])
+    )
+    measured = mmm2016.measured(at, requests, stable_queue(d["queue"], at, point), lam)
+    pct = run_percentiles(of_point(d["histograms"], point, ok), windows, (0.5, 0.95))
+    measured.update(
+        arrival_rate=lam,
+        response_time_q50=float(pct["p50"].mean()) / 1e6 if len(pct) else math.nan,
+        response_time_q95=float(pct["p95"].mean()) / 1e6 if len(pct) else math.nan,
+    )
+    level = client[client[WORKERS] == chosen["workers"]].sort_values("clients_total")
+    return _OpenPoint(chosen, level.iloc[0], ok, lam, mu1, inputs, measured)
+
+
+def _solve_open(o: _OpenPoint) -> tuple[dict[str, dict[str, float]], list[str]]:
+    """Both models' results by name (empty where a model has no steady state, then named in
+    the list with why)."""
+    results: dict[str, dict[str, float]] = {}
+    unstable = []
+    for name, solve in (
+        ("mm1", lambda: queueing.mm1(o.lam, o.mu1)),
+        ("mmm", lambda: mmm2016.solve(o.inputs)),
+    ):
+        try:
+            results[name] = mmm2016.flat(solve())
+        except queueing.UnstableQueueError as err:
+            results[name] = {}
+            unstable.append(f"{'M/M/1' if name == 'mm1' else f'M/M/{o.inputs.servers}'}: {err}")
+    results["mm1"]["servers"] = 1
+    results["mmm"]["servers"] = o.inputs.servers
+    return results, unstable
+
+
+def _open_validity(
+    d: Frames, o: _OpenPoint, results: dict[str, dict[str, float]]
+) -> tuple[vd.Validity, vd.Validity]:
+    """Both models' validity: each at the fewest clients of the chosen pool size, fitted the
+    same way, with its inputs' checks."""
+    servers, workers = int(o.chosen["servers"]), int(o.chosen["workers"])
+    light = open_at(d, o.lightest["point"], o.mu1, servers, workers, int(o.chosen["middlewares"]))
+    clients_n = float(o.chosen["clients_total"])
+    rho1 = results["mm1"].get("utilization", o.lam / o.mu1)
+    mm1_valid = vd.judge(
+        "M/M/1",
+        vd.relative_error(light.mm1, light.measured),
+        light.point,
+        (
+            vd.servers(1, o.inputs.servers, "read threads that serve the GETs"),
+            vd.utilisation("server", rho1),
+            vd.recipe(_error(results["mm1"], o.measured), clients_n, rho1),
+        ),
+    )
+    threads = read_threads(d["pools"], o.chosen["point"], o.ok)
+    mmm_valid = vd.judge(
+        f"M/M/{o.inputs.servers}",
+        vd.relative_error(light.mmm, light.measured),
+        light.point,
+        (
+            vd.servers(
+                o.inputs.servers,
+                threads if threads is not None else o.inputs.servers,
+                "read threads the pools ran",
+            ),
+            vd.utilisation("read_thread", results["mmm"].get("utilization", math.nan)),
+            _idle(results["mmm"], o.measured),
+        ),
+    )
+    return mm1_valid, mmm_valid
+
+
+def _open_table(
+    results: dict[str, dict[str, float]], measured: dict[str, float], seed: dict, servers: int
+) -> str:
+    """Both models beside what was measured and beside seed 001's M/M/1 and its measurement."""
+    seed_pred = {**seed["predicted"], "arrival_rate": seed["arrival_rate"], "servers": 1,
+                 "service_rate": seed["service_rate"]}  # fmt: skip
+    rows = []
+    for key, label, scale, digits in ROWS:
+        cells = [label]
+        for name in ("mm1", "mmm"):
+            cells.append(fg.num(results[name].get(key, math.nan) * scale, digits))
+        cells.append(fg.num(measured.get(key, math.nan) * scale, digits))
+        cells.append(fg.num(seed_pred.get(key, math.nan), digits))
+        if key in seed.get("printed_errors", []):
+            cells[-1] += "$^\\dagger$"
+        cells.append(fg.num(seed["actual"].get(key, math.nan), digits))
+        rows.append(cells)
+    return fg.tabular(
+        ["Metric", "M/M/1", f"M/M/{servers}", "Measured", "Seed M/M/1", "Seed meas."],
+        rows,
+        "p{5.6cm}rrrrr",
+    )
 
 
 OPEN_WHY = {  # a failed input check of the open M/M/m, as a clause of the prose
