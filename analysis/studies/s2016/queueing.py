@@ -899,54 +899,10 @@ def mva_seed(d: Frames, seed: dict, lightest: Mapping[int, Lightest] | None = No
             )
         else:
             seed_valid = vd.judge("MVA", math.nan, "", checks)
-        w = design.write_share
-        st = p.result.stations
-        model = {
-            "throughput": p.throughput,
-            "throughput_get": p.throughput * (1 - w),
-            "throughput_set": p.throughput * w,
-            "response": p.response_time * 1e3,
-            "response_get": (times.client + p.middleware_response_get) * 1e3,
-            "response_set": (times.client + p.middleware_response_set) * 1e3,
-            "read_response": st["read0"].response_time * 1e3 if "read0" in st else math.nan,
-            "write_response": st["write0"].response_time * 1e3 if "write0" in st else math.nan,
-            "util_read": p.read_busy,
-            "util_write": p.utilization["write"],
-        }
-        req = of_point(d["pool_requests"], point, ok)
-        queue = pools.part_times(req, "queue", by=("pool",))
-        q = {k: float(np.average(g["mean"], weights=g["count"])) for k, g in queue.groupby("pool")}
-        busy = measured_busy(d["pools"], point, ok)
-
-        def typed(kind: str, col: str) -> float:
-            return float(at.loc[kind, col]) if kind in at.index else math.nan
-
-        meas = {
-            "throughput": typed("all", "throughput_ops_mean"),
-            "throughput_get": typed("get", "throughput_ops_mean"),
-            "throughput_set": typed("set", "throughput_ops_mean"),
-            "response": typed("all", "response_us_mean_mean") / 1e3,
-            "response_get": typed("get", "response_us_mean_mean") / 1e3,
-            "response_set": typed("set", "response_us_mean_mean") / 1e3,
-            "read_response": (q.get("read", math.nan) / 1e6 + times.read) * 1e3,
-            "write_response": (q.get("write", math.nan) / 1e6 + times.write) * 1e3,
-            "util_read": busy["read"],
-            "util_write": busy["write"],
-        }
-    rows = [
-        [
-            label,
-            fg.num(model.get(key, math.nan), digits),
-            fg.num(meas.get(key, math.nan), digits),
-            fg.num(seed["predicted"].get(key, math.nan), digits),
-            fg.num(seed["actual"].get(key, math.nan), digits),
-        ]
-        for key, label, digits in SEED_MVA_ROWS
-    ]
+        model = _seed_model(p, times, design.write_share)
+        meas = _seed_measured(d, at, point, ok, times)
     cfg = seed["config"]
-    tabular = fg.tabular(
-        ["Metric", "MVA", "Measured", "Seed MVA", "Seed meas."], rows, "p{6.2cm}rrrr"
-    )
+    tabular = _seed_mva_table(model, meas, seed)
     measured_x = meas.get("throughput", math.nan)
     if chosen_s is None:
         seed_valid = None
@@ -988,6 +944,64 @@ def mva_seed(d: Frames, seed: dict, lightest: Mapping[int, Lightest] | None = No
         if seed_valid is not None:
             models["mva_seed"]["validity"] = seed_valid.to_dict()
     return Part(tabular, numbers, models)
+
+
+def _seed_model(p: Any, times: Any, write_share: float) -> dict[str, float]:
+    """The MVA's prediction in the rows of seed 001's Table 3 (ops/s, ms, utilisations)."""
+    st = p.result.stations
+    return {
+        "throughput": p.throughput,
+        "throughput_get": p.throughput * (1 - write_share),
+        "throughput_set": p.throughput * write_share,
+        "response": p.response_time * 1e3,
+        "response_get": (times.client + p.middleware_response_get) * 1e3,
+        "response_set": (times.client + p.middleware_response_set) * 1e3,
+        "read_response": st["read0"].response_time * 1e3 if "read0" in st else math.nan,
+        "write_response": st["write0"].response_time * 1e3 if "write0" in st else math.nan,
+        "util_read": p.read_busy,
+        "util_write": p.utilization["write"],
+    }
+
+
+def _seed_measured(
+    d: Frames, at: pd.DataFrame, point: str, ok: Any, times: Any
+) -> dict[str, float]:
+    """What the point measured, in the same rows (`at`: its client rows by request type)."""
+    req = of_point(d["pool_requests"], point, ok)
+    queue = pools.part_times(req, "queue", by=("pool",))
+    q = {k: float(np.average(g["mean"], weights=g["count"])) for k, g in queue.groupby("pool")}
+    busy = measured_busy(d["pools"], point, ok)
+
+    def typed(kind: str, col: str) -> float:
+        return float(at.loc[kind, col]) if kind in at.index else math.nan
+
+    return {
+        "throughput": typed("all", "throughput_ops_mean"),
+        "throughput_get": typed("get", "throughput_ops_mean"),
+        "throughput_set": typed("set", "throughput_ops_mean"),
+        "response": typed("all", "response_us_mean_mean") / 1e3,
+        "response_get": typed("get", "response_us_mean_mean") / 1e3,
+        "response_set": typed("set", "response_us_mean_mean") / 1e3,
+        "read_response": (q.get("read", math.nan) / 1e6 + times.read) * 1e3,
+        "write_response": (q.get("write", math.nan) / 1e6 + times.write) * 1e3,
+        "util_read": busy["read"],
+        "util_write": busy["write"],
+    }
+
+
+def _seed_mva_table(model: dict[str, float], meas: dict[str, float], seed: dict) -> str:
+    """The MVA and the measurement beside seed 001's Table 3, row by row."""
+    rows = [
+        [
+            label,
+            fg.num(model.get(key, math.nan), digits),
+            fg.num(meas.get(key, math.nan), digits),
+            fg.num(seed["predicted"].get(key, math.nan), digits),
+            fg.num(seed["actual"].get(key, math.nan), digits),
+        ]
+        for key, label, digits in SEED_MVA_ROWS
+    ]
+    return fg.tabular(["Metric", "MVA", "Measured", "Seed MVA", "Seed meas."], rows, "p{6.2cm}rrrr")
 
 
 # The maximum-throughput family's tables the open models and the MVA read, and the
