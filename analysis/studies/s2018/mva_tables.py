@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import pandas as pd
 
@@ -96,65 +96,30 @@ def tables(
     mva_rows, param_rows, mva_data = [], [], []
     comp_tables: dict[str, list[list[str]]] = {s: [] for s in SETUPS}
     verdicts: list[bool] = []
-    macros: dict[str, str] = {}
-    for setup in SETUPS:
-        for workload in WORKLOADS:
-            key = camel("Model", setup, workload)
-            macros[f"{key}Bottleneck"] = "n/a (no points)"
-            macros[f"{key}X"] = fg.MISSING
-            macros[f"{key}LightestError"] = fg.MISSING
-            macros[f"{key}LightestClients"] = fg.MISSING
-            macros[f"{key}ValidCase"] = "unjudged"
-            for part in ("NetThread", "Workers", "Memcached"):
-                macros[f"{key}Capacity{part}"] = fg.MISSING
+    macros = _unmeasured_macros()
     for (setup, workload), f in sorted(fitted.items()):
         key = camel("Model", setup, workload)
-        net, times = f.network, f.times
+        times = f.times
         label = [setup.replace("_", " "), workload]
-        comp = []
-        first = len(mva_data)
-        for _, c in f.client.iterrows():
-            n = int(c["clients_total"])
-            res = mva.solve(net, n)
-            comp.append(mw.components(res).assign(clients=n))
-            mva_data.append(
-                {
-                    "setup": setup,
-                    "workload": workload,
-                    "point": c["point"],
-                    "clients": n,
-                    "x_model": res.throughput,
-                    "x_measured": float(c["throughput_ops_mean"]),
-                    "x_measured_raw": float(raw_x.get((c["point"], "client", "all"), math.nan)),
-                    "scale": float(c["scale"]),
-                    "bottleneck": mw.bottleneck(res),
-                }
-            )
-            mva_rows.append(
-                [
-                    *label,
-                    str(n),
-                    fg.num(res.throughput),
-                    fg.num(c["throughput_ops_mean"]),
-                    fg.num(raw_x.get((c["point"], "client", "all"), math.nan)),
-                    fg.num(res.response_time * 1e3, 2),
-                    fg.num(c["response_us_mean_mean"] / 1e3, 2),
-                    fg.escape(mw.bottleneck(res)),
-                ]
-            )
-        judged = judge(f, mva_data[first:])
+        solved = _solved(f, setup, workload, raw_x)
+        comp = [mw.components(x.res).assign(clients=x.row["clients"]) for x in solved]
+        data = [x.row for x in solved]
+        mva_rows += [_mva_row(label, x) for x in solved]
+        judged = judge(f, data)
         verdicts.append(judged.valid)
         macros[f"{key}LightestError"] = fg.pct(judged.lightest_error)
-        macros[f"{key}LightestClients"] = str(min(r["clients"] for r in mva_data[first:]))
+        macros[f"{key}LightestClients"] = str(min(r["clients"] for r in data))
         macros[f"{key}ValidCase"] = "valid" if judged.valid else "invalid"
-        for row in mva_data[first:]:
+        for row in data:
             row.update(
                 lightest_error=judged.lightest_error,
                 valid=judged.valid,
                 validity_reason=judged.reason,
                 in_domain=judged.in_domain,
             )
+        mva_data += data
         # The table's bottleneck is the one at the most clients: the last point's.
+        res = solved[-1].res
         cap = times.capacities(f.workers, f.middlewares)
         param_rows.append(
             [
@@ -200,6 +165,67 @@ def tables(
         data=pd.DataFrame(mva_data, columns=DATA_COLUMNS),
         numbers=numbers,
     )
+
+
+def _unmeasured_macros() -> dict[str, str]:
+    """Every setup's and workload's macros as they read without a fitted network."""
+    macros: dict[str, str] = {}
+    for setup in SETUPS:
+        for workload in WORKLOADS:
+            key = camel("Model", setup, workload)
+            macros[f"{key}Bottleneck"] = "n/a (no points)"
+            macros[f"{key}X"] = fg.MISSING
+            macros[f"{key}LightestError"] = fg.MISSING
+            macros[f"{key}LightestClients"] = fg.MISSING
+            macros[f"{key}ValidCase"] = "unjudged"
+            for part in ("NetThread", "Workers", "Memcached"):
+                macros[f"{key}Capacity{part}"] = fg.MISSING
+    return macros
+
+
+class _Solved(NamedTuple):
+    """The fitted network at one measured client count: its row of DATA_COLUMNS (before its
+    validity), the MVA's result and the measured mean response time (ms)."""
+
+    row: dict[str, Any]
+    res: Any
+    response_ms: float
+
+
+def _solved(f: mw.Fit, setup: str, workload: str, raw_x: pd.Series) -> list[_Solved]:
+    """The fitted network solved at each measured client count, by client count."""
+    out = []
+    for _, c in f.client.iterrows():
+        n = int(c["clients_total"])
+        res = mva.solve(f.network, n)
+        row = {
+            "setup": setup,
+            "workload": workload,
+            "point": c["point"],
+            "clients": n,
+            "x_model": res.throughput,
+            "x_measured": float(c["throughput_ops_mean"]),
+            "x_measured_raw": float(raw_x.get((c["point"], "client", "all"), math.nan)),
+            "scale": float(c["scale"]),
+            "bottleneck": mw.bottleneck(res),
+        }
+        out.append(_Solved(row, res, float(c["response_us_mean_mean"]) / 1e3))
+    return out
+
+
+def _mva_row(label: list[str], s: _Solved) -> list[str]:
+    """One row of the predictions table: the model's and the measured throughput (in the
+    study's time and raw) and response time, and the model's bottleneck."""
+    return [
+        *label,
+        str(s.row["clients"]),
+        fg.num(s.res.throughput),
+        fg.num(s.row["x_measured"]),
+        fg.num(s.row["x_measured_raw"]),
+        fg.num(s.res.response_time * 1e3, 2),
+        fg.num(s.response_ms, 2),
+        fg.escape(mw.bottleneck(s.res)),
+    ]
 
 
 def judge(f: mw.Fit, rows: list[dict]) -> vd.Validity:
