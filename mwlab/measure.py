@@ -544,14 +544,9 @@ def measure_command(
         # A first piece calibrates; a later one (--onto) measures with the first's calibration.
         if not onto:
             piece_runs += calibration_runs(root, profile, piece_runs)
-        config = [
-            f"results={results}",
-            *([f"piece={','.join(piece)}"] if piece != every else []),
-            *([f"onto={onto}"] if onto else []),
-            *(f"{key}={json.dumps(value)}" for key, value in overrides.items()),
-        ]
-        command = [sys.executable, "-m", "snakemake", "--profile", str(study.parent),
-                   "--cores", str(cores), "--config", *config, "--", "measured"]  # fmt: skip
+        command = _snakemake_command(
+            study.parent, cores, results, piece if piece != every else None, onto, overrides
+        )
         progress = Progress(results, piece_runs)
         try:
             exit_code = _run_pipeline(command, root, progress, progress_every)
@@ -588,6 +583,26 @@ def _piece(
     if not piece:
         raise MeasureError(f"{onto} holds every family of profile {profile}: nothing to measure")
     return piece
+
+
+def _snakemake_command(
+    profile_dir: Path,
+    cores: int,
+    results: Path,
+    piece: list[str] | None,
+    onto: Path | None,
+    overrides: dict[str, Any],
+) -> list[str]:
+    """The measurement's Snakemake command: the profile's `measured` target into `results`,
+    for a piece's families only (`piece`, None for all), onto an earlier piece's dataset."""
+    config = [
+        f"results={results}",
+        *([f"piece={','.join(piece)}"] if piece else []),
+        *([f"onto={onto}"] if onto else []),
+        *(f"{key}={json.dumps(value)}" for key, value in overrides.items()),
+    ]
+    return [sys.executable, "-m", "snakemake", "--profile", str(profile_dir),
+            "--cores", str(cores), "--config", *config, "--", "measured"]  # fmt: skip
 
 
 def _run_pipeline(command: list[str], root: Path, progress: Progress, every_s: float) -> int:

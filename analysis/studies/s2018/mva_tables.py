@@ -121,23 +121,10 @@ def tables(
         # The table's bottleneck is the one at the most clients: the last point's.
         res = solved[-1].res
         cap = times.capacities(f.workers, f.middlewares)
-        param_rows.append(
-            [
-                *label,
-                str(f.workers),
-                *(fg.num(t * 1e6, 1) for t in (times.network, times.netthread, times.worker)),
-                fg.num(times.server * 1e6, 1),
-                *(fg.num(cap[c]) for c in ("net-thread", "workers", "memcached")),
-                fg.escape(mw.bottleneck(res)),
-            ]
-        )
+        param_rows.append(_param_row(label, f, cap, res))
         macros[f"{key}Bottleneck"] = fg.escape(mw.bottleneck(res))
         macros[f"{key}X"] = fg.num(res.throughput)
-        for part, c in (
-            ("NetThread", "net-thread"),
-            ("Workers", "workers"),
-            ("Memcached", "memcached"),
-        ):
+        for part, c in CAPACITY_PARTS:
             macros[f"{key}Capacity{part}"] = fg.num(cap[c])
         side = mw.beside_seed(pd.concat(comp), seed_comp[setup][workload], targets, chosen)
         side = side[side["component"] != "clients"]  # Z = 0: it holds no job; not in Table 14
@@ -167,6 +154,24 @@ def tables(
     )
 
 
+# The stations whose capacities the macros name: (macro part, station).
+CAPACITY_PARTS = (("NetThread", "net-thread"), ("Workers", "workers"), ("Memcached", "memcached"))
+
+
+def _param_row(label: list[str], f: mw.Fit, cap: dict[str, float], res: Any) -> list[str]:
+    """One row of the service-times table: the workers, each station's service time (µs),
+    the capacities (`cap`) and the bottleneck at the most clients (`res`)."""
+    times = f.times
+    return [
+        *label,
+        str(f.workers),
+        *(fg.num(t * 1e6, 1) for t in (times.network, times.netthread, times.worker)),
+        fg.num(times.server * 1e6, 1),
+        *(fg.num(cap[c]) for c in ("net-thread", "workers", "memcached")),
+        fg.escape(mw.bottleneck(res)),
+    ]
+
+
 def _unmeasured_macros() -> dict[str, str]:
     """Every setup's and workload's macros as they read without a fitted network."""
     macros: dict[str, str] = {}
@@ -178,7 +183,7 @@ def _unmeasured_macros() -> dict[str, str]:
             macros[f"{key}LightestError"] = fg.MISSING
             macros[f"{key}LightestClients"] = fg.MISSING
             macros[f"{key}ValidCase"] = "unjudged"
-            for part in ("NetThread", "Workers", "Memcached"):
+            for part, _ in CAPACITY_PARTS:
                 macros[f"{key}Capacity{part}"] = fg.MISSING
     return macros
 
