@@ -1047,42 +1047,57 @@ def parameter_rows(cal: dict[str, Any], machines: Mapping[str, Any]) -> list[dic
     workflows/machines.yaml; the values the runs took come from calibration.json."""
     studies = {str(k): v for k, v in machines["studies"].items()}
     study_source = {k: str(v.get("source", "")) for k, v in studies.items()}
+    low, high = cal["speed_bounds"]
+    bounds = {
+        "parameter": "speed bounds",
+        "studies": ", ".join(sorted(studies)),
+        "value": f"{low:g}--{high:g}",
+        "origin": "assumed",
+        "source": "the range a fitted factor may take (a fit beyond it is clamped)",
+    }
+    return [
+        *_scale_rows(cal, studies),
+        *_speed_rows(cal, studies),
+        bounds,
+        *_link_rows(machines["machine_types"], studies, study_source),
+        *_delay_rows(machines["delays_ms"], studies, study_source),
+        *_commit_rows(studies),
+    ]
+
+
+def _scale_rows(cal: dict[str, Any], studies: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The profile's scale factor, and each study's own where it has one."""
     own_scale = {
         str(k): float(v) for k, v in (cal.get("settings") or {}).get("studies", {}).items()
     }
-    rows = []
     common = sorted(set(studies) - set(own_scale))
-    rows.append(
+    rows = [
         {"parameter": "scale $s$", "studies": ", ".join(common), "value": f"{cal['scale']:g}",
          "origin": "set", "source": "the profile's scale factor"}
-    )  # fmt: skip
+    ]  # fmt: skip
     for study, scale in sorted(own_scale.items()):
         rows.append(
             {"parameter": "scale $s$", "studies": study, "value": f"{scale:g}", "origin": "set",
              "source": "the profile's own scale of this study"}
         )  # fmt: skip
+    return rows
+
+
+def _speed_rows(cal: dict[str, Any], studies: Mapping[str, Any]) -> list[dict[str, str]]:
+    """Each study's speed factor per role: fitted to its target, the clients' rule, or an
+    assumed role's bound."""
     serving = {
         (str(s), t["role"]): t for t in cal["targets"] for s in t.get("studies") or [t["study"]]
     }
     unfitted = {
         (k, role): spec for k, v in studies.items() for role, spec in v.get("unfitted", {}).items()
     }
+    rows = []
     for study, factors in sorted(cal["speed_factors"].items()):
         for role, factor in sorted(factors.items()):
             target = serving.get((study, role))
             if target is not None:
-                fit, speeds = target["fit"], sorted({float(r["speed"]) for r in target["runs"]
-                                                      if r["status"] == "ok"})  # fmt: skip
-                beyond = extrapolation(target)
-                # Plain text: the table escapes it.
-                where = (
-                    f"{fw.words(target['name'], fw.TARGET_WORDS)} ({target['value']:,.0f} ops/s),"
-                    f" {fit['model']} fit over speeds {', '.join(f'{x:g}' for x in speeds)}"
-                )
-                if beyond > 0:
-                    side = "below" if fit["speed"] < speeds[0] else "above"
-                    where += f", extrapolated {100 * beyond:.0f} % {side} them"
-                origin = "fitted"
+                where, origin = _fitted_where(target), "fitted"
             elif role == "client":
                 rule = cal["client_rule"]
                 where, origin = f"{rule['same_as']}: {rule['why']}", "assumed"
@@ -1095,17 +1110,33 @@ def parameter_rows(cal: dict[str, Any], machines: Mapping[str, Any]) -> list[dic
                  "value": "unbudgeted" if factor is None else f"{factor:.3f}", "origin": origin,
                  "source": where}
             )  # fmt: skip
-    low, high = cal["speed_bounds"]
-    rows.append(
-        {"parameter": "speed bounds", "studies": ", ".join(sorted(studies)),
-         "value": f"{low:g}--{high:g}", "origin": "assumed",
-         "source": "the range a fitted factor may take (a fit beyond it is clamped)"}
-    )  # fmt: skip
-    types = machines["machine_types"]
+    return rows
+
+
+def _fitted_where(target: Mapping[str, Any]) -> str:
+    """A fitted factor's source, in plain text (the table escapes it): its target, the fit
+    and the speeds it used, and how far it was extrapolated beyond them."""
+    fit, speeds = target["fit"], sorted({float(r["speed"]) for r in target["runs"]
+                                          if r["status"] == "ok"})  # fmt: skip
+    beyond = extrapolation(target)
+    where = (
+        f"{fw.words(target['name'], fw.TARGET_WORDS)} ({target['value']:,.0f} ops/s),"
+        f" {fit['model']} fit over speeds {', '.join(f'{x:g}' for x in speeds)}"
+    )
+    if beyond > 0:
+        side = "below" if fit["speed"] < speeds[0] else "above"
+        where += f", extrapolated {100 * beyond:.0f} % {side} them"
+    return where
+
+
+def _link_rows(
+    types: Mapping[str, Any], studies: Mapping[str, Any], study_source: Mapping[str, str]
+) -> list[dict[str, str]]:
+    """Each machine type's link, per the studies that measured it and those that took it
+    over (assumed)."""
+    rows = []
     for name, spec in types.items():
         using = sorted(k for k, v in studies.items() if name in v["roles"].values())
-        if not using:
-            continue
         source = str(spec["link_source"])
         for assumed in (False, True):
             these = [k for k in using if _assumed(source, study_source[k], "link capacities")
@@ -1117,7 +1148,15 @@ def parameter_rows(cal: dict[str, Any], machines: Mapping[str, Any]) -> list[dic
                      "origin": "assumed" if assumed else "seed",
                      "source": _taken(source, assumed)}
                 )  # fmt: skip
-    for pair, spec in machines["delays_ms"].items():
+    return rows
+
+
+def _delay_rows(
+    delays: Mapping[str, Any], studies: Mapping[str, Any], study_source: Mapping[str, str]
+) -> list[dict[str, str]]:
+    """Each pair's one-way delay, per the studies that share it, and a study's own apart."""
+    rows = []
+    for pair, spec in delays.items():
         own = {str(k): v for k, v in (spec.get("studies") or {}).items()}
         rest = sorted(set(studies) - set(own))
         source = str(spec["source"])
@@ -1137,6 +1176,12 @@ def parameter_rows(cal: dict[str, Any], machines: Mapping[str, Any]) -> list[dic
                  "value": f"{mine['one_way_ms']:g} ms", "origin": "fitted",
                  "source": _short(str(mine["source"]))}
             )  # fmt: skip
+    return rows
+
+
+def _commit_rows(studies: Mapping[str, Any]) -> list[dict[str, str]]:
+    """A study database's commit delay, where it has one."""
+    rows = []
     for study, spec in sorted(studies.items()):
         if "commit" in spec:
             source = str(spec["commit"]["source"])
