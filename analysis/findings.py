@@ -1477,98 +1477,37 @@ def evaluate(
         if bottleneck == "not identified" and len(set(levels)) == 1:
             # A measure over two selections names no one family's group: its levels do.
             bottleneck = levels[0]
-        e: Evidence | None = None
-        delay_part: tuple[float, str] | None = None
-        needed: int | None = None
-        bound_by_calibration = False
-        sessions: sensitivity.Sensitivity | None = None
-        unit = "change"
-        decided_by = rule_text(f["rule"], f["study"])
-        try:
-            measured = MEASURES[m["kind"]](data, {**m, "study": f["study"]})
-            e, ours, unit = measured.evidence, measured.text, measured.unit
-            delay_part = measured.delay_part
-            if e is None:
-                verdict, reason = Verdict.INCONCLUSIVE, _inconclusive_reason(None, None)
-            else:
-                # The rule's threshold alone decides; the study's own value does not.
-                verdict, distance = decide(f["rule"], f["study"], e)
-                study = str(f.get("study_of"))
-                sessions = sensitivity.judge(
-                    e, unit, m, study, bottleneck, levels, verdict.value, data.scenarios,
-                    lambda moved, f=f: decide(f["rule"], f["study"], moved)[0].value,
-                    fixed_time=measured.fixed_time,
-                )  # fmt: skip
-                if not sessions.stands and verdict is not Verdict.INCONCLUSIVE:
-                    bound_by_calibration = True
-                    decided_by += f"; {verdict.value} with the kept factors, {sessions.text()}"
-                    reason = f"the calibration's session decides it: {sessions.text()}"
-                elif verdict is Verdict.INCONCLUSIVE:
-                    needed = repetitions_needed(e, distance)
-                    reason = _inconclusive_reason(e, needed)
-                elif verdict is Verdict.CONTRADICTED:
-                    reasons = f["reasons"]
-                    reason = str(reasons.get(bottleneck, reasons["default"]))
-                else:
-                    reason = ""
-        except (FindingsError, VerdictError) as err:
-            verdict, ours, reason = Verdict.INCONCLUSIVE, "not measured", f"not measured: {err}"
-            decided_by = "not measured"
+        j = _judged(f, data, bottleneck, levels)
+        e, sessions = j.evidence, j.sessions
+        verdict, reason, decided_by, needed = j.verdict, j.reason, j.decided_by, j.needed
         pooled = _pooled_families(data, m, points) if m["kind"] not in UNPOOLED_MEASURES else []
         interval = verdict
-        if bound_by_calibration:
+        if j.bound_by_calibration:
             # The interval decides with the kept factors, another session's calibration not:
             # the calibration, not the system, would decide the verdict.
             verdict = Verdict.INCONCLUSIVE
         built = ""
         short = (
-            f"{CALIBRATION_BOUND} ({sessions.deciding()})" if bound_by_calibration and sessions
+            f"{CALIBRATION_BOUND} ({sessions.deciding()})" if j.bound_by_calibration and sessions
             else "" if not needed
             else "the estimate sits near the threshold" if needed > MAX_REPETITIONS
             else f"{needed} repetitions per level would decide"
         )  # fmt: skip
         gate, why = model_gate(data, m) if m["kind"] in MODEL_MEASURES else ("", "")
-        untestable = construction.assumed_role(f, points, data.unfitted)
-        if not untestable.applies:
-            untestable = construction.unmeasured_configuration(f, points)
-        if not untestable.applies:
-            counters = {
-                family: t["db_counters"]
-                for family, t in data.families.items()
-                if "db_counters" in t
-            }
-            untestable = construction.assumed_commit(f, points, counters, data.assumed_commits)
+        untestable = _untestable(f, points, data)
+        measured = decided_by != "not measured"
         if gate == RECIPE:
             verdict, built, needed, reason = Verdict.BY_CONSTRUCTION, why, None, why
             short, decided_by = "restates the recipe", "construction (recipe): " + why
         elif gate == INVALID:
             verdict, reason, needed, short = Verdict.NOT_TESTABLE, why, None, ""
             decided_by = "model validity: " + why
-        elif untestable.applies and decided_by != "not measured":
-            verdict, reason, needed, short = (
-                Verdict.NOT_TESTABLE,
-                untestable.reason,
-                None,
-                untestable.short,
-            )
+        elif untestable.applies and measured:
+            verdict, reason, needed = Verdict.NOT_TESTABLE, untestable.reason, None
+            short = untestable.short
             decided_by = f"{untestable.rule}: {untestable.reason}"
-        elif decided_by != "not measured":
-            # A change's interval (an estimate in units of change, between two levels): its
-            # sign says which way the levels moved.
-            signed = unit == "change" and e is not None and e.has_interval
-            change = (e.low, e.high) if signed else None
-            rule = construction.decide(
-                f, bottleneck, points, data.sites, levels, change,
-                contradicted=interval is Verdict.CONTRADICTED,
-            )  # fmt: skip
-            # A constant delay dilutes a change toward none: it takes the change out of the
-            # evidence only where that could have made the verdict, as a link's cap does.
-            within = f["rule"]["kind"] == "within"
-            against = unit == "change" and interval is (
-                Verdict.CONTRADICTED if within else Verdict.REPRODUCED
-            )
-            if not rule.applies and delay_part is not None and not against:
-                rule = construction.delay_set(*delay_part)
+        elif measured:
+            rule = _construction(f, data, points, bottleneck, levels, j, interval)
             if rule.applies:
                 verdict, built, needed = Verdict.BY_CONSTRUCTION, rule.reason, None
                 reason, short = rule.reason, rule.short
@@ -1581,12 +1520,12 @@ def evaluate(
                 source=f["source"],
                 study_of=str(f["study_of"]),
                 study=f["study_text"],
-                ours=ours,
+                ours=j.ours,
                 verdict=verdict,
                 estimate=e.estimate if e else nan,
                 ci_low=e.low if e else nan,
                 ci_high=e.high if e else nan,
-                unit=unit,
+                unit=j.unit,
                 test=e.test if e else "",
                 repetitions=e.repetitions if e else 0,
                 needed=needed,
@@ -1603,6 +1542,118 @@ def evaluate(
             )
         )
     return out
+
+
+@dataclass(frozen=True)
+class _Judgement:
+    """A finding as its interval rule decides it, before construction and validity: the
+    evidence (None: nothing to decide), ours in words, its unit, the verdict with its reason
+    and rule, the repetitions that would decide it, and how the other sessions' calibrations
+    judge it (`bound_by_calibration`: one of them changes a decided verdict)."""
+
+    evidence: Evidence | None
+    ours: str
+    unit: str
+    verdict: Verdict
+    reason: str
+    decided_by: str
+    needed: int | None = None
+    delay_part: tuple[float, str] | None = None
+    sessions: sensitivity.Sensitivity | None = None
+    bound_by_calibration: bool = False
+
+
+def _judged(f: Mapping[str, Any], data: Data, bottleneck: str, levels: Sequence[str]) -> _Judgement:
+    """The finding's measure, decided by its rule and again under every other session's
+    calibration; inconclusive with the missing data as its reason where it is not measured."""
+    m = f["measure"]
+    decided_by = rule_text(f["rule"], f["study"])
+    # What was measured before a rule failed stays with the row, as its evidence.
+    e: Evidence | None = None
+    unit, delay_part = "change", None
+    try:
+        measured = MEASURES[m["kind"]](data, {**m, "study": f["study"]})
+        e, ours, unit, delay_part = (
+            measured.evidence,
+            measured.text,
+            measured.unit,
+            measured.delay_part,
+        )
+        if e is None:
+            reason = _inconclusive_reason(None, None)
+            return _Judgement(None, ours, unit, Verdict.INCONCLUSIVE, reason, decided_by,
+                              delay_part=measured.delay_part)  # fmt: skip
+        # The rule's threshold alone decides; the study's own value does not.
+        verdict, distance = decide(f["rule"], f["study"], e)
+        sessions = sensitivity.judge(
+            e, unit, m, str(f.get("study_of")), bottleneck, levels, verdict.value,
+            data.scenarios, lambda moved: decide(f["rule"], f["study"], moved)[0].value,
+            fixed_time=measured.fixed_time,
+        )  # fmt: skip
+    except (FindingsError, VerdictError) as err:
+        return _Judgement(e, "not measured", unit, Verdict.INCONCLUSIVE, f"not measured: {err}",
+                          "not measured", delay_part=delay_part)  # fmt: skip
+    needed, bound = None, False
+    if not sessions.stands and verdict is not Verdict.INCONCLUSIVE:
+        bound = True
+        decided_by += f"; {verdict.value} with the kept factors, {sessions.text()}"
+        reason = f"the calibration's session decides it: {sessions.text()}"
+    elif verdict is Verdict.INCONCLUSIVE:
+        needed = repetitions_needed(e, distance)
+        reason = _inconclusive_reason(e, needed)
+    elif verdict is Verdict.CONTRADICTED:
+        reason = str(f["reasons"].get(bottleneck, f["reasons"]["default"]))
+    else:
+        reason = ""
+    return _Judgement(e, ours, unit, verdict, reason, decided_by, needed,
+                      measured.delay_part, sessions, bound)  # fmt: skip
+
+
+def _untestable(
+    f: Mapping[str, Any], points: Mapping[str, pd.DataFrame], data: Data
+) -> construction.Decision:
+    """Whether the finding is not testable here: an assumed role's share of the result, a
+    configuration the seed's is far from, or an assumed commit delay that shapes it."""
+    decision = construction.assumed_role(f, points, data.unfitted)
+    if not decision.applies:
+        decision = construction.unmeasured_configuration(f, points)
+    if not decision.applies:
+        counters = {
+            family: t["db_counters"] for family, t in data.families.items() if "db_counters" in t
+        }
+        decision = construction.assumed_commit(f, points, counters, data.assumed_commits)
+    return decision
+
+
+def _construction(
+    f: Mapping[str, Any],
+    data: Data,
+    points: Mapping[str, pd.DataFrame],
+    bottleneck: str,
+    levels: Sequence[str],
+    j: _Judgement,
+    interval: Verdict,
+) -> construction.Decision:
+    """Whether the scale model sets what the finding judges (analysis.construction), or a
+    derived delay's round trip does where its dilution could have made the verdict."""
+    e = j.evidence
+    # A change's interval (an estimate in units of change, between two levels): its sign
+    # says which way the levels moved.
+    signed = j.unit == "change" and e is not None and e.has_interval
+    change = (e.low, e.high) if signed and e is not None else None
+    rule = construction.decide(
+        f, bottleneck, points, data.sites, levels, change,
+        contradicted=interval is Verdict.CONTRADICTED,
+    )  # fmt: skip
+    # A constant delay dilutes a change toward none: it takes the change out of the
+    # evidence only where that could have made the verdict, as a link's cap does.
+    within = f["rule"]["kind"] == "within"
+    against = j.unit == "change" and interval is (
+        Verdict.CONTRADICTED if within else Verdict.REPRODUCED
+    )
+    if not rule.applies and j.delay_part is not None and not against:
+        rule = construction.delay_set(*j.delay_part)
+    return rule
 
 
 MIDDLEWARE_THREADS = "middleware threads"
