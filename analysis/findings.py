@@ -1487,12 +1487,7 @@ def evaluate(
             # the calibration, not the system, would decide the verdict.
             verdict = Verdict.INCONCLUSIVE
         built = ""
-        short = (
-            f"{CALIBRATION_BOUND} ({sessions.deciding()})" if j.bound_by_calibration and sessions
-            else "" if not needed
-            else "the estimate sits near the threshold" if needed > MAX_REPETITIONS
-            else f"{needed} repetitions per level would decide"
-        )  # fmt: skip
+        short = _short_reason(j)
         gate, why = model_gate(data, m) if m["kind"] in MODEL_MEASURES else ("", "")
         untestable = _untestable(f, points, data)
         measured = decided_by != "not measured"
@@ -1607,6 +1602,18 @@ def _judged(f: Mapping[str, Any], data: Data, bottleneck: str, levels: Sequence[
         reason = ""
     return _Judgement(e, ours, unit, verdict, reason, decided_by, needed,
                       measured.delay_part, sessions, bound)  # fmt: skip
+
+
+def _short_reason(j: _Judgement) -> str:
+    """The row's short reason for an interval's verdict: the session that decides it, or
+    what more repetitions would do."""
+    if j.bound_by_calibration and j.sessions:
+        return f"{CALIBRATION_BOUND} ({j.sessions.deciding()})"
+    if not j.needed:
+        return ""
+    if j.needed > MAX_REPETITIONS:
+        return "the estimate sits near the threshold"
+    return f"{j.needed} repetitions per level would decide"
 
 
 def _untestable(

@@ -528,15 +528,7 @@ def measure_command(
         elsewhere = check_machine(calibration, here, other_machine)
         for item in reclaim(root, results, study.parent, overrides):
             click.echo(f"measure: reclaimed {item}", err=True)
-        entry: dict[str, Any] = {
-            "commit": git_commit(root),
-            "families": piece,
-            "machine": here,
-            "started_at": _now(),
-            "finished_at": None,
-        }
-        if elsewhere:
-            entry["calibrated_on"] = {key: calibration.get(key) for key in here}
+        entry = _piece_entry(git_commit(root), piece, here, calibration if elsewhere else None)
         record["pieces"].append(entry)
         record["complete"] = False
         write_record(results, record)
@@ -583,6 +575,23 @@ def _piece(
     if not piece:
         raise MeasureError(f"{onto} holds every family of profile {profile}: nothing to measure")
     return piece
+
+
+def _piece_entry(
+    commit: str, piece: list[str], here: dict[str, Any], calibration: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The record of a piece as it starts: its commit, families and machine, and the machine
+    it was calibrated on where that is another (`calibration`)."""
+    entry: dict[str, Any] = {
+        "commit": commit,
+        "families": piece,
+        "machine": here,
+        "started_at": _now(),
+        "finished_at": None,
+    }
+    if calibration is not None:
+        entry["calibrated_on"] = {key: calibration.get(key) for key in here}
+    return entry
 
 
 def _snakemake_command(
